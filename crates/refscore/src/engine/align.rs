@@ -1,0 +1,231 @@
+//! Pairing the elements of two arrays.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use pathfinding::kuhn_munkres::kuhn_munkres;
+use pathfinding::matrix::Matrix;
+use serde_json::Value;
+
+/// Index pairs `(reference, output)`; `None` on one side marks an unpaired
+/// element. Paired entries come first in reference order, then missing
+/// reference elements, then extra output elements.
+pub(super) type Pairs = Vec<(Option<usize>, Option<usize>)>;
+
+/// Pairs by position; the longer side's tail is unpaired.
+pub(super) fn positional(n: usize, m: usize) -> Pairs {
+    (0..n.max(m)).map(|i| ((i < n).then_some(i), (i < m).then_some(i))).collect()
+}
+
+/// Pairs objects whose `keys` fields hold equal values (first come, first
+/// paired); elements lacking every key field, or with no partner, stay
+/// unpaired.
+pub(super) fn by_key(e: &[Value], a: &[Value], keys: &[String]) -> Pairs {
+    let key_of = |v: &Value| -> Option<String> {
+        let obj = v.as_object()?;
+        let parts: Vec<String> = keys
+            .iter()
+            .map(|k| obj.get(k).map_or_else(|| String::from("\u{0}"), canonical_scalar))
+            .collect();
+        if parts.iter().all(|p| p == "\u{0}") { None } else { Some(parts.join("\u{1}")) }
+    };
+    let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+    for (j, v) in a.iter().enumerate().rev() {
+        if let Some(k) = key_of(v) {
+            index.entry(k).or_default().push(j);
+        }
+    }
+    let mut used = vec![false; a.len()];
+    let mut pairs = Pairs::with_capacity(e.len().max(a.len()));
+    let mut missing = Vec::new();
+    for (i, v) in e.iter().enumerate() {
+        match key_of(v).and_then(|k| index.get_mut(&k)).and_then(Vec::pop) {
+            Some(j) => {
+                used[j] = true;
+                pairs.push((Some(i), Some(j)));
+            }
+            None => missing.push((Some(i), None)),
+        }
+    }
+    finish(pairs, missing, &used)
+}
+
+/// Best one-to-one pairing: identical elements pair first, then the rest by
+/// maximum total similarity (Hungarian algorithm); a pair whose similarity
+/// is below `min_similarity` is split into a missing and an extra element.
+pub(super) fn assignment(
+    e: &[Value],
+    a: &[Value],
+    min_similarity: f64,
+    sim: impl Fn(usize, usize) -> f64,
+) -> Pairs {
+    let mut pairs = Pairs::with_capacity(e.len().max(a.len()));
+    let mut used = vec![false; a.len()];
+    // Block on exact equality first: most elements of a good output are
+    // identical to one in the reference.
+    let mut index: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (j, v) in a.iter().enumerate().rev() {
+        index.entry(hash_value(v)).or_default().push(j);
+    }
+    let mut rest_e = Vec::new();
+    for (i, v) in e.iter().enumerate() {
+        let hit = index.get_mut(&hash_value(v)).and_then(|c| {
+            let pos = c.iter().rposition(|&j| a[j] == *v)?;
+            Some(c.remove(pos))
+        });
+        match hit {
+            Some(j) => {
+                used[j] = true;
+                pairs.push((Some(i), Some(j)));
+            }
+            None => rest_e.push(i),
+        }
+    }
+    let rest_a: Vec<usize> = (0..a.len()).filter(|&j| !used[j]).collect();
+    let mut missing = Vec::new();
+    if rest_e.is_empty() || rest_a.is_empty() {
+        missing.extend(rest_e.iter().map(|&i| (Some(i), None)));
+        return finish_sorted(pairs, missing, &used);
+    }
+    const SCALE: f64 = 1_000_000.0;
+    let transpose = rest_e.len() > rest_a.len();
+    let (rows, cols) = if transpose { (&rest_a, &rest_e) } else { (&rest_e, &rest_a) };
+    let mut sims = vec![0.0_f64; rows.len() * cols.len()];
+    for (r, &ri) in rows.iter().enumerate() {
+        for (c, &ci) in cols.iter().enumerate() {
+            let (i, j) = if transpose { (ci, ri) } else { (ri, ci) };
+            sims[r * cols.len() + c] = crate::number::clamp01(sim(i, j));
+        }
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let weights = Matrix::from_vec(
+        rows.len(),
+        cols.len(),
+        sims.iter().map(|s| (s * SCALE).round() as i64).collect(),
+    )
+    .unwrap_or_else(|_| Matrix::new(rows.len(), cols.len(), 0));
+    let (_, assigned) = kuhn_munkres(&weights);
+    let mut paired_e = vec![None; e.len()];
+    for (r, &c) in assigned.iter().enumerate() {
+        let s = sims[r * cols.len() + c];
+        if s >= min_similarity && s > 0.0 {
+            let (i, j) = if transpose { (cols[c], rows[r]) } else { (rows[r], cols[c]) };
+            paired_e[i] = Some(j);
+        }
+    }
+    for &i in &rest_e {
+        match paired_e[i] {
+            Some(j) => {
+                used[j] = true;
+                pairs.push((Some(i), Some(j)));
+            }
+            None => missing.push((Some(i), None)),
+        }
+    }
+    finish_sorted(pairs, missing, &used)
+}
+
+fn finish_sorted(mut pairs: Pairs, missing: Pairs, used: &[bool]) -> Pairs {
+    pairs.sort_by_key(|p| p.0);
+    finish(pairs, missing, used)
+}
+
+fn finish(mut pairs: Pairs, missing: Pairs, used: &[bool]) -> Pairs {
+    pairs.extend(missing);
+    pairs.extend(used.iter().enumerate().filter(|(_, u)| !**u).map(|(j, _)| (None, Some(j))));
+    pairs
+}
+
+/// Distinct scalars in first-seen order (numbers equal by value).
+pub(super) fn distinct(items: &[Value]) -> Vec<&Value> {
+    let mut out: Vec<&Value> = Vec::new();
+    for v in items {
+        if !out.iter().any(|x| same_scalar(x, v)) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Scalar identity with typed values: `1 == 1.0`, `true != "true"`.
+pub(super) fn same_scalar(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => crate::number::exact_eq(x, y),
+        _ => a == b,
+    }
+}
+
+fn canonical_scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("s{s}"),
+        Value::Number(n) => format!("n{}", n.as_f64().unwrap_or(0.0)),
+        other => format!("j{}", crate::json::compact(other)),
+    }
+}
+
+/// A structural hash of a value (key order is already canonical).
+pub(super) fn hash_value(v: &Value) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Null => 0u8.hash(&mut h),
+            Value::Bool(b) => (1u8, *b).hash(&mut h),
+            Value::Number(n) => (2u8, n.as_f64().unwrap_or(0.0).to_bits()).hash(&mut h),
+            Value::String(s) => (3u8, s).hash(&mut h),
+            Value::Array(items) => {
+                (4u8, items.len()).hash(&mut h);
+                stack.extend(items.iter().rev());
+            }
+            Value::Object(m) => {
+                (5u8, m.len()).hash(&mut h);
+                for (k, v) in m.iter().rev() {
+                    k.hash(&mut h);
+                    stack.push(v);
+                }
+            }
+        }
+    }
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn positional_pairs() {
+        assert_eq!(positional(2, 3), vec![(Some(0), Some(0)), (Some(1), Some(1)), (None, Some(2))]);
+    }
+
+    #[test]
+    fn key_pairs() {
+        let e = [json!({"sku": "A"}), json!({"sku": "B"}), json!({"x": 1})];
+        let a = [json!({"sku": "B"}), json!({"sku": "C"}), json!({"sku": "A"})];
+        let p = by_key(&e, &a, &[String::from("sku")]);
+        assert_eq!(
+            p,
+            vec![(Some(0), Some(2)), (Some(1), Some(0)), (Some(2), None), (None, Some(1))]
+        );
+    }
+
+    #[test]
+    fn assignment_prefers_identical_then_best() {
+        let e = [json!("a"), json!("b"), json!("c")];
+        let a = [json!("c"), json!("x"), json!("a")];
+        let p = assignment(&e, &a, 0.5, |i, j| if i == 1 && j == 1 { 0.6 } else { 0.0 });
+        assert_eq!(p, vec![(Some(0), Some(2)), (Some(1), Some(1)), (Some(2), Some(0))]);
+        let p = assignment(&e, &a, 0.7, |i, j| if i == 1 && j == 1 { 0.6 } else { 0.0 });
+        assert!(p.contains(&(Some(1), None)) && p.contains(&(None, Some(1))));
+    }
+
+    #[test]
+    fn assignment_handles_uneven_sides() {
+        let e = [json!(1), json!(2), json!(3)];
+        let a = [json!(4)];
+        let p = assignment(&e, &a, 0.0, |i, _| if i == 2 { 0.9 } else { 0.1 });
+        assert!(p.contains(&(Some(2), Some(0))));
+        assert_eq!(p.len(), 3);
+    }
+}

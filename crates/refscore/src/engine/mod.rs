@@ -1,0 +1,112 @@
+//! The comparison engine: one walk over a reference and an output.
+//!
+//! A metric is a [`Rules`] implementation: a [`Policy`] (which keys count,
+//! how arrays align, what absent, extra and mistyped subtrees cost, how
+//! children add up), a leaf scorer, and optional per-path [`NodeRule`]s.
+//! [`compare`] walks both documents once and returns a [`Comparison`]:
+//! the [`Tally`] the metric turns into a score, field-level [`Counts`],
+//! and one [`Record`] per compared node (all of them, or the failed ones).
+
+mod align;
+mod policy;
+mod record;
+mod tally;
+mod walk;
+
+pub use policy::{Absent, Aggregate, Align, Cost, Empty, KeySet, NodeRule, Policy};
+pub use record::{Keep, Record};
+pub use tally::{Counts, Tally};
+
+use serde_json::Value;
+
+use crate::detail::Outcome;
+use crate::path::Seg;
+
+/// The score of one leaf comparison.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Leaf {
+    /// Credit in [0, 1].
+    pub score: f64,
+    /// What the comparison came to.
+    pub outcome: Outcome,
+}
+
+impl Leaf {
+    /// Full credit.
+    pub const MATCH: Leaf = Leaf { score: 1.0, outcome: Outcome::Match };
+    /// No credit, same type.
+    pub const WRONG: Leaf = Leaf { score: 0.0, outcome: Outcome::ValueMismatch };
+    /// No credit, different types.
+    pub const TYPE: Leaf = Leaf { score: 0.0, outcome: Outcome::TypeMismatch };
+
+    /// Credit `score`: a match at 1, partial between 0 and 1, a value
+    /// mismatch at 0.
+    pub fn graded(score: f64) -> Leaf {
+        let score = crate::number::clamp01(score);
+        let outcome = if score >= 1.0 {
+            Outcome::Match
+        } else if score > 0.0 {
+            Outcome::Partial
+        } else {
+            Outcome::ValueMismatch
+        };
+        Leaf { score, outcome }
+    }
+
+    /// A match or a value mismatch.
+    pub fn exact(equal: bool) -> Leaf {
+        if equal { Leaf::MATCH } else { Leaf::WRONG }
+    }
+}
+
+/// What a metric tells the engine.
+pub trait Rules: Sync {
+    /// The container policy.
+    fn policy(&self) -> &Policy;
+
+    /// Scores two values that are not both objects nor both arrays.
+    fn leaf(&self, expected: &Value, actual: &Value, rule: &NodeRule) -> Leaf;
+
+    /// Whether [`Rules::rule_at`] can return anything but the default; the
+    /// walk skips path lookups when it cannot.
+    fn has_rules(&self) -> bool {
+        false
+    }
+
+    /// Per-path overrides for the node at `path`.
+    fn rule_at(&self, _path: &[Seg<'_>]) -> NodeRule {
+        NodeRule::default()
+    }
+
+    /// An alignment referred to by [`NodeRule::align`].
+    fn alignment(&self, _index: u16) -> &Align {
+        &self.policy().align
+    }
+}
+
+/// What one walk found.
+#[derive(Debug, Clone, Default)]
+pub struct Comparison {
+    /// Credit over total (or, with [`Aggregate::Mean`], the mean as
+    /// `matched` over 1).
+    pub tally: Tally,
+    /// Field-level verdicts.
+    pub counts: Counts,
+    /// Kept records, in walk order.
+    pub records: Vec<Record>,
+}
+
+/// Compares `actual` with `expected` under `rules`.
+///
+/// `weights` is a per-pair weight tree (as in JSON Difference: numbers
+/// per key, nested objects with `__key` loopback weights); `keep` chooses
+/// which records are returned.
+pub fn compare<M: Rules + ?Sized>(
+    rules: &M,
+    expected: &Value,
+    actual: &Value,
+    weights: Option<&Value>,
+    keep: Keep,
+) -> Comparison {
+    walk::Walk::new(rules, keep).run(expected, actual, weights)
+}

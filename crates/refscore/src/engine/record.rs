@@ -1,0 +1,61 @@
+//! One [`Record`] per compared node, and which records a walk keeps.
+
+use crate::detail::{Detail, Outcome};
+
+/// Which records a walk keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Keep {
+    /// None: only the tally and counts.
+    None,
+    /// Only nodes that did not match.
+    #[default]
+    Failed,
+    /// Every compared leaf.
+    All,
+}
+
+/// A compared node: its path, values, outcome, leaf score and weight.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// JSON path, e.g. `$.line_items[2].price`.
+    pub path: String,
+    /// Reference value as text, cut to 80 characters.
+    pub expected: Option<String>,
+    /// Output value as text, cut to 80 characters.
+    pub actual: Option<String>,
+    /// What the comparison came to.
+    pub outcome: Outcome,
+    /// Leaf score in [0, 1].
+    pub score: f64,
+    /// Weight of the node within its parent.
+    pub weight: f64,
+    /// Whether the node is an array element (else an object member or root).
+    pub element: bool,
+}
+
+impl Record {
+    /// The record as a detail: check `json_path.<path>`, with a message
+    /// naming the outcome.
+    pub fn to_detail(&self) -> Detail {
+        let mut d = Detail::new(format!("json_path.{}", self.path), self.outcome);
+        if let Some(e) = &self.expected {
+            d = d.expected(e);
+        }
+        if let Some(a) = &self.actual {
+            d = d.actual(a);
+        }
+        if self.outcome == Outcome::Partial {
+            d = d.score(self.score);
+        }
+        let what = if self.element { "element" } else { "key" };
+        let msg = match self.outcome {
+            Outcome::Match => String::from("Match"),
+            Outcome::Partial => format!("Partial match ({:.3})", self.score),
+            Outcome::Missing => format!("Missing {what}"),
+            Outcome::Extra => format!("Unexpected {what}"),
+            Outcome::TypeMismatch => String::from("Type mismatch"),
+            _ => String::from("Value mismatch"),
+        };
+        d.message(msg)
+    }
+}

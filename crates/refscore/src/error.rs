@@ -1,0 +1,72 @@
+//! Errors of the library.
+
+use std::path::PathBuf;
+
+/// An evaluation that could not run for one input.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EvalError {
+    /// A required input is absent.
+    #[error("missing input `{input}`")]
+    MissingInput {
+        /// The input's name.
+        input: String,
+    },
+    /// An input has a value the evaluator cannot use.
+    #[error("input `{input}`: {reason}")]
+    InvalidInput {
+        /// The input's name.
+        input: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
+    /// Anything else.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A configuration (metric options, rules, suite) that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// No metric or evaluator has this name.
+    #[error("unknown metric `{name}` (known: {known})")]
+    UnknownMetric {
+        /// The name asked for.
+        name: String,
+        /// The names available.
+        known: String,
+    },
+    /// An option is unknown or has a bad value.
+    #[error("{context}: {message}")]
+    Invalid {
+        /// Where: an option name, a rule, a key path.
+        context: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file could not be read or parsed.
+    #[error("{}: {message}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl ConfigError {
+    /// An invalid-option error.
+    pub fn invalid(context: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError::Invalid { context: context.into(), message: message.into() }
+    }
+
+    /// Adds a file to an error that lacks one.
+    #[must_use]
+    pub fn in_file(self, path: &std::path::Path) -> Self {
+        match self {
+            ConfigError::File { .. } => self,
+            other => ConfigError::File { path: path.to_path_buf(), message: other.to_string() },
+        }
+    }
+}

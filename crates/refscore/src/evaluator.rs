@@ -1,0 +1,107 @@
+//! The [`Evaluator`] trait every metric implements, and its [`EvalInput`].
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::error::EvalError;
+use crate::score::{Direction, Score};
+
+/// One input an evaluator reads from a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputSpec {
+    /// Input name (`output`, `reference`, `weights`, `rules`, `context`, ...).
+    pub name: &'static str,
+    /// Whether the evaluation fails without it.
+    pub required: bool,
+    /// Whether the evaluator wants JSON: text cells holding JSON (CSV, or
+    /// strings with `parse_strings`) are parsed before it sees them.
+    pub json: bool,
+}
+
+impl InputSpec {
+    /// A required input.
+    pub const fn required(name: &'static str, json: bool) -> Self {
+        InputSpec { name, required: true, json }
+    }
+
+    /// An optional input.
+    pub const fn optional(name: &'static str, json: bool) -> Self {
+        InputSpec { name, required: false, json }
+    }
+}
+
+/// The inputs of one evaluation, by name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EvalInput {
+    values: BTreeMap<String, Value>,
+}
+
+impl EvalInput {
+    /// An empty input.
+    pub fn new() -> Self {
+        EvalInput::default()
+    }
+
+    /// An input holding `output` and `reference`.
+    pub fn pair(output: Value, reference: Value) -> Self {
+        EvalInput::new().with("output", output).with("reference", reference)
+    }
+
+    /// Adds or replaces one input.
+    #[must_use]
+    pub fn with(mut self, name: &str, value: Value) -> Self {
+        self.values.insert(name.to_owned(), value);
+        self
+    }
+
+    /// Sets one input.
+    pub fn set(&mut self, name: &str, value: Value) {
+        self.values.insert(name.to_owned(), value);
+    }
+
+    /// One input, if present.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.values.get(name)
+    }
+
+    /// One input, or [`EvalError::MissingInput`].
+    ///
+    /// # Errors
+    /// When the input is absent.
+    pub fn require(&self, name: &str) -> Result<&Value, EvalError> {
+        self.get(name).ok_or_else(|| EvalError::MissingInput { input: name.to_owned() })
+    }
+
+    /// Names of the inputs present.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.values.keys().map(String::as_str)
+    }
+}
+
+/// Anything that turns an input into one or more [`Score`]s.
+///
+/// Evaluators are built once from their configuration and are immutable:
+/// one evaluator scores millions of rows, from many threads at once.
+pub trait Evaluator: Send + Sync {
+    /// The evaluator's name (also the name of its main score).
+    fn name(&self) -> &str;
+
+    /// The inputs it reads.
+    fn inputs(&self) -> &[InputSpec];
+
+    /// Whether higher or lower scores are better.
+    fn direction(&self) -> Direction {
+        Direction::Maximize
+    }
+
+    /// Evaluates one input.
+    ///
+    /// An input that cannot be scored for a reason of its own (output not
+    /// JSON, say) gives an `invalid` [`Score`], not an error; errors are
+    /// for inputs the evaluator cannot read at all.
+    ///
+    /// # Errors
+    /// A required input is missing, or has a type the evaluator cannot use.
+    fn evaluate(&self, input: &EvalInput) -> Result<Vec<Score>, EvalError>;
+}

@@ -1,0 +1,205 @@
+//! Reading JSON text and small helpers over [`serde_json::Value`].
+//!
+//! Parsing has no nesting limit: deep documents (10,000 levels and more)
+//! are parsed on a growing stack, and [`Doc`] frees them without recursion.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Deepest nesting accepted, in levels; deeper input is an error rather
+/// than a risk to the process.
+pub const MAX_DEPTH: usize = 100_000;
+
+/// Parses JSON text into a value, with no recursion limit but [`MAX_DEPTH`].
+///
+/// # Errors
+/// The serde_json error (with line and column) when the text is not one
+/// JSON document, or a depth error.
+pub fn parse(text: &str) -> Result<Value, String> {
+    if nesting_depth(text.as_bytes()) > MAX_DEPTH {
+        return Err(format!("nesting deeper than {MAX_DEPTH} levels"));
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let value =
+        Value::deserialize(serde_stacker::Deserializer::new(&mut de)).map_err(|e| e.to_string())?;
+    if let Err(e) = de.end() {
+        drop_deep(value);
+        return Err(e.to_string());
+    }
+    Ok(value)
+}
+
+/// Largest bracket nesting in the text, ignoring brackets inside strings.
+pub fn nesting_depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+    for &b in bytes {
+        if in_str {
+            if esc {
+                esc = false;
+            } else if b == b'\\' {
+                esc = true;
+            } else if b == b'"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Drops a value without recursion, so that freeing a deeply nested
+/// document cannot overflow the stack.
+pub fn drop_deep(value: Value) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
+/// A parsed document that frees itself without recursion.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Doc(pub Value);
+
+impl Drop for Doc {
+    fn drop(&mut self) {
+        if matches!(self.0, Value::Array(_) | Value::Object(_)) {
+            drop_deep(std::mem::take(&mut self.0));
+        }
+    }
+}
+
+/// The JSON type name of a value: `null`, `boolean`, `number`, `string`,
+/// `array` or `object`.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Number of leaves under a value: scalars count 1, containers the sum of
+/// their children (so `{}` and `[]` count 0). Iterative.
+pub fn leaves(v: &Value) -> usize {
+    let mut n = 0;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(items) => stack.extend(items.iter()),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => n += 1,
+        }
+    }
+    n
+}
+
+/// Whether a value is an array or an object.
+pub fn is_container(v: &Value) -> bool {
+    matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+/// Compact JSON text of a value, or the string itself for strings.
+pub fn display(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => compact(other),
+    }
+}
+
+/// Compact JSON text of a value (no recursion limit issues for deep values:
+/// serde_json's writer recurses, so very deep values are summarised).
+pub fn compact(v: &Value) -> String {
+    if container_depth_exceeds(v, 64) {
+        return format!("<{} nested deeper than 64 levels>", type_name(v));
+    }
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// Whether a value nests deeper than `limit` levels. Iterative.
+pub fn container_depth_exceeds(v: &Value, limit: usize) -> bool {
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        if d + 1 > limit {
+            return true;
+        }
+        stack.extend(children.map(|c| (c, d + 1)));
+    }
+    false
+}
+
+/// Removes a Markdown code fence around the whole text, if there is one:
+/// a leading ```` ```lang ```` line and a trailing ```` ``` ````.
+pub fn strip_code_fence(text: &str) -> &str {
+    let t = text.trim();
+    let Some(rest) = t.strip_prefix("```") else { return t };
+    let Some(nl) = rest.find('\n') else { return t };
+    let body = &rest[nl + 1..];
+    let body = body.trim_end();
+    body.strip_suffix("```").map_or(body, str::trim_end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_deep_nesting() {
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let v = parse(&deep).unwrap();
+        assert!(container_depth_exceeds(&v, 9_000));
+        drop(Doc(v));
+    }
+
+    #[test]
+    fn rejects_absurd_depth_and_garbage() {
+        let deep = "[".repeat(MAX_DEPTH + 1);
+        assert!(parse(&deep).unwrap_err().contains("nesting"));
+        assert!(parse("{} x").is_err());
+        assert!(parse("{\"a\":").is_err());
+        assert_eq!(parse(" 12 ").unwrap(), json!(12));
+        assert_eq!(parse("\"a b\"").unwrap(), json!("a b"));
+    }
+
+    #[test]
+    fn big_numbers_parse() {
+        assert!(parse("123456789012345678901234567890").unwrap().is_f64());
+        assert_eq!(parse("1e308").unwrap(), json!(1e308));
+    }
+
+    #[test]
+    fn counts_leaves() {
+        assert_eq!(leaves(&json!({"a": [1, 2, {"b": null}], "c": {}})), 3);
+        assert_eq!(leaves(&json!([])), 0);
+        assert_eq!(leaves(&json!(5)), 1);
+    }
+
+    #[test]
+    fn strips_fences() {
+        assert_eq!(strip_code_fence("```json\n{\"a\":1}\n```"), "{\"a\":1}");
+        assert_eq!(strip_code_fence("  {\"a\":1} "), "{\"a\":1}");
+        assert_eq!(strip_code_fence("```\n[1]\n```\n"), "[1]");
+    }
+}

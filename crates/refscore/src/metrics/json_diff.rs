@@ -1,0 +1,250 @@
+//! `json_diff`: Lynxius JSON Difference, a weighted mean of similarities.
+//!
+//! Objects: weighted mean over the union of keys (an absent key compares as
+//! `null`). Arrays: mean over the pairs by position; surplus elements are
+//! ignored, as in the original. Strings: normalized Levenshtein. Numbers and
+//! booleans: `1 − |x − y| / (|x| + |y|)`. `null` vs `null`: 1; any other
+//! mix of types: 0. Weights per key, with `"__key"` loopback weights for
+//! the key holding a nested object or list.
+
+use serde_json::{Map, Value};
+
+use super::input::{self, Text};
+use super::options::Opts;
+use crate::engine::{
+    self, Absent, Aggregate, Align, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy, Rules,
+};
+use crate::error::{ConfigError, EvalError};
+use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::number::{bool_or_number, normalized_difference};
+use crate::score::Score;
+use crate::text::normalized_levenshtein;
+
+const INPUTS: &[InputSpec] = &[
+    InputSpec::required("output", true),
+    InputSpec::required("reference", true),
+    InputSpec::optional("weights", true),
+];
+
+/// The JSON Difference metric.
+#[derive(Debug, Clone)]
+pub struct JsonDiff {
+    weights: Option<Value>,
+    parse_strings: bool,
+    keep: Keep,
+    policy: Policy,
+}
+
+impl Default for JsonDiff {
+    fn default() -> Self {
+        JsonDiff::new(None)
+    }
+}
+
+impl JsonDiff {
+    /// The metric with default weights (used when a pair has none).
+    pub fn new(weights: Option<Value>) -> Self {
+        JsonDiff {
+            weights,
+            parse_strings: false,
+            keep: Keep::Failed,
+            policy: Policy {
+                aggregate: Aggregate::Mean,
+                keys: KeySet::Union,
+                absent: Absent::AsNull,
+                missing: Cost::One,
+                extra: Cost::One,
+                mismatch: Cost::One,
+                surplus_elements: false,
+                align: Align::Positional,
+                empty_arrays: Empty::Leaf,
+                empty_expected_object: Empty::Nothing,
+            },
+        }
+    }
+
+    /// From options: `weights` (a weight tree), `parse_strings`, `details`.
+    ///
+    /// # Errors
+    /// An unknown option, or weights that are not a valid weight tree.
+    pub fn from_options(options: &Map<String, Value>) -> Result<Self, ConfigError> {
+        let o = Opts::new("json_diff", options);
+        let weights = o.value("weights").cloned();
+        if let Some(w) = &weights {
+            validate_weights(w, "$")
+                .map_err(|m| ConfigError::invalid("metric `json_diff`, option `weights`", m))?;
+        }
+        let mut m = JsonDiff::new(weights);
+        m.parse_strings = o.bool("parse_strings", false)?;
+        m.keep = super::keep_option(&o)?;
+        o.finish()?;
+        Ok(m)
+    }
+
+    /// The similarity of `output` to `reference` in [0, 1].
+    pub fn similarity(&self, output: &Value, reference: &Value, weights: Option<&Value>) -> f64 {
+        engine::compare(self, reference, output, weights.or(self.weights.as_ref()), Keep::None)
+            .tally
+            .ratio_or(1.0)
+    }
+}
+
+/// Checks a weight tree: objects of numbers ≥ 0 and nested objects.
+///
+/// # Errors
+/// A message naming the path of the first bad weight.
+pub fn validate_weights(w: &Value, path: &str) -> Result<(), String> {
+    let mut stack = vec![(w, path.to_owned())];
+    while let Some((w, path)) = stack.pop() {
+        match w {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    let p = format!("{path}.{k}");
+                    match v {
+                        Value::Number(n)
+                            if n.as_f64().is_some_and(|x| x.is_finite() && x >= 0.0) => {}
+                        Value::Object(_) => stack.push((v, p)),
+                        other => {
+                            return Err(format!(
+                                "weight at {p} must be a number ≥ 0 or an object, got {other}"
+                            ));
+                        }
+                    }
+                }
+            }
+            other => return Err(format!("weights at {path} must be an object, got {other}")),
+        }
+    }
+    Ok(())
+}
+
+impl Rules for JsonDiff {
+    fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    fn leaf(&self, e: &Value, a: &Value, _: &NodeRule) -> Leaf {
+        match (e, a) {
+            (Value::Null, Value::Null) => Leaf::MATCH,
+            (Value::String(x), Value::String(y)) => Leaf::graded(normalized_levenshtein(x, y)),
+            _ => match (bool_or_number(e), bool_or_number(a)) {
+                (Some(x), Some(y)) => Leaf::graded(normalized_difference(x, y)),
+                _ => Leaf::TYPE,
+            },
+        }
+    }
+}
+
+impl Evaluator for JsonDiff {
+    fn name(&self) -> &str {
+        "json_diff"
+    }
+
+    fn inputs(&self) -> &[InputSpec] {
+        INPUTS
+    }
+
+    fn evaluate(&self, inp: &EvalInput) -> Result<Vec<Score>, EvalError> {
+        let text = if self.parse_strings { Text::Parse } else { Text::Keep };
+        let (out, reference) = match input::pair(inp, text)? {
+            Ok(p) => p,
+            Err(e) => {
+                return Ok(vec![Score::invalid("json_diff", format!("Failed to parse JSON: {e}"))]);
+            }
+        };
+        let row_weights = match inp.get("weights") {
+            None | Some(Value::Null) => None,
+            Some(w) => {
+                validate_weights(w, "$").map_err(|reason| EvalError::InvalidInput {
+                    input: String::from("weights"),
+                    reason,
+                })?;
+                Some(w)
+            }
+        };
+        let c = engine::compare(
+            self,
+            &reference,
+            &out,
+            row_weights.or(self.weights.as_ref()),
+            self.keep,
+        );
+        input::release(out);
+        input::release(reference);
+        let score = c.tally.ratio_or(1.0);
+        let mut s = Score::new("json_diff", Some(score))
+            .with_label(super::similarity_label(score))
+            .with_explanation(format!(
+                "Weighted similarity {score:.6}; {} of {} leaves differ.",
+                c.counts.partial + c.counts.wrong + c.counts.missing + c.counts.extra,
+                c.counts.reference_fields().max(c.counts.output_fields())
+            ));
+        s.details = c.records.iter().map(engine::Record::to_detail).collect();
+        Ok(vec![s])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sim(o: Value, r: Value) -> f64 {
+        JsonDiff::default().similarity(&o, &r, None)
+    }
+
+    #[test]
+    fn edge_cases() {
+        assert_eq!(sim(json!({"a": null}), json!({})), 1.0);
+        assert_eq!(sim(json!({"a": 1}), json!({})), 0.0);
+        assert_eq!(sim(json!(true), json!(1)), 1.0);
+        assert_eq!(sim(json!(true), json!(false)), 0.0);
+        assert!((sim(json!(true), json!(2)) - (1.0 - 1.0 / 3.0)).abs() < 1e-12);
+        assert_eq!(sim(json!(5), json!("5")), 0.0);
+        assert_eq!(sim(json!(-5), json!(5)), 0.0);
+        assert_eq!(sim(json!([1, 2, 3]), json!([1, 2])), 1.0);
+        assert_eq!(sim(json!([]), json!([1])), 0.0);
+        assert_eq!(sim(json!([]), json!([])), 1.0);
+        assert_eq!(sim(json!({}), json!({})), 1.0);
+        assert_eq!(sim(json!(1e308), json!(-1e308)), 0.0);
+        assert!((sim(json!(1.7e308), json!(1e308)) - (1.0 - 0.7 / 2.7)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn zero_weights_fall_back_to_equal() {
+        let m = JsonDiff::default();
+        let w = json!({"a": 0.0, "b": 0.0});
+        let s = m.similarity(&json!({"a": 1, "b": 2}), &json!({"a": 1, "b": 3}), Some(&w));
+        assert!((s - (1.0 + 0.8) / 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rejects_bad_weights() {
+        assert!(validate_weights(&json!({"a": "x"}), "$").is_err());
+        assert!(validate_weights(&json!({"a": -1}), "$").is_err());
+        assert!(validate_weights(&json!({"a": {"__a": 0.5, "b": 1}}), "$").is_ok());
+    }
+}
+
+#[cfg(test)]
+mod seed_example {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pizza_menu_scores_0_8760128() {
+        let reference = json!({"margherita": 19.0, "pepperoni": 21.0, "beer": 6.0, "fixed_menus": [
+            {"menu_name": "baby", "pizza": "margerita", "drink": "Coca-Cola", "price": 24.0},
+            {"menu_name": "adult", "pizza": "pepperoni", "drink": "beer", "price": 27.0}]});
+        let output = json!({"margherita": 39.0, "pepperoni": 21.0, "beer": 6.0, "fixed_menus": [
+            {"menu_name": "baby", "pizza": "margerita", "drink": "Coca-Cola", "price": 24.0},
+            {"menu_name": "adult", "pizza": "peppers", "drink": "beer", "price": 27.0}]});
+        let weights = json!({"margherita": 1.0, "pepperoni": 1.0, "beer": 0.25, "fixed_menus": {
+            "__fixed_menus": 0.8, "menu_name": 0.0, "pizza": 0.5, "drink": 0.5, "price": 1.0}});
+        let m = JsonDiff::default();
+        let s = m.similarity(&output, &reference, Some(&weights));
+        assert!((s - 0.876_012_813_265_498_5).abs() < 1e-12, "{s}");
+        let s = m.similarity(&output, &reference, None);
+        assert!((s - 0.903_376).abs() < 1e-6, "{s}");
+    }
+}

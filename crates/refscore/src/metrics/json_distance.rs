@@ -1,0 +1,232 @@
+//! `json_distance`: Phoenix JSON Distance, the count of differing fields.
+//!
+//! Two variants share the engine:
+//! - `snippet` (default): Phoenix's code evaluator (Python tab). Union of
+//!   keys, an absent key compares as `null`, arrays by position with one
+//!   point per surplus element, leaves by Python `==` (`true == 1`,
+//!   `1 == 1.0`).
+//! - `prebuilt`: Phoenix's built-in `json_distance`. Strict Python types
+//!   (`1 != 1.0`, `true != 1`), a key on one side only costs 1 even when
+//!   the other side would be `null`.
+
+use serde_json::{Map, Value};
+
+use super::input::{self, Text};
+use super::options::Opts;
+use crate::engine::{
+    self, Absent, Aggregate, Align, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy, Rules,
+};
+use crate::error::{ConfigError, EvalError};
+use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::number::exact_eq;
+use crate::score::{Direction, Score};
+
+const INPUTS: &[InputSpec] =
+    &[InputSpec::required("output", true), InputSpec::required("reference", true)];
+
+/// The JSON Distance metric.
+#[derive(Debug, Clone)]
+pub struct JsonDistance {
+    prebuilt: bool,
+    parse_strings: bool,
+    keep: Keep,
+    policy: Policy,
+}
+
+impl JsonDistance {
+    /// The code-evaluator variant (`prebuilt = false`) or the built-in one.
+    pub fn new(prebuilt: bool) -> Self {
+        let policy = Policy {
+            aggregate: Aggregate::Sum,
+            keys: KeySet::Union,
+            absent: if prebuilt { Absent::Missing } else { Absent::AsNull },
+            missing: Cost::One,
+            extra: Cost::One,
+            mismatch: Cost::One,
+            surplus_elements: true,
+            align: Align::Positional,
+            empty_arrays: Empty::Nothing,
+            empty_expected_object: Empty::Nothing,
+        };
+        JsonDistance { prebuilt, parse_strings: true, keep: Keep::Failed, policy }
+    }
+
+    /// From options: `variant` (`snippet` or `prebuilt`), `parse_strings`
+    /// (default true: string inputs are JSON text), `details`.
+    ///
+    /// # Errors
+    /// An unknown option or value.
+    pub fn from_options(options: &Map<String, Value>) -> Result<Self, ConfigError> {
+        let o = Opts::new("json_distance", options);
+        let variant = o.choice("variant", &["snippet", "prebuilt"], "snippet")?;
+        let mut m = JsonDistance::new(variant == "prebuilt");
+        m.parse_strings = o.bool("parse_strings", true)?;
+        m.keep = super::keep_option(&o)?;
+        o.finish()?;
+        Ok(m)
+    }
+
+    /// Counts differences between two values.
+    pub fn distance(&self, output: &Value, reference: &Value) -> u64 {
+        let c = engine::compare(self, reference, output, None, Keep::None);
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let d = c.tally.shortfall().round() as u64;
+        d
+    }
+}
+
+/// Python `==` between two JSON values of which at most one is a container
+/// of the other's kind.
+pub(crate) fn python_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => exact_eq(x, y),
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Bool(x), Value::Number(n)) | (Value::Number(n), Value::Bool(x)) => {
+            crate::number::as_i128(n).map_or_else(
+                || n.as_f64() == Some(f64::from(u8::from(*x))),
+                |i| i == i128::from(*x),
+            )
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| python_eq(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| python_eq(v, w)))
+        }
+        _ => false,
+    }
+}
+
+/// Python `type(a) is type(b) and a == b`, ints and floats told apart.
+fn strict_eq(a: &Value, b: &Value) -> Leaf {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            if crate::number::is_int(x) != crate::number::is_int(y) {
+                Leaf::TYPE
+            } else {
+                Leaf::exact(exact_eq(x, y))
+            }
+        }
+        _ if std::mem::discriminant(a) != std::mem::discriminant(b) => Leaf::TYPE,
+        _ => Leaf::exact(a == b),
+    }
+}
+
+impl Rules for JsonDistance {
+    fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    fn leaf(&self, e: &Value, a: &Value, _: &NodeRule) -> Leaf {
+        if self.prebuilt {
+            return strict_eq(e, a);
+        }
+        if python_eq(e, a) {
+            Leaf::MATCH
+        } else if std::mem::discriminant(e) == std::mem::discriminant(a)
+            || matches!(
+                (e, a),
+                (Value::Bool(_), Value::Number(_)) | (Value::Number(_), Value::Bool(_))
+            )
+        {
+            Leaf::WRONG
+        } else {
+            Leaf::TYPE
+        }
+    }
+}
+
+impl Evaluator for JsonDistance {
+    fn name(&self) -> &str {
+        "json_distance"
+    }
+
+    fn inputs(&self) -> &[InputSpec] {
+        INPUTS
+    }
+
+    fn direction(&self) -> Direction {
+        Direction::Minimize
+    }
+
+    fn evaluate(&self, inp: &EvalInput) -> Result<Vec<Score>, EvalError> {
+        let text = if self.parse_strings { Text::Parse } else { Text::Keep };
+        let (out, reference) = match input::pair(inp, text)? {
+            Ok(p) => p,
+            Err(e) => {
+                let msg = if self.prebuilt {
+                    format!("Invalid JSON in {e}")
+                } else {
+                    format!("Failed to parse JSON: {e}")
+                };
+                return Ok(vec![
+                    Score::invalid("json_distance", msg).with_direction(Direction::Minimize),
+                ]);
+            }
+        };
+        let c = engine::compare(self, &reference, &out, None, self.keep);
+        input::release(out);
+        input::release(reference);
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let d = c.tally.shortfall().round() as u64;
+        let explanation = if self.prebuilt {
+            format!("JSON structures have {d} difference(s)")
+        } else if d == 0 {
+            String::from("Output matches the reference exactly.")
+        } else {
+            format!("{d} field(s) differ from the reference.")
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let mut s = Score::new("json_distance", Some(d as f64))
+            .with_label(if d == 0 { "match" } else { "mismatch" })
+            .with_explanation(explanation)
+            .with_direction(Direction::Minimize)
+            .with_meta("differences", d)
+            .with_meta("variant", if self.prebuilt { "prebuilt" } else { "snippet" });
+        s.details = c.records.iter().map(engine::Record::to_detail).collect();
+        Ok(vec![s])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn d(prebuilt: bool, a: Value, b: Value) -> u64 {
+        JsonDistance::new(prebuilt).distance(&a, &b)
+    }
+
+    #[test]
+    fn snippet_semantics() {
+        assert_eq!(d(false, json!({"a": 1}), json!({"a": 1, "b": null})), 0);
+        assert_eq!(d(false, json!(true), json!(1)), 0);
+        assert_eq!(d(false, json!(1), json!(1.0)), 0);
+        assert_eq!(d(false, json!({"a": {"x": 1, "y": 2}}), json!({})), 1);
+        assert_eq!(d(false, json!([1, 2, 3]), json!([1, 5])), 2);
+        assert_eq!(d(false, json!({"a": []}), json!({"a": {}})), 1);
+        assert_eq!(d(false, json!(-0.0), json!(0)), 0);
+        assert_eq!(d(false, json!(9_007_199_254_740_993_u64), json!(9_007_199_254_740_992_u64)), 1);
+    }
+
+    #[test]
+    fn prebuilt_semantics() {
+        assert_eq!(d(true, json!({"n": 1}), json!({"n": 1.0})), 1);
+        assert_eq!(d(true, json!({"a": 1}), json!({"a": 1, "b": null})), 1);
+        assert_eq!(d(true, json!(true), json!(1)), 1);
+        assert_eq!(d(true, json!(-0.0), json!(0)), 1);
+        assert_eq!(d(true, json!([1, 2]), json!([1, 2, 3, 4])), 2);
+        assert_eq!(d(true, json!({"a": {"b": 1}}), json!({"a": {"b": 2, "c": 3}})), 2);
+    }
+
+    #[test]
+    fn invalid_text() {
+        let m = JsonDistance::new(false);
+        let s = &m.evaluate(&EvalInput::pair(json!("{not json"), json!("{}"))).unwrap()[0];
+        assert!(s.score.is_none());
+        assert_eq!(s.label.as_deref(), Some("invalid"));
+        assert!(s.explanation.as_deref().unwrap().starts_with("Failed to parse JSON: output:"));
+    }
+}

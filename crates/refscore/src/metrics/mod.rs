@@ -1,0 +1,58 @@
+//! The metrics, each an [`Evaluator`](crate::Evaluator), and [`build`] to
+//! make one by name from its options.
+
+pub(crate) mod input;
+pub(crate) mod options;
+
+pub mod json_diff;
+pub mod json_distance;
+pub mod json_similarity;
+pub mod json_structural;
+
+use serde_json::{Map, Value};
+
+use crate::engine::Keep;
+use crate::error::ConfigError;
+use crate::evaluator::Evaluator;
+
+/// Names of the metrics [`build`] knows.
+pub const METRICS: &[&str] = &["json_distance", "json_diff", "json_similarity", "json_structural"];
+
+/// Builds a metric by name from its options (a JSON object).
+///
+/// # Errors
+/// An unknown metric or option, or a bad option value.
+pub fn build(name: &str, options: &Map<String, Value>) -> Result<Box<dyn Evaluator>, ConfigError> {
+    Ok(match name {
+        "json_distance" => Box::new(json_distance::JsonDistance::from_options(options)?),
+        "json_diff" => Box::new(json_diff::JsonDiff::from_options(options)?),
+        "json_similarity" => Box::new(json_similarity::JsonSimilarity::from_options(options)?),
+        "json_structural" => Box::new(json_structural::JsonStructural::from_options(options)?),
+        other => {
+            return Err(ConfigError::UnknownMetric {
+                name: other.to_owned(),
+                known: METRICS.join(", "),
+            });
+        }
+    })
+}
+
+/// `match` at 1, `mismatch` at 0, `partial` between.
+pub(crate) fn similarity_label(score: f64) -> &'static str {
+    if score >= 1.0 {
+        "match"
+    } else if score > 0.0 {
+        "partial"
+    } else {
+        "mismatch"
+    }
+}
+
+/// The `details` option: `failed` (default), `all` or `none`.
+pub(crate) fn keep_option(o: &options::Opts<'_>) -> Result<Keep, ConfigError> {
+    Ok(match o.choice("details", &["failed", "all", "none"], "failed")?.as_str() {
+        "all" => Keep::All,
+        "none" => Keep::None,
+        _ => Keep::Failed,
+    })
+}

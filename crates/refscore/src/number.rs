@@ -1,0 +1,136 @@
+//! Number comparisons that never overflow and never return NaN.
+
+use serde_json::{Number, Value};
+
+/// A JSON number as f64 (integers beyond 2^53 lose precision).
+pub fn to_f64(n: &Number) -> f64 {
+    n.as_f64().unwrap_or(0.0)
+}
+
+/// Whether a number was written as an integer that fits i64 or u64.
+pub fn is_int(n: &Number) -> bool {
+    n.is_i64() || n.is_u64()
+}
+
+/// An integer number as i128, when it is one.
+pub fn as_i128(n: &Number) -> Option<i128> {
+    n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
+}
+
+/// Exact numeric equality, as Python compares `int`, `float` and `bool`:
+/// integers compare exactly, an integer equals a float only when the float
+/// is integral and has the same value, `-0.0 == 0`.
+pub fn exact_eq(a: &Number, b: &Number) -> bool {
+    match (as_i128(a), as_i128(b)) {
+        (Some(x), Some(y)) => x == y,
+        (Some(i), None) | (None, Some(i)) => {
+            let f = if as_i128(a).is_some() { to_f64(b) } else { to_f64(a) };
+            float_equals_int(f, i)
+        }
+        (None, None) => to_f64(a) == to_f64(b),
+    }
+}
+
+fn float_equals_int(f: f64, i: i128) -> bool {
+    // Every i64/u64 fits in i128; a float equal to it is integral and
+    // within ±2^64, so the conversion below is exact when it matters.
+    f.is_finite() && f.fract() == 0.0 && f.abs() < 1.9e19 && f as i128 == i
+}
+
+/// Numeric view of a value for metrics that treat booleans as 0 and 1.
+pub fn bool_or_number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        Value::Number(n) => Some(to_f64(n)),
+        _ => None,
+    }
+}
+
+/// Symmetric normalised similarity `1 − |x − y| / (|x| + |y|)`, 1 when both
+/// are zero; computed on halves so that it cannot overflow.
+pub fn normalized_difference(x: f64, y: f64) -> f64 {
+    if x == 0.0 && y == 0.0 {
+        return 1.0;
+    }
+    let (hx, hy) = (x / 2.0, y / 2.0);
+    let denom = hx.abs() + hy.abs();
+    if denom == 0.0 || !denom.is_finite() {
+        return if x == y { 1.0 } else { 0.0 };
+    }
+    clamp01(1.0 - (hx - hy).abs() / denom)
+}
+
+/// Similarity relative to the expected value: `1 − |e − a| / |e|`, clamped
+/// to [0, 1]; when `|e| ≤ 1e-12`, 1 if `|a| ≤ 1e-12` else 0.
+pub fn relative_to_expected(expected: f64, actual: f64) -> f64 {
+    const ZERO: f64 = 1e-12;
+    if expected.abs() <= ZERO {
+        return if actual.abs() <= ZERO { 1.0 } else { 0.0 };
+    }
+    let (he, ha) = (expected / 2.0, actual / 2.0);
+    clamp01(1.0 - (he - ha).abs() / he.abs())
+}
+
+/// Whether `|a − b| ≤ tol`, without overflow.
+pub fn within_abs(a: f64, b: f64, tol: f64) -> bool {
+    let d = (a / 2.0 - b / 2.0).abs();
+    d.is_finite() && d <= tol / 2.0
+}
+
+/// Clamps to [0, 1], mapping NaN to 0.
+pub fn clamp01(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn n(v: Value) -> Number {
+        match v {
+            Value::Number(n) => n,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn python_equality() {
+        assert!(exact_eq(&n(json!(1)), &n(json!(1.0))));
+        assert!(exact_eq(&n(json!(-0.0)), &n(json!(0))));
+        assert!(!exact_eq(
+            &n(json!(9_007_199_254_740_993_u64)),
+            &n(json!(9_007_199_254_740_992.0))
+        ));
+        assert!(exact_eq(&n(json!(u64::MAX)), &n(json!(u64::MAX))));
+        assert!(!exact_eq(&n(json!(1.5)), &n(json!(1))));
+    }
+
+    #[test]
+    fn normalized_difference_is_safe() {
+        assert!((normalized_difference(19.0, 39.0) - (1.0 - 20.0 / 58.0)).abs() < 1e-12);
+        assert_eq!(normalized_difference(0.0, 0.0), 1.0);
+        assert_eq!(normalized_difference(0.001, 0.0), 0.0);
+        assert_eq!(normalized_difference(-5.0, 5.0), 0.0);
+        let big = normalized_difference(1.7e308, 1e308);
+        assert!((big - (1.0 - 0.7 / 2.7)).abs() < 1e-12);
+        assert_eq!(normalized_difference(1e308, -1e308), 0.0);
+        assert_eq!(normalized_difference(f64::MAX, f64::MAX), 1.0);
+    }
+
+    #[test]
+    fn relative_is_safe() {
+        assert_eq!(relative_to_expected(1.0, 2.0), 0.0);
+        assert_eq!(relative_to_expected(2.0, 1.0), 0.5);
+        assert_eq!(relative_to_expected(5e-14, 1e-13), 1.0);
+        assert!((relative_to_expected(1.7e308, 1e308) - (1.0 - 0.7 / 1.7)).abs() < 1e-12);
+        assert_eq!(relative_to_expected(1e308, -1e308), 0.0);
+    }
+
+    #[test]
+    fn abs_tolerance() {
+        assert!(within_abs(100.004, 100.0, 0.01));
+        assert!(!within_abs(2.02, 2.0, 0.01));
+        assert!(!within_abs(1e308, -1e308, 0.01));
+    }
+}

@@ -10,7 +10,7 @@
 //! use refscore::{metrics, EvalInput};
 //! use serde_json::{json, Map};
 //!
-//! let metric = metrics::build("json_distance", &Map::new()).unwrap();
+//! let metric = metrics::build("json_distance", &Map::new(), &Default::default()).unwrap();
 //! let input = EvalInput::pair(
 //!     json!({"vendor": "ACME", "total": 12.5}),
 //!     json!({"vendor": "ACME", "total": 12.0}),

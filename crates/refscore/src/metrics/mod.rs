@@ -9,6 +9,8 @@ pub mod json_distance;
 pub mod json_similarity;
 pub mod json_structural;
 
+use std::path::{Path, PathBuf};
+
 use serde_json::{Map, Value};
 
 use crate::engine::Keep;
@@ -18,11 +20,35 @@ use crate::evaluator::Evaluator;
 /// Names of the metrics [`build`] knows.
 pub const METRICS: &[&str] = &["json_distance", "json_diff", "json_similarity", "json_structural"];
 
+/// Where a metric's configuration comes from: relative file paths in its
+/// options (schemas, rules files) resolve against `base_dir`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildContext {
+    /// Folder of the file that holds the options, if any.
+    pub base_dir: Option<PathBuf>,
+}
+
+impl BuildContext {
+    /// Resolves a path from the options against [`BuildContext::base_dir`].
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        let p = Path::new(path);
+        match &self.base_dir {
+            Some(base) if p.is_relative() => base.join(p),
+            _ => p.to_path_buf(),
+        }
+    }
+}
+
 /// Builds a metric by name from its options (a JSON object).
 ///
 /// # Errors
 /// An unknown metric or option, or a bad option value.
-pub fn build(name: &str, options: &Map<String, Value>) -> Result<Box<dyn Evaluator>, ConfigError> {
+pub fn build(
+    name: &str,
+    options: &Map<String, Value>,
+    ctx: &BuildContext,
+) -> Result<Box<dyn Evaluator>, ConfigError> {
+    let _ = ctx;
     Ok(match name {
         "json_distance" => Box::new(json_distance::JsonDistance::from_options(options)?),
         "json_diff" => Box::new(json_diff::JsonDiff::from_options(options)?),

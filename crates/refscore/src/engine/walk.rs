@@ -189,7 +189,11 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 l.outcome = label;
             }
         }
-        self.emit(l.outcome, Some(e), Some(a), l.score);
+        // A side compared as `null` in place of an absent value is shown
+        // as absent.
+        let shown_e = if self.relabel == Some(Outcome::Extra) { None } else { Some(e) };
+        let shown_a = if self.relabel == Some(Outcome::Missing) { None } else { Some(a) };
+        self.emit(l.outcome, shown_e, shown_a, l.score);
         Tally::new(l.score * total, total)
     }
 

@@ -48,6 +48,16 @@ pub(crate) struct CompareArgs {
     /// json_similarity: compare only this key of both sides.
     #[arg(long)]
     pub(crate) target_key: Option<String>,
+    /// Rules file for json_match (TOML, YAML or JSON).
+    #[arg(long)]
+    pub(crate) rules: Option<PathBuf>,
+    /// json_match, format: accept only an output that is entirely one JSON document
+    /// (no code fences, no surrounding prose).
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// json_match, format: close truncated JSON in the output before comparing.
+    #[arg(long)]
+    pub(crate) repair: bool,
     /// A metric option as KEY=VALUE (VALUE is JSON if it parses, else a string); repeatable.
     #[arg(long = "opt", value_name = "KEY=VALUE")]
     pub(crate) opts: Vec<String>,

@@ -42,6 +42,15 @@ fn options(args: &CompareArgs, file_mode: bool) -> anyhow::Result<Map<String, Va
             refscore::json::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         o.insert(String::from("weights"), w);
     }
+    if let Some(rules) = &args.rules {
+        o.insert(String::from("rules"), Value::String(rules.to_string_lossy().into_owned()));
+    }
+    if args.strict {
+        o.insert(String::from("strict"), Value::Bool(true));
+    }
+    if args.repair {
+        o.insert(String::from("repair"), Value::Bool(true));
+    }
     if let Some(key) = &args.target_key {
         o.insert(String::from("target_output_key"), Value::String(key.clone()));
     }

@@ -184,10 +184,10 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if !containers {
             self.counts.credit += l.score;
         }
-        if let Some(label) = self.relabel {
-            if l.outcome != Outcome::Match {
-                l.outcome = label;
-            }
+        if let Some(label) = self.relabel
+            && l.outcome != Outcome::Match
+        {
+            l.outcome = label;
         }
         self.emit(l.outcome, Some(e), Some(a), l.score);
         Tally::new(l.score * total, total)
@@ -365,6 +365,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     fn scalar_set(&mut self, ea: &'v [Value], aa: &'v [Value]) -> Tally {
         let se = align::distinct(ea);
         let sa = align::distinct(aa);
+        // Set members are array elements: their records say so.
+        let was_element = std::mem::replace(&mut self.element, true);
         let mut t = Tally::ZERO;
         for v in &se {
             t.total += 1.0;
@@ -384,6 +386,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 self.emit(Outcome::Extra, None, Some(v), 0.0);
             }
         }
+        self.element = was_element;
         t
     }
 }

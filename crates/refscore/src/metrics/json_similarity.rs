@@ -138,9 +138,12 @@ impl Rules for JsonSimilarity {
 
 /// Splits a target path into keys and indices as UiPath does: runs of
 /// characters other than `.`, `[` and `]` are keys, `[digits]` an index,
-/// anything else is skipped.
+/// anything else is skipped; `*` is the whole document.
 fn target_segments(path: &str) -> Vec<Seg<'_>> {
     let mut segs = Vec::new();
+    if path == "*" {
+        return segs;
+    }
     let bytes = path.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -348,6 +351,7 @@ mod tests {
             vec![Seg::Key("items"), Seg::Index(2), Seg::Key("details"), Seg::Key("score")]
         );
         assert_eq!(target_segments("a[x].b"), vec![Seg::Key("a"), Seg::Key("x"), Seg::Key("b")]);
+        assert!(target_segments("*").is_empty());
         let out = json!({"items": [{"name": "pen"}, {"name": "ink", "n": 2}]});
         let reference = json!({"items": [{"name": "pen"}, {"name": "inc", "n": 2}]});
         let m = JsonSimilarity::new(Some(String::from("items[1].name")));

@@ -162,7 +162,8 @@ fn exact_integer(digits: &str, exp: i64) -> Option<i128> {
     base.checked_mul(10i128.checked_pow(u32::try_from(exp).ok()?)?)
 }
 
-/// Numbers and number strings compared by value; strings that are not
+/// Numbers and number strings compared by value (two JSON numbers as
+/// `exact` compares them); strings that are not
 /// numbers fall back to text equality; other values as `exact` does.
 pub(super) fn compare(e: &Value, a: &Value, normalizers: &[Normalizer], decimal: char) -> Checked {
     let read = |v: &Value| match v {
@@ -170,6 +171,9 @@ pub(super) fn compare(e: &Value, a: &Value, normalizers: &[Normalizer], decimal:
         Value::String(s) => Some(parse_number_string(s, decimal)),
         _ => None,
     };
+    if let (Value::Number(x), Value::Number(y)) = (e, a) {
+        return Leaf::exact(crate::number::exact_eq(x, y)).into();
+    }
     let (Some(pe), Some(pa)) = (read(e), read(a)) else {
         return exact::compare(e, a, normalizers).into();
     };
@@ -330,6 +334,7 @@ mod tests {
             (json!(0), json!("-0.00"), '.'),
             (json!(9_007_199_254_740_993_u64), json!("9,007,199,254,740,993"), '.'),
             (json!(1234), json!(1234.0), '.'),
+            (json!(u64::MAX), json!(u64::MAX), '.'),
         ];
         for (e, a, d) in matches {
             assert_eq!(cmp(e.clone(), a.clone(), d), Leaf::MATCH.into(), "{e} vs {a}");
@@ -340,6 +345,7 @@ mod tests {
             (json!(12), json!("(12)"), '.'),
             (json!(9_007_199_254_740_993_u64), json!("9,007,199,254,740,992"), '.'),
             (json!("1,234"), json!(1234), ','),
+            (json!(9_007_199_254_740_993_u64), json!(9_007_199_254_740_992.0), '.'),
         ];
         for (e, a, d) in wrong {
             assert_eq!(cmp(e.clone(), a.clone(), d), Leaf::WRONG.into(), "{e} vs {a}");

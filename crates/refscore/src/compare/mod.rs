@@ -23,6 +23,8 @@ mod exact;
 mod normalize;
 mod number_string;
 mod numeric;
+#[cfg(test)]
+mod properties;
 mod spec;
 mod string;
 mod unicode_class;

@@ -51,10 +51,12 @@ proptest! {
         for c in comparators() {
             let leaf = c.compare_with(&e, &a, &n, &nulls);
             prop_assert!((0.0..=1.0).contains(&leaf.score), "{:?} {} {} {:?}", c, e, a, leaf);
-            let want = match leaf.score {
-                s if s == 1.0 => vec![Outcome::Match],
-                s if s > 0.0 => vec![Outcome::Partial],
-                _ => vec![Outcome::ValueMismatch, Outcome::TypeMismatch],
+            let want = if leaf.score == 1.0 {
+                vec![Outcome::Match]
+            } else if leaf.score > 0.0 {
+                vec![Outcome::Partial]
+            } else {
+                vec![Outcome::ValueMismatch, Outcome::TypeMismatch]
             };
             prop_assert!(want.contains(&leaf.outcome), "{:?} {} {} {:?}", c, e, a, leaf);
         }

@@ -23,6 +23,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod dataset;
 pub mod detail;
 pub mod engine;
 pub mod error;

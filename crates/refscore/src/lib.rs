@@ -29,6 +29,7 @@ pub mod engine;
 pub mod error;
 pub mod evaluator;
 pub mod json;
+pub mod mapping;
 pub mod metrics;
 pub mod number;
 pub mod path;

@@ -34,6 +34,7 @@ pub mod metrics;
 pub mod number;
 pub mod path;
 pub mod score;
+pub mod suite;
 pub mod summary;
 pub mod text;
 

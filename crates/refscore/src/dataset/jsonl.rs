@@ -51,6 +51,10 @@ impl<R: BufRead> Iterator for JsonlRows<R> {
                             .map_err(|e| format!("invalid JSON: {e}"))
                             .and_then(|v| object_row(self.line, v, false)),
                     };
+                    if self.buf.capacity() > 1 << 24 {
+                        // One huge line: do not keep its buffer for the rest of the file.
+                        self.buf = Vec::new();
+                    }
                     return Some(item.map_err(|m| row_error(&self.path, self.line, m)));
                 }
                 Err(e) => {

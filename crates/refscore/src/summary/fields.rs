@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::detail::{Detail, Outcome};
 
 /// Distinct paths tracked per evaluator; further paths are counted in
-/// [`FieldStats::dropped`] only, so that documents with data-dependent keys
+/// `RunSummary::fields_dropped` only, so that documents with data-dependent keys
 /// cannot grow memory without bound.
 pub const MAX_FIELDS_PER_EVALUATOR: usize = 10_000;
 

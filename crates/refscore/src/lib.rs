@@ -27,6 +27,7 @@ pub mod detail;
 pub mod engine;
 pub mod error;
 pub mod evaluator;
+pub mod extract;
 pub mod json;
 pub mod metrics;
 pub mod number;

@@ -327,4 +327,22 @@ mod tests {
             let _ = extract_json(t, &ExtractOptions::default());
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn spans_are_valid_for_any_text(
+            text in "[{}\\[\\]\",:a-c0-9 é\n`~\\\\]{0,60}",
+            last in proptest::bool::ANY,
+            repair in proptest::bool::ANY,
+        ) {
+            let o = opts(false, if last { Pick::Last } else { Pick::First }, repair);
+            if let Ok(e) = extract_json(&text, &o) {
+                proptest::prop_assert!(e.start <= e.end && e.end <= text.len());
+                proptest::prop_assert!(text.is_char_boundary(e.start) && text.is_char_boundary(e.end));
+                if !e.repaired {
+                    proptest::prop_assert_eq!(crate::json::parse(&text[e.start..e.end]).ok(), Some(e.value));
+                }
+            }
+        }
+    }
 }

@@ -165,7 +165,10 @@ impl JsonSchema {
         match &self.source {
             Source::Fixed { validator, origin } => Ok(validate(validator, doc.value(), origin)),
             Source::Infer { additional_properties } => {
-                let reference = inp.require("reference")?;
+                let reference = inp
+                    .get("reference")
+                    .filter(|v| !v.is_null())
+                    .ok_or_else(|| EvalError::MissingInput { input: "reference".into() })?;
                 let schema = match reference {
                     Value::String(s) => {
                         let e = extract_json(s, &ExtractOptions::default()).map_err(|e| {
@@ -281,6 +284,11 @@ mod tests {
             Err(EvalError::MissingInput { .. })
         ));
         assert!(!s.check(None, &inp).unwrap()[0].passed);
+        let null_ref = EvalInput::new().with("reference", Value::Null);
+        assert!(matches!(
+            s.check(Some(&doc(&json!(1))), &null_ref),
+            Err(EvalError::MissingInput { .. })
+        ));
     }
 
     #[test]

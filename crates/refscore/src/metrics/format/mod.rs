@@ -5,7 +5,7 @@
 //! `forbidden_content`, `regex_match`. A sub-check passes when every one
 //! of its assertions passes. The score is passed sub-checks / enabled
 //! sub-checks, the label `pass` when all passed and `fail` otherwise.
-//! Every assertion is a [`Detail`](crate::Detail); see
+//! Every assertion is a [`Detail`](crate::detail::Detail); see
 //! `docs/metrics-format.md` for the exact rules.
 
 mod json_checks;
@@ -187,7 +187,8 @@ impl Evaluator for Format {
             details.extend(ds);
         };
         if let Some(l) = &self.length {
-            record("length", l.check(&text, inp.get("reference"))?, &mut details);
+            let reference = inp.get("reference").filter(|v| !v.is_null());
+            record("length", l.check(&text, reference)?, &mut details);
         }
         if self.json_validity || self.json_schema.is_some() {
             let doc = self.document(output, &text);

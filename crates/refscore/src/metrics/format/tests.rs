@@ -132,3 +132,19 @@ fn markdown_and_explanation_cap() {
     assert!(expl.ends_with("  + 4 more"), "{expl}");
     assert!(s.details.iter().all(|d| d.check == "format.markdown_structure.headings"));
 }
+
+proptest::proptest! {
+    #[test]
+    fn any_text_scores_without_panic(text in "[#\\-*+|`~ 1.)\\n\\t=:a{}\\[\\]\"é\\\\]{0,80}") {
+        let m = metric(json!({
+            "markdown_structure": true, "json_validity": true, "repair": true,
+            "required_fields": {"terms": ["a"], "whole_word": true}, "regex_match": "^#",
+            "length": {"max": 40},
+        }))
+        .unwrap();
+        let s = m.evaluate(&EvalInput::new().with("output", json!(text))).unwrap().remove(0);
+        let score = s.score.unwrap_or(-1.0);
+        proptest::prop_assert!((0.0..=1.0).contains(&score));
+        proptest::prop_assert_eq!(s.label.as_deref() == Some("pass"), score == 1.0);
+    }
+}

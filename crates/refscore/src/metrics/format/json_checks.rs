@@ -65,18 +65,82 @@ fn on_stack<T>(deep: bool, f: impl FnOnce() -> T) -> T {
 }
 
 /// Compiles a schema (draft from `$schema`, 2020-12 without one; patterns
-/// use the linear-time `regex` engine).
-pub(super) fn compile(schema: &Value) -> Result<Validator, String> {
+/// use the linear-time `regex` engine). With `base` (a schema file's own
+/// `file://` URI), relative `$ref`s are read from files next to it.
+pub(super) fn compile(schema: &Value, base: Option<String>) -> Result<Validator, String> {
     let deep = crate::json::container_depth_exceeds(schema, SHALLOW);
     if deep && crate::json::container_depth_exceeds(schema, MAX_VALIDATION_DEPTH) {
         return Err(format!("schema nests deeper than {MAX_VALIDATION_DEPTH} levels"));
     }
     on_stack(deep, || {
-        jsonschema::options()
-            .with_pattern_options(jsonschema::PatternOptions::regex())
-            .build(schema)
-            .map_err(|e| e.to_string())
+        let mut options =
+            jsonschema::options().with_pattern_options(jsonschema::PatternOptions::regex());
+        if let Some(base) = base {
+            options = options.with_base_uri(base).with_retriever(FileRetriever);
+        }
+        options.build(schema).map_err(|e| e.to_string())
     })
+}
+
+/// Reads `$ref`ed schemas from local files (percent-decoding the URI's
+/// path); nothing is fetched over the network.
+struct FileRetriever;
+
+impl jsonschema::Retrieve for FileRetriever {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        let text = uri.as_str();
+        let Some(rest) = text.strip_prefix("file://") else {
+            return Err(format!("{text}: only file references are resolved").into());
+        };
+        let rest = rest.split(['#', '?']).next().unwrap_or(rest);
+        let path = percent_decode(rest);
+        // `file:///C:/x` on Windows.
+        let path = match path.as_bytes() {
+            [b'/', drive, b':', ..] if drive.is_ascii_alphabetic() => path[1..].to_owned(),
+            _ => path,
+        };
+        let body = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+        crate::json::parse(&body).map_err(|e| format!("{path}: {e}").into())
+    }
+}
+
+/// Decodes `%XX` escapes (invalid escapes are kept as they are).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        let hex = b.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (c, hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(v)) => {
+                out.push(v);
+                i += 3;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The percent-encoded `file://` URI of a schema file.
+fn file_uri(path: &std::path::Path) -> Option<String> {
+    let abs = std::fs::canonicalize(path).ok()?;
+    let text = abs.to_str()?.replace('\\', "/");
+    let mut uri = String::from(if text.starts_with('/') { "file://" } else { "file:///" });
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~:".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Some(uri)
 }
 
 impl JsonSchema {
@@ -110,8 +174,8 @@ impl JsonSchema {
                 let text = std::fs::read_to_string(&path).map_err(|e| file_err(e.to_string()))?;
                 let schema =
                     crate::json::parse(&text).map_err(|e| file_err(format!("not JSON: {e}")))?;
-                let validator =
-                    compile(&schema).map_err(|e| file_err(format!("invalid JSON Schema: {e}")));
+                let validator = compile(&schema, file_uri(&path))
+                    .map_err(|e| file_err(format!("invalid JSON Schema: {e}")));
                 crate::json::drop_deep(schema);
                 Source::Fixed {
                     validator: Box::new(validator?),
@@ -119,7 +183,7 @@ impl JsonSchema {
                 }
             }
             (None, Some(schema), false) => {
-                let validator = compile(schema)
+                let validator = compile(schema, None)
                     .map_err(|e| bad("json_schema.schema", format!("invalid JSON Schema: {e}")))?;
                 Source::Fixed {
                     validator: Box::new(validator),
@@ -156,7 +220,7 @@ impl JsonSchema {
                 }
                 other => other,
             };
-            let v = compile(schema).map_err(|e| EvalError::InvalidInput {
+            let v = compile(schema, None).map_err(|e| EvalError::InvalidInput {
                 input: "schema".into(),
                 reason: format!("invalid JSON Schema: {e}"),
             })?;
@@ -183,7 +247,7 @@ impl JsonSchema {
                     }
                     other => infer_schema(other, *additional_properties),
                 };
-                let v = compile(&schema)
+                let v = compile(&schema, None)
                     .map_err(|e| EvalError::Failed(format!("inferred schema: {e}")))?;
                 Ok(validate(&v, doc.value(), "schema inferred from the reference"))
             }
@@ -291,13 +355,34 @@ mod tests {
         ));
     }
 
+    struct DirPath(std::path::PathBuf);
+
+    impl DirPath {
+        fn path(&self) -> &std::path::Path {
+            &self.0
+        }
+    }
+
     #[test]
     fn file_schemas_and_errors() {
         let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().join("with space é");
+        std::fs::create_dir(&dir).unwrap();
+        let dir = DirPath(dir);
         std::fs::write(dir.path().join("s.json"), r#"{"type": "object", "required": ["x"]}"#)
             .unwrap();
         std::fs::write(dir.path().join("bad.json"), r#"{"type": "nope"}"#).unwrap();
         let ctx = BuildContext { base_dir: Some(dir.path().to_path_buf()) };
+        std::fs::write(
+            dir.path().join("ref.json"),
+            r#"{"type": "object", "properties": {"x": {"$ref": "num.json"}}}"#,
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("num.json"), r#"{"type": "number"}"#).unwrap();
+        let opt = json!({"file": "ref.json"});
+        let r = JsonSchema::from_setting(Setting::of(Some(&opt)), &ctx).unwrap().unwrap();
+        assert!(r.check(Some(&doc(&json!({"x": 1}))), &EvalInput::new()).unwrap()[0].passed);
+        assert!(!r.check(Some(&doc(&json!({"x": "a"}))), &EvalInput::new()).unwrap()[0].passed);
         let opt = json!({"file": "s.json"});
         let s = JsonSchema::from_setting(Setting::of(Some(&opt)), &ctx).unwrap().unwrap();
         assert!(!s.check(Some(&doc(&json!({}))), &EvalInput::new()).unwrap()[0].passed);
@@ -311,6 +396,13 @@ mod tests {
         let opt = json!({"infer": true, "extra": 1});
         let e = JsonSchema::from_setting(Setting::of(Some(&opt)), &ctx).unwrap_err().to_string();
         assert!(e.contains("format.json_schema") && e.contains("extra"), "{e}");
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("/a%20b/%C3%A9.json"), "/a b/é.json");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod detail;
 pub mod engine;
 pub mod error;
 pub mod evaluator;
+pub mod extract;
 pub mod json;
 pub mod mapping;
 pub mod metrics;

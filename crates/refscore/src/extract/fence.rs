@@ -45,6 +45,10 @@ fn opening(line: &str, line_end: usize) -> Option<Open> {
     if ch == b'`' && info.contains('`') {
         return None; // inline code, not a fence
     }
+    let mid_line = !line.get(..pos)?.trim().is_empty();
+    if mid_line && info.split_whitespace().nth(1).is_some() {
+        return None; // prose mentioning a fence ("use ``` to open one")
+    }
     let lang = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
     Some(Open { ch, len, json_label: lang.starts_with("json"), body_start: line_end })
 }
@@ -137,6 +141,10 @@ mod tests {
         assert_eq!(f.found[0].value, json!([1, "```"]));
         let inline = scan("use ```x``` here");
         assert!(inline.found.is_empty() && inline.unclosed.is_none());
+        let t = "Use ``` to open a fence.\n```json\n{\"a\": 1}\n```\n";
+        let f = scan(t);
+        assert_eq!(f.found.len(), 1);
+        assert_eq!(f.found[0].value, json!({"a": 1}));
     }
 
     #[test]

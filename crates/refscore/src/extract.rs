@@ -184,6 +184,24 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
         return choose(fences.found, Method::Fence, opts.pick);
     }
     let prose = prose::scan(text);
+    // A document cut off mid-way still holds complete inner objects; with
+    // `repair`, the cut-off document itself is what the model meant.
+    if opts.repair
+        && let Some(s) = prose.unclosed
+        && prose.found.first().is_none_or(|f| f.start > s)
+        && let Some(part) = text.get(s..)
+        && let Some(value) = repair::repair(part.trim())
+    {
+        prose.found.into_iter().for_each(|f| crate::json::drop_deep(f.value));
+        return Ok(Extracted {
+            value,
+            method: Method::Repaired,
+            start: s,
+            end: s + part.trim_end().len(),
+            candidates: 1,
+            repaired: true,
+        });
+    }
     if !prose.found.is_empty() {
         return choose(prose.found, Method::Prose, opts.pick);
     }

@@ -259,9 +259,9 @@ fn values_match(want: &Value, got: &Value, tol: f64) -> bool {
         (Value::Array(w), Value::Array(g)) => {
             w.len() == g.len() && w.iter().zip(g).all(|(a, b)| values_match(a, b, tol))
         }
+        // Objects match as subsets: every expected key, recursively.
         (Value::Object(w), Value::Object(g)) => {
-            w.len() == g.len()
-                && w.iter().all(|(k, a)| g.get(k).is_some_and(|b| values_match(a, b, tol)))
+            w.iter().all(|(k, a)| g.get(k).is_some_and(|b| values_match(a, b, tol)))
         }
         _ => want == got,
     }

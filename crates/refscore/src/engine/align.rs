@@ -20,7 +20,12 @@ pub(super) fn positional(n: usize, m: usize) -> Pairs {
 /// Pairs objects whose `keys` fields hold equal values; when several
 /// elements share a key, they pair by best similarity among themselves.
 /// Elements lacking every key field, or with no partner, stay unpaired.
-pub(super) fn by_key(e: &[Value], a: &[Value], keys: &[String], sim: impl Fn(usize, usize) -> f64) -> Pairs {
+pub(super) fn by_key(
+    e: &[Value],
+    a: &[Value],
+    keys: &[String],
+    sim: impl Fn(usize, usize) -> f64,
+) -> Pairs {
     let key_of = |v: &Value| -> Option<String> {
         let obj = v.as_object()?;
         let parts: Vec<String> = keys
@@ -76,7 +81,12 @@ pub(super) fn by_key(e: &[Value], a: &[Value], keys: &[String], sim: impl Fn(usi
 
 /// Hungarian pairing of reference indices `rows` with output indices
 /// `cols` by `sim`; pairs below `min_similarity` (or at 0) are dropped.
-fn assignment_indices(rows: &[usize], cols: &[usize], min_similarity: f64, sim: &impl Fn(usize, usize) -> f64) -> Vec<(usize, usize)> {
+fn assignment_indices(
+    rows: &[usize],
+    cols: &[usize],
+    min_similarity: f64,
+    sim: &impl Fn(usize, usize) -> f64,
+) -> Vec<(usize, usize)> {
     const SCALE: f64 = 1_000_000.0;
     if rows.is_empty() || cols.is_empty() {
         return Vec::new();

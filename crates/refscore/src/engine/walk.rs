@@ -319,7 +319,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let pairs: Pairs = match align {
             Align::SetIfScalars if scalars => return self.scalar_set(ea, aa),
             Align::Positional | Align::SetIfScalars => align::positional(ea.len(), aa.len()),
-            Align::ByKey(keys) => align::by_key(ea, aa, keys, |i, j| self.pair_similarity(ea, aa, i, j)),
+            Align::ByKey(keys) => {
+                align::by_key(ea, aa, keys, |i, j| self.pair_similarity(ea, aa, i, j))
+            }
             Align::Unordered => self.assign(ea, aa, 1.0),
             Align::Assignment { min_similarity } => self.assign(ea, aa, *min_similarity),
             Align::Auto { min_similarity } => {

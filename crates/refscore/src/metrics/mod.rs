@@ -7,6 +7,7 @@ pub(crate) mod options;
 pub mod format;
 pub mod json_diff;
 pub mod json_distance;
+pub mod json_match;
 pub mod json_similarity;
 pub mod json_structural;
 
@@ -20,7 +21,7 @@ use crate::evaluator::Evaluator;
 
 /// Names of the metrics [`build`] knows.
 pub const METRICS: &[&str] =
-    &["json_distance", "json_diff", "json_similarity", "json_structural", "format"];
+    &["json_match", "json_distance", "json_diff", "json_similarity", "json_structural", "format"];
 
 /// Where a metric's configuration comes from: relative file paths in its
 /// options (schemas, rules files) resolve against `base_dir`.
@@ -55,6 +56,7 @@ pub fn build(
         "json_diff" => Box::new(json_diff::JsonDiff::from_options(options)?),
         "json_similarity" => Box::new(json_similarity::JsonSimilarity::from_options(options)?),
         "json_structural" => Box::new(json_structural::JsonStructural::from_options(options)?),
+        "json_match" => Box::new(json_match::JsonMatch::from_options(options, ctx)?),
         "format" => Box::new(format::Format::from_options(options, ctx)?),
         other => {
             return Err(ConfigError::UnknownMetric {

@@ -23,6 +23,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cascade;
 pub mod detail;
 pub mod engine;
 pub mod error;

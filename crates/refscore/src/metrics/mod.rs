@@ -4,10 +4,12 @@
 pub(crate) mod input;
 pub(crate) mod options;
 
+pub mod factuality;
 pub mod json_diff;
 pub mod json_distance;
 pub mod json_similarity;
 pub mod json_structural;
+pub mod tone;
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +20,8 @@ use crate::error::ConfigError;
 use crate::evaluator::Evaluator;
 
 /// Names of the metrics [`build`] knows.
-pub const METRICS: &[&str] = &["json_distance", "json_diff", "json_similarity", "json_structural"];
+pub const METRICS: &[&str] =
+    &["json_distance", "json_diff", "json_similarity", "json_structural", "factuality", "tone"];
 
 /// Where a metric's configuration comes from: relative file paths in its
 /// options (schemas, rules files) resolve against `base_dir`.
@@ -48,12 +51,13 @@ pub fn build(
     options: &Map<String, Value>,
     ctx: &BuildContext,
 ) -> Result<Box<dyn Evaluator>, ConfigError> {
-    let _ = ctx;
     Ok(match name {
         "json_distance" => Box::new(json_distance::JsonDistance::from_options(options)?),
         "json_diff" => Box::new(json_diff::JsonDiff::from_options(options)?),
         "json_similarity" => Box::new(json_similarity::JsonSimilarity::from_options(options)?),
         "json_structural" => Box::new(json_structural::JsonStructural::from_options(options)?),
+        "factuality" => Box::new(factuality::Factuality::from_options(options, ctx)?),
+        "tone" => Box::new(tone::Tone::from_options(options, ctx)?),
         other => {
             return Err(ConfigError::UnknownMetric {
                 name: other.to_owned(),

@@ -1,0 +1,274 @@
+//! Evidence passages and the verdict on one claim.
+//!
+//! **Passages.** A text (the reference, or one context item) gives one
+//! passage per sentence and, when a sentence has clauses, one per clause
+//! too (see [`super::claims`]), plus one per two adjacent sentences joined
+//! (so a claim that merges two sentences can be supported; a joined
+//! passage never contradicts). A JSON value gives one passage per leaf:
+//! the keys on its path as words (`unit_price` → `unit price`, `dueDate` →
+//! `due Date`), a colon and the value (a string leaf with several sentences
+//! gives one passage per sentence, each with the keys).
+//!
+//! **Alignment.** For a claim and a passage, *word overlap* is the share of
+//! the claim's content-word stems found in the passage (stop words left
+//! out). The claim's entities are left out too when it has other content
+//! words: a changed name must not hide the passage it contradicts, and a
+//! name missing from the evidence blocks support anyway. A claim without
+//! content words uses its numbers and dates instead.
+//! A passage is *aligned* when word overlap reaches the threshold. Aligned
+//! passages are ranked by overlap of all tokens (stems plus numbers and
+//! dates), then word overlap, then Jaccard similarity of the token sets
+//! (the tighter passage first), then order.
+//!
+//! **Verdict.** Each aligned passage is checked ([`super::checks::check`]):
+//! the best-ranked passage that backs every number, date and entity makes
+//! the claim *supported*; failing that, the best-ranked passage with a
+//! conflict makes it *contradicted*; otherwise (no aligned passage, or only
+//! missing facts) it is *unverifiable*.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::checks::{self, Features, Finding};
+use super::claims;
+
+/// One evidence passage.
+#[derive(Debug, Clone)]
+pub(crate) struct Passage {
+    /// The text shown as evidence.
+    pub(crate) text: String,
+    /// Where it comes from: `reference`, `context`, `context[2]`.
+    pub(crate) source: String,
+    /// What it states.
+    pub(crate) features: Features,
+    /// Two adjacent sentences joined: evidence for support only.
+    pub(crate) joined: bool,
+}
+
+/// Passage texts of a text, by sentence: the sentence first, then its
+/// clauses when it has more than one.
+pub(crate) fn texts_of_text(text: &str) -> Vec<Vec<String>> {
+    claims::sentences(text)
+        .into_iter()
+        .map(|s| {
+            let parts = claims::clauses(&s);
+            let mut group = vec![s];
+            if parts.len() > 1 {
+                group.extend(parts);
+            }
+            group
+        })
+        .collect()
+}
+
+/// Passage texts of a JSON value: one per leaf (`keys: value`), each a
+/// group of its own.
+pub(crate) fn texts_of_json(value: &Value) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(&Value, Vec<String>)> = vec![(value, Vec::new())];
+    while let Some((v, keys)) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                for (k, child) in map.iter().rev() {
+                    let mut next = keys.clone();
+                    next.push(key_words(k));
+                    stack.push((child, next));
+                }
+            }
+            Value::Array(items) => {
+                for child in items.iter().rev() {
+                    stack.push((child, keys.clone()));
+                }
+            }
+            Value::String(s) => {
+                for sentence in claims::sentences(s) {
+                    out.push(vec![with_keys(&keys, &sentence)]);
+                }
+            }
+            Value::Null => {}
+            other => out.push(vec![with_keys(&keys, &other.to_string())]),
+        }
+    }
+    out
+}
+
+fn with_keys(keys: &[String], value: &str) -> String {
+    if keys.is_empty() { value.to_owned() } else { format!("{}: {value}", keys.join(" ")) }
+}
+
+/// A JSON key as words: `_`, `-` and `.` become spaces, camelCase splits.
+fn key_words(key: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in key.chars() {
+        if matches!(c, '_' | '-' | '.') {
+            out.push(' ');
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            out.push(' ');
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        out.push(c);
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Passages from groups of texts (see [`texts_of_text`]), with features:
+/// every text, plus each two adjacent sentences joined.
+pub(crate) fn passages(
+    groups: &[Vec<String>],
+    source: &str,
+    known: &BTreeSet<String>,
+) -> Vec<Passage> {
+    let mut out = Vec::new();
+    let mut push = |text: String, joined: bool| {
+        let features = Features::of(&text, known);
+        if !features.is_empty() {
+            out.push(Passage { text, source: source.to_owned(), features, joined });
+        }
+    };
+    for group in groups {
+        for text in group {
+            push(text.clone(), false);
+        }
+    }
+    for pair in groups.windows(2) {
+        if let (Some(a), Some(b)) = (pair[0].first(), pair[1].first()) {
+            push(format!("{a} {b}"), true);
+        }
+    }
+    out
+}
+
+/// The verdict on one claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Backed by passage `usize`.
+    Supported(usize),
+    /// Contradicted by passage `usize`, with the reason.
+    Contradicted(usize, String),
+    /// Neither, with the reason.
+    Unverifiable(String),
+}
+
+fn share(part: &BTreeSet<String>, whole: &BTreeSet<String>) -> f64 {
+    if part.is_empty() {
+        return 0.0;
+    }
+    part.intersection(whole).count() as f64 / part.len() as f64
+}
+
+fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    let inter = a.intersection(b).count();
+    let union = a.len() + b.len() - inter;
+    if union == 0 { 0.0 } else { inter as f64 / union as f64 }
+}
+
+/// Judges one claim against the passages (see the module docs).
+pub(crate) fn judge(claim: &Features, passages: &[Passage], threshold: f64) -> Verdict {
+    let words_of_claim = claim.alignment_words();
+    let mut ranked: Vec<(f64, f64, f64, usize)> = Vec::new();
+    let mut best_overlap = 0.0f64;
+    for (i, p) in passages.iter().enumerate() {
+        let whole = if claim.words.is_empty() { &p.features.tokens } else { &p.features.words };
+        let overlap = share(&words_of_claim, whole);
+        best_overlap = best_overlap.max(overlap);
+        if overlap + 1e-12 >= threshold {
+            let all = share(&claim.tokens, &p.features.tokens);
+            ranked.push((all, overlap, jaccard(&claim.tokens, &p.features.tokens), i));
+        }
+    }
+    if ranked.is_empty() {
+        return Verdict::Unverifiable(if passages.is_empty() {
+            String::from("no evidence to check against")
+        } else {
+            format!(
+                "no evidence passage shares enough words (best overlap {best_overlap:.2} < {threshold:.2})"
+            )
+        });
+    }
+    ranked.sort_by(|a, b| {
+        b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)).then(b.2.total_cmp(&a.2)).then(a.3.cmp(&b.3))
+    });
+    let mut contradiction: Option<(usize, String)> = None;
+    let mut missing: Option<String> = None;
+    for &(_, _, _, i) in &ranked {
+        let Some(p) = passages.get(i) else { continue };
+        match checks::check(claim, &p.features, &p.source) {
+            Finding::Backed => return Verdict::Supported(i),
+            Finding::Conflict(_) if p.joined => {}
+            Finding::Conflict(why) => {
+                contradiction.get_or_insert((i, why));
+            }
+            Finding::Missing(why) => {
+                missing.get_or_insert(why);
+            }
+        }
+    }
+    match (contradiction, missing) {
+        (Some((i, why)), _) => Verdict::Contradicted(i, why),
+        (None, Some(why)) => Verdict::Unverifiable(why),
+        (None, None) => Verdict::Unverifiable(String::from("no evidence")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ps(text: &str) -> Vec<Passage> {
+        passages(&texts_of_text(text), "reference", &BTreeSet::new())
+    }
+
+    fn verdict(claim: &str, reference: &str) -> Verdict {
+        judge(&Features::of(claim, &BTreeSet::new()), &ps(reference), 0.7)
+    }
+
+    #[test]
+    fn json_passages() {
+        let t = texts_of_json(
+            &json!({"invoice": {"unitPrice": 12.5, "due_date": "2024-01-31"}, "items": ["pen", null], "note": "Paid. Thanks."}),
+        );
+        let flat: Vec<&str> = t.iter().flatten().map(String::as_str).collect();
+        assert_eq!(
+            flat,
+            [
+                "invoice due date: 2024-01-31",
+                "invoice unit Price: 12.5",
+                "items: pen",
+                "note: Paid.",
+                "note: Thanks."
+            ]
+        );
+        assert_eq!(texts_of_json(&json!(5)), [["5"]]);
+    }
+
+    #[test]
+    fn clauses_become_passages_too() {
+        let t = texts_of_text("Sales rose in Europe, but they fell sharply in Asia. Done here.");
+        assert_eq!(t[0].len(), 3);
+        let p = passages(&t, "reference", &BTreeSet::new());
+        assert_eq!(p.len(), 5);
+        assert!(p[4].joined && p[4].text.ends_with("Asia. Done here."));
+    }
+
+    #[test]
+    fn verdicts() {
+        let r = "Revenue grew 10% in 2022. Revenue grew 24% in 2023. The firm has no debt.";
+        assert_eq!(verdict("Revenue grew 24% in 2023.", r), Verdict::Supported(1));
+        assert!(
+            matches!(verdict("Revenue grew 42% in 2023.", r), Verdict::Contradicted(1, ref m) if m.contains("42%"))
+        );
+        assert!(matches!(verdict("The firm has debt.", r), Verdict::Contradicted(2, _)));
+        assert!(
+            matches!(verdict("The CEO resigned.", r), Verdict::Unverifiable(ref m) if m.contains("best overlap 0.00"))
+        );
+        assert!(
+            matches!(verdict("Revenue grew.", ""), Verdict::Unverifiable(ref m) if m == "no evidence to check against")
+        );
+    }
+}

@@ -9,7 +9,8 @@
 //! 2. **Sentences.** A block is cut after `.`, `!`, `?` or `…` (runs such
 //!    as `?!` or `...` count once, closing quotes and brackets stay with the
 //!    sentence) when white space and then a character that is not a
-//!    lowercase letter follow, or at the end. A `.` does not end a sentence
+//!    lowercase letter follow, or at the end. A piece without letters or
+//!    digits (an emoji) stays with the sentence before it. A `.` does not end a sentence
 //!    after an abbreviation (`e.g.`, `Dr.`, `Inc.`, `approx.`, ...; see
 //!    [`ABBREVIATIONS`]), after a single letter (an initial such as `J.`) or
 //!    after a word with an inner dot (`U.S.`). A decimal point (`3.5`) is
@@ -140,19 +141,26 @@ fn split_sentences(block: &str) -> Vec<String> {
                 && !next.is_some_and(char::is_lowercase)
                 && !(c == '.' && j == i + 1 && is_abbreviation(&block[..chars[i].0])));
         if cuts {
-            let s = block[start..end].trim();
-            if s.chars().any(char::is_alphanumeric) {
-                out.push(s.to_owned());
-            }
+            push_sentence(&mut out, block[start..end].trim());
             start = end;
         }
         i = j;
     }
-    let rest = block.get(start..).unwrap_or("").trim();
-    if rest.chars().any(char::is_alphanumeric) {
-        out.push(rest.to_owned());
-    }
+    push_sentence(&mut out, block.get(start..).unwrap_or("").trim());
     out
+}
+
+/// Adds a sentence; a piece without letters or digits (an emoji, `--`)
+/// joins the sentence before it.
+fn push_sentence(out: &mut Vec<String>, s: &str) {
+    if s.chars().any(char::is_alphanumeric) {
+        out.push(s.to_owned());
+    } else if let Some(last) = out.last_mut()
+        && !s.is_empty()
+    {
+        last.push(' ');
+        last.push_str(s);
+    }
 }
 
 /// Whether the text before a `.` ends with an abbreviation, an initial or

@@ -18,7 +18,8 @@
 //!   entity missing from the evidence disagrees with an evidence entity
 //!   missing from the claim when both stand in the same role: the same word
 //!   before them, or the same word after them, or both first in their
-//!   passage. Otherwise the claim's entity is only missing.
+//!   passage (a *swapped* entity). Otherwise the claim's entity is only
+//!   missing.
 
 use std::collections::BTreeSet;
 
@@ -134,22 +135,6 @@ impl Features {
         f
     }
 
-    /// The stems a claim aligns on: its content words without its
-    /// entities, or all its content words if only entities are left, or its
-    /// numbers and dates if it has no content word.
-    pub(crate) fn alignment_words(&self) -> BTreeSet<String> {
-        if self.words.is_empty() {
-            return self.tokens.clone();
-        }
-        let rest: BTreeSet<String> = self
-            .words
-            .iter()
-            .filter(|w| !self.entities.iter().any(|e| &e.stem == *w))
-            .cloned()
-            .collect();
-        if rest.is_empty() { self.words.clone() } else { rest }
-    }
-
     /// Whether the passage states nothing to check (no content word, number
     /// or date).
     pub(crate) fn is_empty(&self) -> bool {
@@ -199,22 +184,49 @@ pub(crate) fn check(claim: &Features, evidence: &Features, source: &str) -> Find
     if let Some(c) = d.missing {
         missing.get_or_insert(format!("date {} not found in {source}", c.text));
     }
-    let lost: Vec<&Entity> =
-        claim.entities.iter().filter(|e| !evidence.words.contains(&e.stem)).collect();
-    let spare: Vec<&Entity> =
-        evidence.entities.iter().filter(|e| !claim.words.contains(&e.stem)).collect();
-    for c in &lost {
-        if let Some(e) = spare.iter().find(|e| same_role(c, e)) {
-            return Finding::Conflict(format!(
-                "entity {} disagrees with {} in {source}",
-                c.text, e.text
-            ));
-        }
+    if let Some((c, e)) = swapped_entities(claim, evidence).first() {
+        return Finding::Conflict(format!(
+            "entity {} disagrees with {} in {source}",
+            c.text, e.text
+        ));
     }
-    if let Some(c) = lost.first() {
+    if let Some(c) = claim.entities.iter().find(|e| !evidence.words.contains(&e.stem)) {
         missing.get_or_insert(format!("name {} not found in {source}", c.text));
     }
     missing.map_or(Finding::Backed, Finding::Missing)
+}
+
+/// Claim entities missing from the evidence, each with an evidence entity
+/// missing from the claim that stands in the same role.
+pub(crate) fn swapped_entities<'a>(
+    claim: &'a Features,
+    evidence: &'a Features,
+) -> Vec<(&'a Entity, &'a Entity)> {
+    let spare: Vec<&Entity> =
+        evidence.entities.iter().filter(|e| !claim.words.contains(&e.stem)).collect();
+    claim
+        .entities
+        .iter()
+        .filter(|e| !evidence.words.contains(&e.stem))
+        .filter_map(|c| spare.iter().find(|e| same_role(c, e)).map(|e| (c, *e)))
+        .collect()
+}
+
+/// Share of the claim's content words found in the evidence, leaving out
+/// swapped entities (see [`swapped_entities`]); a claim without content
+/// words uses its numbers and dates.
+pub(crate) fn word_overlap(claim: &Features, evidence: &Features) -> f64 {
+    let (part, whole) = if claim.words.is_empty() {
+        (&claim.tokens, &evidence.tokens)
+    } else {
+        (&claim.words, &evidence.words)
+    };
+    let swapped: BTreeSet<&String> =
+        swapped_entities(claim, evidence).into_iter().map(|(c, _)| &c.stem).collect();
+    let counted = part.iter().filter(|w| !swapped.contains(w));
+    let (n, found) =
+        counted.fold((0usize, 0usize), |(n, f), w| (n + 1, f + usize::from(whole.contains(w))));
+    if n == 0 { 0.0 } else { found as f64 / n as f64 }
 }
 
 fn same_role(a: &Entity, b: &Entity) -> bool {
@@ -307,6 +319,19 @@ mod tests {
         );
         assert!(matches!(run("It opens daily.", "It never opens."), Finding::Conflict(_)));
         assert_eq!(run("It isn't open.", "It is not open."), Finding::Backed);
+    }
+
+    #[test]
+    fn overlap_leaves_out_swapped_entities() {
+        let (c, e) = (
+            f("The company is headquartered in Munich."),
+            f("The company is headquartered in Berlin."),
+        );
+        assert_eq!(word_overlap(&c, &e), 1.0);
+        let (c, e) = (f("Apple sold phones in California."), f("Apple sold phones with Steve."));
+        assert!((word_overlap(&c, &e) - 0.75).abs() < 1e-12);
+        assert_eq!(word_overlap(&f("It was 42."), &f("The answer: 42")), 1.0);
+        assert_eq!(word_overlap(&f("It was."), &f("The answer: 42")), 0.0);
     }
 
     #[test]

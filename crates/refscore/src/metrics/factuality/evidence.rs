@@ -3,18 +3,18 @@
 //! **Passages.** A text (the reference, or one context item) gives one
 //! passage per sentence and, when a sentence has clauses, one per clause
 //! too (see [`super::claims`]), plus one per two adjacent sentences joined
-//! (so a claim that merges two sentences can be supported; a joined
-//! passage never contradicts). A JSON value gives one passage per leaf:
+//! (so a claim that merges two sentences, or names the subject a second
+//! sentence calls "it", can be supported). A JSON value gives one passage per leaf:
 //! the keys on its path as words (`unit_price` → `unit price`, `dueDate` →
 //! `due Date`), a colon and the value (a string leaf with several sentences
 //! gives one passage per sentence, each with the keys).
 //!
 //! **Alignment.** For a claim and a passage, *word overlap* is the share of
 //! the claim's content-word stems found in the passage (stop words left
-//! out). The claim's entities are left out too when it has other content
-//! words: a changed name must not hide the passage it contradicts, and a
-//! name missing from the evidence blocks support anyway. A claim without
-//! content words uses its numbers and dates instead.
+//! out), not counting claim entities swapped for another entity in the
+//! same role ([`super::checks::swapped_entities`]), so that a changed name
+//! does not hide the passage it contradicts. A claim without content words
+//! uses its numbers and dates instead.
 //! A passage is *aligned* when word overlap reaches the threshold. Aligned
 //! passages are ranked by overlap of all tokens (stems plus numbers and
 //! dates), then word overlap, then Jaccard similarity of the token sets
@@ -23,8 +23,10 @@
 //! **Verdict.** Each aligned passage is checked ([`super::checks::check`]):
 //! the best-ranked passage that backs every number, date and entity makes
 //! the claim *supported*; failing that, the best-ranked passage with a
-//! conflict makes it *contradicted*; otherwise (no aligned passage, or only
-//! missing facts) it is *unverifiable*.
+//! conflict makes it *contradicted* (a joined pair only when no single
+//! sentence or clause aligns; its negation is that of the sentence of the
+//! pair sharing more of the claim's words); otherwise (no aligned passage,
+//! or only missing facts) it is *unverifiable*.
 
 use std::collections::BTreeSet;
 
@@ -42,8 +44,9 @@ pub(crate) struct Passage {
     pub(crate) source: String,
     /// What it states.
     pub(crate) features: Features,
-    /// Two adjacent sentences joined: evidence for support only.
-    pub(crate) joined: bool,
+    /// For two adjacent sentences joined: the indices of the two sentence
+    /// passages.
+    pub(crate) parts: Option<[usize; 2]>,
 }
 
 /// Passage texts of a text, by sentence: the sentence first, then its
@@ -117,27 +120,41 @@ fn key_words(key: &str) -> String {
 }
 
 /// Passages from groups of texts (see [`texts_of_text`]), with features:
-/// every text, plus each two adjacent sentences joined.
+/// every text, plus each two adjacent sentences joined. Indices in `parts`
+/// count from `offset` (the number of passages before these).
 pub(crate) fn passages(
     groups: &[Vec<String>],
     source: &str,
     known: &BTreeSet<String>,
+    offset: usize,
 ) -> Vec<Passage> {
-    let mut out = Vec::new();
-    let mut push = |text: String, joined: bool| {
-        let features = Features::of(&text, known);
-        if !features.is_empty() {
-            out.push(Passage { text, source: source.to_owned(), features, joined });
-        }
-    };
+    let mut out: Vec<Passage> = Vec::new();
+    let mut heads: Vec<Option<usize>> = Vec::new();
     for group in groups {
-        for text in group {
-            push(text.clone(), false);
+        let mut head = None;
+        for (k, text) in group.iter().enumerate() {
+            let features = Features::of(text, known);
+            if !features.is_empty() {
+                if k == 0 {
+                    head = Some(offset + out.len());
+                }
+                out.push(Passage {
+                    text: text.clone(),
+                    source: source.to_owned(),
+                    features,
+                    parts: None,
+                });
+            }
         }
+        heads.push(head);
     }
-    for pair in groups.windows(2) {
-        if let (Some(a), Some(b)) = (pair[0].first(), pair[1].first()) {
-            push(format!("{a} {b}"), true);
+    for (pair, idx) in groups.windows(2).zip(heads.windows(2)) {
+        if let (Some(a), Some(b), Some(ia), Some(ib)) =
+            (pair[0].first(), pair[1].first(), idx[0], idx[1])
+        {
+            let text = format!("{a} {b}");
+            let features = Features::of(&text, known);
+            out.push(Passage { text, source: source.to_owned(), features, parts: Some([ia, ib]) });
         }
     }
     out
@@ -169,12 +186,10 @@ fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
 
 /// Judges one claim against the passages (see the module docs).
 pub(crate) fn judge(claim: &Features, passages: &[Passage], threshold: f64) -> Verdict {
-    let words_of_claim = claim.alignment_words();
     let mut ranked: Vec<(f64, f64, f64, usize)> = Vec::new();
     let mut best_overlap = 0.0f64;
     for (i, p) in passages.iter().enumerate() {
-        let whole = if claim.words.is_empty() { &p.features.tokens } else { &p.features.words };
-        let overlap = share(&words_of_claim, whole);
+        let overlap = checks::word_overlap(claim, &p.features);
         best_overlap = best_overlap.max(overlap);
         if overlap + 1e-12 >= threshold {
             let all = share(&claim.tokens, &p.features.tokens);
@@ -193,13 +208,34 @@ pub(crate) fn judge(claim: &Features, passages: &[Passage], threshold: f64) -> V
     ranked.sort_by(|a, b| {
         b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)).then(b.2.total_cmp(&a.2)).then(a.3.cmp(&b.3))
     });
+    let single_aligned =
+        ranked.iter().any(|r| passages.get(r.3).is_some_and(|p| p.parts.is_none()));
     let mut contradiction: Option<(usize, String)> = None;
     let mut missing: Option<String> = None;
     for &(_, _, _, i) in &ranked {
         let Some(p) = passages.get(i) else { continue };
-        match checks::check(claim, &p.features, &p.source) {
+        let finding = match p.parts {
+            Some(parts) => {
+                // Negation is read from the sentence of the pair that shares
+                // more of the claim's words.
+                let mut f = p.features.clone();
+                let part = |k: usize| passages.get(k).map(|q| &q.features);
+                if let (Some(a), Some(b)) = (part(parts[0]), part(parts[1])) {
+                    let nearer = if share(&claim.words, &b.words) > share(&claim.words, &a.words) {
+                        b
+                    } else {
+                        a
+                    };
+                    f.negation.clone_from(&nearer.negation);
+                }
+                checks::check(claim, &f, &p.source)
+            }
+            None => checks::check(claim, &p.features, &p.source),
+        };
+        match finding {
             Finding::Backed => return Verdict::Supported(i),
-            Finding::Conflict(_) if p.joined => {}
+            // A joined pair contradicts only when no single passage aligns.
+            Finding::Conflict(_) if p.parts.is_some() && single_aligned => {}
             Finding::Conflict(why) => {
                 contradiction.get_or_insert((i, why));
             }
@@ -211,7 +247,9 @@ pub(crate) fn judge(claim: &Features, passages: &[Passage], threshold: f64) -> V
     match (contradiction, missing) {
         (Some((i, why)), _) => Verdict::Contradicted(i, why),
         (None, Some(why)) => Verdict::Unverifiable(why),
-        (None, None) => Verdict::Unverifiable(String::from("no evidence")),
+        (None, None) => Verdict::Unverifiable(String::from(
+            "only passages joining two sentences match, and they disagree with a sentence they align with",
+        )),
     }
 }
 
@@ -221,7 +259,7 @@ mod tests {
     use serde_json::json;
 
     fn ps(text: &str) -> Vec<Passage> {
-        passages(&texts_of_text(text), "reference", &BTreeSet::new())
+        passages(&texts_of_text(text), "reference", &BTreeSet::new(), 0)
     }
 
     fn verdict(claim: &str, reference: &str) -> Verdict {
@@ -251,9 +289,10 @@ mod tests {
     fn clauses_become_passages_too() {
         let t = texts_of_text("Sales rose in Europe, but they fell sharply in Asia. Done here.");
         assert_eq!(t[0].len(), 3);
-        let p = passages(&t, "reference", &BTreeSet::new());
+        let p = passages(&t, "reference", &BTreeSet::new(), 2);
         assert_eq!(p.len(), 5);
-        assert!(p[4].joined && p[4].text.ends_with("Asia. Done here."));
+        assert_eq!(p[4].parts, Some([2, 5]));
+        assert!(p[4].text.ends_with("Asia. Done here."));
     }
 
     #[test]

@@ -237,10 +237,11 @@ impl Factuality {
                 checks::known_names(t, &mut known);
             }
         }
-        let passages: Vec<Passage> = sources
-            .iter()
-            .flat_map(|(name, groups)| evidence::passages(groups, name, &known))
-            .collect();
+        let mut passages: Vec<Passage> = Vec::new();
+        for (name, groups) in &sources {
+            let more = evidence::passages(groups, name, &known, passages.len());
+            passages.extend(more);
+        }
         let claims: Vec<(String, Features)> = claims::claims(output)
             .into_iter()
             .map(|c| {
@@ -324,9 +325,12 @@ fn is_courtesy(f: &Features) -> bool {
     const COURTESY: &[&str] = &[
         "anytim",
         "assist",
+        "below",
+        "breakdown",
         "certainly",
         "cours",
         "feel",
+        "follow",
         "free",
         "glad",
         "great",
@@ -338,8 +342,11 @@ fn is_courtesy(f: &Features) -> bool {
         "hope",
         "know",
         "let",
+        "overview",
         "pleas",
         "question",
+        "recap",
+        "summary",
         "sure",
         "thank",
         "welcom",

@@ -1,4 +1,6 @@
-//! The facts of one passage ([`Features`]) and the checks that compare a
+//! The facts of one passage ([`Features`]: content-word stems, entities,
+//! numbers, dates, negation; the words of a written number such as
+//! `million`, `percent`, `dollars` are not content words) and the checks that compare a
 //! claim with an evidence passage: negation, numbers, dates, entities.
 //!
 //! * **Negation**: a passage is negated when it holds a negation cue
@@ -51,6 +53,13 @@ const CALENDAR: &[&str] = &[
 
 /// Currency codes: capitalised, but part of a number.
 const CURRENCY_CODES: &[&str] = &["aud", "cad", "chf", "eur", "gbp", "inr", "jpy", "usd"];
+
+/// Words that belong to a written number (scale, percent, currency): they
+/// are checked with the number, not counted as content words.
+const QUANTITY_WORDS: &[&str] = &[
+    "billion", "bn", "cent", "dollar", "dollars", "euro", "euros", "k", "m", "million", "pct",
+    "percent", "pound", "pounds", "thousand", "trillion",
+];
 
 /// A capitalised word and the words around it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,7 +123,9 @@ impl Features {
                 continue;
             }
             let stem = tokens::stem(&w.lower);
-            if CURRENCY_CODES.binary_search(&w.lower.as_str()).is_err() {
+            if CURRENCY_CODES.binary_search(&w.lower.as_str()).is_err()
+                && QUANTITY_WORDS.binary_search(&w.lower.as_str()).is_err()
+            {
                 f.words.insert(stem.clone());
             }
             if is_name_word(w) && (!w.initial || known.contains(&stem)) {
@@ -221,12 +232,20 @@ pub(crate) fn word_overlap(claim: &Features, evidence: &Features) -> f64 {
     } else {
         (&claim.words, &evidence.words)
     };
+    let n = part.len();
+    let found = part.iter().filter(|w| whole.contains(*w)).count();
+    if n == 0 {
+        return 0.0;
+    }
+    // Only unfound entities can be swapped; skip the work when none is.
+    let unfound_entities = claim.entities.iter().any(|e| !evidence.words.contains(&e.stem));
+    if found == n || !unfound_entities || claim.words.is_empty() {
+        return found as f64 / n as f64;
+    }
     let swapped: BTreeSet<&String> =
         swapped_entities(claim, evidence).into_iter().map(|(c, _)| &c.stem).collect();
-    let counted = part.iter().filter(|w| !swapped.contains(w));
-    let (n, found) =
-        counted.fold((0usize, 0usize), |(n, f), w| (n + 1, f + usize::from(whole.contains(w))));
-    if n == 0 { 0.0 } else { found as f64 / n as f64 }
+    let counted = n - swapped.len().min(n);
+    if counted == 0 { 0.0 } else { found as f64 / counted as f64 }
 }
 
 fn same_role(a: &Entity, b: &Entity) -> bool {
@@ -277,12 +296,14 @@ mod tests {
     fn lists_are_sorted() {
         assert!(CALENDAR.windows(2).all(|w| w[0] < w[1]));
         assert!(CURRENCY_CODES.windows(2).all(|w| w[0] < w[1]));
+        assert!(QUANTITY_WORDS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
     fn features() {
         let x = f("The Company hired 200 staff in Berlin on 2021-03-05, not in May.");
         assert!(x.words.contains("hir") && x.words.contains("berlin"));
+        assert_eq!(f("It made $3.5 million, up 5 percent").words.len(), 1);
         assert!(!x.words.contains("the"));
         assert_eq!(
             x.entities.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(),

@@ -20,7 +20,7 @@
 //! dates), then word overlap, then Jaccard similarity of the token sets
 //! (the tighter passage first), then order.
 //!
-//! **Verdict.** Each aligned passage is checked ([`super::checks::check`]):
+//! **Verdict.** Each aligned passage (the [`MAX_CHECKED`] best-ranked) is checked ([`super::checks::check`]):
 //! the best-ranked passage that backs every number, date and entity makes
 //! the claim *supported*; failing that, the best-ranked passage with a
 //! conflict makes it *contradicted* (a joined pair only when no single
@@ -160,6 +160,9 @@ pub(crate) fn passages(
     out
 }
 
+/// Most aligned passages checked for one claim (the best-ranked ones).
+pub(crate) const MAX_CHECKED: usize = 32;
+
 /// The verdict on one claim.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -212,7 +215,7 @@ pub(crate) fn judge(claim: &Features, passages: &[Passage], threshold: f64) -> V
         ranked.iter().any(|r| passages.get(r.3).is_some_and(|p| p.parts.is_none()));
     let mut contradiction: Option<(usize, String)> = None;
     let mut missing: Option<String> = None;
-    for &(_, _, _, i) in &ranked {
+    for &(_, _, _, i) in ranked.iter().take(MAX_CHECKED) {
         let Some(p) = passages.get(i) else { continue };
         let finding = match p.parts {
             Some(parts) => {

@@ -4,9 +4,10 @@
 //! Each dimension measures the output on [0, 1] ([`formality`],
 //! [`sentiment`], [`assertiveness`], [`persona`], [`verbosity`]). Its
 //! target comes from `profile`, else is measured the same way on the
-//! `reference` (persona consistency defaults to 1; verbosity compares
-//! lengths with the reference). With `d = |measured − target|` and `t` the
-//! tolerance:
+//! `reference` (persona consistency: at least the reference's, else at
+//! least 1; verbosity compares lengths with the reference). With `d` the
+//! distance (`|measured − target|`, or only the shortfall for one-sided
+//! targets, see [`profile`]) and `t` the tolerance:
 //!
 //! ```text
 //! dimension score = clamp(1 − d / (2·t), 0, 1)        passed = d ≤ t
@@ -39,7 +40,7 @@ use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluator, InputSpec};
 use crate::score::Score;
 use analysis::Analysed;
-use profile::{Dimension, Profile};
+use profile::{Dimension, Profile, Side};
 
 const INPUTS: &[InputSpec] =
     &[InputSpec::required("output", false), InputSpec::optional("reference", false)];
@@ -72,6 +73,7 @@ struct Measured {
     dim: Dimension,
     measured: f64,
     target: f64,
+    side: Side,
     expected: String,
     actual: String,
 }
@@ -152,23 +154,31 @@ impl Tone {
         reference: Option<&Analysed>,
     ) -> Option<Measured> {
         let target = profile::get(&self.profile, d);
-        let named = |t: &profile::Target| match &t.name {
-            Some(n) => format!("{:.2} ({n})", t.value),
-            None => format!("{:.2}", t.value),
+        let named = |t: &profile::Target| {
+            let bound = match t.side {
+                Side::AtMost => "at most ",
+                Side::AtLeast => "at least ",
+                Side::Both => "",
+            };
+            match &t.name {
+                Some(n) => format!("{bound}{:.2} ({n})", t.value),
+                None => format!("{:.2}", t.value),
+            }
         };
         let simple = |f: fn(&[analysis::Sentence]) -> Option<f64>| -> Option<Measured> {
             let measured = f(&out.sentences)?;
-            let (value, expected) = match target {
-                Some(t) => (t.value, named(t)),
+            let (value, side, expected) = match target {
+                Some(t) => (t.value, t.side, named(t)),
                 None => {
                     let v = f(&reference?.sentences)?;
-                    (v, format!("{v:.2} (measured on reference)"))
+                    (v, Side::Both, format!("{v:.2} (measured on reference)"))
                 }
             };
             Some(Measured {
                 dim: d,
                 measured,
                 target: value,
+                side,
                 expected,
                 actual: format!("{measured:.2}"),
             })
@@ -179,27 +189,43 @@ impl Tone {
             Dimension::Assertiveness => simple(assertiveness::measure),
             Dimension::PersonaConsistency => {
                 let (measured, n) = persona::measure(&out.sentences);
-                let (value, expected) = target
-                    .map_or((1.0, String::from("1.00 (consistent)")), |t| (t.value, named(t)));
+                // Default: at least as consistent as the reference, else 1.
+                let (value, side, expected) = match (target, reference) {
+                    (Some(t), _) => (t.value, t.side, named(t)),
+                    (None, Some(r)) if r.word_count() > 0 => {
+                        let v = persona::measure(&r.sentences).0;
+                        (v, Side::AtLeast, format!("at least {v:.2} (measured on reference)"))
+                    }
+                    _ => (1.0, Side::AtLeast, String::from("1.00 (consistent)")),
+                };
+                let plural = if n == 1 { "" } else { "s" };
                 Some(Measured {
                     dim: d,
                     measured,
                     target: value,
+                    side,
                     expected,
-                    actual: format!("{measured:.2} over {n} sentences"),
+                    actual: format!("{measured:.2} over {n} sentence{plural}"),
                 })
             }
             Dimension::Verbosity => {
-                let (measured, expected) = match (target, reference) {
+                let (measured, side, expected) = match (target, reference) {
                     (Some(t), _) => {
                         let name = t.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+                        let bound = match t.side {
+                            Side::AtMost => "at most ",
+                            Side::AtLeast => "at least ",
+                            Side::Both => "",
+                        };
                         (
                             verbosity::against_target(out, t.value),
-                            format!("{:.1} words per sentence{name}", t.value),
+                            t.side,
+                            format!("{bound}{:.1} words per sentence{name}", t.value),
                         )
                     }
                     (None, Some(r)) if r.word_count() > 0 => (
                         verbosity::against_reference(out, r),
+                        Side::Both,
                         format!("reference: {}", verbosity::describe(r)),
                     ),
                     _ => return None,
@@ -208,6 +234,7 @@ impl Tone {
                     dim: d,
                     measured,
                     target: 0.5,
+                    side,
                     expected,
                     actual: verbosity::describe(out),
                 })
@@ -242,7 +269,7 @@ impl Tone {
                 }
                 continue;
             };
-            let dist = (m.measured - m.target).abs();
+            let dist = m.side.distance(m.measured, m.target);
             let score = (1.0 - dist / (2.0 * self.tolerance)).clamp(0.0, 1.0);
             let passed = dist <= self.tolerance + 1e-9;
             let message = format!(

@@ -13,6 +13,12 @@
 //! | verbosity | `concise` 12, `moderate` 18, `detailed` 25 words per sentence |
 //!
 //! In the string form `neutral` is ambiguous and rejected.
+//!
+//! A name at an end of its scale is one-sided: `formal`, `positive`,
+//! `confident`, `consistent` and `detailed` mean *at least* the value (a
+//! more formal text is not penalised), `casual`/`informal`, `negative`,
+//! `tentative`/`hedged` and `concise` mean *at most*. Numbers, `neutral`,
+//! `moderate` and targets measured on the reference are two-sided.
 
 use serde_json::Value;
 
@@ -78,6 +84,30 @@ impl Dimension {
     }
 }
 
+/// Which side of a target passes without distance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// Distance on both sides (numbers, `neutral`, `moderate`, a reference).
+    Both,
+    /// At least the target is as good as the target (`formal`, `positive`,
+    /// `confident`, `consistent`, `detailed`).
+    AtLeast,
+    /// At most the target is as good as the target (`casual`, `negative`,
+    /// `tentative`, `concise`).
+    AtMost,
+}
+
+impl Side {
+    /// Distance of `measured` from `target` on this side.
+    pub(crate) fn distance(self, measured: f64, target: f64) -> f64 {
+        match self {
+            Side::Both => (measured - target).abs(),
+            Side::AtLeast => (target - measured).max(0.0),
+            Side::AtMost => (measured - target).max(0.0),
+        }
+    }
+}
+
 /// A target value and the name it was given by, if any.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Target {
@@ -85,6 +115,19 @@ pub(crate) struct Target {
     pub(crate) value: f64,
     /// The name used (`formal`), if any.
     pub(crate) name: Option<String>,
+    /// Which side passes.
+    pub(crate) side: Side,
+}
+
+/// The side a named target passes on.
+fn side_of(name: &str) -> Side {
+    match name {
+        "formal" | "positive" | "confident" | "assertive" | "consistent" | "detailed" => {
+            Side::AtLeast
+        }
+        "casual" | "informal" | "negative" | "tentative" | "hedged" | "concise" => Side::AtMost,
+        _ => Side::Both,
+    }
 }
 
 /// Targets by dimension (index = position in [`Dimension::ALL`]).
@@ -105,7 +148,7 @@ fn target(d: Dimension, v: &Value) -> Result<Target, String> {
             let x = n.as_f64().filter(|x| x.is_finite()).ok_or("not a finite number")?;
             let ok = if d == Dimension::Verbosity { x > 0.0 } else { (0.0..=1.0).contains(&x) };
             if ok {
-                Ok(Target { value: x, name: None })
+                Ok(Target { value: x, name: None, side: Side::Both })
             } else if d == Dimension::Verbosity {
                 Err(format!("verbosity: words per sentence must be above 0, got {x}"))
             } else {
@@ -117,7 +160,7 @@ fn target(d: Dimension, v: &Value) -> Result<Target, String> {
             d.names()
                 .iter()
                 .find(|(n, _)| *n == key)
-                .map(|&(n, x)| Target { value: x, name: Some(n.to_owned()) })
+                .map(|&(n, x)| Target { value: x, name: Some(n.to_owned()), side: side_of(n) })
                 .ok_or_else(|| {
                     let known: Vec<&str> = d.names().iter().map(|(n, _)| *n).collect();
                     format!("{}: `{s}` is not one of {}", d.name(), known.join(", "))
@@ -173,6 +216,17 @@ mod tests {
         assert_eq!(get(&p, Dimension::Formality).unwrap().value, 0.15);
         assert_eq!(get(&p, Dimension::Assertiveness).unwrap().name.as_deref(), Some("tentative"));
         assert_eq!(get(&p, Dimension::Verbosity).unwrap().value, 12.0);
+        assert_eq!(get(&p, Dimension::Verbosity).unwrap().side, Side::AtMost);
+        assert_eq!(get(&p, Dimension::Sentiment).unwrap().side, Side::AtLeast);
+    }
+
+    #[test]
+    fn sides() {
+        assert_eq!(Side::Both.distance(0.9, 0.75), 0.9 - 0.75);
+        assert_eq!(Side::AtLeast.distance(0.9, 0.75), 0.0);
+        assert_eq!(Side::AtLeast.distance(0.5, 0.75), 0.25);
+        assert_eq!(Side::AtMost.distance(0.0, 0.15), 0.0);
+        assert_eq!(Side::AtMost.distance(0.5, 0.25), 0.25);
     }
 
     #[test]

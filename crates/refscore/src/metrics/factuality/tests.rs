@@ -204,3 +204,23 @@ fn hostile_inputs_do_not_panic() {
     let s = run(json!({}), weird, weird);
     assert!(s.score.is_some_and(|x| (0.0..=1.0).contains(&x)));
 }
+
+proptest::proptest! {
+    #[test]
+    fn any_text_gives_a_score_in_range(out in "\\PC{0,120}", r in "\\PC{0,120}", lenient in proptest::bool::ANY) {
+        let f = Factuality { mode: if lenient { Mode::Lenient } else { Mode::Strict }, ..Factuality::default() };
+        let s = f.score_values(&json!(out), &json!(r), &[json!(r)]);
+        proptest::prop_assert!(s.score.is_none_or(|x| (0.0..=1.0).contains(&x)));
+        let claims = s.details.iter().filter(|d| d.check.starts_with("factuality.claim")).count();
+        if s.metadata.get("method") == Some(&json!("claims")) {
+            proptest::prop_assert_eq!(s.metadata["claims"].as_u64(), Some(claims as u64));
+        }
+    }
+
+    #[test]
+    fn sentence_like_text_never_panics(words in proptest::collection::vec("[A-Za-z]{1,8}|[0-9]{1,4}(\\.[0-9])?%?|\\$[0-9,]{1,7}|[.,;!?]|e\\.g\\.|Dr\\.|not|n't|March|2021", 0..40)) {
+        let text = words.join(" ");
+        let s = Factuality::default().score_values(&json!(text), &json!(words.iter().rev().cloned().collect::<Vec<_>>().join(" ")), &[]);
+        proptest::prop_assert!(s.score.is_some_and(|x| (0.0..=1.0).contains(&x)));
+    }
+}

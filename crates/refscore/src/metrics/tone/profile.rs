@@ -89,11 +89,11 @@ impl Dimension {
 pub(crate) enum Side {
     /// Distance on both sides (numbers, `neutral`, `moderate`, a reference).
     Both,
-    /// At least the target is as good as the target (`formal`, `positive`,
-    /// `confident`, `consistent`, `detailed`).
+    /// Any value at or above the target has distance 0 (`formal`,
+    /// `positive`, `confident`, `consistent`, `detailed`).
     AtLeast,
-    /// At most the target is as good as the target (`casual`, `negative`,
-    /// `tentative`, `concise`).
+    /// Any value at or below the target has distance 0 (`casual`,
+    /// `negative`, `tentative`, `concise`).
     AtMost,
 }
 

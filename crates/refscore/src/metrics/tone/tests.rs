@@ -152,3 +152,15 @@ fn empty_and_odd_outputs() {
         m.evaluate(&EvalInput::pair(json!({"a": "Great stuff"}), Value::Null)).unwrap().remove(0);
     assert!(s.score.is_some());
 }
+
+proptest::proptest! {
+    #[test]
+    fn any_text_gives_a_score_in_range(out in "\\PC{0,120}", r in "\\PC{0,120}") {
+        let t = Tone::default();
+        let s = t.score_texts(&out, Some(&r));
+        proptest::prop_assert!(s.score.is_none_or(|x| (0.0..=1.0).contains(&x)));
+        for d in &s.details {
+            proptest::prop_assert!(d.score.is_none_or(|x| (0.0..=1.0).contains(&x)));
+        }
+    }
+}

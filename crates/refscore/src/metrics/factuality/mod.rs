@@ -137,6 +137,30 @@ impl Factuality {
         Ok(Factuality { mode, deep, threshold, scoring })
     }
 
+    /// With another mode.
+    #[must_use]
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// With another scoring method.
+    #[must_use]
+    pub fn with_scoring(mut self, scoring: Scoring) -> Self {
+        self.scoring = scoring;
+        self
+    }
+
+    /// With another support threshold (clamped to [0, 1]; NaN keeps the
+    /// current one).
+    #[must_use]
+    pub fn with_threshold(mut self, threshold: f64) -> Self {
+        if !threshold.is_nan() {
+            self.threshold = threshold.clamp(0.0, 1.0);
+        }
+        self
+    }
+
     /// Scores an output against a reference and context items (each a
     /// string or any JSON value).
     pub fn score_values(&self, output: &Value, reference: &Value, context: &[Value]) -> Score {

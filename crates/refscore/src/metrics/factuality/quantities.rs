@@ -203,8 +203,13 @@ pub(crate) fn extract(text: &str) -> (Vec<Date>, Vec<Quantity>) {
     }
     for m in p.year.find_iter(text) {
         let after = text[m.end()..].trim_start();
-        let before = text[..m.start()].chars().next_back();
-        let glued = matches!(before, Some('$' | '€' | '£' | '¥' | '.' | ',' | '-' | '−'))
+        let mut back = text[..m.start()].chars().rev();
+        let (before, before2) = (back.next(), back.next());
+        // A `-` before a year is a sign, unless a range (`2019-2021`).
+        let sign =
+            matches!(before, Some('-' | '−')) && !before2.is_some_and(|c| c.is_ascii_digit());
+        let glued = sign
+            || matches!(before, Some('$' | '€' | '£' | '¥' | '₹' | '.' | ','))
             || after.starts_with('%')
             || text[m.end()..].starts_with([',', '.'])
                 && text[m.end() + 1..].starts_with(|c: char| c.is_ascii_digit());
@@ -324,6 +329,7 @@ mod tests {
         // Years are not numbers too.
         assert!(extract("in 1998").1.is_empty());
         assert!(dates("paid $2020 and 1999%").is_empty());
+        assert_eq!(dates("from 2019-2021"), [(Some(2019), None, None), (Some(2021), None, None)]);
     }
 
     #[test]

@@ -208,7 +208,7 @@ fn hostile_inputs_do_not_panic() {
 proptest::proptest! {
     #[test]
     fn any_text_gives_a_score_in_range(out in "\\PC{0,120}", r in "\\PC{0,120}", lenient in proptest::bool::ANY) {
-        let f = Factuality { mode: if lenient { Mode::Lenient } else { Mode::Strict }, ..Factuality::default() };
+        let f = Factuality::default().with_mode(if lenient { Mode::Lenient } else { Mode::Strict });
         let s = f.score_values(&json!(out), &json!(r), &[json!(r)]);
         proptest::prop_assert!(s.score.is_none_or(|x| (0.0..=1.0).contains(&x)));
         let claims = s.details.iter().filter(|d| d.check.starts_with("factuality.claim")).count();
@@ -223,4 +223,18 @@ proptest::proptest! {
         let s = Factuality::default().score_values(&json!(text), &json!(words.iter().rev().cloned().collect::<Vec<_>>().join(" ")), &[]);
         proptest::prop_assert!(s.score.is_some_and(|x| (0.0..=1.0).contains(&x)));
     }
+}
+
+#[test]
+fn builders() {
+    let f = Factuality::default()
+        .with_scoring(Scoring::Overlap)
+        .with_threshold(f64::NAN)
+        .with_mode(Mode::Lenient);
+    let s = f.score_values(&json!("a b"), &json!("a b"), &[]);
+    assert_eq!((s.score, s.label.as_deref()), (Some(1.0), Some("pass")));
+    let strict = Factuality::default().with_threshold(2.0);
+    let s = strict.score_values(&json!("Acme was founded in 1998."), &json!(REFERENCE), &[]);
+    // Threshold clamped to 1: every content word must be found.
+    assert_eq!(s.score, Some(1.0));
 }

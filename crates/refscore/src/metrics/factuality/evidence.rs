@@ -65,8 +65,11 @@ pub(crate) fn texts_of_text(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Passage texts of a JSON value: one per leaf (`keys: value`), each a
-/// group of its own.
+/// Keys on a leaf's path kept in its passage (the innermost ones).
+const KEPT_KEYS: usize = 3;
+
+/// Passage texts of a JSON value: one per leaf (`keys: value`, at most the
+/// innermost [`KEPT_KEYS`] keys), each a group of its own.
 pub(crate) fn texts_of_json(value: &Value) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut stack: Vec<(&Value, Vec<String>)> = vec![(value, Vec::new())];
@@ -74,7 +77,9 @@ pub(crate) fn texts_of_json(value: &Value) -> Vec<Vec<String>> {
         match v {
             Value::Object(map) => {
                 for (k, child) in map.iter().rev() {
-                    let mut next = keys.clone();
+                    // The last KEPT_KEYS keys name a leaf (bounded work on deep values).
+                    let from = keys.len().saturating_sub(KEPT_KEYS - 1);
+                    let mut next = keys.get(from..).unwrap_or_default().to_vec();
                     next.push(key_words(k));
                     stack.push((child, next));
                 }
@@ -286,6 +291,7 @@ mod tests {
             ]
         );
         assert_eq!(texts_of_json(&json!(5)), [["5"]]);
+        assert_eq!(texts_of_json(&json!({"a": {"b": {"c": {"d": 1}}}})), [["b c d: 1"]]);
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub(crate) mod overlap;
 pub(crate) mod quantities;
 pub(crate) mod tokens;
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
@@ -87,18 +88,19 @@ impl Default for Factuality {
 }
 
 /// One input as text, and as JSON when it is JSON.
-struct Side {
+struct Side<'a> {
     text: String,
-    json: Result<Value, String>,
+    json: Result<Cow<'a, Value>, String>,
 }
 
-impl Side {
-    fn of(v: &Value) -> Side {
+impl<'a> Side<'a> {
+    fn of(v: &'a Value) -> Side<'a> {
         match v {
-            Value::String(s) => {
-                Side { text: s.clone(), json: crate::json::parse(crate::json::strip_code_fence(s)) }
-            }
-            other => Side { text: crate::json::compact(other), json: Ok(other.clone()) },
+            Value::String(s) => Side {
+                text: s.clone(),
+                json: crate::json::parse(crate::json::strip_code_fence(s)).map(Cow::Owned),
+            },
+            other => Side { text: crate::json::compact(other), json: Ok(Cow::Borrowed(other)) },
         }
     }
 }
@@ -163,7 +165,7 @@ impl Factuality {
 
     /// Scores an output against a reference and context items (each a
     /// string or any JSON value).
-    pub fn score_values(&self, output: &Value, reference: &Value, context: &[Value]) -> Score {
+    pub fn score_values(&self, output: &Value, reference: &Value, context: &[&Value]) -> Score {
         let (out, refv) = (Side::of(output), Side::of(reference));
         let mut score = match (&out.json, &refv.json) {
             (Ok(o), Ok(r)) => {
@@ -192,7 +194,9 @@ impl Factuality {
             },
         };
         for json in [out.json, refv.json].into_iter().flatten() {
-            crate::json::drop_deep(json);
+            if let Cow::Owned(v) = json {
+                crate::json::drop_deep(v);
+            }
         }
         score = score.with_meta("mode", self.mode_name()).with_meta("depth", "shallow");
         if self.deep {
@@ -245,7 +249,7 @@ impl Factuality {
         s
     }
 
-    fn score_claims(&self, output: &str, reference: &Value, context: &[Value]) -> Score {
+    fn score_claims(&self, output: &str, reference: &Value, context: &[&Value]) -> Score {
         // Sources: reference first, then each context item.
         let mut sources: Vec<(String, Vec<Vec<String>>)> =
             vec![(String::from("reference"), texts_of(reference))];
@@ -393,10 +397,10 @@ impl Evaluator for Factuality {
     fn evaluate(&self, input: &EvalInput) -> Result<Vec<Score>, EvalError> {
         let output = input.require("output")?;
         let reference = input.require("reference")?;
-        let context: Vec<Value> = match input.get("context") {
+        let context: Vec<&Value> = match input.get("context") {
             None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items.iter().filter(|v| !v.is_null()).cloned().collect(),
-            Some(other) => vec![other.clone()],
+            Some(Value::Array(items)) => items.iter().filter(|v| !v.is_null()).collect(),
+            Some(other) => vec![other],
         };
         Ok(vec![self.score_values(output, reference, &context)])
     }

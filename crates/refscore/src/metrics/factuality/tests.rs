@@ -209,7 +209,7 @@ proptest::proptest! {
     #[test]
     fn any_text_gives_a_score_in_range(out in "\\PC{0,120}", r in "\\PC{0,120}", lenient in proptest::bool::ANY) {
         let f = Factuality::default().with_mode(if lenient { Mode::Lenient } else { Mode::Strict });
-        let s = f.score_values(&json!(out), &json!(r), &[json!(r)]);
+        let s = f.score_values(&json!(out), &json!(r), &[&json!(r)]);
         proptest::prop_assert!(s.score.is_none_or(|x| (0.0..=1.0).contains(&x)));
         let claims = s.details.iter().filter(|d| d.check.starts_with("factuality.claim")).count();
         if s.metadata.get("method") == Some(&json!("claims")) {
@@ -237,4 +237,19 @@ fn builders() {
     let s = strict.score_values(&json!("Acme was founded in 1998."), &json!(REFERENCE), &[]);
     // Threshold clamped to 1: every content word must be found.
     assert_eq!(s.score, Some(1.0));
+}
+
+#[test]
+fn deep_json_values_are_not_copied_or_recursed() {
+    let mut deep = json!("leaf");
+    for _ in 0..20_000 {
+        let mut m = Map::new();
+        m.insert(String::from("k"), deep);
+        deep = Value::Object(m);
+    }
+    let s = Factuality::default().score_values(&json!("The k is leaf."), &deep, &[&deep]);
+    assert!(s.score.is_some());
+    let s = Factuality::default().score_values(&deep, &deep, &[]);
+    assert_eq!((s.score, s.metadata["method"].as_str()), (Some(1.0), Some("json_structural")));
+    crate::json::drop_deep(deep);
 }

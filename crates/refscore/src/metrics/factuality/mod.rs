@@ -167,6 +167,7 @@ impl Factuality {
     /// string or any JSON value).
     pub fn score_values(&self, output: &Value, reference: &Value, context: &[&Value]) -> Score {
         let (out, refv) = (Side::of(output), Side::of(reference));
+        let mut invalid = false;
         let mut score = match (&out.json, &refv.json) {
             (Ok(o), Ok(r)) => {
                 let mut s = JsonStructural::default().score_values(o, r);
@@ -183,20 +184,25 @@ impl Factuality {
                 if let Err(e) = r {
                     why.push(format!("reference is not JSON ({e})"));
                 }
-                return Score::invalid(
+                invalid = true;
+                Score::invalid(
                     "factuality",
                     format!("mode json_structural needs JSON on both sides: {}", why.join("; ")),
-                );
+                )
             }
             _ => match self.scoring {
                 Scoring::Claims => self.score_claims(&out.text, reference, context),
                 Scoring::Overlap => self.score_overlap(&out.text, &refv.text),
             },
         };
+        // Parsed documents can be deep: free them without recursion.
         for json in [out.json, refv.json].into_iter().flatten() {
             if let Cow::Owned(v) = json {
                 crate::json::drop_deep(v);
             }
+        }
+        if invalid {
+            return score;
         }
         score = score.with_meta("mode", self.mode_name()).with_meta("depth", "shallow");
         if self.deep {

@@ -197,9 +197,11 @@ fn non_string_output_becomes_json_text() {
 
 #[test]
 fn hostile_inputs_do_not_panic() {
-    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
     let s = run(json!({}), &deep, "x");
     assert!(s.score.is_some());
+    assert!(run(json!({"mode": "json_structural"}), &deep, "x").is_invalid());
+    assert!(run(json!({"scoring": "overlap"}), &deep, "x").score.is_some());
     let weird = "É.. ?! 1,2,3 $-.5 …… 10-12 ’’ ; , and , but 9999999999999999999999999999999999e9 U.S.A. e.g.";
     let s = run(json!({}), weird, weird);
     assert!(s.score.is_some_and(|x| (0.0..=1.0).contains(&x)));

@@ -4,12 +4,12 @@
 //! * Both `output` and `reference` JSON (after removing a code fence): the
 //!   [`json_structural`](super::json_structural) comparison, in any mode.
 //! * Otherwise, with `scoring: claims` (default): the output is cut into
-//!   claims ([`claims`]), each claim is matched with the best evidence
-//!   passage of the reference and context ([`evidence`]) and checked for
-//!   numbers, dates, negation and entities ([`checks`]). Score = supported
+//!   claims (`claims`), each claim is matched with the best evidence
+//!   passage of the reference and context (`evidence`) and checked for
+//!   numbers, dates, negation and entities (`checks`). Score = supported
 //!   claims / claims.
 //! * With `scoring: overlap`: Regtrace's whole-text n-gram overlap
-//!   ([`overlap`]).
+//!   (`overlap`).
 //!
 //! Options: `mode` (`strict` | `lenient` | `json_structural`), `depth`
 //! (`shallow` | `deep`; no judge exists, so `deep` runs the shallow path

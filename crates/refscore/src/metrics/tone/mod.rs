@@ -1,8 +1,8 @@
 //! `tone`: how the output sounds, against a target profile or the
 //! reference, with deterministic heuristics (no judge).
 //!
-//! Each dimension measures the output on [0, 1] ([`formality`],
-//! [`sentiment`], [`assertiveness`], [`persona`], [`verbosity`]). Its
+//! Each dimension measures the output on [0, 1] (`formality`,
+//! `sentiment`, `assertiveness`, `persona`, `verbosity`). Its
 //! target comes from `profile`, else is measured the same way on the
 //! `reference` (persona consistency: at least the reference's, else at
 //! least 1; verbosity compares lengths with the reference). With `d` the

@@ -23,6 +23,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cascade;
 pub mod compare;
 pub mod dataset;
 pub mod detail;

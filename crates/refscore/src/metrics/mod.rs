@@ -4,12 +4,14 @@
 pub(crate) mod input;
 pub(crate) mod options;
 
+pub mod factuality;
 pub mod format;
 pub mod json_diff;
 pub mod json_distance;
 pub mod json_match;
 pub mod json_similarity;
 pub mod json_structural;
+pub mod tone;
 
 use std::path::{Path, PathBuf};
 
@@ -20,8 +22,16 @@ use crate::error::ConfigError;
 use crate::evaluator::Evaluator;
 
 /// Names of the metrics [`build`] knows.
-pub const METRICS: &[&str] =
-    &["json_match", "json_distance", "json_diff", "json_similarity", "json_structural", "format"];
+pub const METRICS: &[&str] = &[
+    "json_match",
+    "json_distance",
+    "json_diff",
+    "json_similarity",
+    "json_structural",
+    "format",
+    "factuality",
+    "tone",
+];
 
 /// Where a metric's configuration comes from: relative file paths in its
 /// options (schemas, rules files) resolve against `base_dir`.
@@ -58,6 +68,8 @@ pub fn build(
         "json_structural" => Box::new(json_structural::JsonStructural::from_options(options)?),
         "json_match" => Box::new(json_match::JsonMatch::from_options(options, ctx)?),
         "format" => Box::new(format::Format::from_options(options, ctx)?),
+        "factuality" => Box::new(factuality::Factuality::from_options(options, ctx)?),
+        "tone" => Box::new(tone::Tone::from_options(options, ctx)?),
         other => {
             return Err(ConfigError::UnknownMetric {
                 name: other.to_owned(),

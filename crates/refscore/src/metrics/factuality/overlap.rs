@@ -1,0 +1,110 @@
+//! Regtrace's shallow factuality score (`scoring: overlap`): n-gram overlap
+//! of the whole output with the whole reference.
+//!
+//! Tokens are the runs of `[a-z0-9]` in the lowercased text (anything else
+//! separates tokens, so `don't` is `don` + `t` and `3.5` is `3` + `5`).
+//! With `U` the sets of tokens and `B` the sets of adjacent token pairs:
+//!
+//! ```text
+//! overlap = 0.4 · J(U_out, U_ref) + 0.6 · J(B_out, B_ref)      J(x, y) = |x ∩ y| / |x ∪ y|
+//! ```
+//!
+//! Fall-backs: two texts without tokens score 1, one text without tokens
+//! scores 0; when either side has a single token (so no pairs), the score
+//! is the unigram Jaccard alone. In `strict` mode a score strictly between
+//! 0.3 and 1 loses 0.1.
+
+use std::collections::BTreeSet;
+
+/// The parts of an overlap score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Overlap {
+    /// Jaccard similarity of the token sets.
+    pub(crate) unigram: f64,
+    /// Jaccard similarity of the token-pair sets (`None` when a side has no pair).
+    pub(crate) bigram: Option<f64>,
+    /// The combined score before any penalty.
+    pub(crate) raw: f64,
+    /// The score after the strict penalty.
+    pub(crate) score: f64,
+}
+
+/// Strict-mode penalty.
+pub(crate) const STRICT_PENALTY: f64 = 0.1;
+
+fn tokens(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+fn jaccard<T: Ord>(a: &BTreeSet<T>, b: &BTreeSet<T>) -> f64 {
+    let inter = a.intersection(b).count();
+    let union = a.len() + b.len() - inter;
+    if union == 0 { 1.0 } else { inter as f64 / union as f64 }
+}
+
+/// The overlap of `output` with `reference`; `strict` applies the penalty.
+pub(crate) fn overlap(output: &str, reference: &str, strict: bool) -> Overlap {
+    let (o, r) = (tokens(output), tokens(reference));
+    let (uo, ur): (BTreeSet<&String>, BTreeSet<&String>) = (o.iter().collect(), r.iter().collect());
+    let unigram = jaccard(&uo, &ur);
+    let pairs = |t: &[String]| -> BTreeSet<(String, String)> {
+        t.windows(2).map(|w| (w[0].clone(), w[1].clone())).collect()
+    };
+    let (bo, br) = (pairs(&o), pairs(&r));
+    let (bigram, raw) = if o.is_empty() || r.is_empty() {
+        (None, if o.is_empty() && r.is_empty() { 1.0 } else { 0.0 })
+    } else if bo.is_empty() || br.is_empty() {
+        (None, unigram)
+    } else {
+        let b = jaccard(&bo, &br);
+        (Some(b), 0.4 * unigram + 0.6 * b)
+    };
+    let score = if strict && raw > 0.3 && raw < 1.0 { raw - STRICT_PENALTY } else { raw };
+    Overlap { unigram, bigram, raw, score: score.clamp(0.0, 1.0) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formula() {
+        let o = overlap("The capital of France is Paris.", "The capital of France is Paris.", true);
+        assert_eq!(o.score, 1.0);
+        // U: {paris,is,the,capital,city,of,france} vs {the,capital,of,france,is,paris}: 6/7.
+        // B: out {paris is, is the, the capital, capital city, city of, of france},
+        //    ref {the capital, capital of, of france, france is, is paris}: 2/9.
+        let o = overlap(
+            "Paris is the capital city of France.",
+            "The capital of France is Paris.",
+            false,
+        );
+        assert!((o.unigram - 6.0 / 7.0).abs() < 1e-12);
+        assert!((o.bigram.unwrap() - 2.0 / 9.0).abs() < 1e-12);
+        let want = 0.4 * 6.0 / 7.0 + 0.6 * 2.0 / 9.0;
+        assert!((o.raw - want).abs() < 1e-12);
+        let strict = overlap(
+            "Paris is the capital city of France.",
+            "The capital of France is Paris.",
+            true,
+        );
+        assert!((strict.score - (want - 0.1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn fall_backs() {
+        assert_eq!(overlap("", "  ", true).score, 1.0);
+        assert_eq!(overlap("!!", "text", true).score, 0.0);
+        assert_eq!(overlap("paris", "Paris", true).score, 1.0);
+        assert_eq!(overlap("paris", "Paris France", false).score, 0.5);
+        // 0.5 is in (0.3, 1): strict takes 0.1 off; 0.25 is not.
+        assert_eq!(overlap("paris", "Paris France", true).score, 0.4);
+        assert_eq!(overlap("a", "a b c d", true).score, 0.25);
+        // Tokens are [a-z0-9] runs: the apostrophe splits.
+        assert_eq!(tokens("Don't 3.5 É"), ["don", "t", "3", "5"]);
+    }
+}

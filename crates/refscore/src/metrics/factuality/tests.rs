@@ -1,0 +1,257 @@
+//! Claim verdicts on realistic outputs, through the evaluator.
+
+use serde_json::json;
+
+use super::*;
+use crate::metrics::build;
+
+fn metric(options: Value) -> Box<dyn Evaluator> {
+    let map = options.as_object().cloned().unwrap_or_default();
+    build("factuality", &map, &BuildContext::default()).unwrap()
+}
+
+fn run(options: Value, output: &str, reference: &str) -> Score {
+    metric(options).evaluate(&EvalInput::pair(json!(output), json!(reference))).unwrap().remove(0)
+}
+
+fn outcomes(s: &Score) -> Vec<Outcome> {
+    s.details.iter().map(|d| d.outcome).collect()
+}
+
+const REFERENCE: &str = "Acme Corp was founded in 1998 by Jane Smith. The company is headquartered in \
+    Berlin. In 2023, revenue grew 24% to $5.2 million. Acme does not sell hardware.";
+
+#[test]
+fn faithful_paraphrase_is_supported() {
+    let s = run(
+        json!({}),
+        "Founded by Jane Smith in 1998, Acme Corp has its headquarters in Berlin. Revenue grew 24% in 2023.",
+        REFERENCE,
+    );
+    assert_eq!(s.score, Some(1.0), "{:?}", s.explanation);
+    assert_eq!(s.label.as_deref(), Some("pass"));
+    assert_eq!(outcomes(&s), [Outcome::Supported, Outcome::Supported]);
+    assert_eq!(
+        s.details[1].expected.as_deref(),
+        Some("In 2023, revenue grew 24% to $5.2 million.")
+    );
+    assert_eq!(s.metadata["method"], "claims");
+}
+
+#[test]
+fn changed_number_is_contradicted() {
+    let s = run(json!({}), "In 2023, revenue grew 42% to $5.2 million.", REFERENCE);
+    assert_eq!(s.score, Some(0.0));
+    assert_eq!(s.label.as_deref(), Some("fail"));
+    let d = &s.details[0];
+    assert_eq!(
+        (d.check.as_str(), d.outcome, d.passed),
+        ("factuality.claim[0]", Outcome::Contradicted, false)
+    );
+    assert_eq!(d.message.as_deref(), Some("number 42% disagrees with 24% in reference"));
+    assert_eq!(d.actual.as_deref(), Some("In 2023, revenue grew 42% to $5.2 million."));
+    let e = s.explanation.unwrap();
+    assert!(e.starts_with("Factuality: 0/1 claims supported (1 contradicted, 0 unverifiable)\n  ✗ factuality.claim[0]"), "{e}");
+}
+
+#[test]
+fn added_negation_is_contradicted() {
+    let s =
+        run(json!({"mode": "lenient"}), "The company is not headquartered in Berlin.", REFERENCE);
+    assert_eq!(outcomes(&s), [Outcome::Contradicted]);
+    assert!(s.details[0].message.as_deref().unwrap().contains("negated"));
+    assert_eq!(s.label.as_deref(), Some("fail"));
+    // And a removed one.
+    let s = run(json!({}), "Acme sells hardware.", REFERENCE);
+    assert_eq!(outcomes(&s), [Outcome::Contradicted]);
+}
+
+#[test]
+fn changed_date_and_entity_are_contradicted() {
+    let s = run(json!({}), "Acme Corp was founded in 1997 by Jane Smith.", REFERENCE);
+    assert_eq!(s.details[0].message.as_deref(), Some("date 1997 disagrees with 1998 in reference"));
+    let s = run(json!({}), "The company is headquartered in Munich.", REFERENCE);
+    assert_eq!(
+        s.details[0].message.as_deref(),
+        Some("entity Munich disagrees with Berlin in reference")
+    );
+}
+
+#[test]
+fn absent_claim_fails_strict_passes_lenient() {
+    let out = "Acme Corp was founded in 1998. It employs 300 engineers in Tokyo.";
+    let strict = run(json!({}), out, REFERENCE);
+    assert_eq!(outcomes(&strict), [Outcome::Supported, Outcome::Unverifiable]);
+    assert_eq!(strict.score, Some(0.5));
+    assert_eq!(strict.label.as_deref(), Some("fail"));
+    assert!(strict.details[1].expected.is_none());
+    let lenient = run(json!({"mode": "lenient"}), out, REFERENCE);
+    assert_eq!(lenient.score, Some(0.5));
+    assert_eq!(lenient.label.as_deref(), Some("pass"));
+    assert!(lenient.details[1].passed);
+}
+
+#[test]
+fn context_is_evidence() {
+    let input = EvalInput::pair(json!("Acme employs 300 engineers."), json!(REFERENCE))
+        .with("context", json!(["Acme employs 300 engineers.", "Unrelated."]));
+    let s = metric(json!({})).evaluate(&input).unwrap().remove(0);
+    assert_eq!(outcomes(&s), [Outcome::Supported]);
+    assert_eq!(s.details[0].message.as_deref(), Some("supported by context[0]"));
+}
+
+#[test]
+fn json_reference_leaves_are_evidence() {
+    let r = json!({"vendor": "Acme", "total": 1250.5, "currency": "EUR"});
+    let input =
+        EvalInput::pair(json!("The total is 1,250.50 and the vendor is Acme. The total is 99."), r);
+    let s = metric(json!({})).evaluate(&input).unwrap().remove(0);
+    assert_eq!(outcomes(&s), [Outcome::Supported, Outcome::Contradicted], "{:?}", s.details);
+}
+
+#[test]
+fn both_json_uses_structural_comparison_in_any_mode() {
+    for mode in ["strict", "lenient", "json_structural"] {
+        let s = run(
+            json!({"mode": mode}),
+            "```json\n{\"a\": 1, \"b\": \"x\"}\n```",
+            "{\"a\": 1, \"b\": \"y\"}",
+        );
+        assert_eq!(s.name, "factuality");
+        assert_eq!(s.score, Some(0.5));
+        assert_eq!(s.metadata["method"], "json_structural");
+        assert_eq!(s.details[0].check, "json_path.$.b");
+        assert!(
+            s.explanation
+                .as_deref()
+                .unwrap()
+                .starts_with("Factuality score 50%: 1/2 leaf values match")
+        );
+        assert_eq!(s.label.as_deref(), Some("fail"));
+    }
+}
+
+#[test]
+fn explicit_json_mode_needs_json() {
+    let s = run(json!({"mode": "json_structural"}), "{\"a\": 1}", "The answer is one.");
+    assert!(s.is_invalid());
+    let e = s.explanation.unwrap();
+    assert!(e.contains("reference is not JSON") && !e.contains("output is not"), "{e}");
+}
+
+#[test]
+fn overlap_scoring_reproduces_regtrace() {
+    let s = run(
+        json!({"scoring": "overlap"}),
+        "Paris is the capital city of France.",
+        "The capital of France is Paris.",
+    );
+    let want = 0.4 * 6.0 / 7.0 + 0.6 * 2.0 / 9.0 - 0.1;
+    assert!((s.score.unwrap() - want).abs() < 1e-12);
+    assert_eq!(s.metadata["method"], "overlap");
+    let lenient = run(
+        json!({"scoring": "overlap", "mode": "lenient"}),
+        "Paris is the capital city of France.",
+        "The capital of France is Paris.",
+    );
+    assert!((lenient.score.unwrap() - (want + 0.1)).abs() < 1e-12);
+}
+
+#[test]
+fn deep_falls_back_and_says_so() {
+    let s = run(json!({"depth": "deep"}), "Acme was founded in 1998.", REFERENCE);
+    assert_eq!(s.score, Some(1.0));
+    assert!(s.explanation.unwrap().contains("not available: scored with the shallow heuristic"));
+    assert_eq!(s.metadata["depth_requested"], "deep");
+}
+
+#[test]
+fn no_claims_scores_one() {
+    let s = run(json!({}), "Thanks! Hope this helps.", REFERENCE);
+    assert_eq!(s.score, Some(1.0));
+    assert_eq!(s.explanation.as_deref(), Some("Factuality: no claims in the output"));
+    let s = run(json!({}), "", "");
+    assert_eq!(s.score, Some(1.0));
+}
+
+#[test]
+fn options_are_checked() {
+    let bad = |o: Value| {
+        Factuality::from_options(o.as_object().unwrap(), &BuildContext::default()).is_err()
+    };
+    assert!(bad(json!({"mode": "fuzzy"})));
+    assert!(bad(json!({"threshold": 1.5})));
+    assert!(bad(json!({"colour": "red"})));
+    assert!(!bad(
+        json!({"mode": "lenient", "depth": "deep", "threshold": 0.5, "scoring": "overlap"})
+    ));
+}
+
+#[test]
+fn non_string_output_becomes_json_text() {
+    let input = EvalInput::pair(json!(42), json!("The answer is 42."));
+    let s = metric(json!({})).evaluate(&input).unwrap().remove(0);
+    assert_eq!(s.metadata["method"], "claims");
+    assert_eq!(outcomes(&s), [Outcome::Supported]);
+}
+
+#[test]
+fn hostile_inputs_do_not_panic() {
+    let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
+    let s = run(json!({}), &deep, "x");
+    assert!(s.score.is_some());
+    assert!(run(json!({"mode": "json_structural"}), &deep, "x").is_invalid());
+    assert!(run(json!({"scoring": "overlap"}), &deep, "x").score.is_some());
+    let weird = "É.. ?! 1,2,3 $-.5 …… 10-12 ’’ ; , and , but 9999999999999999999999999999999999e9 U.S.A. e.g.";
+    let s = run(json!({}), weird, weird);
+    assert!(s.score.is_some_and(|x| (0.0..=1.0).contains(&x)));
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_text_gives_a_score_in_range(out in "\\PC{0,120}", r in "\\PC{0,120}", lenient in proptest::bool::ANY) {
+        let f = Factuality::default().with_mode(if lenient { Mode::Lenient } else { Mode::Strict });
+        let s = f.score_values(&json!(out), &json!(r), &[&json!(r)]);
+        proptest::prop_assert!(s.score.is_none_or(|x| (0.0..=1.0).contains(&x)));
+        let claims = s.details.iter().filter(|d| d.check.starts_with("factuality.claim")).count();
+        if s.metadata.get("method") == Some(&json!("claims")) {
+            proptest::prop_assert_eq!(s.metadata["claims"].as_u64(), Some(claims as u64));
+        }
+    }
+
+    #[test]
+    fn sentence_like_text_never_panics(words in proptest::collection::vec("[A-Za-z]{1,8}|[0-9]{1,4}(\\.[0-9])?%?|\\$[0-9,]{1,7}|[.,;!?]|e\\.g\\.|Dr\\.|not|n't|March|2021", 0..40)) {
+        let text = words.join(" ");
+        let s = Factuality::default().score_values(&json!(text), &json!(words.iter().rev().cloned().collect::<Vec<_>>().join(" ")), &[]);
+        proptest::prop_assert!(s.score.is_some_and(|x| (0.0..=1.0).contains(&x)));
+    }
+}
+
+#[test]
+fn builders() {
+    let f = Factuality::default()
+        .with_scoring(Scoring::Overlap)
+        .with_threshold(f64::NAN)
+        .with_mode(Mode::Lenient);
+    let s = f.score_values(&json!("a b"), &json!("a b"), &[]);
+    assert_eq!((s.score, s.label.as_deref()), (Some(1.0), Some("pass")));
+    let strict = Factuality::default().with_threshold(2.0);
+    let s = strict.score_values(&json!("Acme was founded in 1998."), &json!(REFERENCE), &[]);
+    // Threshold clamped to 1: every content word must be found.
+    assert_eq!(s.score, Some(1.0));
+}
+
+#[test]
+fn deep_json_values_are_not_copied_or_recursed() {
+    let mut deep = json!("leaf");
+    for _ in 0..20_000 {
+        let mut m = Map::new();
+        m.insert(String::from("k"), deep);
+        deep = Value::Object(m);
+    }
+    let s = Factuality::default().score_values(&json!("The k is leaf."), &deep, &[&deep]);
+    assert!(s.score.is_some());
+    let s = Factuality::default().score_values(&deep, &deep, &[]);
+    assert_eq!((s.score, s.metadata["method"].as_str()), (Some(1.0), Some("json_structural")));
+    crate::json::drop_deep(deep);
+}

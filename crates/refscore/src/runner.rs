@@ -92,6 +92,8 @@ pub struct Progress {
     pub rows_failed: u64,
     /// Time since the start.
     pub elapsed: Duration,
+    /// Share of the dataset file read so far, where it can be known.
+    pub fraction_read: Option<f64>,
 }
 
 /// A run that could not go on.
@@ -182,7 +184,12 @@ pub fn run(
             }
         }
         let (rows_done, rows_failed) = collector.progress();
-        on_progress(&Progress { rows_done, rows_failed, elapsed: start.elapsed() });
+        on_progress(&Progress {
+            rows_done,
+            rows_failed,
+            elapsed: start.elapsed(),
+            fraction_read: rows.fraction_read(),
+        });
     }
     Ok(collector.finish(cancelled, start.elapsed().as_secs_f64(), &suite.gate))
 }

@@ -1,6 +1,5 @@
 //! CSV with a header row: each record is an object of column → text cell.
 
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -16,12 +15,6 @@ pub(crate) struct CsvRows<R> {
     record: csv::ByteRecord,
     number: u64,
     done: bool,
-}
-
-impl CsvRows<File> {
-    pub(crate) fn new(path: &Path, file: File) -> Result<Self, DatasetError> {
-        CsvRows::from_reader(path, file)
-    }
 }
 
 impl<R: Read> CsvRows<R> {

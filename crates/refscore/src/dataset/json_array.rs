@@ -5,8 +5,7 @@
 //! each element is then parsed on its own. A malformed element is one
 //! row error; the next element is read as usual.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::{Row, RowError, object_row, row_error};
@@ -35,12 +34,6 @@ pub(crate) struct JsonArrayRows<R> {
     in_str: bool,
     escaped: bool,
     index: u64,
-}
-
-impl JsonArrayRows<BufReader<File>> {
-    pub(crate) fn new(path: &Path, file: File) -> Self {
-        JsonArrayRows::from_reader(path, BufReader::with_capacity(1 << 16, file))
-    }
 }
 
 impl<R: BufRead> JsonArrayRows<R> {
@@ -198,7 +191,7 @@ mod tests {
 
     fn rows(text: &str) -> Vec<Result<Row, RowError>> {
         // A tiny buffer so that elements straddle chunk boundaries.
-        let reader = BufReader::with_capacity(3, text.as_bytes());
+        let reader = std::io::BufReader::with_capacity(3, text.as_bytes());
         JsonArrayRows::from_reader(Path::new("d.json"), reader).collect()
     }
 

@@ -1,8 +1,7 @@
 //! JSONL (one JSON object per line), read line by line with one reused
 //! buffer.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::{Row, RowError, object_row, row_error};
@@ -14,12 +13,6 @@ pub(crate) struct JsonlRows<R> {
     buf: Vec<u8>,
     line: u64,
     done: bool,
-}
-
-impl JsonlRows<BufReader<File>> {
-    pub(crate) fn new(path: &Path, file: File) -> Self {
-        JsonlRows::from_reader(path, BufReader::with_capacity(1 << 16, file))
-    }
 }
 
 impl<R: BufRead> JsonlRows<R> {

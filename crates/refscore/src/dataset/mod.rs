@@ -13,6 +13,8 @@ mod parquet;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
@@ -120,12 +122,21 @@ pub enum DatasetError {
 pub struct Rows {
     inner: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
     format: DatasetFormat,
+    read: Option<Arc<AtomicU64>>,
+    size: u64,
 }
 
 impl Rows {
     /// The format being read.
     pub fn format(&self) -> DatasetFormat {
         self.format
+    }
+
+    /// Share of the file read so far, in [0, 1], where it can be known.
+    pub fn fraction_read(&self) -> Option<f64> {
+        let read = self.read.as_ref()?.load(Ordering::Relaxed);
+        #[allow(clippy::cast_precision_loss)]
+        (self.size > 0).then(|| (read as f64 / self.size as f64).min(1.0))
     }
 }
 
@@ -155,12 +166,19 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
         .ok_or_else(|| DatasetError::UnknownFormat { path: path.to_path_buf() })?;
     let file = std::fs::File::open(path)
         .map_err(|e| DatasetError::Io { path: path.to_path_buf(), message: e.to_string() })?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    let read = Arc::new(AtomicU64::new(0));
+    let counted = |file| std::io::BufReader::with_capacity(1 << 16, Counting { inner: file, read: Arc::clone(&read) });
     let inner: Box<dyn Iterator<Item = Result<Row, RowError>> + Send> = match format {
-        DatasetFormat::Jsonl => Box::new(jsonl::JsonlRows::new(path, file)),
-        DatasetFormat::JsonArray => Box::new(json_array::JsonArrayRows::new(path, file)),
-        DatasetFormat::Csv => Box::new(csv::CsvRows::new(path, file)?),
+        DatasetFormat::Jsonl => Box::new(jsonl::JsonlRows::from_reader(path, counted(file))),
+        DatasetFormat::JsonArray => Box::new(json_array::JsonArrayRows::from_reader(path, counted(file))),
+        DatasetFormat::Csv => Box::new(csv::CsvRows::from_reader(path, counted(file))?),
         #[cfg(feature = "parquet")]
-        DatasetFormat::Parquet => Box::new(parquet::ParquetRows::new(path, file)?),
+        DatasetFormat::Parquet => {
+            // Parquet reads by seeking; its progress is not byte-based.
+            let rows = parquet::ParquetRows::new(path, file)?;
+            return Ok(Rows { inner: Box::new(rows), format, read: None, size: 0 });
+        }
         #[cfg(not(feature = "parquet"))]
         DatasetFormat::Parquet => {
             return Err(DatasetError::Invalid {
@@ -169,7 +187,21 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
             });
         }
     };
-    Ok(Rows { inner, format })
+    Ok(Rows { inner, format, read: Some(read), size })
+}
+
+/// A reader that counts the bytes read through it, for progress.
+struct Counting<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: std::io::Read> std::io::Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// Turns a parsed value into a row, or says why it is not one.

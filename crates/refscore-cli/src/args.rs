@@ -19,6 +19,9 @@ pub(crate) enum Command {
     /// Compare one output with its reference, or every pair of a JSONL file.
     #[command(after_help = EXIT_CODES)]
     Compare(CompareArgs),
+    /// Score a golden dataset with a suite file; exit 1 when its gate fails.
+    #[command(after_help = EXIT_CODES)]
+    Run(RunArgs),
     /// List the metrics.
     Metrics,
 }
@@ -70,4 +73,29 @@ pub(crate) struct CompareArgs {
     /// Worker threads for --pairs (default: all cores).
     #[arg(long)]
     pub(crate) threads: Option<usize>,
+}
+
+/// Arguments of `refscore run`.
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// Suite file (YAML or TOML).
+    pub(crate) suite: PathBuf,
+    /// Output folder for results.jsonl and summary.json (default: refscore-out/<UTC timestamp>/).
+    #[arg(long, short = 'o')]
+    pub(crate) output: Option<PathBuf>,
+    /// Summary on standard output: `text` (default) or `json`.
+    #[arg(long, value_parser = ["text", "json"])]
+    pub(crate) format: Option<String>,
+    /// No progress output.
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub(crate) threads: Option<usize>,
+    /// Evaluate at most this many rows.
+    #[arg(long)]
+    pub(crate) limit: Option<u64>,
+    /// Keep passed details in results.jsonl (by default only failed ones are written).
+    #[arg(long)]
+    pub(crate) all_details: bool,
 }

@@ -11,6 +11,8 @@ mod color;
 mod compare;
 mod pairs;
 mod render;
+mod report;
+mod run;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
 fn run(cli: args::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         args::Command::Compare(c) => compare::run(&c),
+        args::Command::Run(r) => run::run(&r),
         args::Command::Metrics => {
             let mut out = std::io::stdout().lock();
             for m in refscore::metrics::METRICS {

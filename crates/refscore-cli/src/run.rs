@@ -2,7 +2,7 @@
 
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use refscore::runner::{self, Progress, RowResult, RunOptions};
 use refscore::suite::Suite;
-use refscore::summary::RunSummary;
 
 use crate::args::RunArgs;
 use crate::color::Palette;
@@ -26,7 +25,8 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let results_path = dir.join("results.jsonl");
     let mut results = BufWriter::with_capacity(
         1 << 20,
-        File::create(&results_path).with_context(|| format!("creating {}", results_path.display()))?,
+        File::create(&results_path)
+            .with_context(|| format!("creating {}", results_path.display()))?,
     );
 
     let cancel = Arc::new(AtomicBool::new(false));
@@ -45,7 +45,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         limit: args.limit,
         keep_passed_details: args.all_details,
     };
-    let progress = ProgressView::new(args.quiet, &suite.dataset);
+    let progress = ProgressView::new(args.quiet);
     let mut on_row = |r: &RowResult| -> std::io::Result<()> {
         serde_json::to_writer(&mut results, r)?;
         results.write_all(b"\n")
@@ -63,7 +63,12 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
         crate::report::summary(&mut out, &summary, &suite, Palette::detect())?;
-        writeln!(out, "\nresults: {}\nsummary: {}", results_path.display(), summary_path.display())?;
+        writeln!(
+            out,
+            "\nresults: {}\nsummary: {}",
+            results_path.display(),
+            summary_path.display()
+        )?;
     }
     let mut err = std::io::stderr().lock();
     for e in &suite.evaluators {
@@ -80,12 +85,10 @@ struct ProgressView {
     bar: Option<indicatif::ProgressBar>,
     plain: bool,
     last: std::sync::Mutex<Instant>,
-    total_bytes: u64,
 }
 
 impl ProgressView {
-    fn new(quiet: bool, dataset: &Path) -> Self {
-        let total_bytes = std::fs::metadata(dataset).map(|m| m.len()).unwrap_or(0);
+    fn new(quiet: bool) -> Self {
         let tty = std::io::stderr().is_terminal();
         let bar = (!quiet && tty).then(|| {
             let b = indicatif::ProgressBar::new_spinner();
@@ -96,21 +99,20 @@ impl ProgressView {
             b.enable_steady_tick(Duration::from_millis(120));
             b
         });
-        ProgressView { bar, plain: !quiet && !tty, last: std::sync::Mutex::new(Instant::now()), total_bytes }
+        ProgressView { bar, plain: !quiet && !tty, last: std::sync::Mutex::new(Instant::now()) }
     }
 
     fn line(&self, p: &Progress) -> String {
         let secs = p.elapsed.as_secs_f64().max(1e-9);
         #[allow(clippy::cast_precision_loss)]
         let rate = p.rows_done as f64 / secs;
-        let mut s = format!("{} rows, {rate:.0} rows/s, {} failed, {:.1}s", p.rows_done, p.rows_failed, secs);
-        if self.total_bytes > 0 && p.bytes_read > 0 {
-            #[allow(clippy::cast_precision_loss)]
-            let frac = (p.bytes_read as f64 / self.total_bytes as f64).min(1.0);
-            if frac > 0.0 {
-                let eta = secs * (1.0 - frac) / frac;
-                s.push_str(&format!(", {:.0}% read, ETA {eta:.0}s", frac * 100.0));
-            }
+        let mut s = format!(
+            "{} rows, {rate:.0} rows/s, {} failed, {:.1}s",
+            p.rows_done, p.rows_failed, secs
+        );
+        if let Some(frac) = p.fraction_read.filter(|f| *f > 0.0) {
+            let eta = secs * (1.0 - frac) / frac;
+            s.push_str(&format!(", {:.0}% read, ETA {eta:.0}s", frac * 100.0));
         }
         s
     }
@@ -136,7 +138,9 @@ impl ProgressView {
 
 /// `YYYYMMDD-HHMMSS` in UTC.
 fn timestamp() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let days = i64::try_from(secs / 86_400).unwrap_or(0);
     let rem = secs % 86_400;
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
@@ -150,9 +154,4 @@ fn timestamp() -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
-#[allow(dead_code)]
-fn _summary_type_check(s: &RunSummary) -> bool {
-    s.gate.passed
 }

@@ -168,10 +168,17 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
         .map_err(|e| DatasetError::Io { path: path.to_path_buf(), message: e.to_string() })?;
     let size = file.metadata().map_or(0, |m| m.len());
     let read = Arc::new(AtomicU64::new(0));
-    let counted = |file| std::io::BufReader::with_capacity(1 << 16, Counting { inner: file, read: Arc::clone(&read) });
+    let counted = |file| {
+        std::io::BufReader::with_capacity(
+            1 << 16,
+            Counting { inner: file, read: Arc::clone(&read) },
+        )
+    };
     let inner: Box<dyn Iterator<Item = Result<Row, RowError>> + Send> = match format {
         DatasetFormat::Jsonl => Box::new(jsonl::JsonlRows::from_reader(path, counted(file))),
-        DatasetFormat::JsonArray => Box::new(json_array::JsonArrayRows::from_reader(path, counted(file))),
+        DatasetFormat::JsonArray => {
+            Box::new(json_array::JsonArrayRows::from_reader(path, counted(file)))
+        }
         DatasetFormat::Csv => Box::new(csv::CsvRows::from_reader(path, counted(file))?),
         #[cfg(feature = "parquet")]
         DatasetFormat::Parquet => {

@@ -1,0 +1,144 @@
+//! The console summary of a run: evaluators, the fields that fail most,
+//! and the gate.
+
+use std::io::Write;
+
+use refscore::summary::RunSummary;
+use refscore::{Direction, Suite};
+
+use crate::color::Palette;
+
+/// Fields listed per evaluator in the console (all are in summary.json).
+const FIELDS_SHOWN: usize = 12;
+
+pub(crate) fn summary(
+    out: &mut impl Write,
+    s: &RunSummary,
+    suite: &Suite,
+    p: Palette,
+) -> std::io::Result<()> {
+    #[allow(clippy::cast_precision_loss)]
+    let rate = if s.duration_s > 0.0 { s.rows as f64 / s.duration_s } else { 0.0 };
+    let name = suite.name.clone().unwrap_or_else(|| suite.path.display().to_string());
+    writeln!(
+        out,
+        "{}  {} rows in {:.2}s ({rate:.0} rows/s); {} unreadable, {} with a failed evaluation{}",
+        p.bold(&name),
+        s.rows,
+        s.duration_s,
+        s.rows_unreadable,
+        s.rows_with_failures,
+        if s.cancelled { p.yellow("; cancelled") } else { String::new() }
+    )?;
+    writeln!(out)?;
+    let head = [
+        "EVALUATOR",
+        "METRIC",
+        "SCORED",
+        "MEAN",
+        "MEDIAN",
+        "MIN",
+        "PASS RATE",
+        "THRESHOLD",
+        "INVALID",
+        "FAILED",
+    ];
+    let mut rows = vec![head.map(String::from).to_vec()];
+    for e in &s.evaluators {
+        let op = if e.direction == Direction::Minimize { "≤" } else { "≥" };
+        rows.push(vec![
+            e.name.clone(),
+            e.metric.clone(),
+            e.count.to_string(),
+            num(e.mean),
+            num(e.median),
+            num(e.min),
+            e.pass_rate.map_or_else(|| String::from("—"), |r| format!("{:.1}%", r * 100.0)),
+            e.threshold.map_or_else(|| String::from("—"), |t| format!("{op} {}", fmt(t))),
+            e.invalid.to_string(),
+            e.failed.to_string(),
+        ]);
+    }
+    table(out, &rows, p)?;
+
+    let mut evaluators: Vec<&str> = s.fields.iter().map(|f| f.evaluator.as_str()).collect();
+    evaluators.dedup();
+    let mut seen = std::collections::BTreeSet::new();
+    for ev in evaluators {
+        if !seen.insert(ev) {
+            continue;
+        }
+        // Most failures first: the fields to fix first.
+        let mut fields: Vec<_> =
+            s.fields.iter().filter(|f| f.evaluator == ev && f.accuracy < 1.0).collect();
+        fields.sort_by_key(|f| std::cmp::Reverse(f.wrong + f.partial + f.missing + f.extra));
+        fields.truncate(FIELDS_SHOWN);
+        if fields.is_empty() {
+            continue;
+        }
+        writeln!(out)?;
+        writeln!(out, "{}", p.bold(&format!("Fields that fail most ({ev})")))?;
+        let mut rows = vec![
+            ["PATH", "ACCURACY", "SEEN", "WRONG", "PARTIAL", "MISSING", "EXTRA", "EXAMPLE ROWS"]
+                .map(String::from)
+                .to_vec(),
+        ];
+        for f in fields {
+            rows.push(vec![
+                f.path.clone(),
+                format!("{:.1}%", f.accuracy * 100.0),
+                f.total.to_string(),
+                f.wrong.to_string(),
+                f.partial.to_string(),
+                f.missing.to_string(),
+                f.extra.to_string(),
+                f.examples.join(", "),
+            ]);
+        }
+        table(out, &rows, p)?;
+    }
+
+    writeln!(out)?;
+    let verdict = if s.gate.passed { p.green("PASSED") } else { p.red("FAILED") };
+    writeln!(out, "{} {verdict}", p.bold("Gate"))?;
+    for c in &s.gate.checks {
+        let mark = if c.passed { p.green("✓") } else { p.red("✗") };
+        let actual = c.actual.map_or_else(|| String::from("none"), fmt);
+        writeln!(out, "  {mark} {} {} {} (actual {actual})", c.name, c.op, fmt(c.required))?;
+    }
+    Ok(())
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or_else(|| String::from("—"), fmt)
+}
+
+fn fmt(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { format!("{v:.3}") }
+}
+
+fn table(out: &mut impl Write, rows: &[Vec<String>], p: Palette) -> std::io::Result<()> {
+    let cols = rows.first().map_or(0, Vec::len);
+    let mut width = vec![0usize; cols];
+    for r in rows {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count()).min(60);
+        }
+    }
+    for (i, r) in rows.iter().enumerate() {
+        let mut line = String::new();
+        for (j, (c, w)) in r.iter().zip(&width).enumerate() {
+            let c: String = if c.chars().count() > *w {
+                c.chars().take(w - 1).chain(['…']).collect()
+            } else {
+                c.clone()
+            };
+            line.push_str(&c);
+            if j + 1 < r.len() {
+                line.push_str(&" ".repeat(w - c.chars().count() + 2));
+            }
+        }
+        writeln!(out, "  {}", if i == 0 { p.dim(&line) } else { line })?;
+    }
+    Ok(())
+}

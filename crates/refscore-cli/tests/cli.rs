@@ -1,0 +1,293 @@
+//! Tests of the real `refscore` binary.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn refscore(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("runs")
+}
+
+fn refscore_stdin(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("writes");
+    child.wait_with_output().expect("runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("writes");
+    p.to_string_lossy().into_owned()
+}
+
+const PAIR: [&str; 2] = ["examples/pair/output.json", "examples/pair/reference.json"];
+
+#[test]
+fn compare_prints_a_readable_field_table() {
+    let o = refscore(&["compare", "--metric", "json_distance", PAIR[0], PAIR[1]]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("json_distance  score "), "{out}");
+    assert!(out.contains("PATH") && out.contains("VERDICT") && out.contains("EXPECTED"), "{out}");
+    assert!(out.contains("$."), "{out}");
+}
+
+#[test]
+fn compare_json_prints_the_score_object_for_every_metric() {
+    for metric in ["json_match", "json_distance", "json_diff", "json_similarity", "json_structural"]
+    {
+        let o = refscore(&["compare", "--metric", metric, "--json", PAIR[0], PAIR[1]]);
+        assert_eq!(code(&o), 0, "{metric}: {}", stderr(&o));
+        let v: Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+        assert_eq!(v["name"], metric);
+        assert_eq!(v["kind"], "code");
+        let s = v["score"].as_f64().expect("a score");
+        assert!(s.is_finite());
+        assert!(v["details"].as_array().is_some_and(|d| !d.is_empty()), "{metric}: {v}");
+    }
+}
+
+#[test]
+fn compare_reads_standard_input() {
+    let o = refscore_stdin(
+        &["compare", "--json", "-", PAIR[1]],
+        &std::fs::read_to_string(root().join(PAIR[1])).unwrap(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["score"], 0.0);
+    assert_eq!(v["label"], "match");
+}
+
+#[test]
+fn compare_of_text_that_is_not_json_is_invalid_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(dir.path(), "bad.json", "{\"a\": ");
+    let o = refscore(&["compare", "--json", &bad, PAIR[1]]);
+    assert_eq!(code(&o), 0);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v["score"].is_null());
+    assert_eq!(v["label"], "invalid");
+    assert!(v["explanation"].as_str().unwrap().contains("Failed to parse JSON"), "{v}");
+}
+
+#[test]
+fn weights_and_target_key_reach_their_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = write(dir.path(), "o.json", r#"{"a": "x", "b": 1}"#);
+    let r = write(dir.path(), "r.json", r#"{"a": "y", "b": 1}"#);
+    let w = write(dir.path(), "w.json", r#"{"a": 0.0, "b": 1.0}"#);
+    let out = refscore(&["compare", "-m", "json_diff", "--json", "--weights", &w, &o, &r]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(serde_json::from_str::<Value>(&stdout(&out)).unwrap()["score"], 1.0);
+    let out =
+        refscore(&["compare", "-m", "json_similarity", "--json", "--target-key", "b", &o, &r]);
+    assert_eq!(serde_json::from_str::<Value>(&stdout(&out)).unwrap()["score"], 1.0);
+}
+
+#[test]
+fn json_match_takes_a_rules_file_and_strict_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = write(dir.path(), "o.txt", "Sure! ```json\n{\"total\": \"1,234.50\"}\n```");
+    let r = write(dir.path(), "r.json", r#"{"total": 1234.5}"#);
+    let rules =
+        write(dir.path(), "rules.yaml", "rules:\n  - path: $.total\n    compare: number_string\n");
+    let out = refscore(&["compare", "-m", "json_match", "--json", "--rules", &rules, &o, &r]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["score"], 1.0, "{v}");
+    assert_eq!(v["metadata"]["extraction"]["method"], "fence");
+    let out =
+        refscore(&["compare", "-m", "json_match", "--json", "--strict", "--rules", &rules, &o, &r]);
+    assert_eq!(serde_json::from_str::<Value>(&stdout(&out)).unwrap()["label"], "no_json");
+    let bad = write(dir.path(), "bad.yaml", "rules:\n  - path: $.total\n    compare: fuzzy\n");
+    let out = refscore(&["compare", "-m", "json_match", "--rules", &bad, &o, &r]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("rule 1") && stderr(&out).contains("bad.yaml"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn pairs_keep_order_ids_and_bad_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..5000 {
+        text.push_str(&format!(
+            "{{\"id\": \"p{i}\", \"output\": {{\"n\": {i}}}, \"reference\": {{\"n\": {}}}}}\n",
+            i % 7
+        ));
+    }
+    text.push_str("not json\n\n{\"id\": \"no-ref\", \"output\": 1}\n");
+    let p = write(dir.path(), "pairs.jsonl", &text);
+    let o = refscore(&["compare", "-m", "json_distance", "--pairs", &p, "--threads", "2"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let lines: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 5002);
+    for (i, l) in lines.iter().take(5000).enumerate() {
+        assert_eq!(l["id"], format!("p{i}"));
+        assert_eq!(l["score"], if i % 7 == i { 0.0 } else { 1.0 });
+    }
+    assert_eq!(lines[5000]["label"], "invalid");
+    assert_eq!(lines[5000]["metadata"]["line"], 5001);
+    assert_eq!(lines[5001]["id"], "no-ref");
+    assert!(lines[5001]["explanation"].as_str().unwrap().contains("missing `reference`"));
+}
+
+#[test]
+fn pairs_parse_strings_only_when_asked() {
+    let line = "{\"id\": 1, \"output\": \"{\\\"a\\\": 1}\", \"reference\": {\"a\": 1}}\n";
+    let o = refscore_stdin(&["compare", "--pairs", "-"], line);
+    assert_eq!(serde_json::from_str::<Value>(stdout(&o).trim()).unwrap()["score"], 1.0);
+    let o = refscore_stdin(&["compare", "--pairs", "-", "--parse-strings"], line);
+    assert_eq!(serde_json::from_str::<Value>(stdout(&o).trim()).unwrap()["score"], 0.0);
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    assert_eq!(code(&refscore(&["compare", "-m", "nope", PAIR[0], PAIR[1]])), 2);
+    assert_eq!(code(&refscore(&["compare", "missing.json", PAIR[1]])), 2);
+    assert_eq!(code(&refscore(&["compare", "--opt", "novalue", PAIR[0], PAIR[1]])), 2);
+    assert_eq!(code(&refscore(&["compare", "--opt", "colour=1", PAIR[0], PAIR[1]])), 2);
+    assert_eq!(code(&refscore(&["compare"])), 2);
+    let o = refscore_stdin(&["compare", "--pairs", "-"], "");
+    assert_eq!(code(&o), 2, "an empty pairs file evaluated nothing");
+    let o = refscore(&["compare", "--help"]);
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).contains("Exit codes"));
+}
+
+#[test]
+fn deep_nesting_does_not_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+    let a = write(dir.path(), "a.json", &deep);
+    let b = write(dir.path(), "b.json", &deep.replace('1', "2"));
+    for m in ["json_match", "json_distance", "json_diff", "json_similarity", "json_structural"] {
+        let o = refscore(&["compare", "-m", m, "--json", &a, &b]);
+        assert_eq!(code(&o), 0, "{m}: {}", stderr(&o));
+        let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert!(v["score"].as_f64().is_some_and(f64::is_finite), "{m}: {v}");
+    }
+}
+
+#[test]
+fn run_the_example_suite_passes_its_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o =
+        refscore(&["run", "examples/invoices/suite.yaml", "-o", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Fields that fail most (fields)") && text.contains("Gate"), "{text}");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["gate"]["passed"], true);
+    assert_eq!(summary["rows"], 66);
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert_eq!(results.lines().count(), 66);
+    let first: Value = serde_json::from_str(results.lines().next().unwrap()).unwrap();
+    assert_eq!(first["id"], "inv-001");
+    assert_eq!(first["execution"]["fields"]["status"], "completed");
+}
+
+#[test]
+fn run_a_failing_gate_exits_1_and_json_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = refscore(&[
+        "run",
+        "examples/invoices/suite-strict.yaml",
+        "-o",
+        dir.path().to_str().unwrap(),
+        "--quiet",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["gate"]["passed"], false);
+}
+
+#[test]
+fn run_with_nothing_to_evaluate_is_not_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "empty.jsonl", "");
+    let suite = write(
+        dir.path(),
+        "suite.yaml",
+        "dataset: empty.jsonl\nevaluators:\n  - name: d\n    metric: json_distance\n",
+    );
+    let o = refscore(&["run", &suite, "-o", dir.path().join("o").to_str().unwrap(), "--quiet"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    write(dir.path(), "bad.jsonl", "nope\n{also bad\n");
+    let suite = write(
+        dir.path(),
+        "s2.yaml",
+        "dataset: bad.jsonl\nevaluators:\n  - name: d\n    metric: json_distance\n",
+    );
+    let o = refscore(&["run", &suite, "-o", dir.path().join("o2").to_str().unwrap(), "--quiet"]);
+    assert_eq!(code(&o), 1, "every row errored: {}", stdout(&o));
+}
+
+#[test]
+fn run_rejects_a_bad_suite_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "d.jsonl", "{\"output\": 1, \"reference\": 1}\n");
+    let suite = write(dir.path(), "suite.yaml", "dataset: d.jsonl\nevaluatorz: []\n");
+    let o = refscore(&["run", &suite]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(err.contains("evaluatorz") && err.contains("suite.yaml"), "{err}");
+    let o = refscore(&["run", "no/such/suite.yaml"]);
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn metrics_lists_every_metric() {
+    let o = refscore(&["metrics"]);
+    assert_eq!(code(&o), 0);
+    let out = stdout(&o);
+    for m in [
+        "json_match",
+        "json_distance",
+        "json_diff",
+        "json_similarity",
+        "json_structural",
+        "format",
+        "factuality",
+        "tone",
+    ] {
+        assert!(out.lines().any(|l| l == m), "{m} missing from {out}");
+    }
+}

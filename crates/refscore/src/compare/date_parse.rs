@@ -2,7 +2,7 @@
 
 use super::date::{CalendarDate, DateError, DateTime, DayMonth, TimeOfDay};
 
-/// Parses one date or datetime (see `docs/json_match-comparators.md` for
+/// Parses one date or datetime (see `docs/json_match.md` (Comparators and normalizers) for
 /// the accepted forms). Surrounding white space is ignored.
 pub fn parse_date(s: &str, day_month: DayMonth) -> Result<DateTime, DateError> {
     let t = s.trim();

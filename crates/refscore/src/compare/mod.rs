@@ -13,7 +13,7 @@
 //!    booleans under `date`) are compared as [`Comparator::Exact`] does.
 //!
 //! The exact definitions, with examples, are in
-//! `docs/json_match-comparators.md`.
+//! `docs/json_match.md` (Comparators and normalizers).
 
 mod date;
 mod date_parse;
@@ -43,7 +43,7 @@ use serde_json::Value;
 
 use crate::engine::Leaf;
 
-/// How one leaf is compared. See `docs/json_match-comparators.md`.
+/// How one leaf is compared. See `docs/json_match.md` (Comparators and normalizers).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum Comparator {
     /// Used when no rule sets a comparator: strict types, numbers equal by

@@ -33,7 +33,7 @@ impl Amount {
 }
 
 /// Reads a number written as text, with `decimal` as the decimal
-/// separator (the grammar is in `docs/json_match-comparators.md`):
+/// separator (the grammar is in `docs/json_match.md` (Comparators and normalizers)):
 /// an optional sign or enclosing parentheses (negative), an optional
 /// currency (a currency symbol, up to three capital letters and a symbol
 /// such as `US$`, or a three-letter code such as `EUR`) before or after,

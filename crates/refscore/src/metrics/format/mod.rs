@@ -6,7 +6,7 @@
 //! of its assertions passes. The score is passed sub-checks / enabled
 //! sub-checks, the label `pass` when all passed and `fail` otherwise.
 //! Every assertion is a [`Detail`](crate::detail::Detail); see
-//! `docs/metrics-format.md` for the exact rules.
+//! `docs/metrics.md` (section `format`) for the exact rules.
 
 mod json_checks;
 mod length;

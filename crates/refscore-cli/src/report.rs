@@ -60,6 +60,16 @@ pub(crate) fn summary(
         ]);
     }
     table(out, &rows, p)?;
+    if let Some(r) = &s.row_score {
+        writeln!(
+            out,
+            "  row score (weighted average of the similarity evaluators): mean {}, median {}, min {} over {} rows",
+            fmt(r.mean),
+            fmt(r.median),
+            fmt(r.min),
+            r.count
+        )?;
+    }
 
     let mut evaluators: Vec<&str> = s.fields.iter().map(|f| f.evaluator.as_str()).collect();
     evaluators.dedup();

@@ -50,4 +50,6 @@ pub use mapping::{InputMapping, MappingError};
 pub use runner::{Execution, Progress, RowResult, RunError, RunOptions, Status, run};
 pub use score::{Direction, Kind, Score};
 pub use suite::{Suite, SuiteEvaluator, SuiteFormat};
-pub use summary::{EvaluatorSummary, FieldStat, Gate, GateCheck, GateResult, RunSummary};
+pub use summary::{
+    EvaluatorSummary, FieldStat, Gate, GateCheck, GateResult, RowScoreSummary, RunSummary,
+};

@@ -78,6 +78,10 @@ pub struct RowResult {
     /// Per evaluator with a threshold: whether the row passed it.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub passed: BTreeMap<String, bool>,
+    /// Weighted average of the evaluators' main scores that are
+    /// similarities in [0, 1] (see [`crate::cascade`]); `None` if none is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row_score: Option<f64>,
     /// Why the row could not be read (`file:line: message`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -202,6 +206,9 @@ fn record(collector: &mut Collector, ev: &mut Evaluated) {
     }
     let outcomes: Vec<EvalOutcome> = ev.outcomes.iter().map(|(o, _)| *o).collect();
     collector.row(&outcomes);
+    if let Some(x) = ev.result.row_score {
+        collector.row_score(x);
+    }
     for (i, (_, range)) in ev.outcomes.iter().enumerate() {
         if let Some(scores) = ev.result.scores.get(range.clone()) {
             for s in scores {
@@ -238,6 +245,7 @@ fn evaluate_item(suite: &Suite, item: Result<Row, RowError>) -> Evaluated {
                 scores: Vec::new(),
                 execution: BTreeMap::new(),
                 passed: BTreeMap::new(),
+                row_score: None,
                 error: Some(e.to_string()),
             },
             outcomes: Vec::new(),
@@ -299,8 +307,26 @@ fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
         let status = if error.is_some() { Status::Failed } else { Status::Completed };
         execution.insert(ev.name.clone(), Execution { status, duration_ms, error });
     }
+    let main: Vec<(&Score, f64)> = suite
+        .evaluators
+        .iter()
+        .zip(&outcomes)
+        .filter_map(|(ev, (_, range))| {
+            let own = scores.get(range.clone())?;
+            own.iter().find(|s| s.name == ev.name).map(|s| (s, ev.weight))
+        })
+        .collect();
+    let row_score = crate::cascade::RowScore::combine(&main).score;
     Evaluated {
-        result: RowResult { id, row: row.number, scores, execution, passed, error: None },
+        result: RowResult {
+            id,
+            row: row.number,
+            scores,
+            execution,
+            passed,
+            row_score,
+            error: None,
+        },
         outcomes,
         unreadable: false,
     }

@@ -78,6 +78,9 @@ pub struct SuiteEvaluator {
     pub mapping: InputMapping,
     /// Pass threshold: `score >= t` when higher is better, `<= t` when lower is.
     pub threshold: Option<f64>,
+    /// Weight of this evaluator's main score in the row score (the
+    /// weighted average of [`crate::cascade`]); default 1.
+    pub weight: f64,
 }
 
 impl fmt::Debug for SuiteEvaluator {
@@ -176,6 +179,11 @@ fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, Conf
                 "duplicate evaluator name (give each evaluator a unique `name`)",
             ));
         }
+        if let Some(w) = e.weight
+            && !(w.is_finite() && w >= 0.0)
+        {
+            return Err(ConfigError::invalid(context, "weight must be a finite number ≥ 0"));
+        }
         if let Some(t) = e.threshold
             && !t.is_finite()
         {
@@ -209,6 +217,7 @@ fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, Conf
             evaluator,
             mapping,
             threshold: e.threshold,
+            weight: e.weight.unwrap_or(1.0),
         });
     }
     for key in raw.mapping.keys() {

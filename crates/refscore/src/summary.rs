@@ -31,6 +31,10 @@ pub struct RunSummary {
     pub duration_s: f64,
     /// One entry per evaluator, in suite order.
     pub evaluators: Vec<EvaluatorSummary>,
+    /// The row scores (weighted average of each row's similarity scores,
+    /// see [`crate::cascade`]), when any row had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row_score: Option<RowScoreSummary>,
     /// Per-field statistics of the JSON metrics, worst accuracy first.
     pub fields: Vec<FieldStat>,
     /// Field details not tallied because an evaluator reached
@@ -43,6 +47,19 @@ pub struct RunSummary {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// Statistics of the row scores.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RowScoreSummary {
+    /// Rows that had a row score.
+    pub count: u64,
+    /// Mean row score.
+    pub mean: f64,
+    /// Median row score.
+    pub median: f64,
+    /// Lowest row score.
+    pub min: f64,
 }
 
 /// Statistics of one evaluator over a run.
@@ -121,6 +138,7 @@ pub(crate) struct Collector {
     rows_unreadable: u64,
     rows_with_failures: u64,
     rows_scored: u64,
+    row_scores: stats::Stats,
 }
 
 impl Collector {
@@ -145,6 +163,7 @@ impl Collector {
             rows_unreadable: 0,
             rows_with_failures: 0,
             rows_scored: 0,
+            row_scores: stats::Stats::default(),
         }
     }
 
@@ -155,6 +174,11 @@ impl Collector {
     }
 
     /// Counts one evaluated row, one outcome per evaluator.
+    /// Feeds one row score (the weighted average of its evaluators).
+    pub(crate) fn row_score(&mut self, x: f64) {
+        self.row_scores.add(x);
+    }
+
     pub(crate) fn row(&mut self, outcomes: &[EvalOutcome]) {
         self.rows += 1;
         let mut failed = false;
@@ -223,7 +247,15 @@ impl Collector {
         };
         let gate = gate.check(&evaluators, counts);
         let fields_dropped = self.fields.dropped;
+        let mut row_scores = self.row_scores;
+        let row_score = (row_scores.count() > 0).then(|| RowScoreSummary {
+            count: row_scores.count(),
+            mean: row_scores.mean().unwrap_or(0.0),
+            median: row_scores.median().unwrap_or(0.0),
+            min: row_scores.min().unwrap_or(0.0),
+        });
         RunSummary {
+            row_score,
             rows,
             rows_unreadable: self.rows_unreadable,
             rows_with_failures: self.rows_with_failures,

@@ -56,6 +56,7 @@ fn flaky_suite(dataset: PathBuf, gate: Gate) -> Suite {
             evaluator: Box::new(Flaky),
             mapping: InputMapping::new(),
             threshold: Some(0.5),
+            weight: 1.0,
         }],
         gate,
     }
@@ -293,4 +294,32 @@ fn deeply_nested_rows_do_not_overflow() {
         collect(&suite, &RunOptions { threads: Some(1), ..RunOptions::default() });
     assert_eq!(rows.len(), 1);
     assert_eq!(summary.rows, 1);
+}
+
+#[test]
+fn row_score_is_the_weighted_average_of_similarities() {
+    let dir = tempfile::tempdir().unwrap();
+    write_jsonl(
+        dir.path(),
+        &[
+            json!({"id": "a", "output": {"x": 1, "y": 2}, "reference": {"x": 1, "y": 3}})
+                .to_string(),
+            json!({"id": "b", "output": {"x": 1, "y": 3}, "reference": {"x": 1, "y": 3}})
+                .to_string(),
+        ],
+    );
+    let yaml = "dataset: data.jsonl\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n    weight: 3\n  - name: s\n    metric: json_structural\n  - name: d\n    metric: json_distance\n";
+    let suite = Suite::from_str(yaml, SuiteFormat::Yaml, dir.path()).unwrap();
+    let (rows, summary) = collect(&suite, &RunOptions::default());
+    // Row a: json_match 0.5 (one of two fields), json_structural 0.5; the
+    // distance (lower is better) stays out: (3·0.5 + 1·0.5) / 4 = 0.5.
+    assert_eq!(rows[0].row_score, Some(0.5));
+    assert_eq!(rows[1].row_score, Some(1.0));
+    let rs = summary.row_score.unwrap();
+    assert_eq!(rs.count, 2);
+    assert!((rs.mean - 0.75).abs() < 1e-12);
+    assert!(
+        Suite::from_str(&yaml.replace("weight: 3", "weight: -1"), SuiteFormat::Yaml, dir.path())
+            .is_err()
+    );
 }

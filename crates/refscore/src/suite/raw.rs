@@ -29,6 +29,8 @@ pub(super) struct RawEvaluator {
     #[serde(default)]
     pub(super) mapping: Map<String, Value>,
     pub(super) threshold: Option<f64>,
+    /// Weight in the row score (default 1).
+    pub(super) weight: Option<f64>,
 }
 
 /// The `gate` table. Each per-evaluator limit is a number (for every

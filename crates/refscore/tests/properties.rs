@@ -53,7 +53,7 @@ fn number() -> impl Strategy<Value = Value> {
     ]
 }
 
-fn text() -> impl Strategy<Value = String> {
+pub(crate) fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         "\\PC{0,10}",
         prop::sample::select(vec![
@@ -71,7 +71,7 @@ fn key() -> impl Strategy<Value = String> {
 }
 
 /// Arbitrary JSON: scalars of every kind, nested up to 4 levels.
-fn json_value() -> impl Strategy<Value = Value> {
+pub(crate) fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),

@@ -1,0 +1,147 @@
+//! Properties of json_match: identity, order-freedom, range, and
+//! precision/recall/F1 consistent with the verdict counts.
+
+use proptest::prelude::*;
+use refscore::metrics::{BuildContext, build};
+use refscore::{EvalInput, Evaluator, Score};
+use serde_json::{Map, Value, json};
+
+use crate::properties::json_value;
+
+fn json_match(options: Value) -> Box<dyn Evaluator> {
+    let opts: Map<String, Value> = serde_json::from_value(options).expect("options");
+    build("json_match", &opts, &BuildContext::default()).expect("json_match builds")
+}
+
+fn score(m: &dyn Evaluator, output: &Value, reference: &Value) -> Score {
+    m.evaluate(&EvalInput::pair(output.clone(), reference.clone())).expect("evaluates").remove(0)
+}
+
+fn field(s: &Score, name: &str) -> u64 {
+    s.metadata["fields"][name].as_u64().expect("a count")
+}
+
+/// Line items with unique ids and fields drawn from a space large enough
+/// that two different items never look alike by chance.
+fn items() -> impl Strategy<Value = Vec<Value>> {
+    prop::collection::vec(("[a-z]{8}", 0u32..1_000_000, "[a-z]{10}"), 1..12).prop_map(|rows| {
+        rows.into_iter()
+            .enumerate()
+            .map(|(i, (name, price, note))| json!({"id": format!("item-{i}"), "name": name, "price": price, "note": note}))
+            .collect()
+    })
+}
+
+/// An output made from the reference items: some kept, some with one
+/// field changed, some dropped, plus some invented ones.
+fn output_items(reference: Vec<Value>) -> impl Strategy<Value = (Vec<Value>, Vec<Value>)> {
+    let n = reference.len();
+    (prop::collection::vec(0u8..4, n), prop::collection::vec("[A-Z]{9}", 0..3), any::<u64>())
+        .prop_map(move |(fates, invented, seed)| {
+            let mut out = Vec::new();
+            for (item, fate) in reference.iter().zip(&fates) {
+                match fate {
+                    0 | 1 => out.push(item.clone()),
+                    2 => {
+                        let mut changed = item.clone();
+                        changed["price"] = json!(item["price"].as_u64().unwrap_or(0) + 1_000_001);
+                        out.push(changed);
+                    }
+                    _ => {}
+                }
+            }
+            for (k, name) in invented.into_iter().enumerate() {
+                out.push(
+                    json!({"id": format!("new-{k}"), "name": name, "price": 7, "note": "invented"}),
+                );
+            }
+            // A deterministic shuffle of the output order.
+            let mut shuffled = out.clone();
+            let mut s = seed | 1;
+            for i in (1..shuffled.len()).rev() {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                let j = usize::try_from(s % (i as u64 + 1)).unwrap_or(0);
+                shuffled.swap(i, j);
+            }
+            (out, shuffled)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn a_value_scores_one_against_itself(v in json_value()) {
+        let m = json_match(json!({}));
+        let s = score(m.as_ref(), &v, &v);
+        prop_assert_eq!(s.score, Some(1.0), "{}", v);
+        prop_assert_eq!(field(&s, "wrong") + field(&s, "missing") + field(&s, "extra"), 0);
+    }
+
+    #[test]
+    fn scores_stay_in_range_and_agree_with_counts(a in json_value(), b in json_value()) {
+        let m = json_match(json!({}));
+        let s = score(m.as_ref(), &a, &b);
+        let x = s.score.expect("a score");
+        prop_assert!((0.0..=1.0).contains(&x), "{}", x);
+        let (matched, partial, wrong) = (field(&s, "matched"), field(&s, "partial"), field(&s, "wrong"));
+        let (missing, extra) = (field(&s, "missing"), field(&s, "extra"));
+        let p = s.metadata["precision"].as_f64().unwrap();
+        let r = s.metadata["recall"].as_f64().unwrap();
+        let f = s.metadata["f1"].as_f64().unwrap();
+        for v in [p, r, f] {
+            prop_assert!((0.0..=1.0).contains(&v));
+        }
+        if partial == 0 {
+            // Without partial credit, credit is the matched count.
+            let out_fields = matched + wrong + extra;
+            let ref_fields = matched + wrong + missing;
+            #[allow(clippy::cast_precision_loss)]
+            let (want_p, want_r) = (
+                if out_fields == 0 { if ref_fields == 0 { 1.0 } else { 0.0 } } else { matched as f64 / out_fields as f64 },
+                if ref_fields == 0 { if out_fields == 0 { 1.0 } else { 0.0 } } else { matched as f64 / ref_fields as f64 },
+            );
+            prop_assert!((p - want_p).abs() < 1e-12, "precision {} vs {}", p, want_p);
+            prop_assert!((r - want_r).abs() < 1e-12, "recall {} vs {}", r, want_r);
+        }
+        let want_f = if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 };
+        prop_assert!((f - want_f).abs() < 1e-12);
+        if x == 1.0 {
+            prop_assert_eq!(wrong + missing + extra + partial, 0);
+        }
+    }
+
+    #[test]
+    fn shuffling_scalars_under_unordered_changes_nothing(
+        reference in prop::collection::vec(0i32..6, 0..10),
+        output in prop::collection::vec(0i32..6, 0..10),
+        rot in 0usize..10,
+    ) {
+        let m = json_match(json!({"rules": {"defaults": {"array": "unordered"}}}));
+        let mut turned = output.clone();
+        if !turned.is_empty() {
+            let k = rot % turned.len();
+            turned.rotate_left(k);
+            turned.reverse();
+        }
+        let a = score(m.as_ref(), &json!({"tags": output}), &json!({"tags": reference}));
+        let b = score(m.as_ref(), &json!({"tags": turned}), &json!({"tags": reference}));
+        prop_assert_eq!(a.score, b.score);
+    }
+
+    #[test]
+    fn shuffling_line_items_under_assignment_changes_nothing(
+        (reference, (output, shuffled)) in items().prop_flat_map(|r| (Just(r.clone()), output_items(r)))
+    ) {
+        let m = json_match(json!({"rules": {"defaults": {"array": "assignment"}}}));
+        let a = score(m.as_ref(), &json!({"items": output}), &json!({"items": reference}));
+        let b = score(m.as_ref(), &json!({"items": shuffled}), &json!({"items": reference}));
+        prop_assert_eq!(a.score, b.score);
+        prop_assert_eq!(&a.metadata["fields"], &b.metadata["fields"]);
+        let auto = json_match(json!({}));
+        let c = score(auto.as_ref(), &json!({"items": shuffled}), &json!({"items": reference}));
+        prop_assert_eq!(a.score, c.score);
+    }
+}

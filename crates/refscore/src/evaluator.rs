@@ -104,4 +104,11 @@ pub trait Evaluator: Send + Sync {
     /// # Errors
     /// A required input is missing, or has a type the evaluator cannot use.
     fn evaluate(&self, input: &EvalInput) -> Result<Vec<Score>, EvalError>;
+
+    /// Warnings about the configuration that only a whole run reveals
+    /// (for example a rule selector that matched nothing). Read after the
+    /// run.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -17,10 +17,10 @@ pub(super) fn positional(n: usize, m: usize) -> Pairs {
     (0..n.max(m)).map(|i| ((i < n).then_some(i), (i < m).then_some(i))).collect()
 }
 
-/// Pairs objects whose `keys` fields hold equal values (first come, first
-/// paired); elements lacking every key field, or with no partner, stay
-/// unpaired.
-pub(super) fn by_key(e: &[Value], a: &[Value], keys: &[String]) -> Pairs {
+/// Pairs objects whose `keys` fields hold equal values; when several
+/// elements share a key, they pair by best similarity among themselves.
+/// Elements lacking every key field, or with no partner, stay unpaired.
+pub(super) fn by_key(e: &[Value], a: &[Value], keys: &[String], sim: impl Fn(usize, usize) -> f64) -> Pairs {
     let key_of = |v: &Value| -> Option<String> {
         let obj = v.as_object()?;
         let parts: Vec<String> = keys
@@ -29,25 +29,79 @@ pub(super) fn by_key(e: &[Value], a: &[Value], keys: &[String]) -> Pairs {
             .collect();
         if parts.iter().all(|p| p == "\u{0}") { None } else { Some(parts.join("\u{1}")) }
     };
-    let mut index: HashMap<String, Vec<usize>> = HashMap::new();
-    for (j, v) in a.iter().enumerate().rev() {
+    let mut groups: HashMap<String, (Vec<usize>, Vec<usize>)> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for (i, v) in e.iter().enumerate() {
         if let Some(k) = key_of(v) {
-            index.entry(k).or_default().push(j);
+            let g = groups.entry(k.clone()).or_insert_with(|| {
+                order.push(k);
+                (Vec::new(), Vec::new())
+            });
+            g.0.push(i);
+        }
+    }
+    for (j, v) in a.iter().enumerate() {
+        if let Some(g) = key_of(v).and_then(|k| groups.get_mut(&k)) {
+            g.1.push(j);
         }
     }
     let mut used = vec![false; a.len()];
+    let mut partner: Vec<Option<usize>> = vec![None; e.len()];
+    for k in &order {
+        let Some((ei, aj)) = groups.get(k) else { continue };
+        if aj.is_empty() {
+            continue;
+        }
+        if ei.len() == 1 && aj.len() == 1 {
+            partner[ei[0]] = Some(aj[0]);
+            used[aj[0]] = true;
+            continue;
+        }
+        let pairs = assignment_indices(ei, aj, 0.0, &sim);
+        for (i, j) in pairs {
+            partner[i] = Some(j);
+            used[j] = true;
+        }
+    }
     let mut pairs = Pairs::with_capacity(e.len().max(a.len()));
     let mut missing = Vec::new();
-    for (i, v) in e.iter().enumerate() {
-        match key_of(v).and_then(|k| index.get_mut(&k)).and_then(Vec::pop) {
-            Some(j) => {
-                used[j] = true;
-                pairs.push((Some(i), Some(j)));
-            }
+    for (i, p) in partner.iter().enumerate() {
+        match p {
+            Some(j) => pairs.push((Some(i), Some(*j))),
             None => missing.push((Some(i), None)),
         }
     }
     finish(pairs, missing, &used)
+}
+
+/// Hungarian pairing of reference indices `rows` with output indices
+/// `cols` by `sim`; pairs below `min_similarity` (or at 0) are dropped.
+fn assignment_indices(rows: &[usize], cols: &[usize], min_similarity: f64, sim: &impl Fn(usize, usize) -> f64) -> Vec<(usize, usize)> {
+    const SCALE: f64 = 1_000_000.0;
+    if rows.is_empty() || cols.is_empty() {
+        return Vec::new();
+    }
+    let transpose = rows.len() > cols.len();
+    let (r_idx, c_idx) = if transpose { (cols, rows) } else { (rows, cols) };
+    let mut sims = vec![0.0_f64; r_idx.len() * c_idx.len()];
+    for (r, &ri) in r_idx.iter().enumerate() {
+        for (c, &ci) in c_idx.iter().enumerate() {
+            let (i, j) = if transpose { (ci, ri) } else { (ri, ci) };
+            sims[r * c_idx.len() + c] = crate::number::clamp01(sim(i, j));
+        }
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let scaled: Vec<i64> = sims.iter().map(|s| (s * SCALE).round() as i64).collect();
+    let Ok(weights) = Matrix::from_vec(r_idx.len(), c_idx.len(), scaled) else { return Vec::new() };
+    let (_, assigned) = kuhn_munkres(&weights);
+    let mut out = Vec::with_capacity(assigned.len());
+    for (r, &c) in assigned.iter().enumerate() {
+        let s = sims[r * c_idx.len() + c];
+        if s >= min_similarity && s > 0.0 {
+            out.push(if transpose { (c_idx[c], r_idx[r]) } else { (r_idx[r], c_idx[c]) });
+        }
+    }
+    out
 }
 
 /// Best one-to-one pairing: identical elements pair first, then the rest by
@@ -82,37 +136,11 @@ pub(super) fn assignment(
         }
     }
     let rest_a: Vec<usize> = (0..a.len()).filter(|&j| !used[j]).collect();
-    let mut missing = Vec::new();
-    if rest_e.is_empty() || rest_a.is_empty() {
-        missing.extend(rest_e.iter().map(|&i| (Some(i), None)));
-        return finish_sorted(pairs, missing, &used);
-    }
-    const SCALE: f64 = 1_000_000.0;
-    let transpose = rest_e.len() > rest_a.len();
-    let (rows, cols) = if transpose { (&rest_a, &rest_e) } else { (&rest_e, &rest_a) };
-    let mut sims = vec![0.0_f64; rows.len() * cols.len()];
-    for (r, &ri) in rows.iter().enumerate() {
-        for (c, &ci) in cols.iter().enumerate() {
-            let (i, j) = if transpose { (ci, ri) } else { (ri, ci) };
-            sims[r * cols.len() + c] = crate::number::clamp01(sim(i, j));
-        }
-    }
-    #[allow(clippy::cast_possible_truncation)]
-    let weights = Matrix::from_vec(
-        rows.len(),
-        cols.len(),
-        sims.iter().map(|s| (s * SCALE).round() as i64).collect(),
-    )
-    .unwrap_or_else(|_| Matrix::new(rows.len(), cols.len(), 0));
-    let (_, assigned) = kuhn_munkres(&weights);
     let mut paired_e = vec![None; e.len()];
-    for (r, &c) in assigned.iter().enumerate() {
-        let s = sims[r * cols.len() + c];
-        if s >= min_similarity && s > 0.0 {
-            let (i, j) = if transpose { (cols[c], rows[r]) } else { (rows[r], cols[c]) };
-            paired_e[i] = Some(j);
-        }
+    for (i, j) in assignment_indices(&rest_e, &rest_a, min_similarity, &sim) {
+        paired_e[i] = Some(j);
     }
+    let mut missing = Vec::new();
     for &i in &rest_e {
         match paired_e[i] {
             Some(j) => {
@@ -203,7 +231,7 @@ mod tests {
     fn key_pairs() {
         let e = [json!({"sku": "A"}), json!({"sku": "B"}), json!({"x": 1})];
         let a = [json!({"sku": "B"}), json!({"sku": "C"}), json!({"sku": "A"})];
-        let p = by_key(&e, &a, &[String::from("sku")]);
+        let p = by_key(&e, &a, &[String::from("sku")], |_, _| 1.0);
         assert_eq!(
             p,
             vec![(Some(0), Some(2)), (Some(1), Some(0)), (Some(2), None), (None, Some(1))]

@@ -51,7 +51,8 @@ pub enum Align {
     SetIfScalars,
     /// As multisets: equal elements pair up, whatever their order.
     Unordered,
-    /// Objects pair on equal values of these key fields.
+    /// Objects pair on equal values of these key fields; several elements
+    /// sharing a key pair by best similarity.
     ByKey(Vec<String>),
     /// Best one-to-one pairing by similarity; pairs scoring below
     /// `min_similarity` stay unpaired.
@@ -72,8 +73,11 @@ pub enum Align {
 pub enum Empty {
     /// It counts for nothing.
     Nothing,
-    /// It counts as one matched leaf.
+    /// It counts as one matched leaf (objects: when the reference side is
+    /// empty, whatever the output holds).
     Leaf,
+    /// It counts as one matched leaf when both sides are empty.
+    IfBoth,
 }
 
 /// Container rules of a metric.
@@ -118,6 +122,8 @@ pub struct NodeRule {
     pub extra: Option<Cost>,
     /// Comparator for leaves (an index into the metric's table).
     pub comparator: Option<u16>,
+    /// String normalizers for leaves (an index into the metric's table).
+    pub normalize: Option<u16>,
     /// A missing value here is not an error.
     pub optional: bool,
 }

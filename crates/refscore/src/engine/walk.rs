@@ -189,7 +189,11 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 l.outcome = label;
             }
         }
-        self.emit(l.outcome, Some(e), Some(a), l.score);
+        // A side compared as `null` in place of an absent value is shown
+        // as absent.
+        let shown_e = if self.relabel == Some(Outcome::Extra) { None } else { Some(e) };
+        let shown_a = if self.relabel == Some(Outcome::Missing) { None } else { Some(a) };
+        self.emit(l.outcome, shown_e, shown_a, l.score);
         Tally::new(l.score * total, total)
     }
 
@@ -250,7 +254,13 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let pol = self.m.policy();
         let was_element = self.element;
         let mut acc = Acc::new(pol.aggregate);
-        if em.is_empty() && pol.empty_expected_object == Empty::Leaf {
+        let leaf_if_empty = match pol.empty_expected_object {
+            Empty::Leaf => em.is_empty(),
+            Empty::IfBoth => em.is_empty() && am.is_empty(),
+            Empty::Nothing => false,
+        };
+        if leaf_if_empty {
+            self.emit(Outcome::Match, Some(&NULL), Some(&NULL), 1.0);
             self.counts.matched += 1;
             self.counts.credit += 1.0;
             acc.add(Tally::new(1.0, 1.0), 1.0);
@@ -305,7 +315,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let pairs: Pairs = match align {
             Align::SetIfScalars if scalars => return self.scalar_set(ea, aa),
             Align::Positional | Align::SetIfScalars => align::positional(ea.len(), aa.len()),
-            Align::ByKey(keys) => align::by_key(ea, aa, keys),
+            Align::ByKey(keys) => align::by_key(ea, aa, keys, |i, j| self.pair_similarity(ea, aa, i, j)),
             Align::Unordered => self.assign(ea, aa, 1.0),
             Align::Assignment { min_similarity } => self.assign(ea, aa, *min_similarity),
             Align::Auto { min_similarity } => {
@@ -348,17 +358,22 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     }
 
     fn assign(&self, ea: &'v [Value], aa: &'v [Value], min_similarity: f64) -> Pairs {
-        align::assignment(ea, aa, min_similarity, |i, j| {
-            let mut sub = Walk::new(self.m, Keep::None);
-            sub.path.clone_from(&self.path);
-            sub.path.push(Seg::Index(i));
-            sub.element = true;
-            let rule = sub.rule();
-            if rule.ignore {
-                return 1.0;
-            }
-            sub.walk(&ea[i], &aa[j], W::One, rule).ratio_or(1.0)
-        })
+        align::assignment(ea, aa, min_similarity, |i, j| self.pair_similarity(ea, aa, i, j))
+    }
+
+    /// Similarity in [0, 1] of reference element `i` and output element
+    /// `j` of the arrays at the current path, without records or counts.
+    fn pair_similarity(&self, ea: &'v [Value], aa: &'v [Value], i: usize, j: usize) -> f64 {
+        let (Some(e), Some(a)) = (ea.get(i), aa.get(j)) else { return 0.0 };
+        let mut sub = Walk::new(self.m, Keep::None);
+        sub.path.clone_from(&self.path);
+        sub.path.push(Seg::Index(i));
+        sub.element = true;
+        let rule = sub.rule();
+        if rule.ignore {
+            return 1.0;
+        }
+        sub.walk(e, a, W::One, rule).ratio_or(1.0)
     }
 
     /// Arrays of scalars as sets: each distinct value counts once.

@@ -1,0 +1,73 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Score LLM outputs against golden references.
+#[derive(Debug, Parser)]
+#[command(name = "refscore", version, about, after_help = EXIT_CODES)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+const EXIT_CODES: &str = "Exit codes:\n  0  the command ran (run: the gate passed)\n  1  run: the gate failed, or nothing was evaluated\n  2  usage, configuration or I/O error";
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Compare one output with its reference, or every pair of a JSONL file.
+    #[command(after_help = EXIT_CODES)]
+    Compare(CompareArgs),
+    /// List the metrics.
+    Metrics,
+}
+
+/// Arguments of `refscore compare`.
+#[derive(Debug, Args)]
+pub(crate) struct CompareArgs {
+    /// Metric name (see `refscore metrics`).
+    #[arg(long, short = 'm', default_value = "json_distance")]
+    pub(crate) metric: String,
+    /// Output file (JSON text), or `-` for standard input.
+    #[arg(required_unless_present = "pairs", conflicts_with = "pairs")]
+    pub(crate) output: Option<PathBuf>,
+    /// Reference file (JSON text), or `-` for standard input.
+    #[arg(required_unless_present = "pairs", conflicts_with = "pairs")]
+    pub(crate) reference: Option<PathBuf>,
+    /// JSONL file of pairs: each line `{"id", "output", "reference", "weights"?}`; `-` for standard input.
+    /// Writes one JSON score per line, in input order.
+    #[arg(long)]
+    pub(crate) pairs: Option<PathBuf>,
+    /// With --pairs: parse string values of `output` and `reference` as JSON text.
+    #[arg(long)]
+    pub(crate) parse_strings: bool,
+    /// Weights file for json_diff (per-key weights, `__key` loopback weights).
+    #[arg(long)]
+    pub(crate) weights: Option<PathBuf>,
+    /// json_similarity: compare only this key of both sides.
+    #[arg(long)]
+    pub(crate) target_key: Option<String>,
+    /// Rules file for json_match (TOML, YAML or JSON).
+    #[arg(long)]
+    pub(crate) rules: Option<PathBuf>,
+    /// json_match, format: accept only an output that is entirely one JSON document
+    /// (no code fences, no surrounding prose).
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// json_match, format: close truncated JSON in the output before comparing.
+    #[arg(long)]
+    pub(crate) repair: bool,
+    /// A metric option as KEY=VALUE (VALUE is JSON if it parses, else a string); repeatable.
+    #[arg(long = "opt", value_name = "KEY=VALUE")]
+    pub(crate) opts: Vec<String>,
+    /// Print the Score as JSON instead of the readable result.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Show every compared field, not only the differing ones.
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Worker threads for --pairs (default: all cores).
+    #[arg(long)]
+    pub(crate) threads: Option<usize>,
+}

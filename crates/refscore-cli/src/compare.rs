@@ -1,0 +1,97 @@
+//! `refscore compare`: one pair from two files, or every pair of a JSONL file.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use refscore::metrics::{self, BuildContext};
+use refscore::{EvalInput, Evaluator};
+use serde_json::{Map, Value};
+
+use crate::args::CompareArgs;
+
+/// Metrics whose `parse_strings` option turns text inputs into JSON.
+const PARSES_STRINGS: &[&str] =
+    &["json_distance", "json_diff", "json_similarity", "json_structural"];
+
+pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let file_mode = args.pairs.is_none();
+    let options = options(args, file_mode)?;
+    let ctx = BuildContext { base_dir: std::env::current_dir().ok() };
+    let metric = metrics::build(&args.metric, &options, &ctx)?;
+    match &args.pairs {
+        Some(path) => crate::pairs::run(metric.as_ref(), path, args.threads),
+        None => one(metric.as_ref(), args),
+    }
+}
+
+/// Metric options from the flags.
+fn options(args: &CompareArgs, file_mode: bool) -> anyhow::Result<Map<String, Value>> {
+    let mut o = Map::new();
+    for kv in &args.opts {
+        let Some((k, v)) = kv.split_once('=') else {
+            bail!("--opt `{kv}`: expected KEY=VALUE");
+        };
+        let value = serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_owned()));
+        o.insert(k.trim().to_owned(), value);
+    }
+    if let Some(path) = &args.weights {
+        let text = read(path)?;
+        let w =
+            refscore::json::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        o.insert(String::from("weights"), w);
+    }
+    if let Some(rules) = &args.rules {
+        o.insert(String::from("rules"), Value::String(rules.to_string_lossy().into_owned()));
+    }
+    if args.strict {
+        o.insert(String::from("strict"), Value::Bool(true));
+    }
+    if args.repair {
+        o.insert(String::from("repair"), Value::Bool(true));
+    }
+    if let Some(key) = &args.target_key {
+        o.insert(String::from("target_output_key"), Value::String(key.clone()));
+    }
+    let parses = PARSES_STRINGS.contains(&args.metric.as_str());
+    if parses && !o.contains_key("parse_strings") {
+        // Files hold JSON text; pair values are JSON unless --parse-strings.
+        o.insert(String::from("parse_strings"), Value::Bool(file_mode || args.parse_strings));
+    }
+    if args.all && args.metric.starts_with("json_") && !o.contains_key("details") {
+        o.insert(String::from("details"), Value::String(String::from("all")));
+    }
+    Ok(o)
+}
+
+/// Reads a file, or standard input for `-`.
+pub(crate) fn read(path: &Path) -> anyhow::Result<String> {
+    if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).context("reading standard input")?;
+        Ok(s)
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+    }
+}
+
+fn one(metric: &dyn Evaluator, args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let (Some(out_path), Some(ref_path)) = (&args.output, &args.reference) else {
+        bail!("compare needs OUTPUT and REFERENCE files, or --pairs FILE");
+    };
+    if out_path.as_os_str() == "-" && ref_path.as_os_str() == "-" {
+        bail!("only one of OUTPUT and REFERENCE can be standard input");
+    }
+    let input = EvalInput::pair(Value::String(read(out_path)?), Value::String(read(ref_path)?));
+    let scores = metric.evaluate(&input).map_err(|e| anyhow::anyhow!("{}: {e}", metric.name()))?;
+    let mut out = std::io::stdout().lock();
+    for s in &scores {
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string_pretty(s)?)?;
+        } else {
+            crate::render::score(&mut out, s, crate::color::Palette::detect())?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -23,18 +23,30 @@
 
 #![forbid(unsafe_code)]
 
+pub mod compare;
+pub mod dataset;
 pub mod detail;
 pub mod engine;
 pub mod error;
 pub mod evaluator;
+pub mod extract;
 pub mod json;
+pub mod mapping;
 pub mod metrics;
 pub mod number;
 pub mod path;
+pub mod runner;
 pub mod score;
+pub mod suite;
+pub mod summary;
 pub mod text;
 
+pub use dataset::{DatasetError, DatasetFormat, Row, RowError, Rows};
 pub use detail::{Detail, Outcome};
 pub use error::{ConfigError, EvalError};
 pub use evaluator::{EvalInput, Evaluator, InputSpec};
+pub use mapping::{InputMapping, MappingError};
+pub use runner::{Execution, Progress, RowResult, RunError, RunOptions, Status, run};
 pub use score::{Direction, Kind, Score};
+pub use suite::{Suite, SuiteEvaluator, SuiteFormat};
+pub use summary::{EvaluatorSummary, FieldStat, Gate, GateCheck, GateResult, RunSummary};

@@ -47,28 +47,34 @@ pub fn bool_or_number(v: &Value) -> Option<f64> {
 }
 
 /// Symmetric normalised similarity `1 − |x − y| / (|x| + |y|)`, 1 when both
-/// are zero; computed on halves so that it cannot overflow.
+/// are zero. Computed directly (so subnormal numbers keep their exact
+/// ratio), and on halves only when `|x| + |y|` overflows: it never returns
+/// NaN and never mistakes an overflow for a match.
 pub fn normalized_difference(x: f64, y: f64) -> f64 {
     if x == 0.0 && y == 0.0 {
         return 1.0;
     }
+    let denom = x.abs() + y.abs();
+    if denom.is_finite() {
+        return clamp01(1.0 - (x - y).abs() / denom);
+    }
     let (hx, hy) = (x / 2.0, y / 2.0);
     let denom = hx.abs() + hy.abs();
-    if denom == 0.0 || !denom.is_finite() {
+    if !denom.is_finite() {
         return if x == y { 1.0 } else { 0.0 };
     }
     clamp01(1.0 - (hx - hy).abs() / denom)
 }
 
 /// Similarity relative to the expected value: `1 − |e − a| / |e|`, clamped
-/// to [0, 1]; when `|e| ≤ 1e-12`, 1 if `|a| ≤ 1e-12` else 0.
+/// to [0, 1]; when `|e| ≤ 1e-12`, 1 if `|a| ≤ 1e-12` else 0. An overflowing
+/// difference means no credit, as in the original.
 pub fn relative_to_expected(expected: f64, actual: f64) -> f64 {
     const ZERO: f64 = 1e-12;
     if expected.abs() <= ZERO {
         return if actual.abs() <= ZERO { 1.0 } else { 0.0 };
     }
-    let (he, ha) = (expected / 2.0, actual / 2.0);
-    clamp01(1.0 - (he - ha).abs() / he.abs())
+    clamp01(1.0 - (expected - actual).abs() / expected.abs())
 }
 
 /// Whether `|a − b| ≤ tol`, without overflow.
@@ -116,6 +122,10 @@ mod tests {
         assert!((big - (1.0 - 0.7 / 2.7)).abs() < 1e-12);
         assert_eq!(normalized_difference(1e308, -1e308), 0.0);
         assert_eq!(normalized_difference(f64::MAX, f64::MAX), 1.0);
+        assert_eq!(normalized_difference(f64::MAX, -f64::MAX), 0.0);
+        // Subnormals keep their exact ratio (halving would round 5e-324 away).
+        assert!((normalized_difference(1e-323, 5e-324) - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(normalized_difference(5e-324, 0.0), 0.0);
     }
 
     #[test]
@@ -125,6 +135,7 @@ mod tests {
         assert_eq!(relative_to_expected(5e-14, 1e-13), 1.0);
         assert!((relative_to_expected(1.7e308, 1e308) - (1.0 - 0.7 / 1.7)).abs() < 1e-12);
         assert_eq!(relative_to_expected(1e308, -1e308), 0.0);
+        assert_eq!(relative_to_expected(-f64::MAX, f64::MAX), 0.0);
     }
 
     #[test]

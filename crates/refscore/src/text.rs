@@ -27,9 +27,17 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
 }
 
 /// Trims whitespace as JavaScript's `String.prototype.trim` does: Unicode
-/// white space, line terminators and the byte-order mark.
+/// white space and line terminators, plus the byte-order mark, but not
+/// U+0085 (NEXT LINE), which Unicode calls white space and JavaScript does
+/// not.
 pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+    s.trim_matches(is_js_whitespace)
+}
+
+/// Whether JavaScript's `trim` removes `c`: the `WhiteSpace` and
+/// `LineTerminator` productions of ECMAScript.
+pub fn is_js_whitespace(c: char) -> bool {
+    c == '\u{feff}' || (c.is_whitespace() && c != '\u{85}')
 }
 
 #[cfg(test)]
@@ -51,5 +59,8 @@ mod tests {
     #[test]
     fn trims_like_js() {
         assert_eq!(js_trim("\u{feff} x \n"), "x");
+        assert_eq!(js_trim("\u{a0}\u{2028}x\u{3000}\u{2029}"), "x");
+        assert_eq!(js_trim("\u{85}x\u{85}"), "\u{85}x\u{85}");
+        assert_eq!(js_trim("\u{180e}x"), "\u{180e}x");
     }
 }

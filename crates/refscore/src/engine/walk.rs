@@ -172,9 +172,13 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let mut l = self.m.leaf(e, a, &rule);
         let containers = is_container(e) || is_container(a);
         let total = if containers { cost(self.m.policy().mismatch, e) } else { 1.0 };
-        match l.outcome {
-            Outcome::Match => self.counts.matched += 1,
-            Outcome::Partial => self.counts.partial += 1,
+        match (l.outcome, self.relabel) {
+            (Outcome::Match, _) => self.counts.matched += 1,
+            (Outcome::Partial, _) => self.counts.partial += 1,
+            // Compared with `null` in place of an absent value: only the
+            // side that exists has fields.
+            (_, Some(Outcome::Missing)) => self.counts.missing += leaves(e).max(1) as u64,
+            (_, Some(Outcome::Extra)) => self.counts.extra += leaves(a).max(1) as u64,
             _ if containers => {
                 self.counts.missing += leaves(e).max(1) as u64;
                 self.counts.extra += leaves(a).max(1) as u64;
@@ -184,10 +188,10 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if !containers {
             self.counts.credit += l.score;
         }
-        if let Some(label) = self.relabel {
-            if l.outcome != Outcome::Match {
-                l.outcome = label;
-            }
+        if let Some(label) = self.relabel
+            && l.outcome != Outcome::Match
+        {
+            l.outcome = label;
         }
         // A side compared as `null` in place of an absent value is shown
         // as absent.
@@ -380,6 +384,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     fn scalar_set(&mut self, ea: &'v [Value], aa: &'v [Value]) -> Tally {
         let se = align::distinct(ea);
         let sa = align::distinct(aa);
+        // Set members are array elements: their records say so.
+        let was_element = std::mem::replace(&mut self.element, true);
         let mut t = Tally::ZERO;
         for v in &se {
             t.total += 1.0;
@@ -387,6 +393,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 t.matched += 1.0;
                 self.counts.matched += 1;
                 self.counts.credit += 1.0;
+                self.emit(Outcome::Match, Some(v), Some(v), 1.0);
             } else {
                 self.counts.missing += 1;
                 self.emit(Outcome::Missing, Some(v), None, 0.0);
@@ -399,6 +406,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 self.emit(Outcome::Extra, None, Some(v), 0.0);
             }
         }
+        self.element = was_element;
         t
     }
 }

@@ -42,11 +42,14 @@ pub(crate) fn release(v: Cow<'_, Value>) {
     }
 }
 
+/// Output and reference as JSON values.
+pub(crate) type Pair<'a> = (Cow<'a, Value>, Cow<'a, Value>);
+
 /// Both sides, or an `invalid` reason naming which side failed.
 pub(crate) fn pair<'a>(
     input: &'a EvalInput,
     text: Text,
-) -> Result<Result<(Cow<'a, Value>, Cow<'a, Value>), String>, EvalError> {
+) -> Result<Result<Pair<'a>, String>, EvalError> {
     let out = json(input, "output", text)?;
     let refv = json(input, "reference", text)?;
     Ok(match (out, refv) {

@@ -135,6 +135,15 @@ impl Rules for JsonDiff {
     }
 }
 
+/// `Weighted similarity 0.876013; 2 of 13 compared leaves differ.`: the
+/// leaves of either document that were compared (surplus array elements are
+/// not), and those that are not an exact match.
+fn explanation(score: f64, counts: &engine::Counts) -> String {
+    let differ = counts.partial + counts.wrong + counts.missing + counts.extra;
+    let compared = counts.matched + differ;
+    format!("Weighted similarity {score:.6}; {differ} of {compared} compared leaves differ.")
+}
+
 impl Evaluator for JsonDiff {
     fn name(&self) -> &str {
         "json_diff"
@@ -174,11 +183,7 @@ impl Evaluator for JsonDiff {
         let score = c.tally.ratio_or(1.0);
         let mut s = Score::new("json_diff", Some(score))
             .with_label(super::similarity_label(score))
-            .with_explanation(format!(
-                "Weighted similarity {score:.6}; {} of {} leaves differ.",
-                c.counts.partial + c.counts.wrong + c.counts.missing + c.counts.extra,
-                c.counts.reference_fields().max(c.counts.output_fields())
-            ));
+            .with_explanation(explanation(score, &c.counts));
         s.details = c.records.iter().map(engine::Record::to_detail).collect();
         Ok(vec![s])
     }
@@ -208,6 +213,23 @@ mod tests {
         assert_eq!(sim(json!({}), json!({})), 1.0);
         assert_eq!(sim(json!(1e308), json!(-1e308)), 0.0);
         assert!((sim(json!(1.7e308), json!(1e308)) - (1.0 - 0.7 / 2.7)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn explanation_counts_each_leaf_once() {
+        let m = JsonDiff::default();
+        let inp = EvalInput::pair(json!({"a": 1, "b": "x"}), json!({"a": 2, "b": "y", "c": [1]}));
+        let s = &m.evaluate(&inp).unwrap()[0];
+        assert_eq!(
+            s.explanation.as_deref(),
+            Some("Weighted similarity 0.222222; 3 of 3 compared leaves differ.")
+        );
+        let inp = EvalInput::pair(json!({"a": 1, "z": {"p": 1, "q": 2}}), json!({"a": 1}));
+        let s = &m.evaluate(&inp).unwrap()[0];
+        assert_eq!(
+            s.explanation.as_deref(),
+            Some("Weighted similarity 0.500000; 2 of 3 compared leaves differ.")
+        );
     }
 
     #[test]

@@ -11,12 +11,16 @@ use serde_json::{Map, Value};
 
 use super::input::{self, Text, py_float};
 use super::options::Opts;
+use crate::detail::{Outcome, truncate};
 use crate::engine::{
-    self, Absent, Aggregate, Align, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy, Rules,
+    self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
+    Rules,
 };
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::json;
 use crate::number::{relative_to_expected, to_f64};
+use crate::path::{Seg, format_path};
 use crate::score::Score;
 use crate::text::normalized_levenshtein;
 
@@ -26,7 +30,7 @@ const INPUTS: &[InputSpec] =
 /// The JSON Similarity metric.
 #[derive(Debug, Clone)]
 pub struct JsonSimilarity {
-    target_key: Option<String>,
+    targets: Vec<String>,
     parse_strings: bool,
     keep: Keep,
     policy: Policy,
@@ -39,11 +43,18 @@ impl Default for JsonSimilarity {
 }
 
 impl JsonSimilarity {
-    /// The metric; `target_key` (other than `*`) compares only that key of
-    /// both sides.
+    /// The metric; `target_key` (other than `*`) compares only the value at
+    /// that path (`result`, `result.value`, `items[0].name`) of both sides.
     pub fn new(target_key: Option<String>) -> Self {
+        JsonSimilarity::with_targets(target_key.into_iter().collect())
+    }
+
+    /// The metric comparing the values at several target paths (as the
+    /// object `{path: value}` on each side); `*` or no path compares the
+    /// whole documents.
+    pub fn with_targets(targets: Vec<String>) -> Self {
         JsonSimilarity {
-            target_key: target_key.filter(|k| k != "*"),
+            targets: if targets.len() == 1 && targets[0] == "*" { Vec::new() } else { targets },
             parse_strings: false,
             keep: Keep::Failed,
             policy: Policy {
@@ -61,18 +72,39 @@ impl JsonSimilarity {
         }
     }
 
-    /// From options: `target_output_key` (alias `target_key`),
-    /// `parse_strings`, `details`.
+    /// From options: `target_output_key` (alias `target_key`; a path or a
+    /// list of paths, default `*`), `parse_strings`, `details`.
     ///
     /// # Errors
-    /// An unknown option.
+    /// An unknown option, or a target that is not a string or a list of
+    /// strings.
     pub fn from_options(options: &Map<String, Value>) -> Result<Self, ConfigError> {
         let o = Opts::new("json_similarity", options);
-        let key = match o.string("target_output_key")? {
-            Some(k) => Some(k),
-            None => o.string("target_key")?,
+        let key = match o.value("target_output_key") {
+            Some(v) => Some(("target_output_key", v)),
+            None => o.value("target_key").map(|v| ("target_key", v)),
         };
-        let mut m = JsonSimilarity::new(key);
+        let targets = match key {
+            None => Vec::new(),
+            Some((_, Value::String(s))) => vec![s.clone()],
+            Some((name, Value::Array(items))) => items
+                .iter()
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| {
+                    ConfigError::invalid(
+                        format!("metric `json_similarity`, option `{name}`"),
+                        "expected a path or a list of paths (strings)",
+                    )
+                })?,
+            Some((name, other)) => {
+                return Err(ConfigError::invalid(
+                    format!("metric `json_similarity`, option `{name}`"),
+                    format!("expected a path or a list of paths, got {other}"),
+                ));
+            }
+        };
+        let mut m = JsonSimilarity::with_targets(targets);
         m.parse_strings = o.bool("parse_strings", false)?;
         m.keep = super::keep_option(&o)?;
         o.finish()?;
@@ -104,11 +136,114 @@ impl Rules for JsonSimilarity {
     }
 }
 
-fn target<'v>(v: &'v Value, key: Option<&str>) -> Option<&'v Value> {
-    match (key, v) {
-        (None, _) => Some(v),
-        (Some(k), Value::Object(m)) => m.get(k),
-        (Some(_), _) => None,
+/// Splits a target path into keys and indices as UiPath does: runs of
+/// characters other than `.`, `[` and `]` are keys, `[digits]` an index,
+/// anything else is skipped; `*` is the whole document.
+fn target_segments(path: &str) -> Vec<Seg<'_>> {
+    let mut segs = Vec::new();
+    if path == "*" {
+        return segs;
+    }
+    let bytes = path.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'.' | b']' => i += 1,
+            b'[' => {
+                let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+                let close = i + 1 + digits;
+                let index = path.get(i + 1..close).and_then(|d| d.parse::<usize>().ok());
+                match index {
+                    Some(n) if digits > 0 && bytes.get(close) == Some(&b']') => {
+                        segs.push(Seg::Index(n));
+                        i = close + 1;
+                    }
+                    _ => i += 1,
+                }
+            }
+            _ => {
+                let len =
+                    bytes[i..].iter().take_while(|b| !matches!(b, b'.' | b'[' | b']')).count();
+                segs.push(Seg::Key(&path[i..i + len]));
+                i += len;
+            }
+        }
+    }
+    segs
+}
+
+/// The value at `segs`, or what stopped the lookup.
+fn resolve<'v>(v: &'v Value, segs: &[Seg<'_>]) -> Result<&'v Value, String> {
+    let mut cur = v;
+    for seg in segs {
+        cur = match (seg, cur) {
+            (Seg::Key(k), Value::Object(m)) => m.get(*k).ok_or_else(|| format!("no key `{k}`"))?,
+            (Seg::Index(i), Value::Array(a)) => {
+                a.get(*i).ok_or_else(|| format!("index {i} out of range"))?
+            }
+            (Seg::Key(k), other) => {
+                return Err(format!("cannot read key `{k}` of {}", json::type_name(other)));
+            }
+            (Seg::Index(i), other) => {
+                return Err(format!("cannot read index {i} of {}", json::type_name(other)));
+            }
+        };
+    }
+    Ok(cur)
+}
+
+/// Prefixes the paths of records with the target's path.
+fn prefix_records(records: &mut [engine::Record], segs: &[Seg<'_>]) {
+    let prefix = format_path(segs);
+    for r in records {
+        r.path = format!("{prefix}{}", r.path.strip_prefix('$').unwrap_or(&r.path));
+    }
+}
+
+impl JsonSimilarity {
+    /// Compares the target paths of both documents: the sum of their
+    /// tallies, each path's records under its own path. A target the output
+    /// lacks earns nothing for its reference leaves; one the reference lacks
+    /// makes the row invalid.
+    fn compare_targets(&self, out: &Value, reference: &Value) -> Result<Comparison, String> {
+        if self.targets.is_empty() {
+            return Ok(engine::compare(self, reference, out, None, self.keep));
+        }
+        let mut all = Comparison::default();
+        for target in &self.targets {
+            let segs = target_segments(target);
+            let e = resolve(reference, &segs).map_err(|why| {
+                format!("target_output_key `{target}` not found in the reference: {why}")
+            })?;
+            let mut c = match resolve(out, &segs) {
+                Ok(a) => engine::compare(self, e, a, None, self.keep),
+                Err(_) => {
+                    let n = json::leaves(e);
+                    let mut c = Comparison::default();
+                    #[allow(clippy::cast_precision_loss)]
+                    let total = n as f64;
+                    c.tally = engine::Tally::new(0.0, total);
+                    c.counts.missing = n.max(1) as u64;
+                    if self.keep != Keep::None {
+                        c.records.push(engine::Record {
+                            path: String::from("$"),
+                            expected: Some(truncate(&json::display(e))),
+                            actual: None,
+                            outcome: Outcome::Missing,
+                            score: 0.0,
+                            weight: 1.0,
+                            element: false,
+                        });
+                    }
+                    c
+                }
+            };
+            prefix_records(&mut c.records, &segs);
+            all.tally += c.tally;
+            all.counts.add(&c.counts);
+            all.records.append(&mut c.records);
+        }
+        Ok(all)
     }
 }
 
@@ -124,7 +259,7 @@ impl Evaluator for JsonSimilarity {
     fn evaluate(&self, inp: &EvalInput) -> Result<Vec<Score>, EvalError> {
         // With a target key, string inputs are JSON text (as in the original).
         let text =
-            if self.parse_strings || self.target_key.is_some() { Text::Parse } else { Text::Keep };
+            if self.parse_strings || !self.targets.is_empty() { Text::Parse } else { Text::Keep };
         let (out, reference) = match input::pair(inp, text)? {
             Ok(p) => p,
             Err(e) => {
@@ -134,20 +269,13 @@ impl Evaluator for JsonSimilarity {
                 )]);
             }
         };
-        let key = self.target_key.as_deref();
-        let e = target(&reference, key).unwrap_or(&reference);
-        let c = match target(&out, key) {
-            Some(a) => engine::compare(self, e, a, None, self.keep),
-            None => {
-                let mut c = engine::Comparison::default();
-                #[allow(clippy::cast_precision_loss)]
-                let n = crate::json::leaves(e) as f64;
-                c.tally = engine::Tally::new(0.0, n);
-                c
-            }
-        };
+        let c = self.compare_targets(&out, &reference);
         input::release(out);
         input::release(reference);
+        let c = match c {
+            Ok(c) => c,
+            Err(why) => return Ok(vec![Score::invalid("json_similarity", why)]),
+        };
         let score = c.tally.ratio_or(1.0);
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let total = c.tally.total.round() as u64;
@@ -214,5 +342,47 @@ mod tests {
         let s = &m.evaluate(&inp).unwrap()[0];
         assert_eq!(s.score, Some(1.0));
         assert_eq!(s.explanation.as_deref(), Some("Matched leaves: 2.0, Total leaves: 2"));
+    }
+
+    #[test]
+    fn target_paths() {
+        assert_eq!(
+            target_segments("items[2].details.score"),
+            vec![Seg::Key("items"), Seg::Index(2), Seg::Key("details"), Seg::Key("score")]
+        );
+        assert_eq!(target_segments("a[x].b"), vec![Seg::Key("a"), Seg::Key("x"), Seg::Key("b")]);
+        assert!(target_segments("*").is_empty());
+        let out = json!({"items": [{"name": "pen"}, {"name": "ink", "n": 2}]});
+        let reference = json!({"items": [{"name": "pen"}, {"name": "inc", "n": 2}]});
+        let m = JsonSimilarity::new(Some(String::from("items[1].name")));
+        let s = &m.evaluate(&EvalInput::pair(out.clone(), reference.clone())).unwrap()[0];
+        assert!((s.score.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(s.details[0].check, "json_path.$.items[1].name");
+        let m = JsonSimilarity::with_targets(vec![String::from("items[0]"), String::from("x")]);
+        let s = &m.evaluate(&EvalInput::pair(out.clone(), reference.clone())).unwrap()[0];
+        assert!(s.is_invalid(), "{s:?}");
+        let m = JsonSimilarity::with_targets(vec![
+            String::from("items[0]"),
+            String::from("items[1].n"),
+        ]);
+        let s = &m.evaluate(&EvalInput::pair(out, json!({"items": [{"name": "pen"}]}))).unwrap();
+        assert!(s[0].is_invalid());
+        let m = JsonSimilarity::new(Some(String::from("items[5]")));
+        let reference = json!({"items": [1, 2, 3, 4, 5, {"a": 1, "b": 2}]});
+        let s = &m.evaluate(&EvalInput::pair(json!({"items": []}), reference)).unwrap()[0];
+        assert_eq!(s.score, Some(0.0));
+        assert_eq!(s.metadata["total_leaves"], 2);
+    }
+
+    #[test]
+    fn target_missing_from_output_scores_zero() {
+        let m = JsonSimilarity::new(Some(String::from("result")));
+        let s = &m
+            .evaluate(&EvalInput::pair(json!({"other": 1}), json!({"result": {"a": 1, "b": 2}})))
+            .unwrap()[0];
+        assert_eq!(s.score, Some(0.0));
+        assert_eq!(s.explanation.as_deref(), Some("Matched leaves: 0.0, Total leaves: 2"));
+        assert_eq!(s.details[0].check, "json_path.$.result");
+        assert_eq!(s.details[0].outcome, Outcome::Missing);
     }
 }

@@ -33,6 +33,7 @@ pub const NUMBER_TOLERANCE: f64 = 0.01;
 #[derive(Debug, Clone)]
 pub struct JsonStructural {
     parse_strings: bool,
+    keep: Keep,
     policy: Policy,
 }
 
@@ -40,6 +41,7 @@ impl Default for JsonStructural {
     fn default() -> Self {
         JsonStructural {
             parse_strings: true,
+            keep: Keep::Failed,
             policy: Policy {
                 aggregate: Aggregate::Sum,
                 keys: KeySet::Union,
@@ -57,7 +59,8 @@ impl Default for JsonStructural {
 }
 
 impl JsonStructural {
-    /// From options: `parse_strings` (default true).
+    /// From options: `parse_strings` (default true), `details` (`failed`,
+    /// `all` or `none`; the explanation lists failures whatever it is).
     ///
     /// # Errors
     /// An unknown option.
@@ -65,17 +68,20 @@ impl JsonStructural {
         let o = Opts::new("json_structural", options);
         let m = JsonStructural {
             parse_strings: o.bool("parse_strings", true)?,
+            keep: super::keep_option(&o)?,
             ..JsonStructural::default()
         };
         o.finish()?;
         Ok(m)
     }
 
-    /// Scores two parsed documents, with every mismatch as a detail.
+    /// Scores two parsed documents, with every mismatch as a detail (or
+    /// every comparison, or none, as the `details` option says).
     pub fn score_values(&self, output: &Value, reference: &Value) -> Score {
-        let c = engine::compare(self, reference, output, None, Keep::Failed);
+        let keep = if self.keep == Keep::All { Keep::All } else { Keep::Failed };
+        let c = engine::compare(self, reference, output, None, keep);
         let score = c.tally.ratio_or(1.0);
-        let details: Vec<_> = c.records.iter().map(engine::Record::to_detail).collect();
+        let mut details: Vec<_> = c.records.iter().map(engine::Record::to_detail).collect();
         let mut lines = vec![format!(
             "Factuality score {}%: {}/{} leaf values match",
             (score * 100.0).round(),
@@ -83,6 +89,9 @@ impl JsonStructural {
             c.tally.total
         )];
         lines.extend(failure_lines(&details));
+        if self.keep == Keep::None {
+            details.clear();
+        }
         let mut s = Score::new("json_structural", Some(score))
             .with_label(super::similarity_label(score))
             .with_explanation(lines.join("\n"))
@@ -198,5 +207,24 @@ mod tests {
                 && msgs.contains(&"Value mismatch")
         );
         assert!(s.explanation.unwrap().starts_with("Factuality score 25%: 1/4 leaf values match"));
+    }
+
+    #[test]
+    fn details_option() {
+        let opts = |d: &str| json!({"details": d}).as_object().cloned().unwrap_or_default();
+        let (out, reference) = (json!({"t": ["a", "b"], "n": 1}), json!({"t": ["a"], "n": 2}));
+        let all =
+            JsonStructural::from_options(&opts("all")).unwrap().score_values(&out, &reference);
+        let checks: Vec<(&str, bool)> =
+            all.details.iter().map(|d| (d.check.as_str(), d.passed)).collect();
+        assert!(checks.contains(&("json_path.$.t", true)), "{checks:?}");
+        assert!(checks.contains(&("json_path.$.t", false)));
+        assert!(checks.contains(&("json_path.$.n", false)));
+        let none =
+            JsonStructural::from_options(&opts("none")).unwrap().score_values(&out, &reference);
+        assert!(none.details.is_empty());
+        assert_eq!(none.explanation, all.explanation);
+        assert!(none.explanation.unwrap().contains("Unexpected element (got b)"));
+        assert!(JsonStructural::from_options(&opts("some")).is_err());
     }
 }

@@ -4,6 +4,7 @@
 pub(crate) mod input;
 pub(crate) mod options;
 
+pub mod format;
 pub mod json_diff;
 pub mod json_distance;
 pub mod json_similarity;
@@ -18,7 +19,8 @@ use crate::error::ConfigError;
 use crate::evaluator::Evaluator;
 
 /// Names of the metrics [`build`] knows.
-pub const METRICS: &[&str] = &["json_distance", "json_diff", "json_similarity", "json_structural"];
+pub const METRICS: &[&str] =
+    &["json_distance", "json_diff", "json_similarity", "json_structural", "format"];
 
 /// Where a metric's configuration comes from: relative file paths in its
 /// options (schemas, rules files) resolve against `base_dir`.
@@ -48,12 +50,12 @@ pub fn build(
     options: &Map<String, Value>,
     ctx: &BuildContext,
 ) -> Result<Box<dyn Evaluator>, ConfigError> {
-    let _ = ctx;
     Ok(match name {
         "json_distance" => Box::new(json_distance::JsonDistance::from_options(options)?),
         "json_diff" => Box::new(json_diff::JsonDiff::from_options(options)?),
         "json_similarity" => Box::new(json_similarity::JsonSimilarity::from_options(options)?),
         "json_structural" => Box::new(json_structural::JsonStructural::from_options(options)?),
+        "format" => Box::new(format::Format::from_options(options, ctx)?),
         other => {
             return Err(ConfigError::UnknownMetric {
                 name: other.to_owned(),

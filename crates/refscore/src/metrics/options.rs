@@ -60,6 +60,7 @@ impl<'a> Opts<'a> {
         }
     }
 
+    #[allow(dead_code)] // for metrics with numeric options
     pub(crate) fn number(&self, key: &'a str, default: f64) -> Result<f64, ConfigError> {
         match self.get(key) {
             None => Ok(default),

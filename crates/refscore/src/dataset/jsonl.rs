@@ -1,0 +1,116 @@
+//! JSONL (one JSON object per line), read line by line with one reused
+//! buffer.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use super::{Row, RowError, object_row, row_error};
+
+/// Rows of a JSONL file.
+pub(crate) struct JsonlRows<R> {
+    path: PathBuf,
+    reader: R,
+    buf: Vec<u8>,
+    line: u64,
+    done: bool,
+}
+
+impl JsonlRows<BufReader<File>> {
+    pub(crate) fn new(path: &Path, file: File) -> Self {
+        JsonlRows::from_reader(path, BufReader::with_capacity(1 << 16, file))
+    }
+}
+
+impl<R: BufRead> JsonlRows<R> {
+    pub(crate) fn from_reader(path: &Path, reader: R) -> Self {
+        JsonlRows { path: path.to_path_buf(), reader, buf: Vec::new(), line: 0, done: false }
+    }
+}
+
+impl<R: BufRead> Iterator for JsonlRows<R> {
+    type Item = Result<Row, RowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            self.buf.clear();
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => self.done = true,
+                Ok(_) => {
+                    self.line += 1;
+                    let mut bytes = self.buf.as_slice();
+                    if self.line == 1 {
+                        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+                    }
+                    if bytes.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    let item = match std::str::from_utf8(bytes) {
+                        Err(e) => Err(format!("not UTF-8: {e}")),
+                        Ok(text) => crate::json::parse(text.trim_end())
+                            .map_err(|e| format!("invalid JSON: {e}"))
+                            .and_then(|v| object_row(self.line, v, false)),
+                    };
+                    if self.buf.capacity() > 1 << 24 {
+                        // One huge line: do not keep its buffer for the rest of the file.
+                        self.buf = Vec::new();
+                    }
+                    return Some(item.map_err(|m| row_error(&self.path, self.line, m)));
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(row_error(
+                        &self.path,
+                        self.line + 1,
+                        format!("read error: {e}"),
+                    )));
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(text: &[u8]) -> Vec<Result<Row, RowError>> {
+        JsonlRows::from_reader(Path::new("d.jsonl"), text).collect()
+    }
+
+    #[test]
+    fn reads_objects_skips_blank_lines_and_keeps_going_after_bad_lines() {
+        let r = rows(b"\xEF\xBB\xBF{\"a\":1}\n\n  \n{\"a\": oops}\r\n[1]\n{\"a\":3}\r\n{\"a\":4}");
+        assert_eq!(r.len(), 5);
+        let ok = r[0].as_ref().unwrap();
+        assert_eq!((ok.number, &ok.value["a"], ok.text_cells), (1, &serde_json::json!(1), false));
+        let e = r[1].as_ref().unwrap_err();
+        assert_eq!(e.number, 4);
+        assert!(e.to_string().starts_with("d.jsonl:4: invalid JSON"), "{e}");
+        let e = r[2].as_ref().unwrap_err();
+        assert_eq!(e.number, 5);
+        assert!(e.message.contains("array, not an object"), "{e}");
+        assert_eq!(r[3].as_ref().unwrap().number, 6);
+        assert_eq!(r[3].as_ref().unwrap().value["a"], 3);
+        assert_eq!(r[4].as_ref().unwrap().value["a"], 4);
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_row_error() {
+        let r = rows(b"{\"a\":\"\xff\"}\n{\"a\":2}\n");
+        assert!(r[0].as_ref().unwrap_err().message.contains("UTF-8"));
+        assert_eq!(r[1].as_ref().unwrap().value["a"], 2);
+    }
+
+    #[test]
+    fn deep_line_parses() {
+        let depth = 20_000;
+        let text = format!("{{\"a\":{}1{}}}\n", "[".repeat(depth), "]".repeat(depth));
+        let r = rows(text.as_bytes());
+        assert!(r[0].is_ok());
+        for row in r.into_iter().flatten() {
+            crate::json::drop_deep(row.value);
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Datasets: rows read one at a time from JSONL, JSON array, CSV or
+//! Parquet files.
+//!
+//! [`open`] returns [`Rows`], a streaming iterator: memory stays flat
+//! whatever the file size. A row that cannot be read is one [`RowError`]
+//! and the iteration goes on with the next row.
+
+mod csv;
+mod json_array;
+mod jsonl;
+#[cfg(feature = "parquet")]
+mod parquet;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The format of a dataset file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DatasetFormat {
+    /// One JSON object per line (`.jsonl`, `.ndjson`).
+    Jsonl,
+    /// One JSON array of objects (`.json`).
+    JsonArray,
+    /// Comma-separated values with a header row (`.csv`).
+    Csv,
+    /// Apache Parquet (`.parquet`).
+    Parquet,
+}
+
+impl DatasetFormat {
+    /// The format a file name's extension stands for.
+    pub fn from_path(path: &Path) -> Option<DatasetFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        DatasetFormat::from_name(&ext)
+    }
+
+    /// The format for a name: `jsonl`, `ndjson`, `json`, `csv`, `parquet`.
+    pub fn from_name(name: &str) -> Option<DatasetFormat> {
+        match name.to_ascii_lowercase().as_str() {
+            "jsonl" | "ndjson" => Some(DatasetFormat::Jsonl),
+            "json" | "json_array" => Some(DatasetFormat::JsonArray),
+            "csv" => Some(DatasetFormat::Csv),
+            "parquet" => Some(DatasetFormat::Parquet),
+            _ => None,
+        }
+    }
+
+    /// The format's name as written in suite files.
+    pub fn name(self) -> &'static str {
+        match self {
+            DatasetFormat::Jsonl => "jsonl",
+            DatasetFormat::JsonArray => "json",
+            DatasetFormat::Csv => "csv",
+            DatasetFormat::Parquet => "parquet",
+        }
+    }
+}
+
+impl fmt::Display for DatasetFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One row of a dataset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// 1-based line number (JSONL) or record number (other formats).
+    pub number: u64,
+    /// The row: always a JSON object.
+    pub value: Value,
+    /// Whether the cells are text that may hold JSON (CSV).
+    pub text_cells: bool,
+}
+
+/// A row that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{number}: {message}", file.display())]
+pub struct RowError {
+    /// The dataset file.
+    pub file: PathBuf,
+    /// 1-based line (JSONL) or record (other formats) number.
+    pub number: u64,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+/// A dataset that cannot be opened at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DatasetError {
+    /// The file cannot be opened or read.
+    #[error("{}: {message}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        message: String,
+    },
+    /// The format cannot be told from the file name.
+    #[error("{}: unknown dataset format (use .jsonl, .ndjson, .json, .csv or .parquet, or set the format)", path.display())]
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is not a valid dataset of its format (bad header, bad
+    /// Parquet footer, format not compiled in).
+    #[error("{}: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The rows of a dataset, in file order; see [`open`].
+pub struct Rows {
+    inner: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
+    format: DatasetFormat,
+}
+
+impl Rows {
+    /// The format being read.
+    pub fn format(&self) -> DatasetFormat {
+        self.format
+    }
+}
+
+impl fmt::Debug for Rows {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rows").field("format", &self.format).finish_non_exhaustive()
+    }
+}
+
+impl Iterator for Rows {
+    type Item = Result<Row, RowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next()
+    }
+}
+
+/// Opens a dataset; the format comes from `format`, else from the
+/// file's extension.
+///
+/// # Errors
+/// The file cannot be opened, its format is unknown, or its header (CSV)
+/// or footer (Parquet) cannot be read.
+pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetError> {
+    let format = format
+        .or_else(|| DatasetFormat::from_path(path))
+        .ok_or_else(|| DatasetError::UnknownFormat { path: path.to_path_buf() })?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| DatasetError::Io { path: path.to_path_buf(), message: e.to_string() })?;
+    let inner: Box<dyn Iterator<Item = Result<Row, RowError>> + Send> = match format {
+        DatasetFormat::Jsonl => Box::new(jsonl::JsonlRows::new(path, file)),
+        DatasetFormat::JsonArray => Box::new(json_array::JsonArrayRows::new(path, file)),
+        DatasetFormat::Csv => Box::new(csv::CsvRows::new(path, file)?),
+        #[cfg(feature = "parquet")]
+        DatasetFormat::Parquet => Box::new(parquet::ParquetRows::new(path, file)?),
+        #[cfg(not(feature = "parquet"))]
+        DatasetFormat::Parquet => {
+            return Err(DatasetError::Invalid {
+                path: path.to_path_buf(),
+                message: "Parquet support is not compiled in (feature `parquet`)".into(),
+            });
+        }
+    };
+    Ok(Rows { inner, format })
+}
+
+/// Turns a parsed value into a row, or says why it is not one.
+pub(crate) fn object_row(number: u64, value: Value, text_cells: bool) -> Result<Row, String> {
+    if value.is_object() {
+        Ok(Row { number, value, text_cells })
+    } else {
+        let kind = crate::json::type_name(&value);
+        crate::json::drop_deep(value);
+        Err(format!("row is a JSON {kind}, not an object"))
+    }
+}
+
+/// A [`RowError`] for `file`.
+pub(crate) fn row_error(file: &Path, number: u64, message: impl Into<String>) -> RowError {
+    RowError { file: file.to_path_buf(), number, message: message.into() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_from_extensions() {
+        assert_eq!(DatasetFormat::from_path(Path::new("a.JSONL")), Some(DatasetFormat::Jsonl));
+        assert_eq!(DatasetFormat::from_path(Path::new("a.ndjson")), Some(DatasetFormat::Jsonl));
+        assert_eq!(DatasetFormat::from_path(Path::new("a.json")), Some(DatasetFormat::JsonArray));
+        assert_eq!(DatasetFormat::from_path(Path::new("a.csv")), Some(DatasetFormat::Csv));
+        assert_eq!(DatasetFormat::from_path(Path::new("a.parquet")), Some(DatasetFormat::Parquet));
+        assert_eq!(DatasetFormat::from_path(Path::new("a.txt")), None);
+    }
+
+    #[test]
+    fn unknown_format_and_missing_file() {
+        let e = open(Path::new("x.txt"), None).unwrap_err();
+        assert!(matches!(e, DatasetError::UnknownFormat { .. }));
+        let e = open(Path::new("/nonexistent/x.jsonl"), None).unwrap_err();
+        assert!(matches!(e, DatasetError::Io { .. }));
+        assert!(e.to_string().starts_with("/nonexistent/x.jsonl: "));
+    }
+
+    #[test]
+    fn format_override_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("data.txt");
+        std::fs::write(&p, "{\"a\":1}\n").unwrap();
+        let rows: Vec<_> = open(&p, Some(DatasetFormat::Jsonl)).unwrap().collect();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].as_ref().unwrap().value["a"], 1);
+    }
+
+    #[test]
+    fn row_error_display() {
+        let e = row_error(Path::new("d.jsonl"), 7, "bad");
+        assert_eq!(e.to_string(), "d.jsonl:7: bad");
+    }
+}

@@ -1,0 +1,292 @@
+//! Parquet, read in record batches; each row becomes a JSON object.
+//!
+//! Strings, integers, floats, booleans and nulls map to their JSON
+//! equivalents; lists become arrays, structs and maps become objects.
+//! Other types (dates, timestamps, decimals, binary, dictionaries) are
+//! written as their Arrow display text. Non-finite floats become `null`.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use arrow::array::{
+    Array, AsArray, BooleanArray, FixedSizeListArray, LargeListArray, LargeStringArray, ListArray,
+    MapArray, StringArray, StringViewArray, StructArray,
+};
+use arrow::datatypes::{
+    DataType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type,
+    UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow::record_batch::RecordBatch;
+use arrow::util::display::{ArrayFormatter, FormatOptions};
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use serde_json::{Map, Number, Value};
+
+use super::{DatasetError, Row, RowError, row_error};
+
+/// Rows per record batch read from the file.
+const BATCH_ROWS: usize = 1024;
+
+/// Rows of a Parquet file.
+pub(crate) struct ParquetRows {
+    path: PathBuf,
+    reader: ParquetRecordBatchReader,
+    pending: VecDeque<Row>,
+    number: u64,
+    done: bool,
+}
+
+impl ParquetRows {
+    pub(crate) fn new(path: &Path, file: File) -> Result<Self, DatasetError> {
+        let invalid = |e: &dyn std::fmt::Display| DatasetError::Invalid {
+            path: path.to_path_buf(),
+            message: format!("Parquet: {e}"),
+        };
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(|e| invalid(&e))?
+            .with_batch_size(BATCH_ROWS)
+            .build()
+            .map_err(|e| invalid(&e))?;
+        Ok(ParquetRows {
+            path: path.to_path_buf(),
+            reader,
+            pending: VecDeque::new(),
+            number: 0,
+            done: false,
+        })
+    }
+
+    fn load(&mut self, batch: &RecordBatch) {
+        let schema = batch.schema();
+        let mut rows: Vec<Map<String, Value>> = vec![Map::new(); batch.num_rows()];
+        for (field, column) in schema.fields().iter().zip(batch.columns()) {
+            for (i, row) in rows.iter_mut().enumerate() {
+                row.insert(field.name().clone(), cell(column.as_ref(), i));
+            }
+        }
+        for map in rows {
+            self.number += 1;
+            self.pending.push_back(Row {
+                number: self.number,
+                value: Value::Object(map),
+                text_cells: false,
+            });
+        }
+    }
+}
+
+impl Iterator for ParquetRows {
+    type Item = Result<Row, RowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(row) = self.pending.pop_front() {
+                return Some(Ok(row));
+            }
+            if self.done {
+                return None;
+            }
+            match self.reader.next() {
+                None => self.done = true,
+                Some(Ok(batch)) => self.load(&batch),
+                Some(Err(e)) => {
+                    self.done = true;
+                    return Some(Err(row_error(
+                        &self.path,
+                        self.number + 1,
+                        format!("Parquet: {e}"),
+                    )));
+                }
+            }
+        }
+    }
+}
+
+fn float(x: f64) -> Value {
+    Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+/// The JSON value of one cell.
+fn cell(array: &dyn Array, i: usize) -> Value {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || cell_inner(array, i))
+}
+
+fn cell_inner(array: &dyn Array, i: usize) -> Value {
+    if i >= array.len() || array.is_null(i) {
+        return Value::Null;
+    }
+    match array.data_type() {
+        DataType::Null => Value::Null,
+        DataType::Boolean => array
+            .as_any()
+            .downcast_ref::<BooleanArray>()
+            .map_or(Value::Null, |a| Value::Bool(a.value(i))),
+        DataType::Int8 => array.as_primitive::<Int8Type>().value(i).into(),
+        DataType::Int16 => array.as_primitive::<Int16Type>().value(i).into(),
+        DataType::Int32 => array.as_primitive::<Int32Type>().value(i).into(),
+        DataType::Int64 => array.as_primitive::<Int64Type>().value(i).into(),
+        DataType::UInt8 => array.as_primitive::<UInt8Type>().value(i).into(),
+        DataType::UInt16 => array.as_primitive::<UInt16Type>().value(i).into(),
+        DataType::UInt32 => array.as_primitive::<UInt32Type>().value(i).into(),
+        DataType::UInt64 => array.as_primitive::<UInt64Type>().value(i).into(),
+        DataType::Float32 => float(f64::from(array.as_primitive::<Float32Type>().value(i))),
+        DataType::Float64 => float(array.as_primitive::<Float64Type>().value(i)),
+        DataType::Utf8 => text(array.as_any().downcast_ref::<StringArray>().map(|a| a.value(i))),
+        DataType::LargeUtf8 => {
+            text(array.as_any().downcast_ref::<LargeStringArray>().map(|a| a.value(i)))
+        }
+        DataType::Utf8View => {
+            text(array.as_any().downcast_ref::<StringViewArray>().map(|a| a.value(i)))
+        }
+        DataType::List(_) => list(array.as_any().downcast_ref::<ListArray>().map(|a| a.value(i))),
+        DataType::LargeList(_) => {
+            list(array.as_any().downcast_ref::<LargeListArray>().map(|a| a.value(i)))
+        }
+        DataType::FixedSizeList(..) => {
+            list(array.as_any().downcast_ref::<FixedSizeListArray>().map(|a| a.value(i)))
+        }
+        DataType::Struct(fields) => match array.as_any().downcast_ref::<StructArray>() {
+            None => Value::Null,
+            Some(s) => Value::Object(
+                fields
+                    .iter()
+                    .zip(s.columns())
+                    .map(|(f, c)| (f.name().clone(), cell(c.as_ref(), i)))
+                    .collect(),
+            ),
+        },
+        DataType::Map(..) => match array.as_any().downcast_ref::<MapArray>() {
+            None => Value::Null,
+            Some(m) => {
+                let entries = m.value(i);
+                let (keys, values) = (entries.column(0), entries.column(1));
+                let mut obj = Map::new();
+                for j in 0..entries.len() {
+                    let key = match cell(keys.as_ref(), j) {
+                        Value::String(s) => s,
+                        other => crate::json::display(&other),
+                    };
+                    obj.insert(key, cell(values.as_ref(), j));
+                }
+                Value::Object(obj)
+            }
+        },
+        _ => match ArrayFormatter::try_new(array, &FormatOptions::default()) {
+            Ok(f) => Value::String(f.value(i).to_string()),
+            Err(_) => Value::Null,
+        },
+    }
+}
+
+fn text(s: Option<&str>) -> Value {
+    s.map_or(Value::Null, |s| Value::String(s.to_owned()))
+}
+
+fn list(values: Option<std::sync::Arc<dyn Array>>) -> Value {
+    match values {
+        None => Value::Null,
+        Some(v) => Value::Array((0..v.len()).map(|j| cell(v.as_ref(), j)).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, Float64Array, Int64Array, ListBuilder, StringBuilder};
+    use arrow::datatypes::{Field, Fields, Schema};
+    use parquet::arrow::ArrowWriter;
+    use serde_json::json;
+
+    use super::*;
+
+    fn write(path: &Path, batch: &RecordBatch) {
+        let file = File::create(path).unwrap();
+        let mut w = ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+        w.write(batch).unwrap();
+        w.close().unwrap();
+    }
+
+    #[test]
+    fn rows_become_objects_with_nested_values() {
+        let mut tags = ListBuilder::new(StringBuilder::new());
+        tags.values().append_value("a");
+        tags.values().append_value("b");
+        tags.append(true);
+        tags.append(false);
+        tags.append(true);
+        let inner = Fields::from(vec![Field::new("x", DataType::Int64, true)]);
+        let strukt = StructArray::new(
+            inner.clone(),
+            vec![Arc::new(Int64Array::from(vec![Some(1), None, Some(3)])) as ArrayRef],
+            None,
+        );
+        let schema = Schema::new(vec![
+            Field::new("id", DataType::Utf8, false),
+            Field::new("score", DataType::Float64, true),
+            Field::new("ok", DataType::Boolean, true),
+            Field::new("tags", tags.finish().data_type().clone(), true),
+            Field::new("s", DataType::Struct(inner), true),
+        ]);
+        let mut tags = ListBuilder::new(StringBuilder::new());
+        tags.values().append_value("a");
+        tags.values().append_value("b");
+        tags.append(true);
+        tags.append(false);
+        tags.append(true);
+        let batch = RecordBatch::try_new(
+            Arc::new(schema),
+            vec![
+                Arc::new(StringArray::from(vec!["r1", "r2", "r3"])),
+                Arc::new(Float64Array::from(vec![Some(0.5), None, Some(2.0)])),
+                Arc::new(BooleanArray::from(vec![Some(true), Some(false), None])),
+                Arc::new(tags.finish()),
+                Arc::new(strukt),
+            ],
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("d.parquet");
+        write(&p, &batch);
+        let rows: Vec<Row> = super::super::open(&p, None).unwrap().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(
+            rows[0].value,
+            json!({"id": "r1", "score": 0.5, "ok": true, "tags": ["a", "b"], "s": {"x": 1}})
+        );
+        assert_eq!(
+            rows[1].value,
+            json!({"id": "r2", "score": null, "ok": false, "tags": null, "s": {"x": null}})
+        );
+        assert_eq!((rows[2].number, &rows[2].value["tags"]), (3, &json!([])));
+        assert!(!rows[2].text_cells);
+    }
+
+    #[test]
+    fn many_batches_keep_numbering() {
+        let n = 2500_i64;
+        let schema = Schema::new(vec![Field::new("n", DataType::Int64, false)]);
+        let batch = RecordBatch::try_new(
+            Arc::new(schema),
+            vec![Arc::new(Int64Array::from((0..n).collect::<Vec<_>>()))],
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("d.parquet");
+        write(&p, &batch);
+        let rows: Vec<Row> = super::super::open(&p, None).unwrap().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 2500);
+        assert!(
+            rows.iter().enumerate().all(|(i, r)| r.number == i as u64 + 1 && r.value["n"] == i)
+        );
+    }
+
+    #[test]
+    fn not_a_parquet_file_is_an_open_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("d.parquet");
+        std::fs::write(&p, b"{\"a\":1}\n").unwrap();
+        let e = super::super::open(&p, None).unwrap_err();
+        assert!(matches!(e, DatasetError::Invalid { .. }), "{e}");
+    }
+}

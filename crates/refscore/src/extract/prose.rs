@@ -1,0 +1,232 @@
+//! Balanced JSON objects and arrays inside prose.
+//!
+//! One pass matches brackets from each top-level `{` or `[`, skipping
+//! brackets inside strings, and remembers the balanced spans nested inside.
+//! A balanced span that does not parse is replaced by the spans nested in
+//! it, so `{see {"a": 1}}` yields `{"a": 1}`. After a bracket that closes
+//! the wrong kind the scan goes on past it; every start inside would meet
+//! the same bracket. Work is capped by a budget proportional to the text.
+
+use super::Found;
+
+/// Units of work (bytes scanned plus bytes parsed) allowed per byte of
+/// text, on top of a fixed allowance of 1 MiB units.
+pub const WORK_PER_BYTE: usize = 16;
+
+/// The prose candidates of a text.
+#[derive(Debug, Default)]
+pub(super) struct Prose {
+    /// Balanced spans that parse, in text order.
+    pub(super) found: Vec<Found>,
+    /// Start of the first bracket still open at the end of the text.
+    pub(super) unclosed: Option<usize>,
+}
+
+/// A balanced bracket span with the balanced spans directly inside it.
+#[derive(Debug)]
+struct Span {
+    start: usize,
+    end: usize,
+    children: Vec<Span>,
+}
+
+impl Drop for Span {
+    fn drop(&mut self) {
+        // Iterative, so that dropping 100,000 nested spans cannot overflow.
+        let mut stack = std::mem::take(&mut self.children);
+        while let Some(mut s) = stack.pop() {
+            stack.append(&mut s.children);
+        }
+    }
+}
+
+/// How a scan from one opening bracket ended.
+enum Ended {
+    /// The opening bracket closed.
+    Closed(Span),
+    /// A bracket of the wrong kind at this offset.
+    Mismatch(usize, Vec<Span>),
+    /// The end of the text (or of the budget).
+    Eof { done: Vec<Span>, in_string: bool },
+}
+
+/// Remaining units of work.
+struct Budget(usize);
+
+impl Budget {
+    fn spend(&mut self, n: usize) -> bool {
+        if self.0 < n {
+            self.0 = 0;
+            false
+        } else {
+            self.0 -= n;
+            true
+        }
+    }
+}
+
+fn closer(open: u8) -> u8 {
+    if open == b'{' { b'}' } else { b']' }
+}
+
+/// Finds the balanced JSON containers in `text`.
+pub(super) fn scan(text: &str) -> Prose {
+    let bytes = text.as_bytes();
+    let mut budget = Budget(bytes.len().saturating_mul(WORK_PER_BYTE).saturating_add(1 << 20));
+    let mut out = Prose::default();
+    let mut pos = 0;
+    while let Some(rel) =
+        bytes.get(pos..).and_then(|b| b.iter().position(|&c| c == b'{' || c == b'['))
+    {
+        let start = pos + rel;
+        if budget.0 == 0 {
+            break;
+        }
+        match match_from(bytes, start, &mut budget) {
+            Ended::Closed(span) => {
+                pos = span.end;
+                try_spans(text, vec![span], &mut out.found, &mut budget);
+            }
+            Ended::Mismatch(at, done) => {
+                try_spans(text, done, &mut out.found, &mut budget);
+                pos = at + 1;
+            }
+            Ended::Eof { done, in_string } => {
+                if out.unclosed.is_none() {
+                    out.unclosed = Some(start);
+                }
+                if in_string {
+                    // A stray quote may have hidden real brackets: look again
+                    // from the next bracket (the budget bounds the retries).
+                    drop(done);
+                    pos = start + 1;
+                } else {
+                    try_spans(text, done, &mut out.found, &mut budget);
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Matches brackets from the one at `start`.
+fn match_from(bytes: &[u8], start: usize, budget: &mut Budget) -> Ended {
+    let mut stack: Vec<(u8, usize)> = Vec::new();
+    if let Some(&b) = bytes.get(start) {
+        stack.push((closer(b), start));
+    }
+    let mut done: Vec<Span> = Vec::new();
+    let (mut in_str, mut esc) = (false, false);
+    for (i, &b) in bytes.iter().enumerate().skip(start + 1) {
+        if !budget.spend(1) {
+            break;
+        }
+        if in_str {
+            if esc {
+                esc = false;
+            } else if b == b'\\' {
+                esc = true;
+            } else if b == b'"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' | b'[' => stack.push((closer(b), i)),
+            b'}' | b']' => match stack.last() {
+                Some(&(want, open)) if want == b => {
+                    stack.pop();
+                    let first_child =
+                        done.iter().rposition(|d| d.start < open).map_or(0, |p| p + 1);
+                    let children = done.split_off(first_child);
+                    let span = Span { start: open, end: i + 1, children };
+                    if stack.is_empty() {
+                        return Ended::Closed(span);
+                    }
+                    done.push(span);
+                }
+                _ => return Ended::Mismatch(i, done),
+            },
+            _ => {}
+        }
+    }
+    Ended::Eof { done, in_string: in_str }
+}
+
+/// Parses spans in order; a span that fails is replaced by its children.
+fn try_spans(text: &str, spans: Vec<Span>, found: &mut Vec<Found>, budget: &mut Budget) {
+    let mut work: Vec<Span> = spans;
+    work.reverse();
+    while let Some(mut span) = work.pop() {
+        let Some(slice) = text.get(span.start..span.end) else { continue };
+        if !budget.spend(slice.len()) {
+            return;
+        }
+        match crate::json::parse(slice) {
+            Ok(value) => found.push(Found { value, start: span.start, end: span.end }),
+            Err(_) => {
+                let mut kids = std::mem::take(&mut span.children);
+                kids.reverse();
+                work.append(&mut kids);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn values(text: &str) -> Vec<serde_json::Value> {
+        scan(text).found.into_iter().map(|f| f.value).collect()
+    }
+
+    #[test]
+    fn braces_in_strings_do_not_confuse() {
+        assert_eq!(
+            values(r#"x {"a": "}{][", "b": "q\"}"} y"#),
+            vec![json!({"a": "}{][", "b": "q\"}"})]
+        );
+    }
+
+    #[test]
+    fn nested_candidates_inside_failed_spans() {
+        assert_eq!(values(r#"{see {"a": 1} and [2]} end"#), vec![json!({"a": 1}), json!([2])]);
+        assert_eq!(values(r#"[oops} {"b": 2}"#), vec![json!({"b": 2})]);
+        assert_eq!(values(r#"{ open {"c": 3} never closed"#), vec![json!({"c": 3})]);
+        assert_eq!(values(r#"{ it's "quoted {"d": 4} stuff"#), vec![json!({"d": 4})]);
+    }
+
+    #[test]
+    fn spans_and_unclosed() {
+        let t = "é {\"é\": 1} then [1,";
+        let p = scan(t);
+        assert_eq!(&t[p.found[0].start..p.found[0].end], "{\"é\": 1}");
+        assert_eq!(p.unclosed, Some(t.find('[').unwrap()));
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let t = format!("x {}{}", "{".repeat(200_000), "}".repeat(200_000));
+        let found = scan(&t).found;
+        assert!(found.len() <= 1);
+        found.into_iter().for_each(|f| crate::json::drop_deep(f.value));
+        let arr = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
+        let found = scan(&format!("a {arr} b")).found;
+        assert_eq!(found.len(), 1);
+        found.into_iter().for_each(|f| crate::json::drop_deep(f.value));
+    }
+
+    #[test]
+    fn many_braces_stay_fast() {
+        let t = "{ a ".repeat(250_000) + "{\"z\": 1}";
+        let start = std::time::Instant::now();
+        let _ = scan(&t);
+        let u = "{\"k\": [1, x] ".repeat(80_000);
+        let _ = scan(&u);
+        assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+    }
+}

@@ -1,0 +1,342 @@
+//! Input mapping: which part of a dataset row feeds which evaluator input.
+//!
+//! A source is a column name or a JSONPath (RFC 9535). Strings starting
+//! with `$` are JSONPath; dotted forms such as
+//! `output.tool_calls[0].arguments` or `input.documents[-1]` are read as
+//! `$.`-prefixed JSONPath. For each row, a top-level key equal to the whole
+//! source string wins (so column names containing dots still work), then
+//! the path; the first match is used.
+//!
+//! Inputs without a mapping read the column of the same name; `reference`
+//! also falls back to a column named `expected`.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::dataset::Row;
+use crate::error::ConfigError;
+use crate::evaluator::{EvalInput, InputSpec};
+
+mod source;
+
+pub use source::{MappingEntry, ParseMode};
+use source::{Source, compile_source};
+
+/// A compiled input mapping; see the [module docs](self).
+#[derive(Debug, Clone, Default)]
+pub struct InputMapping {
+    entries: BTreeMap<String, Source>,
+}
+
+/// An input whose source could not be satisfied for one row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MappingError {
+    /// The evaluator input.
+    pub input: String,
+    /// The source (column or JSONPath) it reads.
+    pub source: String,
+    /// Why it could not be read.
+    pub reason: String,
+}
+
+impl std::fmt::Display for MappingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "input `{}` from `{}`: {}", self.input, self.source, self.reason)
+    }
+}
+
+impl std::error::Error for MappingError {}
+
+impl InputMapping {
+    /// A mapping with no entries: every input reads its own column.
+    pub fn new() -> Self {
+        InputMapping::default()
+    }
+
+    /// Compiles a map of input name → entry.
+    ///
+    /// # Errors
+    /// A malformed JSONPath, naming the input and the path.
+    pub fn compile(map: &BTreeMap<String, MappingEntry>) -> Result<Self, ConfigError> {
+        let mut entries = BTreeMap::new();
+        for (input, entry) in map {
+            entries.insert(input.clone(), compile_source(input, entry)?);
+        }
+        Ok(InputMapping { entries })
+    }
+
+    /// Compiles a configuration object of input name → string or
+    /// `{source, parse}`.
+    ///
+    /// # Errors
+    /// A bad entry or a malformed JSONPath.
+    pub fn from_config(map: &Map<String, Value>) -> Result<Self, ConfigError> {
+        let mut entries = BTreeMap::new();
+        for (input, v) in map {
+            entries.insert(input.clone(), MappingEntry::from_value(input, v)?);
+        }
+        InputMapping::compile(&entries)
+    }
+
+    /// The source of an input, if mapped.
+    pub fn source(&self, input: &str) -> Option<&str> {
+        self.entries.get(input).map(|s| s.text.as_str())
+    }
+
+    /// Names of the mapped inputs.
+    pub fn inputs(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
+    /// Builds an evaluator's input from a row.
+    ///
+    /// # Errors
+    /// A required input that cannot be found; optional inputs that cannot
+    /// be found are left out.
+    pub fn resolve(&self, row: &Row, specs: &[InputSpec]) -> Result<EvalInput, MappingError> {
+        let mut input = EvalInput::new();
+        let mut parsed_view: Option<Value> = None;
+        for spec in specs {
+            let found = match self.entries.get(spec.name) {
+                Some(src) => lookup(row, src, &mut parsed_view).map(|v| (v, src.parse)),
+                None => default_lookup(row, spec.name).map(|v| (v.clone(), ParseMode::Auto)),
+            };
+            let Some((value, parse)) = found else {
+                if spec.required {
+                    return Err(self.missing(row, spec.name));
+                }
+                continue;
+            };
+            input.set(spec.name, convert(value, spec.json, parse, row.text_cells));
+        }
+        Ok(input)
+    }
+
+    fn missing(&self, row: &Row, name: &str) -> MappingError {
+        match self.entries.get(name) {
+            Some(src) => MappingError {
+                input: name.to_owned(),
+                source: src.text.clone(),
+                reason: if src.path.is_some() {
+                    "no column of that name and the path matches nothing in the row".to_owned()
+                } else {
+                    format!("no such column (columns: {})", columns(row))
+                },
+            },
+            None => MappingError {
+                input: name.to_owned(),
+                source: name.to_owned(),
+                reason: format!(
+                    "no column `{name}`{} and no mapping for it (columns: {})",
+                    if name == "reference" { " or `expected`" } else { "" },
+                    columns(row)
+                ),
+            },
+        }
+    }
+}
+
+fn columns(row: &Row) -> String {
+    const SHOWN: usize = 12;
+    let Some(map) = row.value.as_object() else { return String::new() };
+    let mut names: Vec<&str> = map.keys().take(SHOWN).map(String::as_str).collect();
+    if map.len() > SHOWN {
+        names.push("…");
+    }
+    names.join(", ")
+}
+
+fn default_lookup<'a>(row: &'a Row, name: &str) -> Option<&'a Value> {
+    let obj = row.value.as_object()?;
+    obj.get(name).or_else(|| if name == "reference" { obj.get("expected") } else { None })
+}
+
+fn lookup<'a>(row: &'a Row, src: &Source, parsed_view: &'a mut Option<Value>) -> Option<Value> {
+    if let Some(v) = row.value.get(&src.text) {
+        return Some(v.clone());
+    }
+    let path = src.path.as_ref()?;
+    if let Some(v) = path.query(&row.value).first() {
+        return Some(v.clone());
+    }
+    if row.text_cells {
+        // Text cells holding JSON: let the path reach inside them.
+        let view = parsed_view.get_or_insert_with(|| parse_cells(&row.value));
+        return path.query(view).first().cloned();
+    }
+    None
+}
+
+/// A copy of a row with the text cells that hold JSON objects or arrays parsed.
+fn parse_cells(row: &Value) -> Value {
+    let Some(map) = row.as_object() else { return row.clone() };
+    let mut out = Map::new();
+    for (k, v) in map {
+        let parsed = match v {
+            Value::String(s) if s.trim_start().starts_with(['{', '[']) => {
+                crate::json::parse(s).unwrap_or_else(|_| v.clone())
+            }
+            _ => v.clone(),
+        };
+        out.insert(k.clone(), parsed);
+    }
+    Value::Object(out)
+}
+
+fn convert(value: Value, json: bool, parse: ParseMode, text_cells: bool) -> Value {
+    let wanted = match parse {
+        ParseMode::Json => true,
+        ParseMode::Text => false,
+        ParseMode::Auto => json && text_cells,
+    };
+    match value {
+        Value::String(s) if wanted => crate::json::parse(&s).unwrap_or(Value::String(s)),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    const PAIR: &[InputSpec] =
+        &[InputSpec::required("output", true), InputSpec::required("reference", true)];
+
+    fn row(value: Value) -> Row {
+        Row { number: 1, value, text_cells: false }
+    }
+
+    fn mapping(pairs: &[(&str, &str)]) -> Result<InputMapping, ConfigError> {
+        let map = pairs.iter().map(|(k, v)| (k.to_string(), MappingEntry::new(*v))).collect();
+        InputMapping::compile(&map)
+    }
+
+    #[test]
+    fn defaults_read_same_name_columns_and_expected() {
+        let m = InputMapping::new();
+        let input = m.resolve(&row(json!({"output": 1, "expected": 2})), PAIR).unwrap();
+        assert_eq!(input.get("output"), Some(&json!(1)));
+        assert_eq!(input.get("reference"), Some(&json!(2)));
+        let input =
+            m.resolve(&row(json!({"output": 1, "reference": 3, "expected": 2})), PAIR).unwrap();
+        assert_eq!(input.get("reference"), Some(&json!(3)));
+    }
+
+    #[test]
+    fn maps_by_key_and_by_jsonpath() {
+        let m = mapping(&[
+            ("output", "output.tool_calls[0].arguments"),
+            ("reference", "$.gold.docs[-1]"),
+        ])
+        .unwrap();
+        let r = row(json!({
+            "output": {"tool_calls": [{"arguments": {"q": "x"}}, {"arguments": 2}]},
+            "gold": {"docs": ["a", "b", "last"]}
+        }));
+        let input = m.resolve(&r, PAIR).unwrap();
+        assert_eq!(input.get("output"), Some(&json!({"q": "x"})));
+        assert_eq!(input.get("reference"), Some(&json!("last")));
+        let m = mapping(&[("output", "input.documents[-1]"), ("reference", "answer")]).unwrap();
+        let r = row(json!({"input": {"documents": [1, 2, 3]}, "answer": "a"}));
+        let input = m.resolve(&r, PAIR).unwrap();
+        assert_eq!(input.get("output"), Some(&json!(3)));
+        assert_eq!(input.get("reference"), Some(&json!("a")));
+    }
+
+    #[test]
+    fn whole_string_key_wins_over_the_path() {
+        let m = mapping(&[("output", "a.b"), ("reference", "my-col")]).unwrap();
+        let r = row(json!({"a.b": "direct", "a": {"b": "nested"}, "my-col": 1}));
+        assert_eq!(m.resolve(&r, PAIR).unwrap().get("output"), Some(&json!("direct")));
+        let r = row(json!({"a": {"b": "nested"}, "my-col": 1}));
+        assert_eq!(m.resolve(&r, PAIR).unwrap().get("output"), Some(&json!("nested")));
+    }
+
+    #[test]
+    fn missing_required_and_optional_inputs() {
+        let m = mapping(&[("output", "$.x.y")]).unwrap();
+        let e = m.resolve(&row(json!({"x": {}, "reference": 1})), PAIR).unwrap_err();
+        assert_eq!((e.input.as_str(), e.source.as_str()), ("output", "$.x.y"));
+        assert!(e.to_string().starts_with("input `output` from `$.x.y`: "), "{e}");
+        let e = InputMapping::new().resolve(&row(json!({"output": 1})), PAIR).unwrap_err();
+        assert_eq!(e.input, "reference");
+        assert!(e.reason.contains("`expected`") && e.reason.contains("columns: output"), "{e}");
+        let specs = [InputSpec::required("output", true), InputSpec::optional("weights", true)];
+        let input = InputMapping::new().resolve(&row(json!({"output": 1})), &specs).unwrap();
+        assert_eq!(input.names().collect::<Vec<_>>(), vec!["output"]);
+    }
+
+    #[test]
+    fn malformed_paths_are_config_errors_naming_input_and_path() {
+        let e = mapping(&[("output", "$.a[")]).unwrap_err().to_string();
+        assert!(e.contains("`output`") && e.contains("`$.a[`"), "{e}");
+        assert!(mapping(&[("reference", "a..b")]).unwrap_err().to_string().contains("`a..b`"));
+        assert!(mapping(&[("output", "a[0")]).is_err());
+        assert!(mapping(&[("output", "a.")]).is_err());
+        assert!(mapping(&[("output", "")]).is_err());
+    }
+
+    #[test]
+    fn text_cells_are_parsed_for_json_inputs() {
+        let specs = [InputSpec::required("output", true), InputSpec::required("label", false)];
+        let mut r = row(json!({"output": "{\"a\": 1}", "label": "[1]"}));
+        r.text_cells = true;
+        let input = InputMapping::new().resolve(&r, &specs).unwrap();
+        assert_eq!(input.get("output"), Some(&json!({"a": 1})));
+        assert_eq!(input.get("label"), Some(&json!("[1]")));
+        // Not JSON: the raw text still reaches the evaluator.
+        r.value = json!({"output": "Sure! ```json {\"a\":1}```", "label": "x"});
+        let input = InputMapping::new().resolve(&r, &specs).unwrap();
+        assert_eq!(input.get("output"), Some(&json!("Sure! ```json {\"a\":1}```")));
+        // Not a text cell: strings stay strings unless `parse: json`.
+        let r = row(json!({"output": "{\"a\": 1}", "label": "[1]"}));
+        assert_eq!(
+            InputMapping::new().resolve(&r, &specs).unwrap().get("output"),
+            Some(&json!("{\"a\": 1}"))
+        );
+        let m = InputMapping::from_config(
+            json!({"label": {"source": "label", "parse": "json"}}).as_object().unwrap(),
+        )
+        .unwrap();
+        assert_eq!(m.resolve(&r, &specs).unwrap().get("label"), Some(&json!([1])));
+    }
+
+    #[test]
+    fn paths_reach_into_json_text_cells() {
+        let m = mapping(&[("output", "output.args[-1]")]).unwrap();
+        let r = Row {
+            number: 1,
+            value: json!({"output": "{\"args\": [1, 2]}", "reference": "2"}),
+            text_cells: true,
+        };
+        let input = m.resolve(&r, PAIR).unwrap();
+        assert_eq!(input.get("output"), Some(&json!(2)));
+        assert_eq!(input.get("reference"), Some(&json!(2)));
+    }
+
+    #[test]
+    fn config_entry_shapes() {
+        let bad = json!({"output": {"source": "a", "parse": "yaml"}});
+        assert!(
+            InputMapping::from_config(bad.as_object().unwrap())
+                .unwrap_err()
+                .to_string()
+                .contains("yaml")
+        );
+        let bad = json!({"output": {"src": "a"}});
+        assert!(
+            InputMapping::from_config(bad.as_object().unwrap())
+                .unwrap_err()
+                .to_string()
+                .contains("`src`")
+        );
+        let bad = json!({"output": 3});
+        assert!(InputMapping::from_config(bad.as_object().unwrap()).is_err());
+        let ok = InputMapping::from_config(json!({"output": "$.o"}).as_object().unwrap()).unwrap();
+        assert_eq!(ok.source("output"), Some("$.o"));
+        assert_eq!(ok.inputs().collect::<Vec<_>>(), vec!["output"]);
+    }
+}

@@ -1,0 +1,244 @@
+//! `format`: deterministic structural checks on the output.
+//!
+//! Each sub-check is enabled by its option: `length`, `json_validity`,
+//! `json_schema`, `markdown_structure`, `required_fields`,
+//! `forbidden_content`, `regex_match`. A sub-check passes when every one
+//! of its assertions passes. The score is passed sub-checks / enabled
+//! sub-checks, the label `pass` when all passed and `fail` otherwise.
+//! Every assertion is a [`Detail`](crate::detail::Detail); see
+//! `docs/metrics-format.md` for the exact rules.
+
+mod json_checks;
+mod length;
+mod markdown;
+mod regex_check;
+mod schema_infer;
+mod terms;
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::BuildContext;
+use super::options::Opts;
+use crate::detail::{Detail, failure_lines};
+use crate::error::{ConfigError, EvalError};
+use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::extract::{ExtractError, ExtractOptions, Extracted, Method, extract_json};
+use crate::score::Score;
+
+const INPUTS: &[InputSpec] = &[
+    InputSpec::required("output", false),
+    InputSpec::optional("reference", false),
+    InputSpec::optional("schema", true),
+];
+
+/// The format metric, built once from its options.
+#[derive(Debug)]
+pub struct Format {
+    length: Option<length::Length>,
+    json_validity: bool,
+    json_schema: Option<json_checks::JsonSchema>,
+    markdown: Option<markdown::Markdown>,
+    required: Option<terms::Terms>,
+    forbidden: Option<terms::Terms>,
+    regex: Option<regex_check::RegexCheck>,
+    extract: ExtractOptions,
+}
+
+/// A sub-check option: absent/`false`, `true`, or a value to read.
+pub(super) enum Setting<'a> {
+    /// Not enabled.
+    Off,
+    /// Enabled with defaults.
+    On,
+    /// Enabled with this configuration.
+    With(&'a Value),
+}
+
+impl<'a> Setting<'a> {
+    fn of(v: Option<&'a Value>) -> Self {
+        match v {
+            None | Some(Value::Null | Value::Bool(false)) => Setting::Off,
+            Some(Value::Bool(true)) => Setting::On,
+            Some(other) => Setting::With(other),
+        }
+    }
+}
+
+/// The error for a sub-check option that has the wrong shape.
+pub(super) fn bad(option: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::invalid(format!("metric `format`, option `{option}`"), message)
+}
+
+/// The JSON document of the output, borrowed when the output already is JSON.
+pub(super) struct Doc<'a> {
+    value: Cow<'a, Value>,
+    meta: Value,
+}
+
+impl Doc<'_> {
+    /// The document.
+    pub(super) fn value(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl Format {
+    /// Builds the metric from its options; file paths resolve with `ctx`.
+    ///
+    /// # Errors
+    /// An unknown option, a malformed sub-check option, an unreadable or
+    /// invalid schema, a rejected regex, or no sub-check enabled.
+    pub fn from_options(
+        options: &Map<String, Value>,
+        ctx: &BuildContext,
+    ) -> Result<Self, ConfigError> {
+        let o = Opts::new("format", options);
+        let f = Format {
+            length: length::Length::from_setting(Setting::of(o.value("length")))?,
+            json_validity: o.bool("json_validity", false)?,
+            json_schema: json_checks::JsonSchema::from_setting(
+                Setting::of(o.value("json_schema")),
+                ctx,
+            )?,
+            markdown: markdown::Markdown::from_setting(Setting::of(o.value("markdown_structure")))?,
+            required: terms::Terms::from_setting(
+                "required_fields",
+                Setting::of(o.value("required_fields")),
+            )?,
+            forbidden: terms::Terms::from_setting(
+                "forbidden_content",
+                Setting::of(o.value("forbidden_content")),
+            )?,
+            regex: regex_check::RegexCheck::from_setting(Setting::of(o.value("regex_match")))?,
+            extract: ExtractOptions::from_opts(&o)?,
+        };
+        o.finish()?;
+        if f.enabled() == 0 {
+            return Err(ConfigError::invalid(
+                "metric `format`",
+                "no sub-check enabled (enable one of length, json_validity, json_schema, \
+                 markdown_structure, required_fields, forbidden_content, regex_match)",
+            ));
+        }
+        Ok(f)
+    }
+
+    fn enabled(&self) -> usize {
+        [
+            self.length.is_some(),
+            self.json_validity,
+            self.json_schema.is_some(),
+            self.markdown.is_some(),
+            self.required.is_some(),
+            self.forbidden.is_some(),
+            self.regex.is_some(),
+        ]
+        .iter()
+        .filter(|&&on| on)
+        .count()
+    }
+
+    /// The output's JSON document, extracted from text when it is text.
+    fn document<'a>(&self, output: &'a Value, text: &str) -> Result<Doc<'a>, ExtractError> {
+        if let Value::String(_) = output {
+            let e = extract_json(text, &self.extract)?;
+            let meta = e.metadata();
+            return Ok(Doc { value: Cow::Owned(e.value), meta });
+        }
+        let whole = Extracted {
+            value: Value::Null,
+            method: Method::Whole,
+            start: 0,
+            end: text.len(),
+            candidates: 1,
+            repaired: false,
+        };
+        Ok(Doc { value: Cow::Borrowed(output), meta: whole.metadata() })
+    }
+}
+
+/// Text of an input: a string as is, any other value as compact JSON.
+pub(super) fn text_of(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::String(s) => Cow::Borrowed(s),
+        other => Cow::Owned(crate::json::compact(other)),
+    }
+}
+
+impl Evaluator for Format {
+    fn name(&self) -> &str {
+        "format"
+    }
+
+    fn inputs(&self) -> &[InputSpec] {
+        INPUTS
+    }
+
+    fn evaluate(&self, inp: &EvalInput) -> Result<Vec<Score>, EvalError> {
+        let output = inp.require("output")?;
+        let text = text_of(output);
+        let mut details: Vec<Detail> = Vec::new();
+        let mut checks = Map::new();
+        let mut meta = Map::new();
+        let mut record = |name: &str, ds: Vec<Detail>, details: &mut Vec<Detail>| {
+            checks.insert(name.to_owned(), Value::Bool(ds.iter().all(|d| d.passed)));
+            details.extend(ds);
+        };
+        if let Some(l) = &self.length {
+            let reference = inp.get("reference").filter(|v| !v.is_null());
+            record("length", l.check(&text, reference)?, &mut details);
+        }
+        if self.json_validity || self.json_schema.is_some() {
+            let doc = self.document(output, &text);
+            meta.insert(
+                "extraction".into(),
+                match &doc {
+                    Ok(d) => d.meta.clone(),
+                    Err(e) => serde_json::json!({ "error": e.to_string() }),
+                },
+            );
+            if self.json_validity {
+                record("json_validity", json_checks::validity(&doc), &mut details);
+            }
+            let result = self.json_schema.as_ref().map(|s| s.check(doc.as_ref().ok(), inp));
+            if let Ok(Doc { value: Cow::Owned(v), .. }) = doc {
+                crate::json::drop_deep(v);
+            }
+            if let Some(r) = result {
+                record("json_schema", r?, &mut details);
+            }
+        }
+        if let Some(m) = &self.markdown {
+            record("markdown_structure", m.check(&text), &mut details);
+        }
+        if let Some(t) = &self.required {
+            record("required_fields", t.check(&text, true), &mut details);
+        }
+        if let Some(t) = &self.forbidden {
+            record("forbidden_content", t.check(&text, false), &mut details);
+        }
+        if let Some(r) = &self.regex {
+            record("regex_match", r.check(&text), &mut details);
+        }
+        let enabled = checks.len();
+        let passed = checks.values().filter(|v| v.as_bool() == Some(true)).count();
+        #[allow(clippy::cast_precision_loss)]
+        let score = if enabled == 0 { 0.0 } else { passed as f64 / enabled as f64 };
+        let mut lines = vec![format!("Format: {passed}/{enabled} sub-checks passed")];
+        lines.extend(failure_lines(&details));
+        let mut s = Score::new("format", Some(score))
+            .with_label(if passed == enabled { "pass" } else { "fail" })
+            .with_explanation(lines.join("\n"))
+            .with_meta("checks", Value::Object(checks))
+            .with_meta("passed", passed)
+            .with_meta("enabled", enabled);
+        s.metadata.extend(meta);
+        s.details = details;
+        Ok(vec![s])
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,150 @@
+//! Tests of the whole `format` metric.
+
+use serde_json::{Value, json};
+
+use crate::error::{ConfigError, EvalError};
+use crate::evaluator::{EvalInput, Evaluator};
+use crate::metrics::{BuildContext, build};
+use crate::score::Score;
+
+fn metric(options: Value) -> Result<Box<dyn Evaluator>, ConfigError> {
+    let map = options.as_object().cloned().unwrap_or_default();
+    build("format", &map, &BuildContext::default())
+}
+
+fn run(options: Value, input: EvalInput) -> Score {
+    metric(options).unwrap().evaluate(&input).unwrap().remove(0)
+}
+
+#[test]
+fn score_is_passed_over_enabled() {
+    let s = run(
+        json!({"json_validity": true, "required_fields": ["total"], "forbidden_content": ["sorry"],
+               "regex_match": "INV-\\d+"}),
+        EvalInput::new().with("output", json!("Sorry! {\"total\": 3}")),
+    );
+    assert_eq!(s.score, Some(0.5));
+    assert_eq!(s.label.as_deref(), Some("fail"));
+    let expl = s.explanation.clone().unwrap();
+    assert!(expl.starts_with("Format: 2/4 sub-checks passed\n"), "{expl}");
+    assert!(expl.contains("✗ format.forbidden_content"), "{expl}");
+    assert_eq!(s.metadata["checks"]["json_validity"], json!(true));
+    assert_eq!(s.metadata["checks"]["regex_match"], json!(false));
+    assert_eq!(s.metadata["extraction"]["method"], json!("prose"));
+    assert_eq!(s.details.len(), 4);
+    assert_eq!(s.name, "format");
+}
+
+#[test]
+fn all_pass_gives_one() {
+    let s = run(
+        json!({"length": {"unit": "words", "tolerance": 0.5}, "json_schema": true, "json_validity": true}),
+        EvalInput::pair(
+            json!("```json\n{\"a\": 1, \"b\": \"x\"}\n```"),
+            json!("```json\n{\"a\": 2, \"b\": \"y\"}\n```"),
+        ),
+    );
+    assert_eq!((s.score, s.label.as_deref()), (Some(1.0), Some("pass")), "{:?}", s.explanation);
+}
+
+#[test]
+fn non_string_output_is_its_json() {
+    let s = run(
+        json!({"json_validity": true, "json_schema": {"schema": {"type": "object", "required": ["id"]}},
+               "length": {"max": 9}}),
+        EvalInput::new().with("output", json!({"id": 12})),
+    );
+    assert_eq!(s.score, Some(1.0), "{:?}", s.details);
+    assert_eq!(s.metadata["extraction"]["method"], json!("whole"));
+}
+
+#[test]
+fn schema_violations_one_detail_each() {
+    let schema = json!({"type": "object", "properties": {"line_items": {"type": "array", "items": {
+        "type": "object", "required": ["price"], "properties": {"price": {"type": "number"}}}}}});
+    let s = run(
+        json!({"json_schema": {"schema": schema}}),
+        EvalInput::new()
+            .with("output", json!(r#"{"line_items": [{"price": "9"}, {}, {"price": 1}]}"#)),
+    );
+    assert_eq!(s.score, Some(0.0));
+    let msgs: Vec<&str> = s.details.iter().filter_map(|d| d.message.as_deref()).collect();
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    assert!(
+        msgs[0].starts_with("/line_items/0/price:") || msgs[1].starts_with("/line_items/0/price:")
+    );
+    assert!(msgs.iter().any(|m| m.starts_with("/line_items/1:")), "{msgs:?}");
+}
+
+#[test]
+fn missing_reference_for_length_is_an_error() {
+    let m = metric(json!({"length": true})).unwrap();
+    let e = m.evaluate(&EvalInput::new().with("output", json!("x"))).unwrap_err();
+    assert_eq!(e, EvalError::MissingInput { input: "reference".into() });
+    let e = m.evaluate(&EvalInput::new()).unwrap_err();
+    assert_eq!(e, EvalError::MissingInput { input: "output".into() });
+}
+
+#[test]
+fn configuration_errors() {
+    let e = |o: Value| metric(o).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e(json!({})).contains("no sub-check enabled"));
+    assert!(e(json!({"json_validity": false})).contains("no sub-check enabled"));
+    assert!(e(json!({"lenght": true})).contains("unknown option `lenght`"));
+    assert!(e(json!({"json_validity": true, "pick": "middle"})).contains("pick"));
+    assert!(e(json!({"markdown_structure": {"rulez": []}})).contains("rulez"));
+    assert!(
+        e(json!({"json_schema": {"file": "/nonexistent/s.json"}})).contains("/nonexistent/s.json")
+    );
+    assert!(e(json!({"regex_match": "x".repeat(501)})).contains("501 characters"));
+    assert!(crate::metrics::METRICS.contains(&"format"));
+}
+
+#[test]
+fn extraction_options_apply() {
+    let out = json!("```json\n{\"a\": 1}\n```\n```json\n{\"b\": 2}\n```");
+    let s = run(
+        json!({"json_validity": true, "pick": "only"}),
+        EvalInput::new().with("output", out.clone()),
+    );
+    assert_eq!(s.score, Some(0.0));
+    assert!(s.details[0].message.as_deref().unwrap_or("").contains("2 JSON documents"));
+    let s =
+        run(json!({"json_validity": true, "strict": true}), EvalInput::new().with("output", out));
+    assert_eq!(s.score, Some(0.0));
+    let s = run(
+        json!({"json_validity": true, "repair": true}),
+        EvalInput::new().with("output", json!("{\"a\": [1, 2")),
+    );
+    assert_eq!(s.score, Some(1.0));
+    assert_eq!(s.metadata["extraction"]["repaired"], json!(true));
+}
+
+#[test]
+fn markdown_and_explanation_cap() {
+    let text = (0..15).map(|i| format!("# H{i}\n")).collect::<String>();
+    let s = run(
+        json!({"markdown_structure": {"rules": ["headings"]}}),
+        EvalInput::new().with("output", json!(text)),
+    );
+    assert_eq!(s.details.len(), 14);
+    let expl = s.explanation.unwrap();
+    assert!(expl.ends_with("  + 4 more"), "{expl}");
+    assert!(s.details.iter().all(|d| d.check == "format.markdown_structure.headings"));
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_text_scores_without_panic(text in "[#\\-*+|`~ 1.)\\n\\t=:a{}\\[\\]\"é\\\\]{0,80}") {
+        let m = metric(json!({
+            "markdown_structure": true, "json_validity": true, "repair": true,
+            "required_fields": {"terms": ["a"], "whole_word": true}, "regex_match": "^#",
+            "length": {"max": 40},
+        }))
+        .unwrap();
+        let s = m.evaluate(&EvalInput::new().with("output", json!(text))).unwrap().remove(0);
+        let score = s.score.unwrap_or(-1.0);
+        proptest::prop_assert!((0.0..=1.0).contains(&score));
+        proptest::prop_assert_eq!(s.label.as_deref() == Some("pass"), score == 1.0);
+    }
+}

@@ -1,0 +1,333 @@
+//! Running a suite over its dataset: rows are read in batches and
+//! evaluated in parallel, results come back in input order.
+//!
+//! A failing evaluator (error, missing input, panic) never stops the run:
+//! it is recorded in the row's execution details. A row that cannot be
+//! read gives a result with an `error`. Reading the next batch overlaps
+//! with evaluating the current one.
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::dataset::{self, DatasetError, Row, RowError, Rows};
+use crate::score::Score;
+use crate::suite::{Suite, SuiteEvaluator};
+use crate::summary::{Collector, EvalOutcome, RunSummary, passes};
+
+/// Rows read and evaluated together.
+pub const BATCH_ROWS: usize = 1024;
+
+/// Stack size of the worker threads: values can be deeply nested.
+pub const WORKER_STACK: usize = 64 * 1024 * 1024;
+
+/// How to run a suite.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Worker threads; `None`: one per core.
+    pub threads: Option<usize>,
+    /// Set to stop the run after the current batch.
+    pub cancel: Arc<AtomicBool>,
+    /// Read at most this many rows (unreadable ones included).
+    pub limit: Option<u64>,
+    /// Keep passed details in the row results (they always count in the
+    /// field statistics).
+    pub keep_passed_details: bool,
+}
+
+/// Whether an evaluation completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The evaluator returned its scores.
+    Completed,
+    /// It returned an error, its inputs could not be mapped, or it panicked.
+    Failed,
+}
+
+/// How one evaluator's run on one row went.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Execution {
+    /// Completed or failed.
+    pub status: Status,
+    /// Time spent, in milliseconds.
+    pub duration_ms: f64,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The result of one row (one line of `results.jsonl`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RowResult {
+    /// The row's id: the id column's value, else the line/record number.
+    pub id: String,
+    /// 1-based line (JSONL) or record number.
+    pub row: u64,
+    /// The scores of every evaluator; each evaluator's main score carries
+    /// the evaluator's name, its other scores `<evaluator>.<score>`.
+    pub scores: Vec<Score>,
+    /// Per evaluator: status, duration and error.
+    pub execution: BTreeMap<String, Execution>,
+    /// Per evaluator with a threshold: whether the row passed it.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub passed: BTreeMap<String, bool>,
+    /// Why the row could not be read (`file:line: message`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Progress after a batch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Rows read and evaluated so far.
+    pub rows_done: u64,
+    /// Of these, rows unreadable or with a failed evaluation.
+    pub rows_failed: u64,
+    /// Time since the start.
+    pub elapsed: Duration,
+}
+
+/// A run that could not go on.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The dataset cannot be opened.
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    /// The row callback failed (writing results).
+    #[error("writing results: {0}")]
+    Output(#[from] std::io::Error),
+    /// The worker threads could not be started.
+    #[error("starting worker threads: {0}")]
+    Threads(String),
+}
+
+/// A row's result before the summary has seen it.
+struct Evaluated {
+    result: RowResult,
+    /// Per evaluator: its outcome and the range of its scores in `result.scores`.
+    outcomes: Vec<(EvalOutcome, std::ops::Range<usize>)>,
+    unreadable: bool,
+}
+
+/// Runs a suite: every row through every evaluator.
+///
+/// `on_row` receives each row's result in input order; `on_progress` is
+/// called after each batch. Setting `opts.cancel` stops the run after the
+/// current batch; the summary then says `cancelled: true`.
+///
+/// # Errors
+/// The dataset cannot be opened, the worker threads cannot start, or
+/// `on_row` fails.
+pub fn run(
+    suite: &Suite,
+    opts: &RunOptions,
+    on_row: &mut dyn FnMut(&RowResult) -> std::io::Result<()>,
+    on_progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<RunSummary, RunError> {
+    let start = Instant::now();
+    let mut rows = dataset::open(&suite.dataset, suite.format)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.unwrap_or(0))
+        .stack_size(WORKER_STACK)
+        .thread_name(|i| format!("refscore-{i}"))
+        .build()
+        .map_err(|e| RunError::Threads(e.to_string()))?;
+    let mut collector = Collector::new(
+        suite
+            .evaluators
+            .iter()
+            .map(|e| (e.name.clone(), e.metric.clone(), e.direction(), e.threshold))
+            .collect(),
+    );
+    let mut remaining = opts.limit;
+    let mut cancelled = false;
+    let mut batch = pool.install(|| read_batch(&mut rows, &mut remaining));
+    while !batch.is_empty() {
+        if opts.cancel.load(Ordering::Relaxed) {
+            cancelled = true;
+            pool.install(|| batch.into_par_iter().for_each(drop_item));
+            break;
+        }
+        let current = std::mem::take(&mut batch);
+        let (evaluated, next) = pool.install(|| {
+            rayon::join(
+                || {
+                    current
+                        .into_par_iter()
+                        .map(|item| evaluate_item(suite, item))
+                        .collect::<Vec<_>>()
+                },
+                || read_batch(&mut rows, &mut remaining),
+            )
+        });
+        batch = next;
+        for mut ev in evaluated {
+            record(&mut collector, &mut ev);
+            if !opts.keep_passed_details {
+                for s in &mut ev.result.scores {
+                    s.details.retain(|d| !d.passed);
+                }
+            }
+            if let Err(e) = on_row(&ev.result) {
+                pool.install(|| batch.into_par_iter().for_each(drop_item));
+                return Err(RunError::Output(e));
+            }
+        }
+        let (rows_done, rows_failed) = collector.progress();
+        on_progress(&Progress { rows_done, rows_failed, elapsed: start.elapsed() });
+    }
+    Ok(collector.finish(cancelled, start.elapsed().as_secs_f64(), &suite.gate))
+}
+
+/// Feeds one row into the summary.
+fn record(collector: &mut Collector, ev: &mut Evaluated) {
+    if ev.unreadable {
+        collector.unreadable();
+        return;
+    }
+    let outcomes: Vec<EvalOutcome> = ev.outcomes.iter().map(|(o, _)| *o).collect();
+    collector.row(&outcomes);
+    for (i, (_, range)) in ev.outcomes.iter().enumerate() {
+        if let Some(scores) = ev.result.scores.get(range.clone()) {
+            for s in scores {
+                collector.details(i, &ev.result.id, &s.details);
+            }
+        }
+    }
+}
+
+fn read_batch(rows: &mut Rows, remaining: &mut Option<u64>) -> Vec<Result<Row, RowError>> {
+    let mut n = BATCH_ROWS;
+    if let Some(r) = remaining {
+        n = n.min(usize::try_from(*r).unwrap_or(usize::MAX));
+    }
+    let batch: Vec<_> = rows.by_ref().take(n).collect();
+    if let Some(r) = remaining {
+        *r = r.saturating_sub(batch.len() as u64);
+    }
+    batch
+}
+
+fn drop_item(item: Result<Row, RowError>) {
+    if let Ok(row) = item {
+        crate::json::drop_deep(row.value);
+    }
+}
+
+fn evaluate_item(suite: &Suite, item: Result<Row, RowError>) -> Evaluated {
+    match item {
+        Err(e) => Evaluated {
+            result: RowResult {
+                id: e.number.to_string(),
+                row: e.number,
+                scores: Vec::new(),
+                execution: BTreeMap::new(),
+                passed: BTreeMap::new(),
+                error: Some(e.to_string()),
+            },
+            outcomes: Vec::new(),
+            unreadable: true,
+        },
+        Ok(row) => {
+            let ev = evaluate_row(suite, &row);
+            crate::json::drop_deep(row.value);
+            ev
+        }
+    }
+}
+
+/// The id of a row: the id column's value, else its number.
+fn row_id(suite: &Suite, row: &Row) -> String {
+    let cell = suite.id_column.as_ref().and_then(|c| row.value.get(c));
+    match cell {
+        None | Some(Value::Null) => row.number.to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => crate::json::compact(other),
+    }
+}
+
+fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
+    let id = row_id(suite, row);
+    let mut scores = Vec::new();
+    let mut execution = BTreeMap::new();
+    let mut passed = BTreeMap::new();
+    let mut outcomes = Vec::with_capacity(suite.evaluators.len());
+    for ev in &suite.evaluators {
+        let t0 = Instant::now();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let input =
+                ev.mapping.resolve(row, ev.evaluator.inputs()).map_err(|e| e.to_string())?;
+            ev.evaluator.evaluate(&input).map_err(|e| e.to_string())
+        }));
+        let duration_ms = crate::score::finite(t0.elapsed().as_secs_f64() * 1000.0);
+        let error = match result {
+            Ok(Ok(own)) => {
+                let first = scores.len();
+                let outcome = add_scores(ev, own, &mut scores);
+                if let (Some(t), EvalOutcome::Score(x)) = (ev.threshold, outcome) {
+                    passed.insert(ev.name.clone(), passes(ev.direction(), t, x));
+                } else if ev.threshold.is_some() {
+                    passed.insert(ev.name.clone(), false);
+                }
+                outcomes.push((outcome, first..scores.len()));
+                None
+            }
+            Ok(Err(message)) => Some(message),
+            Err(panic) => Some(format!("evaluator panicked: {}", panic_message(panic.as_ref()))),
+        };
+        if error.is_some() {
+            outcomes.push((EvalOutcome::Failed, scores.len()..scores.len()));
+            if ev.threshold.is_some() {
+                passed.insert(ev.name.clone(), false);
+            }
+        }
+        let status = if error.is_some() { Status::Failed } else { Status::Completed };
+        execution.insert(ev.name.clone(), Execution { status, duration_ms, error });
+    }
+    Evaluated {
+        result: RowResult { id, row: row.number, scores, execution, passed, error: None },
+        outcomes,
+        unreadable: false,
+    }
+}
+
+/// Renames an evaluator's scores after it and returns its main outcome:
+/// the score named like the metric (else the first one).
+fn add_scores(ev: &SuiteEvaluator, own: Vec<Score>, out: &mut Vec<Score>) -> EvalOutcome {
+    let metric_name = ev.evaluator.name();
+    let main = own.iter().position(|s| s.name == metric_name).unwrap_or(0);
+    let mut outcome = EvalOutcome::Invalid;
+    for (i, mut s) in own.into_iter().enumerate() {
+        if i == main {
+            if let Some(x) = s.score.filter(|x| x.is_finite()) {
+                outcome = EvalOutcome::Score(x);
+            }
+            s.name = ev.name.clone();
+        } else if ev.name != metric_name {
+            s.name = format!("{}.{}", ev.name, s.name);
+        }
+        out.push(s);
+    }
+    outcome
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,296 @@
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde_json::json;
+
+use super::*;
+use crate::error::EvalError;
+use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::mapping::InputMapping;
+use crate::suite::SuiteFormat;
+use crate::summary::Gate;
+
+/// Scores `output` as a number; errors on "boom", panics on "panic",
+/// gives an invalid score on "invalid".
+struct Flaky;
+
+const FLAKY_INPUTS: &[InputSpec] = &[InputSpec::required("output", false)];
+
+impl Evaluator for Flaky {
+    fn name(&self) -> &str {
+        "flaky"
+    }
+    fn inputs(&self) -> &[InputSpec] {
+        FLAKY_INPUTS
+    }
+    fn evaluate(&self, input: &EvalInput) -> Result<Vec<Score>, EvalError> {
+        match input.require("output")? {
+            Value::String(s) if s == "boom" => Err(EvalError::Failed("boom".into())),
+            Value::String(s) if s == "panic" => panic!("flaky panicked"),
+            Value::String(s) if s == "invalid" => Ok(vec![Score::invalid("flaky", "not a number")]),
+            v => Ok(vec![Score::new("flaky", v.as_f64()), Score::new("extra", Some(1.0))]),
+        }
+    }
+}
+
+fn write_jsonl(dir: &Path, lines: &[String]) -> PathBuf {
+    let path = dir.join("data.jsonl");
+    let mut f = std::fs::File::create(&path).unwrap();
+    for l in lines {
+        writeln!(f, "{l}").unwrap();
+    }
+    path
+}
+
+fn flaky_suite(dataset: PathBuf, gate: Gate) -> Suite {
+    Suite {
+        path: PathBuf::from("suite.yaml"),
+        name: None,
+        dataset,
+        format: None,
+        id_column: Some("id".into()),
+        evaluators: vec![SuiteEvaluator {
+            name: "f".into(),
+            metric: "flaky".into(),
+            evaluator: Box::new(Flaky),
+            mapping: InputMapping::new(),
+            threshold: Some(0.5),
+        }],
+        gate,
+    }
+}
+
+fn collect(suite: &Suite, opts: &RunOptions) -> (Vec<RowResult>, RunSummary) {
+    let mut out = Vec::new();
+    let summary = run(
+        suite,
+        opts,
+        &mut |r| {
+            out.push(r.clone());
+            Ok(())
+        },
+        &|_| {},
+    )
+    .unwrap();
+    (out, summary)
+}
+
+#[test]
+fn failing_evaluations_and_unreadable_rows_never_stop_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = [
+        r#"{"id": "a", "output": 1}"#,
+        r#"{"id": "b", "output": "boom"}"#,
+        r#"{"id": "c", "output": "panic"}"#,
+        r#"{"id": "d"}"#,
+        r#"{"id": "e", "output": 0.25}"#,
+        r#"{"id": "f", oops}"#,
+        r#"{"id": "g", "output": "invalid"}"#,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let path = write_jsonl(dir.path(), &lines);
+    let gate = Gate { max_failed_rows: Some(3), ..Gate::default() };
+    let (rows, summary) = collect(&flaky_suite(path.clone(), gate), &RunOptions::default());
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "c", "d", "e", "6", "g"]);
+    let a = &rows[0];
+    assert_eq!(a.scores.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["f", "f.extra"]);
+    assert_eq!(a.execution["f"].status, Status::Completed);
+    assert!(a.passed["f"]);
+    assert_eq!(rows[1].execution["f"].error.as_deref(), Some("boom"));
+    assert!(rows[2].execution["f"].error.as_deref().unwrap().contains("flaky panicked"));
+    let missing = rows[3].execution["f"].error.as_deref().unwrap();
+    assert!(missing.starts_with("input `output` from `output`: no column"), "{missing}");
+    assert!(!rows[4].passed["f"]);
+    let bad = &rows[5];
+    assert!(bad.scores.is_empty() && bad.execution.is_empty());
+    let err = bad.error.as_deref().unwrap();
+    assert!(err.starts_with(&format!("{}:6: invalid JSON", path.display())), "{err}");
+    assert!(!rows[6].passed["f"]);
+
+    assert_eq!((summary.rows, summary.rows_unreadable, summary.rows_with_failures), (7, 1, 3));
+    let f = &summary.evaluators[0];
+    assert_eq!((f.count, f.invalid, f.failed, f.passed), (2, 1, 3, Some(1)));
+    assert_eq!(f.mean, Some(0.625));
+    assert!((f.pass_rate.unwrap() - 1.0 / 7.0).abs() < 1e-12);
+    assert!(!summary.cancelled);
+    let check = summary.gate.checks.iter().find(|c| c.name == "max_failed_rows").unwrap();
+    assert_eq!((check.actual, check.passed), (Some(4.0), false));
+    assert!(!summary.gate.passed);
+
+    let json = serde_json::to_value(&rows[5]).unwrap();
+    assert_eq!(json["row"], 6);
+    assert!(json.get("passed").is_none());
+    let json = serde_json::to_value(&rows[1]).unwrap();
+    assert_eq!(json["execution"]["f"]["status"], "failed");
+    assert!(json.get("error").is_none());
+}
+
+#[test]
+fn order_is_kept_across_threads_and_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = BATCH_ROWS * 3 + 28; // a multiple of 10: pass rate exactly 0.5
+    let lines: Vec<String> = (0..n)
+        .map(|i| json!({"id": format!("r{i}"), "output": (i % 10) as f64 / 10.0}).to_string())
+        .collect();
+    let path = write_jsonl(dir.path(), &lines);
+    let suite = flaky_suite(path, Gate::default());
+    let progress = Mutex::new(Vec::new());
+    let mut seen = Vec::new();
+    let opts = RunOptions { threads: Some(4), ..RunOptions::default() };
+    let summary = run(
+        &suite,
+        &opts,
+        &mut |r| {
+            seen.push((r.id.clone(), r.row));
+            Ok(())
+        },
+        &|p| progress.lock().unwrap().push(p.rows_done),
+    )
+    .unwrap();
+    assert_eq!(seen.len(), n);
+    assert!(
+        seen.iter()
+            .enumerate()
+            .all(|(i, (id, row))| *id == format!("r{i}") && *row == i as u64 + 1)
+    );
+    assert_eq!(summary.rows, n as u64);
+    assert_eq!(summary.evaluators[0].pass_rate, Some(0.5));
+    assert_eq!(summary.evaluators[0].median, Some(0.45));
+    let progress = progress.into_inner().unwrap();
+    assert_eq!(progress, vec![1024, 2048, 3072, n as u64]);
+    assert!(summary.gate.passed);
+}
+
+#[test]
+fn cancellation_stops_after_the_current_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> =
+        (0..BATCH_ROWS * 3).map(|i| json!({"id": i, "output": 1}).to_string()).collect();
+    let suite = flaky_suite(write_jsonl(dir.path(), &lines), Gate::default());
+    let opts = RunOptions::default();
+    let cancel = opts.cancel.clone();
+    let mut count = 0;
+    let summary = run(
+        &suite,
+        &opts,
+        &mut |_| {
+            count += 1;
+            cancel.store(true, Ordering::Relaxed);
+            Ok(())
+        },
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(count, BATCH_ROWS);
+    assert!(summary.cancelled);
+    assert_eq!(summary.rows, BATCH_ROWS as u64);
+    assert!(!summary.gate.passed);
+    assert!(summary.gate.checks.iter().any(|c| c.name == "run_completed" && !c.passed));
+}
+
+#[test]
+fn limit_and_id_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = (0..10).map(|i| json!({"output": i}).to_string()).collect();
+    let suite = flaky_suite(write_jsonl(dir.path(), &lines), Gate::default());
+    let opts = RunOptions { limit: Some(3), ..RunOptions::default() };
+    let (rows, summary) = collect(&suite, &opts);
+    assert_eq!(rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["1", "2", "3"]);
+    assert_eq!(summary.rows, 3);
+}
+
+#[test]
+fn empty_dataset_never_passes_and_write_errors_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = flaky_suite(write_jsonl(dir.path(), &[]), Gate::default());
+    let (rows, summary) = collect(&suite, &RunOptions::default());
+    assert!(rows.is_empty());
+    assert!(!summary.gate.passed);
+    let suite =
+        flaky_suite(write_jsonl(dir.path(), &[r#"{"output": 1}"#.to_string()]), Gate::default());
+    let e = run(
+        &suite,
+        &RunOptions::default(),
+        &mut |_| Err(std::io::Error::other("disk full")),
+        &|_| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("disk full"));
+    let mut missing = flaky_suite(dir.path().join("nope.jsonl"), Gate::default());
+    missing.format = None;
+    assert!(matches!(
+        run(&missing, &RunOptions::default(), &mut |_| Ok(()), &|_| {}),
+        Err(RunError::Dataset(_))
+    ));
+}
+
+#[test]
+fn json_metrics_feed_field_statistics_and_passed_details_are_stripped() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = vec![
+        json!({"doc": "inv-1", "pred": {"vendor": "ACME", "items": [{"price": 1}, {"price": 2}]},
+               "gold": {"vendor": "ACME", "items": [{"price": 1}, {"price": 3}]}})
+        .to_string(),
+        json!({"doc": "inv-2", "pred": {"vendor": "Acme Inc", "items": [{"price": 5}]},
+               "gold": {"vendor": "ACME", "items": [{"price": 5}]}})
+        .to_string(),
+    ];
+    write_jsonl(dir.path(), &lines);
+    let text = "dataset: data.jsonl\nid: doc\nmapping: {output: pred, reference: gold}\n\
+                evaluators:\n  - {name: sim, metric: json_similarity, threshold: 0.99}\n\
+                gate: {min_pass_rate: 0.5}\n";
+    let suite = Suite::from_str(text, SuiteFormat::Yaml, dir.path()).unwrap();
+    let (rows, summary) = collect(&suite, &RunOptions::default());
+    assert!(rows[0].scores[0].details.iter().all(|d| !d.passed));
+    assert!(!rows[0].scores[0].details.is_empty());
+    let price = summary.fields.iter().find(|f| f.path == "$.items[*].price").unwrap();
+    assert_eq!((price.evaluator.as_str(), price.total, price.matched), ("sim", 3, 2));
+    assert_eq!(price.examples, vec!["inv-1"]);
+    let vendor = summary.fields.iter().find(|f| f.path == "$.vendor").unwrap();
+    assert_eq!(vendor.total, 2);
+    assert_eq!(vendor.examples, vec!["inv-2"]);
+    assert!(summary.fields[0].accuracy <= summary.fields[summary.fields.len() - 1].accuracy);
+    assert_eq!(summary.evaluators[0].pass_rate, Some(0.0));
+    assert!(!summary.gate.passed);
+
+    let opts = RunOptions { keep_passed_details: true, ..RunOptions::default() };
+    let (rows, _) = collect(&suite, &opts);
+    assert!(rows[0].scores[0].details.iter().any(|d| d.passed));
+}
+
+#[test]
+fn csv_rows_with_json_cells_are_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("d.csv"),
+        "id,output,expected\nx,\"{\"\"a\"\": 1}\",\"{\"\"a\"\": 1}\"\ny,not json,\"{\"\"a\"\": 1}\"\n",
+    )
+    .unwrap();
+    let text =
+        "dataset = 'd.csv'\nid = 'id'\n[[evaluators]]\nmetric = 'json_distance'\nthreshold = 0\n";
+    let suite = Suite::from_str(text, SuiteFormat::Toml, dir.path()).unwrap();
+    let (rows, summary) = collect(&suite, &RunOptions::default());
+    assert_eq!(rows[0].scores[0].score, Some(0.0));
+    assert!(rows[0].passed["json_distance"]);
+    assert_eq!(rows[1].execution["json_distance"].status, Status::Completed);
+    assert_eq!(summary.evaluators[0].passed, Some(1));
+}
+
+#[test]
+fn deeply_nested_rows_do_not_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 20_000;
+    let deep = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let line = format!("{{\"output\": {deep}, \"reference\": {deep}}}");
+    write_jsonl(dir.path(), &[line]);
+    let text = "dataset: data.jsonl\nevaluators: [{metric: json_structural}]\n";
+    let suite = Suite::from_str(text, SuiteFormat::Yaml, dir.path()).unwrap();
+    let (rows, summary) =
+        collect(&suite, &RunOptions { threads: Some(1), ..RunOptions::default() });
+    assert_eq!(rows.len(), 1);
+    assert_eq!(summary.rows, 1);
+}

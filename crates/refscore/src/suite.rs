@@ -1,0 +1,347 @@
+//! Suite files: a dataset, the evaluators to run over it, how rows map to
+//! their inputs, and the gate a run must pass.
+//!
+//! Suites are YAML (`.yaml`, `.yml`) or TOML (`.toml`); see
+//! `docs/suite.md` for the reference. Relative paths (the dataset, files
+//! named in metric options) resolve against the suite file's folder.
+
+mod raw;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::dataset::DatasetFormat;
+use crate::error::ConfigError;
+use crate::evaluator::Evaluator;
+use crate::mapping::InputMapping;
+use crate::metrics::{self, BuildContext};
+use crate::score::Direction;
+use crate::summary::Gate;
+
+/// Metrics that report one detail per JSON leaf; in a suite they report
+/// every leaf (`details: all`) unless the options say otherwise, so the run
+/// summary can show per-field accuracy.
+pub const FIELD_METRICS: &[&str] =
+    &["json_distance", "json_diff", "json_similarity", "json_structural", "json_match"];
+
+/// The syntax of a suite file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SuiteFormat {
+    /// YAML.
+    Yaml,
+    /// TOML.
+    Toml,
+}
+
+impl SuiteFormat {
+    /// The syntax for a file name: `.yaml`/`.yml` or `.toml`.
+    pub fn from_path(path: &Path) -> Option<SuiteFormat> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "yaml" | "yml" => Some(SuiteFormat::Yaml),
+            "toml" => Some(SuiteFormat::Toml),
+            _ => None,
+        }
+    }
+}
+
+/// A loaded, validated suite.
+#[derive(Debug)]
+pub struct Suite {
+    /// The suite file.
+    pub path: PathBuf,
+    /// The suite's name, if given.
+    pub name: Option<String>,
+    /// The dataset file, resolved against the suite's folder.
+    pub dataset: PathBuf,
+    /// The dataset format, when set in the suite (else from the extension).
+    pub format: Option<DatasetFormat>,
+    /// The column holding each row's id; else the line/record number.
+    pub id_column: Option<String>,
+    /// The evaluators, in file order.
+    pub evaluators: Vec<SuiteEvaluator>,
+    /// The gate, resolved per evaluator.
+    pub gate: Gate,
+}
+
+/// One evaluator of a suite.
+pub struct SuiteEvaluator {
+    /// Its unique name in the suite (also the name of its main score).
+    pub name: String,
+    /// The metric it runs.
+    pub metric: String,
+    /// The built metric.
+    pub evaluator: Box<dyn Evaluator>,
+    /// Where its inputs come from (the suite's mapping, overridden by its own).
+    pub mapping: InputMapping,
+    /// Pass threshold: `score >= t` when higher is better, `<= t` when lower is.
+    pub threshold: Option<f64>,
+}
+
+impl fmt::Debug for SuiteEvaluator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SuiteEvaluator")
+            .field("name", &self.name)
+            .field("metric", &self.metric)
+            .field("mapping", &self.mapping)
+            .field("threshold", &self.threshold)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SuiteEvaluator {
+    /// Whether higher or lower scores are better.
+    pub fn direction(&self) -> Direction {
+        self.evaluator.direction()
+    }
+}
+
+impl Suite {
+    /// Loads a suite file; the syntax follows the extension.
+    ///
+    /// # Errors
+    /// The file cannot be read or is not a valid suite; the error names
+    /// the file.
+    pub fn load(path: &Path) -> Result<Suite, ConfigError> {
+        let file_err = |message: String| ConfigError::File { path: path.to_path_buf(), message };
+        let format = SuiteFormat::from_path(path).ok_or_else(|| {
+            file_err("unknown suite format (use .yaml, .yml or .toml)".to_owned())
+        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| file_err(e.to_string()))?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Suite::parse(&text, format, path, &base)
+    }
+
+    /// Parses suite text; relative paths resolve against `base_dir`.
+    /// Errors name the file `<suite>`.
+    ///
+    /// # Errors
+    /// The text is not a valid suite.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_str(
+        text: &str,
+        format: SuiteFormat,
+        base_dir: &Path,
+    ) -> Result<Suite, ConfigError> {
+        Suite::parse(text, format, Path::new("<suite>"), base_dir)
+    }
+
+    fn parse(
+        text: &str,
+        format: SuiteFormat,
+        path: &Path,
+        base_dir: &Path,
+    ) -> Result<Suite, ConfigError> {
+        let raw: raw::RawSuite = match format {
+            SuiteFormat::Yaml => serde_saphyr::from_str(text).map_err(|e| e.to_string()),
+            SuiteFormat::Toml => toml::from_str(text).map_err(|e| e.to_string()),
+        }
+        .map_err(|message| ConfigError::File { path: path.to_path_buf(), message })?;
+        build(raw, path, base_dir).map_err(|e| e.in_file(path))
+    }
+
+    /// The evaluator with this name.
+    pub fn evaluator(&self, name: &str) -> Option<&SuiteEvaluator> {
+        self.evaluators.iter().find(|e| e.name == name)
+    }
+}
+
+fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, ConfigError> {
+    if raw.dataset.trim().is_empty() {
+        return Err(ConfigError::invalid("dataset", "must name a file"));
+    }
+    let format = match &raw.format {
+        None => None,
+        Some(f) => Some(DatasetFormat::from_name(f).ok_or_else(|| {
+            ConfigError::invalid("format", format!("`{f}` is not one of jsonl, json, csv, parquet"))
+        })?),
+    };
+    if raw.evaluators.is_empty() {
+        return Err(ConfigError::invalid("evaluators", "at least one evaluator is needed"));
+    }
+    let ctx = BuildContext { base_dir: Some(base_dir.to_path_buf()) };
+    let mut evaluators: Vec<SuiteEvaluator> = Vec::new();
+    for (i, e) in raw.evaluators.into_iter().enumerate() {
+        let name = e.name.clone().unwrap_or_else(|| e.metric.clone());
+        let context = format!("evaluators[{i}] `{name}`");
+        let wrap = |err: ConfigError| ConfigError::invalid(context.clone(), err.to_string());
+        if name.is_empty() {
+            return Err(ConfigError::invalid(context, "empty name"));
+        }
+        if evaluators.iter().any(|other| other.name == name) {
+            return Err(ConfigError::invalid(
+                context,
+                "duplicate evaluator name (give each evaluator a unique `name`)",
+            ));
+        }
+        if let Some(t) = e.threshold
+            && !t.is_finite()
+        {
+            return Err(ConfigError::invalid(context, "threshold must be a finite number"));
+        }
+        let evaluator = build_metric(&e.metric, &e.options, &ctx).map_err(wrap)?;
+        let inputs: Vec<&str> = evaluator.inputs().iter().map(|s| s.name).collect();
+        for key in e.mapping.keys() {
+            if !inputs.contains(&key.as_str()) {
+                return Err(ConfigError::invalid(
+                    context,
+                    format!(
+                        "mapping names input `{key}`, which metric `{}` does not read (inputs: {})",
+                        e.metric,
+                        inputs.join(", ")
+                    ),
+                ));
+            }
+        }
+        let mut merged: Map<String, Value> = raw
+            .mapping
+            .iter()
+            .filter(|(k, _)| inputs.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        merged.extend(e.mapping);
+        let mapping = InputMapping::from_config(&merged).map_err(wrap)?;
+        evaluators.push(SuiteEvaluator {
+            name,
+            metric: e.metric,
+            evaluator,
+            mapping,
+            threshold: e.threshold,
+        });
+    }
+    for key in raw.mapping.keys() {
+        let used = evaluators.iter().any(|e| e.evaluator.inputs().iter().any(|s| s.name == key));
+        if !used {
+            return Err(ConfigError::invalid(
+                "mapping",
+                format!("no evaluator reads an input named `{key}`"),
+            ));
+        }
+    }
+    let gate = build_gate(&raw.gate, &evaluators)?;
+    Ok(Suite {
+        path: path.to_path_buf(),
+        name: raw.name,
+        dataset: base_dir.join(&raw.dataset),
+        format,
+        id_column: raw.id.filter(|s| !s.is_empty()),
+        evaluators,
+        gate,
+    })
+}
+
+/// Builds a metric, asking the JSON metrics for every leaf detail unless
+/// the options choose.
+fn build_metric(
+    metric: &str,
+    options: &Map<String, Value>,
+    ctx: &BuildContext,
+) -> Result<Box<dyn Evaluator>, ConfigError> {
+    if FIELD_METRICS.contains(&metric) && !options.contains_key("details") {
+        let mut with_details = options.clone();
+        with_details.insert("details".into(), Value::String("all".into()));
+        match metrics::build(metric, &with_details, ctx) {
+            Ok(m) => return Ok(m),
+            // A metric without a `details` option: build it as configured.
+            Err(e) if e.to_string().contains("`details`") => {}
+            Err(e) => return Err(e),
+        }
+    }
+    metrics::build(metric, options, ctx)
+}
+
+/// One per-evaluator gate limit: a number for every evaluator it applies
+/// to, or a map evaluator → number.
+fn per_evaluator(
+    key: &str,
+    value: Option<&Value>,
+    evaluators: &[SuiteEvaluator],
+    applies: impl Fn(&SuiteEvaluator) -> bool,
+    why_not: &str,
+    range: Option<(f64, f64)>,
+) -> Result<BTreeMap<String, f64>, ConfigError> {
+    let ctx = format!("gate.{key}");
+    let number = |v: &Value, what: &str| -> Result<f64, ConfigError> {
+        let x = v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
+            ConfigError::invalid(&ctx, format!("{what}: expected a finite number, got {v}"))
+        })?;
+        if let Some((lo, hi)) = range
+            && !(lo..=hi).contains(&x)
+        {
+            return Err(ConfigError::invalid(&ctx, format!("{what}: {x} is not in [{lo}, {hi}]")));
+        }
+        Ok(x)
+    };
+    let mut out = BTreeMap::new();
+    match value {
+        None => {}
+        Some(Value::Object(map)) => {
+            for (name, v) in map {
+                let Some(e) = evaluators.iter().find(|e| &e.name == name) else {
+                    let known: Vec<&str> = evaluators.iter().map(|e| e.name.as_str()).collect();
+                    return Err(ConfigError::invalid(
+                        &ctx,
+                        format!("unknown evaluator `{name}` (evaluators: {})", known.join(", ")),
+                    ));
+                };
+                if !applies(e) {
+                    return Err(ConfigError::invalid(
+                        &ctx,
+                        format!("evaluator `{name}` {why_not}"),
+                    ));
+                }
+                out.insert(name.clone(), number(v, &format!("`{name}`"))?);
+            }
+        }
+        Some(v) => {
+            let x = number(v, "value")?;
+            for e in evaluators.iter().filter(|e| applies(e)) {
+                out.insert(e.name.clone(), x);
+            }
+            if out.is_empty() {
+                return Err(ConfigError::invalid(
+                    &ctx,
+                    format!("no evaluator it applies to: every evaluator {why_not}"),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn build_gate(raw: &raw::RawGate, evaluators: &[SuiteEvaluator]) -> Result<Gate, ConfigError> {
+    let minimize = |e: &SuiteEvaluator| e.direction() == Direction::Minimize;
+    let gate = Gate {
+        min_mean: per_evaluator(
+            "min_mean",
+            raw.min_mean.as_ref(),
+            evaluators,
+            |e| !minimize(e),
+            "is a distance (lower is better): use max_mean",
+            None,
+        )?,
+        max_mean: per_evaluator(
+            "max_mean",
+            raw.max_mean.as_ref(),
+            evaluators,
+            minimize,
+            "is not a distance (higher is better): use min_mean",
+            None,
+        )?,
+        min_pass_rate: per_evaluator(
+            "min_pass_rate",
+            raw.min_pass_rate.as_ref(),
+            evaluators,
+            |e| e.threshold.is_some(),
+            "has no threshold, so no pass rate",
+            Some((0.0, 1.0)),
+        )?,
+        max_failed_rows: raw.max_failed_rows,
+    };
+    Ok(gate)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,176 @@
+use serde_json::json;
+
+use super::*;
+use crate::evaluator::EvalInput;
+
+const YAML: &str = r#"
+name: invoices
+dataset: data/rows.jsonl
+id: doc_id
+mapping: {output: prediction, reference: gold}
+evaluators:
+  - name: fields
+    metric: json_similarity
+    threshold: 0.9
+  - name: dist
+    metric: json_distance
+    mapping:
+      output: "$.prediction.body"
+    threshold: 2
+  - metric: json_diff
+    options: {details: failed}
+gate:
+  min_mean: 0.8
+  max_mean: {dist: 1.5}
+  min_pass_rate: {fields: 0.75}
+  max_failed_rows: 0
+"#;
+
+fn yaml(text: &str) -> Result<Suite, ConfigError> {
+    Suite::from_str(text, SuiteFormat::Yaml, Path::new("/suites"))
+}
+
+fn err(text: &str) -> String {
+    yaml(text).unwrap_err().to_string()
+}
+
+#[test]
+fn loads_a_full_yaml_suite() {
+    let s = yaml(YAML).unwrap();
+    assert_eq!(s.name.as_deref(), Some("invoices"));
+    assert_eq!(s.dataset, Path::new("/suites/data/rows.jsonl"));
+    assert_eq!(s.format, None);
+    assert_eq!(s.id_column.as_deref(), Some("doc_id"));
+    let names: Vec<&str> = s.evaluators.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["fields", "dist", "json_diff"]);
+    assert_eq!(s.evaluators[0].mapping.source("output"), Some("prediction"));
+    assert_eq!(s.evaluators[1].mapping.source("output"), Some("$.prediction.body"));
+    assert_eq!(s.evaluators[1].mapping.source("reference"), Some("gold"));
+    assert_eq!(s.evaluators[1].threshold, Some(2.0));
+    assert_eq!(s.evaluators[1].direction(), Direction::Minimize);
+    // A number applies to every evaluator where higher is better.
+    assert_eq!(s.gate.min_mean.keys().collect::<Vec<_>>(), ["fields", "json_diff"]);
+    assert_eq!(s.gate.max_mean.get("dist"), Some(&1.5));
+    assert_eq!(s.gate.min_pass_rate.get("fields"), Some(&0.75));
+    assert_eq!(s.gate.max_failed_rows, Some(0));
+    assert!(s.evaluator("dist").is_some());
+}
+
+#[test]
+fn json_metrics_report_every_leaf_unless_told_otherwise() {
+    let s = yaml(YAML).unwrap();
+    let input = EvalInput::pair(json!({"a": 1, "b": 2}), json!({"a": 1, "b": 3}));
+    let all = &s.evaluators[0].evaluator.evaluate(&input).unwrap()[0];
+    assert!(
+        all.details.iter().any(|d| d.passed && d.check == "json_path.$.a"),
+        "{:?}",
+        all.details
+    );
+    let failed_only = &s.evaluators[2].evaluator.evaluate(&input).unwrap()[0];
+    assert!(failed_only.details.iter().all(|d| !d.passed));
+}
+
+#[test]
+fn loads_toml_from_a_file_with_relative_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("suites");
+    std::fs::create_dir(&sub).unwrap();
+    let path = sub.join("suite.toml");
+    std::fs::write(
+        &path,
+        r#"
+dataset = "../data.csv"
+format = "csv"
+
+[mapping]
+reference = { source = "expected_json", parse = "json" }
+
+[[evaluators]]
+name = "structure"
+metric = "json_structural"
+threshold = 0.5
+
+[gate]
+min_pass_rate = 0.9
+"#,
+    )
+    .unwrap();
+    let s = Suite::load(&path).unwrap();
+    assert_eq!(s.path, path);
+    assert_eq!(s.dataset, sub.join("../data.csv"));
+    assert_eq!(s.format, Some(DatasetFormat::Csv));
+    assert_eq!(s.evaluators[0].mapping.source("reference"), Some("expected_json"));
+    assert_eq!(s.gate.min_pass_rate.get("structure"), Some(&0.9));
+}
+
+#[test]
+fn unknown_keys_are_errors_naming_the_key_and_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.yaml");
+    std::fs::write(&path, "dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ntreshold: 1\n")
+        .unwrap();
+    let e = Suite::load(&path).unwrap_err().to_string();
+    assert!(e.contains("treshold") && e.contains("s.yaml"), "{e}");
+    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff, thresold: 1}]\n");
+    assert!(e.contains("thresold") && e.starts_with("<suite>: "), "{e}");
+    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ngate: {min_men: 1}\n");
+    assert!(e.contains("min_men"), "{e}");
+    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff, options: {wieghts: 1}}]\n");
+    assert!(e.contains("wieghts") && e.contains("`json_diff`"), "{e}");
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, "dataset = 'd.jsonl'\nextra = 1\n[[evaluators]]\nmetric = 'json_diff'\n")
+        .unwrap();
+    let e = Suite::load(&path).unwrap_err().to_string();
+    assert!(e.contains("extra") && e.contains("s.toml"), "{e}");
+}
+
+#[test]
+fn bad_metrics_names_thresholds_and_gates_are_errors() {
+    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_magic}]\n");
+    assert!(e.contains("unknown metric `json_magic`"), "{e}");
+    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff}, {metric: json_diff}]\n");
+    assert!(e.contains("duplicate evaluator name") && e.contains("`json_diff`"), "{e}");
+    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff, threshold: .nan}]\n");
+    assert!(e.contains("finite"), "{e}");
+    let e =
+        err("dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ngate: {min_mean: {nope: 1}}\n");
+    assert!(e.contains("unknown evaluator `nope`"), "{e}");
+    let e =
+        err("dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ngate: {min_pass_rate: 0.5}\n");
+    assert!(e.contains("no threshold"), "{e}");
+    let e = err(
+        "dataset: d.jsonl\nevaluators: [{metric: json_diff, threshold: 1}]\ngate: {min_pass_rate: 2}\n",
+    );
+    assert!(e.contains("not in [0, 1]"), "{e}");
+    let e = err(
+        "dataset: d.jsonl\nevaluators: [{metric: json_distance}]\ngate: {min_mean: {json_distance: 1}}\n",
+    );
+    assert!(e.contains("use max_mean"), "{e}");
+    let e = err("dataset: d.jsonl\nformat: xml\nevaluators: [{metric: json_diff}]\n");
+    assert!(e.contains("`xml`"), "{e}");
+    let e = err("dataset: d.jsonl\nevaluators: []\n");
+    assert!(e.contains("at least one"), "{e}");
+}
+
+#[test]
+fn mapping_errors_name_the_input_and_path() {
+    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff, mapping: {output: '$.a['}}]\n");
+    assert!(e.contains("`output`") && e.contains("`$.a[`") && e.starts_with("<suite>: "), "{e}");
+    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff, mapping: {ouput: a}}]\n");
+    assert!(e.contains("`ouput`") && e.contains("inputs: output, reference"), "{e}");
+    let e = err("dataset: d.jsonl\nmapping: {contxt: a}\nevaluators: [{metric: json_diff}]\n");
+    assert!(e.contains("`contxt`"), "{e}");
+    // An input only some evaluators read is fine in the suite mapping.
+    let s = yaml("dataset: d.jsonl\nmapping: {weights: w}\nevaluators: [{metric: json_diff}, {metric: json_distance}]\n")
+        .unwrap();
+    assert_eq!(s.evaluators[0].mapping.source("weights"), Some("w"));
+    assert_eq!(s.evaluators[1].mapping.source("weights"), None);
+}
+
+#[test]
+fn unknown_suite_extension_and_missing_file() {
+    let e = Suite::load(Path::new("suite.json")).unwrap_err().to_string();
+    assert!(e.contains("suite.json") && e.contains(".yaml"), "{e}");
+    let e = Suite::load(Path::new("/nonexistent/suite.yaml")).unwrap_err().to_string();
+    assert!(e.starts_with("/nonexistent/suite.yaml: "), "{e}");
+}

@@ -1,0 +1,302 @@
+//! The summary of a run: statistics per evaluator, per-field accuracy and
+//! the gate's verdict.
+
+mod fields;
+mod gate;
+mod stats;
+
+use serde::Serialize;
+
+pub use fields::{FieldStat, MAX_FIELDS_PER_EVALUATOR};
+pub use gate::{Gate, GateCheck, GateResult};
+pub use stats::EXACT_LIMIT;
+
+use crate::detail::Detail;
+use crate::score::Direction;
+
+/// The summary of a run (`summary.json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    /// Rows read, unreadable ones included.
+    pub rows: u64,
+    /// Rows that could not be read.
+    pub rows_unreadable: u64,
+    /// Readable rows where at least one evaluation failed.
+    pub rows_with_failures: u64,
+    /// Rows where at least one evaluator gave a numeric score.
+    pub rows_scored: u64,
+    /// Whether the run was stopped before the end of the dataset.
+    pub cancelled: bool,
+    /// Wall-clock duration in seconds.
+    pub duration_s: f64,
+    /// One entry per evaluator, in suite order.
+    pub evaluators: Vec<EvaluatorSummary>,
+    /// Per-field statistics of the JSON metrics, worst accuracy first.
+    pub fields: Vec<FieldStat>,
+    /// Field details not tallied because an evaluator reached
+    /// [`MAX_FIELDS_PER_EVALUATOR`] distinct paths.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fields_dropped: u64,
+    /// The gate's verdict.
+    pub gate: GateResult,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Statistics of one evaluator over a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvaluatorSummary {
+    /// The evaluator's name in the suite.
+    pub name: String,
+    /// The metric it runs.
+    pub metric: String,
+    /// Whether higher or lower scores are better.
+    pub direction: Direction,
+    /// Rows with a numeric score.
+    pub count: u64,
+    /// Rows where the score was `invalid` (no number).
+    pub invalid: u64,
+    /// Rows where the evaluation failed (error, missing input, panic).
+    pub failed: u64,
+    /// Mean of the numeric scores.
+    pub mean: Option<f64>,
+    /// Median of the numeric scores: exact up to [`EXACT_LIMIT`] scores,
+    /// then estimated from a uniform sample of that size.
+    pub median: Option<f64>,
+    /// Whether `median` is exact.
+    pub median_exact: bool,
+    /// Smallest score.
+    pub min: Option<f64>,
+    /// Largest score.
+    pub max: Option<f64>,
+    /// The pass threshold, if any.
+    pub threshold: Option<f64>,
+    /// Rows passing the threshold / rows read (invalid, failed and
+    /// unreadable rows count as not passed); `None` without a threshold.
+    pub pass_rate: Option<f64>,
+    /// Rows passing the threshold; `None` without a threshold.
+    pub passed: Option<u64>,
+}
+
+/// Whether a score passes a threshold: `>=` when higher is better (or
+/// neutral), `<=` when lower is better.
+pub fn passes(direction: Direction, threshold: f64, score: f64) -> bool {
+    match direction {
+        Direction::Minimize => score <= threshold,
+        Direction::Maximize | Direction::Neutral => score >= threshold,
+    }
+}
+
+/// What one evaluator came to on one row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum EvalOutcome {
+    /// A numeric main score.
+    Score(f64),
+    /// Completed without a number.
+    Invalid,
+    /// The evaluation failed.
+    Failed,
+}
+
+#[derive(Debug, Clone)]
+struct EvalAcc {
+    name: String,
+    metric: String,
+    direction: Direction,
+    threshold: Option<f64>,
+    stats: stats::Stats,
+    invalid: u64,
+    failed: u64,
+    passed: u64,
+}
+
+/// Accumulates a run's rows into a [`RunSummary`].
+#[derive(Debug, Clone)]
+pub(crate) struct Collector {
+    evals: Vec<EvalAcc>,
+    fields: fields::FieldStats,
+    rows: u64,
+    rows_unreadable: u64,
+    rows_with_failures: u64,
+    rows_scored: u64,
+}
+
+impl Collector {
+    /// A collector for evaluators `(name, metric, direction, threshold)`.
+    pub(crate) fn new(evaluators: Vec<(String, String, Direction, Option<f64>)>) -> Self {
+        Collector {
+            evals: evaluators
+                .into_iter()
+                .map(|(name, metric, direction, threshold)| EvalAcc {
+                    name,
+                    metric,
+                    direction,
+                    threshold,
+                    stats: stats::Stats::default(),
+                    invalid: 0,
+                    failed: 0,
+                    passed: 0,
+                })
+                .collect(),
+            fields: fields::FieldStats::default(),
+            rows: 0,
+            rows_unreadable: 0,
+            rows_with_failures: 0,
+            rows_scored: 0,
+        }
+    }
+
+    /// Counts an unreadable row.
+    pub(crate) fn unreadable(&mut self) {
+        self.rows += 1;
+        self.rows_unreadable += 1;
+    }
+
+    /// Counts one evaluated row, one outcome per evaluator.
+    pub(crate) fn row(&mut self, outcomes: &[EvalOutcome]) {
+        self.rows += 1;
+        let mut failed = false;
+        let mut scored = false;
+        for (acc, outcome) in self.evals.iter_mut().zip(outcomes) {
+            match *outcome {
+                EvalOutcome::Score(x) => {
+                    scored = true;
+                    acc.stats.add(x);
+                    if acc.threshold.is_some_and(|t| passes(acc.direction, t, x)) {
+                        acc.passed += 1;
+                    }
+                }
+                EvalOutcome::Invalid => acc.invalid += 1,
+                EvalOutcome::Failed => {
+                    acc.failed += 1;
+                    failed = true;
+                }
+            }
+        }
+        self.rows_with_failures += u64::from(failed);
+        self.rows_scored += u64::from(scored);
+    }
+
+    /// Adds one evaluation's details to the field statistics.
+    pub(crate) fn details(&mut self, evaluator: usize, row_id: &str, details: &[Detail]) {
+        self.fields.add(evaluator, row_id, details);
+    }
+
+    /// Rows read so far, and rows unreadable or with a failed evaluation.
+    pub(crate) fn progress(&self) -> (u64, u64) {
+        (self.rows, self.rows_unreadable + self.rows_with_failures)
+    }
+
+    /// The summary.
+    pub(crate) fn finish(self, cancelled: bool, duration_s: f64, gate: &Gate) -> RunSummary {
+        let rows = self.rows;
+        let names: Vec<String> = self.evals.iter().map(|e| e.name.clone()).collect();
+        let evaluators: Vec<EvaluatorSummary> = self
+            .evals
+            .into_iter()
+            .map(|mut e| {
+                let with_threshold = e.threshold.is_some();
+                EvaluatorSummary {
+                    count: e.stats.count(),
+                    mean: e.stats.mean(),
+                    median: e.stats.median(),
+                    median_exact: e.stats.median_is_exact(),
+                    min: e.stats.min(),
+                    max: e.stats.max(),
+                    pass_rate: (with_threshold && rows > 0).then(|| e.passed as f64 / rows as f64),
+                    passed: with_threshold.then_some(e.passed),
+                    name: e.name,
+                    metric: e.metric,
+                    direction: e.direction,
+                    threshold: e.threshold,
+                    invalid: e.invalid,
+                    failed: e.failed,
+                }
+            })
+            .collect();
+        let counts = gate::RunCounts {
+            rows_scored: self.rows_scored,
+            failed_rows: self.rows_unreadable + self.rows_with_failures,
+            cancelled,
+        };
+        let gate = gate.check(&evaluators, counts);
+        let fields_dropped = self.fields.dropped;
+        RunSummary {
+            rows,
+            rows_unreadable: self.rows_unreadable,
+            rows_with_failures: self.rows_with_failures,
+            rows_scored: self.rows_scored,
+            cancelled,
+            duration_s: crate::score::finite(duration_s),
+            evaluators,
+            fields: self.fields.finish(&names),
+            fields_dropped,
+            gate,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collector() -> Collector {
+        Collector::new(vec![
+            ("sim".into(), "json_similarity".into(), Direction::Maximize, Some(0.9)),
+            ("dist".into(), "json_distance".into(), Direction::Minimize, Some(1.0)),
+            ("plain".into(), "json_diff".into(), Direction::Maximize, None),
+        ])
+    }
+
+    #[test]
+    fn thresholds_follow_the_direction() {
+        assert!(passes(Direction::Maximize, 0.9, 0.9));
+        assert!(!passes(Direction::Maximize, 0.9, 0.89));
+        assert!(passes(Direction::Minimize, 1.0, 0.5));
+        assert!(!passes(Direction::Minimize, 1.0, 2.0));
+        assert!(passes(Direction::Neutral, 0.5, 0.7));
+    }
+
+    #[test]
+    fn pass_rate_counts_invalid_failed_and_unreadable_rows_as_not_passed() {
+        use EvalOutcome::*;
+        let mut c = collector();
+        c.row(&[Score(1.0), Score(0.0), Score(0.5)]);
+        c.row(&[Score(0.95), Score(3.0), Invalid]);
+        c.row(&[Invalid, Failed, Score(1.0)]);
+        c.row(&[Failed, Score(1.0), Score(0.0)]);
+        c.unreadable();
+        assert_eq!(c.progress(), (5, 3));
+        let s = c.finish(false, 1.5, &Gate::default());
+        assert_eq!((s.rows, s.rows_unreadable, s.rows_with_failures, s.rows_scored), (5, 1, 2, 4));
+        let sim = &s.evaluators[0];
+        assert_eq!((sim.count, sim.invalid, sim.failed, sim.passed), (2, 1, 1, Some(2)));
+        assert_eq!(sim.pass_rate, Some(0.4));
+        assert_eq!(sim.mean, Some(0.975));
+        let dist = &s.evaluators[1];
+        assert_eq!((dist.passed, dist.pass_rate), (Some(2), Some(0.4)));
+        assert_eq!((dist.min, dist.max, dist.median), (Some(0.0), Some(3.0), Some(1.0)));
+        let plain = &s.evaluators[2];
+        assert_eq!((plain.pass_rate, plain.passed, plain.threshold), (None, None, None));
+        assert!(s.gate.passed);
+    }
+
+    #[test]
+    fn every_row_failing_never_passes_the_gate() {
+        let mut c = collector();
+        c.row(&[EvalOutcome::Failed, EvalOutcome::Failed, EvalOutcome::Invalid]);
+        c.unreadable();
+        let s = c.finish(false, 0.0, &Gate::default());
+        assert!(!s.gate.passed);
+        assert_eq!(s.evaluators[0].mean, None);
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["gate"]["checks"][0]["name"], "rows_scored");
+        assert_eq!(json["evaluators"][1]["direction"], "minimize");
+        assert!(json.get("fields_dropped").is_none());
+        let empty = collector().finish(false, 0.0, &Gate::default());
+        assert!(!empty.gate.passed);
+        assert_eq!(empty.evaluators[0].pass_rate, None);
+    }
+}

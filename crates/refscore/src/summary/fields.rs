@@ -1,0 +1,229 @@
+//! Per-field statistics from JSON metric details: for every path (array
+//! indices replaced by `[*]`), how often the field matched, was partly
+//! right, wrong, missing or extra.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::detail::{Detail, Outcome};
+
+/// Distinct paths tracked per evaluator; further paths are counted in
+/// `RunSummary::fields_dropped` only, so that documents with data-dependent keys
+/// cannot grow memory without bound.
+pub const MAX_FIELDS_PER_EVALUATOR: usize = 10_000;
+
+/// Row ids kept as examples of a failing field.
+const EXAMPLES: usize = 3;
+
+/// How one field fared over the run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldStat {
+    /// The evaluator that compared the field.
+    pub evaluator: String,
+    /// The path, `$.line_items[*].price`.
+    pub path: String,
+    /// Comparisons of this field.
+    pub total: u64,
+    /// Exact matches.
+    pub matched: u64,
+    /// Partly right (partial credit).
+    pub partial: u64,
+    /// Wrong value or type.
+    pub wrong: u64,
+    /// In the reference, not in the output.
+    pub missing: u64,
+    /// In the output, not in the reference.
+    pub extra: u64,
+    /// (matched + partial credit) / total.
+    pub accuracy: f64,
+    /// Up to three ids of rows where the field failed.
+    pub examples: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Acc {
+    total: u64,
+    matched: u64,
+    partial: u64,
+    wrong: u64,
+    missing: u64,
+    extra: u64,
+    credit: f64,
+    examples: Vec<String>,
+}
+
+/// Accumulates [`FieldStat`]s.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FieldStats {
+    fields: BTreeMap<(usize, String), Acc>,
+    per_evaluator: BTreeMap<usize, usize>,
+    /// Details whose path was not tracked (over the cap).
+    pub(crate) dropped: u64,
+}
+
+impl FieldStats {
+    /// Adds the `json_path.` details of one evaluation.
+    pub(crate) fn add(&mut self, evaluator: usize, row_id: &str, details: &[Detail]) {
+        for d in details {
+            let Some(path) = d.check.strip_prefix("json_path.") else { continue };
+            let key = (evaluator, wildcard_indices(path));
+            if !self.fields.contains_key(&key) {
+                let n = self.per_evaluator.entry(evaluator).or_default();
+                if *n >= MAX_FIELDS_PER_EVALUATOR {
+                    self.dropped += 1;
+                    continue;
+                }
+                *n += 1;
+            }
+            let acc = self.fields.entry(key).or_default();
+            acc.total += 1;
+            match d.outcome.verdict() {
+                "match" => {
+                    acc.matched += 1;
+                    acc.credit += 1.0;
+                }
+                "partial" => {
+                    acc.partial += 1;
+                    acc.credit += d.score.unwrap_or(0.5).clamp(0.0, 1.0);
+                }
+                "missing" => acc.missing += 1,
+                "extra" => acc.extra += 1,
+                _ => acc.wrong += 1,
+            }
+            let failed = !d.passed || d.outcome == Outcome::Partial;
+            if failed && acc.examples.len() < EXAMPLES && !acc.examples.iter().any(|e| e == row_id)
+            {
+                acc.examples.push(row_id.to_owned());
+            }
+        }
+    }
+
+    /// The statistics, worst accuracy first.
+    pub(crate) fn finish(self, names: &[String]) -> Vec<FieldStat> {
+        let mut out: Vec<FieldStat> = self
+            .fields
+            .into_iter()
+            .map(|((ev, path), a)| FieldStat {
+                evaluator: names.get(ev).cloned().unwrap_or_default(),
+                path,
+                total: a.total,
+                matched: a.matched,
+                partial: a.partial,
+                wrong: a.wrong,
+                missing: a.missing,
+                extra: a.extra,
+                accuracy: if a.total == 0 {
+                    1.0
+                } else {
+                    crate::score::finite(a.credit / a.total as f64)
+                },
+                examples: a.examples,
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            a.accuracy
+                .total_cmp(&b.accuracy)
+                .then((b.total - b.matched).cmp(&(a.total - a.matched)))
+                .then_with(|| a.evaluator.cmp(&b.evaluator))
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        out
+    }
+}
+
+/// Replaces every `[n]` index outside quoted keys with `[*]`.
+pub(crate) fn wildcard_indices(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(c) = rest.chars().next() {
+        if c == '[' {
+            let after = &rest[1..];
+            if after.starts_with('\'') {
+                // A quoted key: copy it through the closing `']`.
+                let mut end = None;
+                let mut escaped = false;
+                for (i, ch) in after.char_indices().skip(1) {
+                    if escaped {
+                        escaped = false;
+                    } else if ch == '\\' {
+                        escaped = true;
+                    } else if ch == '\'' {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                let stop = end.map_or(rest.len(), |i| (1 + i + 1).min(rest.len()));
+                out.push_str(&rest[..stop]);
+                rest = &rest[stop..];
+                continue;
+            }
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && after.as_bytes().get(digits) == Some(&b']') {
+                out.push_str("[*]");
+                rest = &after[digits + 1..];
+                continue;
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_become_wildcards_outside_quotes() {
+        assert_eq!(wildcard_indices("$.line_items[12].price"), "$.line_items[*].price");
+        assert_eq!(wildcard_indices("$[0][1]"), "$[*][*]");
+        assert_eq!(wildcard_indices("$['a[1]'].b[2]"), "$['a[1]'].b[*]");
+        assert_eq!(wildcard_indices("$['it\\'s[3]']"), "$['it\\'s[3]']");
+        assert_eq!(wildcard_indices("$.é[x]"), "$.é[x]");
+    }
+
+    #[test]
+    fn tallies_verdicts_and_sorts_worst_first() {
+        let mut f = FieldStats::default();
+        let row1 = vec![
+            Detail::new("json_path.$.items[0].price", Outcome::Match),
+            Detail::new("json_path.$.items[1].price", Outcome::ValueMismatch),
+            Detail::new("json_path.$.vendor", Outcome::Partial).score(0.5),
+            Detail::new("format.length", Outcome::Fail),
+        ];
+        let row2 = vec![
+            Detail::new("json_path.$.items[0].price", Outcome::Missing),
+            Detail::new("json_path.$.vendor", Outcome::Match),
+            Detail::new("json_path.$.note", Outcome::Extra),
+        ];
+        f.add(0, "r1", &row1);
+        f.add(0, "r2", &row2);
+        let out = f.finish(&["fields".to_owned()]);
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[0].path, "$.note");
+        assert_eq!((out[0].extra, out[0].accuracy), (1, 0.0));
+        let items = &out[1];
+        assert_eq!(items.path, "$.items[*].price");
+        assert_eq!((items.total, items.matched, items.wrong, items.missing), (3, 1, 1, 1));
+        assert!((items.accuracy - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(items.examples, vec!["r1", "r2"]);
+        let vendor = &out[2];
+        assert_eq!(
+            (vendor.partial, vendor.accuracy, vendor.evaluator.as_str()),
+            (1, 0.75, "fields")
+        );
+    }
+
+    #[test]
+    fn distinct_paths_are_capped() {
+        let mut f = FieldStats::default();
+        let details: Vec<Detail> = (0..MAX_FIELDS_PER_EVALUATOR + 5)
+            .map(|i| Detail::new(format!("json_path.$.k{i}"), Outcome::Match))
+            .collect();
+        f.add(0, "r", &details);
+        assert_eq!(f.dropped, 5);
+        assert_eq!(f.finish(&[]).len(), MAX_FIELDS_PER_EVALUATOR);
+    }
+}

@@ -1,0 +1,190 @@
+//! The pass/fail gate of a run: minimum means and pass rates per
+//! evaluator, and a limit on failed rows.
+//!
+//! A run where no row was scored (empty dataset, every row unreadable or
+//! every evaluation failed) never passes, and neither does a cancelled one.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::EvaluatorSummary;
+
+/// Slack for comparing a statistic with its limit, so that a mean of
+/// `0.7999999999999999` passes `min_mean: 0.8`.
+const EPSILON: f64 = 1e-9;
+
+/// The gate of a suite, resolved per evaluator name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Gate {
+    /// Lowest acceptable mean score, per evaluator.
+    pub min_mean: BTreeMap<String, f64>,
+    /// Highest acceptable mean score, per evaluator (for distances).
+    pub max_mean: BTreeMap<String, f64>,
+    /// Lowest acceptable pass rate (rows passing the evaluator's
+    /// threshold / rows read), per evaluator.
+    pub min_pass_rate: BTreeMap<String, f64>,
+    /// Most rows allowed to be unreadable or to have a failed evaluation;
+    /// `None`: no limit.
+    pub max_failed_rows: Option<u64>,
+}
+
+/// One gate check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateCheck {
+    /// `rows_scored`, `run_completed`, `min_mean.<evaluator>`,
+    /// `max_mean.<evaluator>`, `min_pass_rate.<evaluator>` or `max_failed_rows`.
+    pub name: String,
+    /// How `actual` is compared with `required`: `>=` or `<=`.
+    pub op: &'static str,
+    /// The limit.
+    pub required: f64,
+    /// The measured value, `None` when there is none (no scores).
+    pub actual: Option<f64>,
+    /// Whether the check passed.
+    pub passed: bool,
+}
+
+/// The gate's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateResult {
+    /// Whether every check passed.
+    pub passed: bool,
+    /// The checks, in a stable order.
+    pub checks: Vec<GateCheck>,
+}
+
+/// Counts of a run that the gate looks at.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RunCounts {
+    pub(crate) rows_scored: u64,
+    pub(crate) failed_rows: u64,
+    pub(crate) cancelled: bool,
+}
+
+fn at_least(name: String, required: f64, actual: Option<f64>) -> GateCheck {
+    let passed = actual.is_some_and(|a| a + EPSILON >= required);
+    GateCheck { name, op: ">=", required, actual, passed }
+}
+
+fn at_most(name: String, required: f64, actual: Option<f64>) -> GateCheck {
+    let passed = actual.is_some_and(|a| a - EPSILON <= required);
+    GateCheck { name, op: "<=", required, actual, passed }
+}
+
+impl Gate {
+    /// Whether the gate has any configured check.
+    pub fn is_empty(&self) -> bool {
+        self.min_mean.is_empty()
+            && self.max_mean.is_empty()
+            && self.min_pass_rate.is_empty()
+            && self.max_failed_rows.is_none()
+    }
+
+    /// Evaluates the gate over a run's evaluator summaries.
+    pub(crate) fn check(&self, evaluators: &[EvaluatorSummary], counts: RunCounts) -> GateResult {
+        let mut checks = vec![at_least("rows_scored".into(), 1.0, Some(counts.rows_scored as f64))];
+        if counts.cancelled {
+            checks.push(at_least("run_completed".into(), 1.0, Some(0.0)));
+        }
+        let find = |name: &str| evaluators.iter().find(|e| e.name == name);
+        for (name, &limit) in &self.min_mean {
+            checks.push(at_least(
+                format!("min_mean.{name}"),
+                limit,
+                find(name).and_then(|e| e.mean),
+            ));
+        }
+        for (name, &limit) in &self.max_mean {
+            checks.push(at_most(
+                format!("max_mean.{name}"),
+                limit,
+                find(name).and_then(|e| e.mean),
+            ));
+        }
+        for (name, &limit) in &self.min_pass_rate {
+            let actual = find(name).and_then(|e| e.pass_rate);
+            checks.push(at_least(format!("min_pass_rate.{name}"), limit, actual));
+        }
+        if let Some(limit) = self.max_failed_rows {
+            checks.push(at_most(
+                "max_failed_rows".into(),
+                limit as f64,
+                Some(counts.failed_rows as f64),
+            ));
+        }
+        GateResult { passed: checks.iter().all(|c| c.passed), checks }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::Direction;
+
+    fn summary(name: &str, mean: Option<f64>, pass_rate: Option<f64>) -> EvaluatorSummary {
+        EvaluatorSummary {
+            name: name.into(),
+            metric: "m".into(),
+            direction: Direction::Maximize,
+            count: 1,
+            invalid: 0,
+            failed: 0,
+            mean,
+            median: mean,
+            median_exact: true,
+            min: mean,
+            max: mean,
+            threshold: pass_rate.map(|_| 0.5),
+            pass_rate,
+            passed: None,
+        }
+    }
+
+    fn counts(rows_scored: u64, failed_rows: u64) -> RunCounts {
+        RunCounts { rows_scored, failed_rows, cancelled: false }
+    }
+
+    #[test]
+    fn empty_gate_passes_only_when_something_was_scored() {
+        let g = Gate::default();
+        assert!(g.is_empty());
+        assert!(g.check(&[], counts(3, 0)).passed);
+        let r = g.check(&[], counts(0, 0));
+        assert!(!r.passed);
+        assert_eq!(r.checks[0].name, "rows_scored");
+        let r = g.check(&[], RunCounts { cancelled: true, ..counts(3, 0) });
+        assert!(!r.passed);
+        assert_eq!(r.checks[1].name, "run_completed");
+    }
+
+    #[test]
+    fn means_pass_rates_and_failed_rows() {
+        let g = Gate {
+            min_mean: [("a".to_owned(), 0.8)].into(),
+            max_mean: [("d".to_owned(), 2.0)].into(),
+            min_pass_rate: [("a".to_owned(), 0.9)].into(),
+            max_failed_rows: Some(1),
+        };
+        let evs = [summary("a", Some(0.8 - 1e-12), Some(0.95)), summary("d", Some(2.5), None)];
+        let r = g.check(&evs, counts(10, 1));
+        assert!(!r.passed);
+        let by_name: BTreeMap<_, _> =
+            r.checks.iter().map(|c| (c.name.as_str(), c.passed)).collect();
+        assert!(by_name["min_mean.a"]);
+        assert!(!by_name["max_mean.d"]);
+        assert!(by_name["min_pass_rate.a"]);
+        assert!(by_name["max_failed_rows"]);
+        let r = g.check(&evs, counts(10, 2));
+        let failed = r.checks.iter().find(|c| c.name == "max_failed_rows").unwrap();
+        assert_eq!((failed.passed, failed.actual, failed.op), (false, Some(2.0), "<="));
+    }
+
+    #[test]
+    fn a_mean_that_does_not_exist_fails() {
+        let g = Gate { min_mean: [("a".to_owned(), 0.0)].into(), ..Gate::default() };
+        let r = g.check(&[summary("a", None, None)], counts(1, 0));
+        assert!(!r.passed);
+        assert_eq!(r.checks[1].actual, None);
+    }
+}

@@ -1,0 +1,295 @@
+//! Runs every case file in the repository's top-level `tests/cases/`.
+//!
+//! A case file is a JSON array of cases:
+//!
+//! ```text
+//! {"name": "...", "metric": "json_diff", "options": {...},
+//!  "output": any, "reference": any, "inputs": {"weights": ...},
+//!  "expect": {"score": number|null, "tolerance": 1e-9, "label": "...",
+//!             "explanation": "exact text", "explanation_contains": ["..."],
+//!             "details": [{"check": "...", "passed": false, "outcome": "..."}],
+//!             "metadata": {subset}, "name": "score name", "error": "text"},
+//!  "source": "where the expected values come from"}
+//! ```
+//!
+//! The metric is built by name with [`refscore::metrics::build`] (relative
+//! files in its options resolve against the cases folder). `expect.name`
+//! picks one of several scores by name (default: the first); `expect.error`
+//! expects building or evaluating to fail with a message containing that
+//! text. Every failing case is reported, not just the first.
+
+use std::path::{Path, PathBuf};
+
+use refscore::metrics::{BuildContext, build};
+use refscore::{EvalInput, Score};
+use serde_json::{Map, Value};
+
+const CASE_KEYS: &[&str] =
+    &["name", "metric", "options", "output", "reference", "inputs", "expect", "source", "notes"];
+const EXPECT_KEYS: &[&str] = &[
+    "score",
+    "tolerance",
+    "label",
+    "explanation",
+    "explanation_contains",
+    "details",
+    "metadata",
+    "name",
+    "error",
+];
+const DEFAULT_TOLERANCE: f64 = 1e-9;
+
+/// The repository's `tests/cases` folder.
+fn cases_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases")
+}
+
+fn case_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(cases_dir())
+        .expect("tests/cases exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn all_case_files_pass() {
+    let dir = cases_dir();
+    let files = case_files();
+    assert!(!files.is_empty(), "no case files in {}", dir.display());
+    let ctx = BuildContext { base_dir: Some(dir) };
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for file in &files {
+        let label = file.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) => {
+                failures.push(format!("{label}: cannot read: {e}"));
+                continue;
+            }
+        };
+        let cases = match refscore::json::parse(&text) {
+            Ok(Value::Array(cases)) => cases,
+            Ok(_) => {
+                failures.push(format!("{label}: not a JSON array of cases"));
+                continue;
+            }
+            Err(e) => {
+                failures.push(format!("{label}: invalid JSON: {e}"));
+                continue;
+            }
+        };
+        for (i, case) in cases.iter().enumerate() {
+            count += 1;
+            let name = case
+                .get("name")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("case #{i}"), |n| n.to_owned());
+            if let Err(problems) = run_case(case, &ctx) {
+                for p in problems {
+                    failures.push(format!("{label}: {name}: {p}"));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} problem(s) in {count} cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Runs one case; the error lists every expectation it misses.
+fn run_case(case: &Value, ctx: &BuildContext) -> Result<(), Vec<String>> {
+    let Some(obj) = case.as_object() else {
+        return Err(vec![String::from("a case must be an object")]);
+    };
+    let mut problems = Vec::new();
+    for k in obj.keys() {
+        if !CASE_KEYS.contains(&k.as_str()) {
+            problems.push(format!("unknown case member `{k}`"));
+        }
+    }
+    let Some(metric) = obj.get("metric").and_then(Value::as_str) else {
+        return Err(vec![String::from("missing \"metric\"")]);
+    };
+    let empty = Map::new();
+    let options = obj.get("options").and_then(Value::as_object).unwrap_or(&empty);
+    let Some(expect) = obj.get("expect").and_then(Value::as_object) else {
+        return Err(vec![String::from("missing \"expect\" object")]);
+    };
+    for k in expect.keys() {
+        if !EXPECT_KEYS.contains(&k.as_str()) {
+            problems.push(format!("unknown expect member `{k}`"));
+        }
+    }
+    let want_error = expect.get("error").and_then(Value::as_str);
+    let evaluator = match build(metric, options, ctx) {
+        Ok(m) => m,
+        Err(e) => {
+            return check_error(want_error, &e.to_string(), "build", problems);
+        }
+    };
+    let mut input = EvalInput::new();
+    for side in ["output", "reference"] {
+        if let Some(v) = obj.get(side) {
+            input.set(side, v.clone());
+        }
+    }
+    if let Some(extra) = obj.get("inputs").and_then(Value::as_object) {
+        for (k, v) in extra {
+            input.set(k, v.clone());
+        }
+    }
+    let scores = match evaluator.evaluate(&input) {
+        Ok(s) => s,
+        Err(e) => return check_error(want_error, &e.to_string(), "evaluate", problems),
+    };
+    if let Some(w) = want_error {
+        problems.push(format!("expected an error containing {w:?}, got scores"));
+        return Err(problems);
+    }
+    let wanted_name = expect.get("name").and_then(Value::as_str);
+    let score = match wanted_name {
+        Some(n) => scores.iter().find(|s| s.name == n),
+        None => scores.first(),
+    };
+    let Some(score) = score else {
+        problems.push(format!("no score named {wanted_name:?} among {} score(s)", scores.len()));
+        return Err(problems);
+    };
+    check_score(score, expect, &mut problems);
+    if problems.is_empty() { Ok(()) } else { Err(problems) }
+}
+
+fn check_error(
+    want: Option<&str>,
+    got: &str,
+    stage: &str,
+    mut problems: Vec<String>,
+) -> Result<(), Vec<String>> {
+    match want {
+        Some(w) if got.contains(w) => {}
+        Some(w) => problems.push(format!("{stage} error {got:?} does not contain {w:?}")),
+        None => problems.push(format!("{stage} failed: {got}")),
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems) }
+}
+
+fn check_score(score: &Score, expect: &Map<String, Value>, problems: &mut Vec<String>) {
+    let tol = expect.get("tolerance").and_then(Value::as_f64).unwrap_or(DEFAULT_TOLERANCE);
+    if let Some(s) = score.score
+        && !s.is_finite()
+    {
+        problems.push(format!("score is not finite: {s}"));
+    }
+    if let Some(want) = expect.get("score") {
+        match (want.as_f64(), score.score) {
+            (None, None) if want.is_null() => {}
+            (Some(w), Some(g)) if (w - g).abs() <= tol => {}
+            (w, g) => problems.push(format!(
+                "score: expected {}, got {} (tolerance {tol})",
+                w.map_or_else(|| String::from("null"), |x| x.to_string()),
+                g.map_or_else(|| String::from("null"), |x| x.to_string())
+            )),
+        }
+    }
+    if let Some(want) = expect.get("label") {
+        let got = score.label.as_deref();
+        if want.as_str() != got {
+            problems.push(format!("label: expected {want}, got {got:?}"));
+        }
+    }
+    if let Some(want) = expect.get("explanation") {
+        let got = score.explanation.as_deref();
+        if want.as_str() != got {
+            problems.push(format!("explanation: expected {want}, got {got:?}"));
+        }
+    }
+    if let Some(parts) = expect.get("explanation_contains").and_then(Value::as_array) {
+        let got = score.explanation.as_deref().unwrap_or("");
+        for p in parts.iter().filter_map(Value::as_str) {
+            if !got.contains(p) {
+                problems.push(format!("explanation {got:?} does not contain {p:?}"));
+            }
+        }
+    }
+    if let Some(details) = expect.get("details").and_then(Value::as_array) {
+        for want in details {
+            if !score.details.iter().any(|d| detail_matches(d, want)) {
+                let have: Vec<String> = score
+                    .details
+                    .iter()
+                    .map(|d| format!("{} {} {}", d.check, d.passed, d.outcome.as_str()))
+                    .collect();
+                problems.push(format!("detail {want} not found among [{}]", have.join("; ")));
+            }
+        }
+    }
+    if let Some(meta) = expect.get("metadata").and_then(Value::as_object) {
+        for (k, want) in meta {
+            match score.metadata.get(k) {
+                Some(got) if values_match(want, got, tol) => {}
+                got => problems.push(format!("metadata.{k}: expected {want}, got {got:?}")),
+            }
+        }
+    }
+}
+
+fn detail_matches(d: &refscore::Detail, want: &Value) -> bool {
+    let check = want.get("check").and_then(Value::as_str);
+    let passed = want.get("passed").and_then(Value::as_bool);
+    let outcome = want.get("outcome").and_then(Value::as_str);
+    check.is_none_or(|c| c == d.check)
+        && passed.is_none_or(|p| p == d.passed)
+        && outcome.is_none_or(|o| o == d.outcome.as_str())
+}
+
+/// JSON equality with numbers compared within `tol`.
+fn values_match(want: &Value, got: &Value, tol: f64) -> bool {
+    match (want, got) {
+        (Value::Number(w), Value::Number(g)) => match (w.as_f64(), g.as_f64()) {
+            (Some(w), Some(g)) => (w - g).abs() <= tol,
+            _ => w == g,
+        },
+        (Value::Array(w), Value::Array(g)) => {
+            w.len() == g.len() && w.iter().zip(g).all(|(a, b)| values_match(a, b, tol))
+        }
+        (Value::Object(w), Value::Object(g)) => {
+            w.len() == g.len()
+                && w.iter().all(|(k, a)| g.get(k).is_some_and(|b| values_match(a, b, tol)))
+        }
+        _ => want == got,
+    }
+}
+
+#[test]
+fn runner_reports_mismatches() {
+    let ctx = BuildContext::default();
+    let case = serde_json::json!({
+        "name": "x", "metric": "json_distance", "output": {"a": 1}, "reference": {"a": 2},
+        "expect": {"score": 0, "label": "match", "details": [{"check": "json_path.$.b"}],
+                   "metadata": {"differences": 2}, "bogus": 1},
+        "source": "test"
+    });
+    let problems = run_case(&case, &ctx).unwrap_err();
+    assert_eq!(problems.len(), 5, "{problems:#?}");
+    assert!(problems.iter().any(|p| p.contains("unknown expect member `bogus`")));
+    assert!(problems.iter().any(|p| p.starts_with("score: expected 0, got 1")));
+    let ok = serde_json::json!({
+        "name": "y", "metric": "json_distance", "output": {"a": 1}, "reference": {"a": 2},
+        "expect": {"score": 1, "label": "mismatch", "metadata": {"differences": 1},
+                   "details": [{"check": "json_path.$.a", "passed": false, "outcome": "value_mismatch"}]},
+        "source": "test"
+    });
+    assert_eq!(run_case(&ok, &ctx), Ok(()));
+    let unknown = serde_json::json!({
+        "name": "z", "metric": "no_such_metric", "output": 1, "reference": 1,
+        "expect": {"error": "unknown metric"}, "source": "test"
+    });
+    assert_eq!(run_case(&unknown, &ctx), Ok(()));
+}

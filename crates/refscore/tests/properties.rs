@@ -1,0 +1,271 @@
+//! Properties every seed JSON metric keeps, on arbitrary JSON.
+
+use proptest::prelude::*;
+use refscore::metrics::{BuildContext, build};
+use refscore::{EvalInput, Evaluator, Score};
+use serde_json::{Map, Value, json};
+
+/// Seed metrics as `(label, name, options)`; strings stay strings so that
+/// any JSON value, top-level strings included, is a valid input.
+const METRICS: &[(&str, &str, &str)] = &[
+    ("json_distance", "json_distance", r#"{"parse_strings": false}"#),
+    (
+        "json_distance prebuilt",
+        "json_distance",
+        r#"{"parse_strings": false, "variant": "prebuilt"}"#,
+    ),
+    ("json_diff", "json_diff", "{}"),
+    ("json_similarity", "json_similarity", "{}"),
+    ("json_structural", "json_structural", r#"{"parse_strings": false}"#),
+];
+
+fn metric(name: &str, options: &str) -> Box<dyn Evaluator> {
+    let opts: Map<String, Value> = serde_json::from_str(options).expect("options");
+    build(name, &opts, &BuildContext::default()).expect("metric builds")
+}
+
+fn score_of(m: &dyn Evaluator, input: &EvalInput) -> Score {
+    let mut scores = m.evaluate(input).expect("evaluates");
+    assert_eq!(scores.len(), 1);
+    scores.remove(0)
+}
+
+fn number() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1e6..1e6_f64).prop_map(Value::from),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+        prop::sample::select(vec![
+            0.0,
+            -0.0,
+            1e308,
+            -1e308,
+            1.7e308,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            5e-324,
+            1e-13,
+            0.01,
+        ])
+        .prop_map(Value::from),
+    ]
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "\\PC{0,10}",
+        prop::sample::select(vec![
+            "", " ", " x ", "😀", "😃", "ключ", "true", "2", "null", "\u{85}"
+        ])
+        .prop_map(str::to_owned),
+    ]
+}
+
+fn key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec!["a", "b", "c", "__a", "0", "x y", "é"]).prop_map(str::to_owned),
+        "\\PC{0,4}"
+    ]
+}
+
+/// Arbitrary JSON: scalars of every kind, nested up to 4 levels.
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        number(),
+        text().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 40, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map(key(), inner, 0..5)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// A valid JSON Difference weight tree.
+fn weights() -> impl Strategy<Value = Value> {
+    let w = prop_oneof![Just(0.0), Just(1.0), 0.0..=1.0_f64].prop_map(Value::from);
+    let level = |inner: BoxedStrategy<Value>| {
+        prop::collection::btree_map(key(), inner, 0..4)
+            .prop_map(|m| Value::Object(m.into_iter().collect()))
+    };
+    let nested = level(w.clone().boxed()).boxed();
+    level(prop_oneof![w, nested].boxed())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn a_value_compared_with_itself_is_perfect(v in json_value()) {
+        for (label, name, options) in METRICS {
+            let m = metric(name, options);
+            let s = score_of(m.as_ref(), &EvalInput::pair(v.clone(), v.clone()));
+            let want = if *name == "json_distance" { 0.0 } else { 1.0 };
+            prop_assert_eq!(s.score, Some(want), "{} on {}", label, v);
+        }
+    }
+
+    #[test]
+    fn scores_are_finite_and_in_range(a in json_value(), b in json_value(), w in weights()) {
+        for (label, name, options) in METRICS {
+            let m = metric(name, options);
+            let mut input = EvalInput::pair(a.clone(), b.clone());
+            if *name == "json_diff" {
+                input = input.with("weights", w.clone());
+            }
+            let s = score_of(m.as_ref(), &input);
+            let x = s.score.expect("a score");
+            prop_assert!(x.is_finite(), "{} gave {}", label, x);
+            if *name == "json_distance" {
+                prop_assert!(x >= 0.0 && x.fract() == 0.0, "{} gave {}", label, x);
+            } else {
+                prop_assert!((0.0..=1.0).contains(&x), "{} gave {}", label, x);
+            }
+            for d in &s.details {
+                prop_assert!(d.score.is_none_or(f64::is_finite));
+            }
+        }
+    }
+
+    #[test]
+    fn distance_and_diff_are_symmetric(a in json_value(), b in json_value()) {
+        for (label, name, options) in METRICS {
+            if *name != "json_distance" && *name != "json_diff" {
+                continue;
+            }
+            let m = metric(name, options);
+            let ab = score_of(m.as_ref(), &EvalInput::pair(a.clone(), b.clone())).score.unwrap();
+            let ba = score_of(m.as_ref(), &EvalInput::pair(b.clone(), a.clone())).score.unwrap();
+            prop_assert!((ab - ba).abs() <= 1e-12, "{}: {} vs {}", label, ab, ba);
+        }
+    }
+}
+
+/// Nesting `depth` levels of `[...]` or `{"a": ...}` around `inner`, as text.
+fn deep_text(depth: usize, object: bool, inner: &str) -> String {
+    if object {
+        format!("{}{inner}{}", r#"{"a":"#.repeat(depth), "}".repeat(depth))
+    } else {
+        format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth))
+    }
+}
+
+/// Frees a test input on a large stack: a 10,000-deep `Value` is dropped
+/// recursively by serde_json, which is test plumbing, not the code under test.
+fn drop_on_big_stack(input: EvalInput) {
+    std::thread::Builder::new()
+        .stack_size(256 * 1024 * 1024)
+        .spawn(move || drop(input))
+        .expect("spawn")
+        .join()
+        .expect("drop");
+}
+
+#[test]
+fn deep_nesting_on_either_side_does_not_overflow_the_stack() {
+    const DEPTH: usize = 10_000;
+    // The default thread stack (2 MiB): the walk must grow its stack itself.
+    let handle = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(|| {
+            let mut leftovers = Vec::new();
+            let mut checked = 0;
+            for object in [false, true] {
+                let deep = deep_text(DEPTH, object, "1");
+                let deep2 = deep_text(DEPTH, object, "2");
+                let pairs = [
+                    (deep.clone(), deep.clone()),
+                    (deep.clone(), deep2.clone()),
+                    (deep.clone(), String::from("[]")),
+                    (String::from("{\"a\": 1}"), deep.clone()),
+                ];
+                for (out, reference) in &pairs {
+                    for (label, name, _) in METRICS {
+                        // As JSON text, parsed by the metric.
+                        let m = metric(name, r#"{"parse_strings": true}"#);
+                        let text_input = EvalInput::pair(json!(out), json!(reference));
+                        let s = score_of(m.as_ref(), &text_input);
+                        let x = s.score.unwrap_or_else(|| panic!("{label}: {:?}", s.explanation));
+                        assert!(x.is_finite(), "{label}");
+                        // As parsed values.
+                        let o = refscore::json::parse(out).expect("parses");
+                        let r = refscore::json::parse(reference).expect("parses");
+                        let m = metric(name, "{}");
+                        let input = EvalInput::pair(o, r);
+                        let y = score_of(m.as_ref(), &input).score.expect("a score");
+                        assert!((x - y).abs() < 1e-12, "{label}: {x} vs {y}");
+                        leftovers.push(input);
+                        checked += 1;
+                    }
+                }
+            }
+            (checked, leftovers)
+        })
+        .expect("spawn");
+    let (checked, leftovers) = handle.join().expect("no stack overflow");
+    assert_eq!(checked, 2 * 4 * METRICS.len());
+    for input in leftovers {
+        drop_on_big_stack(input);
+    }
+}
+
+#[test]
+fn deep_identical_documents_score_perfectly() {
+    let text = deep_text(10_000, true, "\"x\"");
+    for (label, name, _) in METRICS {
+        let m = metric(name, r#"{"parse_strings": true}"#);
+        let s = score_of(m.as_ref(), &EvalInput::pair(json!(text), json!(text)));
+        let want = if *name == "json_distance" { 0.0 } else { 1.0 };
+        assert_eq!(s.score, Some(want), "{label}");
+    }
+}
+
+/// `(output, reference)` texts at the edges of the number range and with
+/// empty containers, and what each metric gives for them:
+/// json_distance, prebuilt, json_diff, json_similarity, json_structural.
+#[allow(clippy::type_complexity)]
+const EDGES: &[(&str, &str, [f64; 5])] = &[
+    // Integers beyond 2^64 are read as the nearest f64 (equal here).
+    ("18446744073709551617", "18446744073709551616", [0.0, 0.0, 1.0, 1.0, 1.0]),
+    ("-18446744073709551617", "18446744073709551616", [1.0, 1.0, 0.0, 0.0, 0.0]),
+    ("99999999999999999999999", "1e23", [0.0, 0.0, 1.0, 1.0, 1.0]),
+    // Floats near the top of the range: no overflow, no NaN.
+    ("1.7976931348623157e308", "-1.7976931348623157e308", [1.0, 1.0, 0.0, 0.0, 0.0]),
+    ("1.7e308", "1e308", [1.0, 1.0, 1.0 - 0.7 / 2.7, 0.3, 0.0]),
+    ("1.7976931348623157e308", "1.7976931348623157e308", [0.0, 0.0, 1.0, 1.0, 1.0]),
+    ("5e-324", "1e-323", [1.0, 1.0, 2.0 / 3.0, 1.0, 1.0]),
+    // Empty containers on either side.
+    ("[]", "[1, 2]", [2.0, 2.0, 0.0, 0.0, 0.0]),
+    ("[1, 2]", "[]", [2.0, 2.0, 0.0, 1.0, 0.0]),
+    ("{}", "{\"a\": 1}", [1.0, 1.0, 0.0, 0.0, 0.0]),
+    ("{\"a\": 1}", "{}", [1.0, 1.0, 0.0, 1.0, 0.5]),
+    ("[]", "{}", [1.0, 1.0, 0.0, 1.0, 0.0]),
+    ("{}", "[]", [1.0, 1.0, 0.0, 1.0, 0.0]),
+    ("[]", "[]", [0.0, 0.0, 1.0, 1.0, 1.0]),
+    ("{}", "{}", [0.0, 0.0, 1.0, 1.0, 1.0]),
+    ("[[]]", "[[], []]", [1.0, 1.0, 1.0, 1.0, 0.5]),
+    ("{\"a\": []}", "{\"a\": {}}", [1.0, 1.0, 0.0, 1.0, 0.0]),
+];
+
+#[test]
+fn number_range_and_empty_container_edges() {
+    for (out, reference, want) in EDGES {
+        for ((label, name, options), want) in METRICS.iter().zip(want) {
+            let opts = options.replace("\"parse_strings\": false", "\"parse_strings\": true");
+            let opts = if opts == "{}" { String::from(r#"{"parse_strings": true}"#) } else { opts };
+            let m = metric(name, &opts);
+            let s = score_of(m.as_ref(), &EvalInput::pair(json!(out), json!(reference)));
+            let got = s.score.unwrap_or_else(|| panic!("{label} {out} vs {reference}: no score"));
+            assert!(
+                (got - want).abs() < 1e-12,
+                "{label}: {out} vs {reference}: expected {want}, got {got}"
+            );
+        }
+    }
+}

@@ -46,8 +46,8 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         keep_passed_details: args.all_details,
     };
     let progress = ProgressView::new(args.quiet);
-    let mut on_row = |r: &RowResult| -> std::io::Result<()> {
-        serde_json::to_writer(&mut results, r)?;
+    let mut on_row = |_: &RowResult, line: &str| -> std::io::Result<()> {
+        results.write_all(line.as_bytes())?;
         results.write_all(b"\n")
     };
     let summary = runner::run(&suite, &opts, &mut on_row, &|p: &Progress| progress.update(p))?;

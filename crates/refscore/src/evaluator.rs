@@ -1,5 +1,6 @@
 //! The [`Evaluator`] trait every metric implements, and its [`EvalInput`].
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -31,13 +32,14 @@ impl InputSpec {
     }
 }
 
-/// The inputs of one evaluation, by name.
+/// The inputs of one evaluation, by name. Values are owned, or borrowed
+/// from the row they come from (no copy of large documents).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct EvalInput {
-    values: BTreeMap<String, Value>,
+pub struct EvalInput<'a> {
+    values: BTreeMap<String, Cow<'a, Value>>,
 }
 
-impl EvalInput {
+impl<'a> EvalInput<'a> {
     /// An empty input.
     pub fn new() -> Self {
         EvalInput::default()
@@ -51,18 +53,28 @@ impl EvalInput {
     /// Adds or replaces one input.
     #[must_use]
     pub fn with(mut self, name: &str, value: Value) -> Self {
-        self.values.insert(name.to_owned(), value);
+        self.set(name, value);
         self
     }
 
     /// Sets one input.
     pub fn set(&mut self, name: &str, value: Value) {
+        self.values.insert(name.to_owned(), Cow::Owned(value));
+    }
+
+    /// Sets one input to a value borrowed from elsewhere (a dataset row).
+    pub fn set_borrowed(&mut self, name: &str, value: &'a Value) {
+        self.values.insert(name.to_owned(), Cow::Borrowed(value));
+    }
+
+    /// Sets one input, owned or borrowed.
+    pub fn set_cow(&mut self, name: &str, value: Cow<'a, Value>) {
         self.values.insert(name.to_owned(), value);
     }
 
     /// One input, if present.
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.values.get(name)
+        self.values.get(name).map(AsRef::as_ref)
     }
 
     /// One input, or [`EvalError::MissingInput`].
@@ -103,7 +115,7 @@ pub trait Evaluator: Send + Sync {
     ///
     /// # Errors
     /// A required input is missing, or has a type the evaluator cannot use.
-    fn evaluate(&self, input: &EvalInput) -> Result<Vec<Score>, EvalError>;
+    fn evaluate(&self, input: &EvalInput<'_>) -> Result<Vec<Score>, EvalError>;
 
     /// Warnings about the configuration that only a whole run reveals
     /// (for example a rule selector that matched nothing). Read after the

@@ -67,16 +67,42 @@ pub fn nesting_depth(bytes: &[u8]) -> usize {
     max
 }
 
-/// Drops a value without recursion, so that freeing a deeply nested
-/// document cannot overflow the stack.
+/// Drops a value without deep recursion, so that freeing a deeply nested
+/// document cannot overflow the stack: ordinary recursion for the first
+/// levels, an explicit stack below them.
 pub fn drop_deep(value: Value) {
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
-            _ => {}
+    drop_bounded(value, 0);
+}
+
+/// Levels freed by ordinary recursion before switching to a heap stack.
+const DROP_RECURSION: usize = 256;
+
+fn drop_bounded(value: Value, depth: usize) {
+    if depth >= DROP_RECURSION {
+        let mut stack = vec![value];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Array(items) => stack.extend(items.into_iter().filter(is_container)),
+                Value::Object(map) => {
+                    stack.extend(map.into_iter().map(|(_, v)| v).filter(is_container))
+                }
+                _ => {}
+            }
         }
+        return;
+    }
+    match value {
+        Value::Array(items) => {
+            for v in items.into_iter().filter(is_container) {
+                drop_bounded(v, depth + 1);
+            }
+        }
+        Value::Object(map) => {
+            for (_, v) in map.into_iter().filter(|(_, v)| is_container(v)) {
+                drop_bounded(v, depth + 1);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -10,6 +10,7 @@
 //! Inputs without a mapping read the column of the same name; `reference`
 //! also falls back to a column named `expected`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -94,13 +95,17 @@ impl InputMapping {
     /// # Errors
     /// A required input that cannot be found; optional inputs that cannot
     /// be found are left out.
-    pub fn resolve(&self, row: &Row, specs: &[InputSpec]) -> Result<EvalInput, MappingError> {
+    pub fn resolve<'r>(
+        &self,
+        row: &'r Row,
+        specs: &[InputSpec],
+    ) -> Result<EvalInput<'r>, MappingError> {
         let mut input = EvalInput::new();
         let mut parsed_view: Option<Value> = None;
         for spec in specs {
             let found = match self.entries.get(spec.name) {
                 Some(src) => lookup(row, src, &mut parsed_view).map(|v| (v, src.parse)),
-                None => default_lookup(row, spec.name).map(|v| (v.clone(), ParseMode::Auto)),
+                None => default_lookup(row, spec.name).map(|v| (Cow::Borrowed(v), ParseMode::Auto)),
             };
             let Some((value, parse)) = found else {
                 if spec.required {
@@ -108,7 +113,7 @@ impl InputMapping {
                 }
                 continue;
             };
-            input.set(spec.name, convert(value, spec.json, parse, row.text_cells));
+            input.set_cow(spec.name, convert(value, spec.json, parse, row.text_cells));
         }
         Ok(input)
     }
@@ -152,18 +157,22 @@ fn default_lookup<'a>(row: &'a Row, name: &str) -> Option<&'a Value> {
     obj.get(name).or_else(|| if name == "reference" { obj.get("expected") } else { None })
 }
 
-fn lookup<'a>(row: &'a Row, src: &Source, parsed_view: &'a mut Option<Value>) -> Option<Value> {
+fn lookup<'a>(
+    row: &'a Row,
+    src: &Source,
+    parsed_view: &mut Option<Value>,
+) -> Option<Cow<'a, Value>> {
     if let Some(v) = row.value.get(&src.text) {
-        return Some(v.clone());
+        return Some(Cow::Borrowed(v));
     }
     let path = src.path.as_ref()?;
     if let Some(v) = path.query(&row.value).first() {
-        return Some(v.clone());
+        return Some(Cow::Borrowed(v));
     }
     if row.text_cells {
         // Text cells holding JSON: let the path reach inside them.
         let view = parsed_view.get_or_insert_with(|| parse_cells(&row.value));
-        return path.query(view).first().cloned();
+        return path.query(view).first().map(|v| Cow::Owned(v.clone()));
     }
     None
 }
@@ -184,15 +193,23 @@ fn parse_cells(row: &Value) -> Value {
     Value::Object(out)
 }
 
-fn convert(value: Value, json: bool, parse: ParseMode, text_cells: bool) -> Value {
+fn convert(
+    value: Cow<'_, Value>,
+    json: bool,
+    parse: ParseMode,
+    text_cells: bool,
+) -> Cow<'_, Value> {
     let wanted = match parse {
         ParseMode::Json => true,
         ParseMode::Text => false,
         ParseMode::Auto => json && text_cells,
     };
-    match value {
-        Value::String(s) if wanted => crate::json::parse(&s).unwrap_or(Value::String(s)),
-        other => other,
+    match value.as_ref() {
+        Value::String(s) if wanted => match crate::json::parse(s) {
+            Ok(v) => Cow::Owned(v),
+            Err(_) => value,
+        },
+        _ => value,
     }
 }
 
@@ -217,11 +234,12 @@ mod tests {
     #[test]
     fn defaults_read_same_name_columns_and_expected() {
         let m = InputMapping::new();
-        let input = m.resolve(&row(json!({"output": 1, "expected": 2})), PAIR).unwrap();
+        let r = row(json!({"output": 1, "expected": 2}));
+        let input = m.resolve(&r, PAIR).unwrap();
         assert_eq!(input.get("output"), Some(&json!(1)));
         assert_eq!(input.get("reference"), Some(&json!(2)));
-        let input =
-            m.resolve(&row(json!({"output": 1, "reference": 3, "expected": 2})), PAIR).unwrap();
+        let r = row(json!({"output": 1, "reference": 3, "expected": 2}));
+        let input = m.resolve(&r, PAIR).unwrap();
         assert_eq!(input.get("reference"), Some(&json!(3)));
     }
 
@@ -265,7 +283,8 @@ mod tests {
         assert_eq!(e.input, "reference");
         assert!(e.reason.contains("`expected`") && e.reason.contains("columns: output"), "{e}");
         let specs = [InputSpec::required("output", true), InputSpec::optional("weights", true)];
-        let input = InputMapping::new().resolve(&row(json!({"output": 1})), &specs).unwrap();
+        let r = row(json!({"output": 1}));
+        let input = InputMapping::new().resolve(&r, &specs).unwrap();
         assert_eq!(input.names().collect::<Vec<_>>(), vec!["output"]);
     }
 

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::dataset::{self, DatasetError, Row, RowError, Rows};
 use crate::score::Score;
 use crate::suite::{Suite, SuiteEvaluator};
-use crate::summary::{Collector, EvalOutcome, RunSummary, passes};
+use crate::summary::{Collector, EvalOutcome, FieldStats, RunSummary, passes};
 
 /// Rows read and evaluated together.
 pub const BATCH_ROWS: usize = 1024;
@@ -118,6 +118,8 @@ pub enum RunError {
 /// A row's result before the summary has seen it.
 struct Evaluated {
     result: RowResult,
+    /// The result as one line of JSON.
+    line: String,
     /// Per evaluator: its outcome and the range of its scores in `result.scores`.
     outcomes: Vec<(EvalOutcome, std::ops::Range<usize>)>,
     unreadable: bool,
@@ -125,7 +127,9 @@ struct Evaluated {
 
 /// Runs a suite: every row through every evaluator.
 ///
-/// `on_row` receives each row's result in input order; `on_progress` is
+/// `on_row` receives each row's result in input order, with the result
+/// already serialised as one line of JSON (passed details removed unless
+/// `keep_passed_details`); `on_progress` is
 /// called after each batch. Setting `opts.cancel` stops the run after the
 /// current batch; the summary then says `cancelled: true`.
 ///
@@ -135,7 +139,7 @@ struct Evaluated {
 pub fn run(
     suite: &Suite,
     opts: &RunOptions,
-    on_row: &mut dyn FnMut(&RowResult) -> std::io::Result<()>,
+    on_row: &mut dyn FnMut(&RowResult, &str) -> std::io::Result<()>,
     on_progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<RunSummary, RunError> {
     let start = Instant::now();
@@ -163,26 +167,42 @@ pub fn run(
             break;
         }
         let current = std::mem::take(&mut batch);
-        let (evaluated, next) = pool.install(|| {
+        let keep_passed = opts.keep_passed_details;
+        let ((evaluated, fields), next) = pool.install(|| {
             rayon::join(
                 || {
-                    current
-                        .into_par_iter()
-                        .map(|item| evaluate_item(suite, item))
-                        .collect::<Vec<_>>()
+                    // Evaluation, field statistics and serialisation all run
+                    // on the workers; the caller's thread only writes.
+                    let mut evaluated: Vec<Evaluated> =
+                        current.into_par_iter().map(|item| evaluate_item(suite, item)).collect();
+                    let fields = evaluated
+                        .par_iter()
+                        .fold(FieldStats::default, |mut acc, ev| {
+                            add_fields(&mut acc, ev);
+                            acc
+                        })
+                        .reduce(FieldStats::default, |mut a, b| {
+                            a.merge(b);
+                            a
+                        });
+                    evaluated.par_iter_mut().for_each(|ev| {
+                        if !keep_passed {
+                            for s in &mut ev.result.scores {
+                                s.details.retain(|d| !d.passed);
+                            }
+                        }
+                        ev.line = serde_json::to_string(&ev.result).unwrap_or_default();
+                    });
+                    (evaluated, fields)
                 },
                 || read_batch(&mut rows, &mut remaining),
             )
         });
         batch = next;
-        for mut ev in evaluated {
-            record(&mut collector, &mut ev);
-            if !opts.keep_passed_details {
-                for s in &mut ev.result.scores {
-                    s.details.retain(|d| !d.passed);
-                }
-            }
-            if let Err(e) = on_row(&ev.result) {
+        collector.fields(fields);
+        for ev in &evaluated {
+            record(&mut collector, ev);
+            if let Err(e) = on_row(&ev.result, &ev.line) {
                 pool.install(|| batch.into_par_iter().for_each(drop_item));
                 return Err(RunError::Output(e));
             }
@@ -199,7 +219,7 @@ pub fn run(
 }
 
 /// Feeds one row into the summary.
-fn record(collector: &mut Collector, ev: &mut Evaluated) {
+fn record(collector: &mut Collector, ev: &Evaluated) {
     if ev.unreadable {
         collector.unreadable();
         return;
@@ -209,10 +229,16 @@ fn record(collector: &mut Collector, ev: &mut Evaluated) {
     if let Some(x) = ev.result.row_score {
         collector.row_score(x);
     }
+}
+
+/// Feeds one row's JSON details into field statistics.
+fn add_fields(acc: &mut FieldStats, ev: &Evaluated) {
     for (i, (_, range)) in ev.outcomes.iter().enumerate() {
-        if let Some(scores) = ev.result.scores.get(range.clone()) {
-            for s in scores {
-                collector.details(i, &ev.result.id, &s.details);
+        for s in ev.result.scores.get(range.clone()).unwrap_or(&[]) {
+            if s.fields.is_empty() {
+                acc.add(i, ev.result.row, &ev.result.id, &s.details);
+            } else {
+                acc.add_tallies(i, ev.result.row, &ev.result.id, &s.fields);
             }
         }
     }
@@ -248,6 +274,7 @@ fn evaluate_item(suite: &Suite, item: Result<Row, RowError>) -> Evaluated {
                 row_score: None,
                 error: Some(e.to_string()),
             },
+            line: String::new(),
             outcomes: Vec::new(),
             unreadable: true,
         },
@@ -318,6 +345,7 @@ fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
         .collect();
     let row_score = crate::cascade::RowScore::combine(&main).score;
     Evaluated {
+        line: String::new(),
         result: RowResult {
             id,
             row: row.number,

@@ -58,6 +58,10 @@ pub struct Score {
     /// Assertion-level details, one per check.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<Detail>,
+    /// Per-field tallies for dataset statistics (JSON metrics with
+    /// `details: fields`); not serialised.
+    #[serde(skip)]
+    pub fields: Vec<crate::engine::FieldTally>,
 }
 
 impl Score {
@@ -72,6 +76,7 @@ impl Score {
             kind: Kind::Code,
             metadata: Map::new(),
             details: Vec::new(),
+            fields: Vec::new(),
         }
     }
 

@@ -250,7 +250,7 @@ fn build_metric(
 ) -> Result<Box<dyn Evaluator>, ConfigError> {
     if FIELD_METRICS.contains(&metric) && !options.contains_key("details") {
         let mut with_details = options.clone();
-        with_details.insert("details".into(), Value::String("all".into()));
+        with_details.insert("details".into(), Value::String("fields".into()));
         match metrics::build(metric, &with_details, ctx) {
             Ok(m) => return Ok(m),
             // A metric without a `details` option: build it as configured.

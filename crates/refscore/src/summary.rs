@@ -5,13 +5,14 @@ mod fields;
 mod gate;
 mod stats;
 
+pub(crate) use fields::FieldStats;
+
 use serde::Serialize;
 
 pub use fields::{FieldStat, MAX_FIELDS_PER_EVALUATOR};
 pub use gate::{Gate, GateCheck, GateResult};
 pub use stats::EXACT_LIMIT;
 
-use crate::detail::Detail;
 use crate::score::Direction;
 
 /// The summary of a run (`summary.json`).
@@ -204,8 +205,8 @@ impl Collector {
     }
 
     /// Adds one evaluation's details to the field statistics.
-    pub(crate) fn details(&mut self, evaluator: usize, row_id: &str, details: &[Detail]) {
-        self.fields.add(evaluator, row_id, details);
+    pub(crate) fn fields(&mut self, fields: fields::FieldStats) {
+        self.fields.merge(fields);
     }
 
     /// Rows read so far, and rows unreadable or with a failed evaluation.

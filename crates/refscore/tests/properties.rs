@@ -158,7 +158,7 @@ fn deep_text(depth: usize, object: bool, inner: &str) -> String {
 
 /// Frees a test input on a large stack: a 10,000-deep `Value` is dropped
 /// recursively by serde_json, which is test plumbing, not the code under test.
-fn drop_on_big_stack(input: EvalInput) {
+fn drop_on_big_stack(input: EvalInput<'static>) {
     std::thread::Builder::new()
         .stack_size(256 * 1024 * 1024)
         .spawn(move || drop(input))

@@ -8,11 +8,13 @@
 //! and one [`Record`] per compared node (all of them, or the failed ones).
 
 mod align;
+mod fields;
 mod policy;
 mod record;
 mod tally;
 mod walk;
 
+pub use fields::FieldTally;
 pub use policy::{Absent, Aggregate, Align, Cost, Empty, KeySet, NodeRule, Policy};
 pub use record::{Keep, Record};
 pub use tally::{Counts, Tally};
@@ -94,6 +96,8 @@ pub struct Comparison {
     pub counts: Counts,
     /// Kept records, in walk order.
     pub records: Vec<Record>,
+    /// Per-field tallies, with [`Keep::Fields`].
+    pub fields: Vec<FieldTally>,
 }
 
 /// Compares `actual` with `expected` under `rules`.

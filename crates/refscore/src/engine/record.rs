@@ -12,6 +12,10 @@ pub enum Keep {
     Failed,
     /// Every compared leaf.
     All,
+    /// Failed nodes as records, and a [`super::FieldTally`] per field path
+    /// for every comparison: what dataset statistics need, without a
+    /// record per passed leaf.
+    Fields,
 }
 
 /// A compared node: its path, values, outcome, leaf score and weight.
@@ -49,7 +53,7 @@ impl Record {
         }
         let what = if self.element { "element" } else { "key" };
         let msg = match self.outcome {
-            Outcome::Match => String::from("Match"),
+            Outcome::Match => return d,
             Outcome::Partial => format!("Partial match ({:.3})", self.score),
             Outcome::Missing => format!("Missing {what}"),
             Outcome::Extra => format!("Unexpected {what}"),

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::align::{self, Pairs};
+use super::fields::FieldTallies;
 use super::{
     Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, NodeRule, Record, Rules,
 };
@@ -111,6 +112,7 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     path: Vec<Seg<'v>>,
     counts: Counts,
     records: Vec<Record>,
+    fields: Option<FieldTallies>,
     relabel: Option<Outcome>,
     element: bool,
 }
@@ -123,6 +125,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             path: Vec::new(),
             counts: Counts::default(),
             records: Vec::new(),
+            fields: (keep == Keep::Fields).then(FieldTallies::new),
             relabel: None,
             element: false,
         }
@@ -140,7 +143,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         };
         let rule = self.rule();
         let tally = if rule.ignore { Tally::ZERO } else { self.walk(e, a, w, rule) };
-        Comparison { tally, counts: self.counts, records: self.records }
+        Comparison {
+            tally,
+            counts: self.counts,
+            records: self.records,
+            fields: self.fields.map(FieldTallies::finish).unwrap_or_default(),
+        }
     }
 
     fn rule(&self) -> NodeRule {
@@ -156,9 +164,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     }
 
     fn emit(&mut self, outcome: Outcome, e: Option<&Value>, a: Option<&Value>, score: f64) {
+        if let Some(f) = &mut self.fields {
+            f.record(outcome, score);
+        }
         let keep = match self.keep {
             Keep::None => false,
-            Keep::Failed => outcome != Outcome::Match,
+            Keep::Failed | Keep::Fields => outcome != Outcome::Match,
             Keep::All => true,
         };
         if keep {
@@ -171,6 +182,20 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 weight: 1.0,
                 element: self.element,
             });
+        }
+    }
+
+    fn enter(&mut self, seg: Seg<'v>) {
+        self.path.push(seg);
+        if let Some(f) = &mut self.fields {
+            f.enter(seg);
+        }
+    }
+
+    fn leave(&mut self) {
+        self.path.pop();
+        if let Some(f) = &mut self.fields {
+            f.leave();
         }
     }
 
@@ -277,7 +302,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         } else {
             for (k, ev) in em {
                 let (cw, kw) = w.child(k);
-                self.path.push(Seg::Key(k));
+                self.enter(Seg::Key(k));
                 self.element = false;
                 let r = self.rule();
                 if !r.ignore {
@@ -287,7 +312,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                     };
                     acc.add(t, r.weight.unwrap_or(kw));
                 }
-                self.path.pop();
+                self.leave();
             }
         }
         if pol.keys == KeySet::Union || pol.empty_expected_object == Empty::Leaf && em.is_empty() {
@@ -296,13 +321,13 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                     continue;
                 }
                 let (_, kw) = w.child(k);
-                self.path.push(Seg::Key(k));
+                self.enter(Seg::Key(k));
                 self.element = false;
                 let r = self.rule();
                 if let Some(t) = self.extra(av, rule, r) {
                     acc.add(t, r.weight.unwrap_or(kw));
                 }
-                self.path.pop();
+                self.leave();
             }
         }
         self.element = was_element;
@@ -341,7 +366,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let was_element = self.element;
         let mut acc = Acc::new(pol.aggregate);
         for (i, j) in pairs {
-            self.path.push(Seg::Index(i.or(j).unwrap_or(0)));
+            self.enter(Seg::Index(i.or(j).unwrap_or(0)));
             self.element = true;
             let r = self.rule();
             if !r.ignore {
@@ -363,7 +388,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                     _ => {}
                 }
             }
-            self.path.pop();
+            self.leave();
         }
         self.element = was_element;
         acc.finish(false)

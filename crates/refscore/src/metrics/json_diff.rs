@@ -185,6 +185,7 @@ impl Evaluator for JsonDiff {
             .with_label(super::similarity_label(score))
             .with_explanation(explanation(score, &c.counts));
         s.details = c.records.iter().map(engine::Record::to_detail).collect();
+        s.fields = c.fields;
         Ok(vec![s])
     }
 }

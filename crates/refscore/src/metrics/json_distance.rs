@@ -186,6 +186,7 @@ impl Evaluator for JsonDistance {
             .with_meta("differences", d)
             .with_meta("variant", if self.prebuilt { "prebuilt" } else { "snippet" });
         s.details = c.records.iter().map(engine::Record::to_detail).collect();
+        s.fields = c.fields;
         Ok(vec![s])
     }
 }

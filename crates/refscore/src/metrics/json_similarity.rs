@@ -288,6 +288,7 @@ impl Evaluator for JsonSimilarity {
             .with_meta("matched_leaves", c.tally.matched)
             .with_meta("total_leaves", total);
         s.details = c.records.iter().map(engine::Record::to_detail).collect();
+        s.fields = c.fields;
         Ok(vec![s])
     }
 }

@@ -78,8 +78,8 @@ impl JsonStructural {
     /// Scores two parsed documents, with every mismatch as a detail (or
     /// every comparison, or none, as the `details` option says).
     pub fn score_values(&self, output: &Value, reference: &Value) -> Score {
-        let keep = if self.keep == Keep::All { Keep::All } else { Keep::Failed };
-        let c = engine::compare(self, reference, output, None, keep);
+        let keep = if self.keep == Keep::None { Keep::Failed } else { self.keep };
+        let mut c = engine::compare(self, reference, output, None, keep);
         let score = c.tally.ratio_or(1.0);
         let mut details: Vec<_> = c.records.iter().map(engine::Record::to_detail).collect();
         let mut lines = vec![format!(
@@ -98,6 +98,7 @@ impl JsonStructural {
             .with_meta("matched", c.tally.matched)
             .with_meta("total", c.tally.total);
         s.details = details;
+        s.fields = std::mem::take(&mut c.fields);
         s
     }
 }

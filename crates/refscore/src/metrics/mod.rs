@@ -90,10 +90,12 @@ pub(crate) fn similarity_label(score: f64) -> &'static str {
     }
 }
 
-/// The `details` option: `failed` (default), `all` or `none`.
+/// The `details` option: `failed` (default), `all`, `fields` (every
+/// leaf, passed ones by path only) or `none`.
 pub(crate) fn keep_option(o: &options::Opts<'_>) -> Result<Keep, ConfigError> {
-    Ok(match o.choice("details", &["failed", "all", "none"], "failed")?.as_str() {
+    Ok(match o.choice("details", &["failed", "all", "fields", "none"], "failed")?.as_str() {
         "all" => Keep::All,
+        "fields" => Keep::Fields,
         "none" => Keep::None,
         _ => Keep::Failed,
     })

@@ -67,7 +67,7 @@ fn collect(suite: &Suite, opts: &RunOptions) -> (Vec<RowResult>, RunSummary) {
     let summary = run(
         suite,
         opts,
-        &mut |r| {
+        &mut |r, _| {
             out.push(r.clone());
             Ok(())
         },
@@ -145,7 +145,7 @@ fn order_is_kept_across_threads_and_batches() {
     let summary = run(
         &suite,
         &opts,
-        &mut |r| {
+        &mut |r, _| {
             seen.push((r.id.clone(), r.row));
             Ok(())
         },
@@ -178,7 +178,7 @@ fn cancellation_stops_after_the_current_batch() {
     let summary = run(
         &suite,
         &opts,
-        &mut |_| {
+        &mut |_, _| {
             count += 1;
             cancel.store(true, Ordering::Relaxed);
             Ok(())
@@ -216,7 +216,7 @@ fn empty_dataset_never_passes_and_write_errors_stop() {
     let e = run(
         &suite,
         &RunOptions::default(),
-        &mut |_| Err(std::io::Error::other("disk full")),
+        &mut |_, _| Err(std::io::Error::other("disk full")),
         &|_| {},
     )
     .unwrap_err();
@@ -224,7 +224,7 @@ fn empty_dataset_never_passes_and_write_errors_stop() {
     let mut missing = flaky_suite(dir.path().join("nope.jsonl"), Gate::default());
     missing.format = None;
     assert!(matches!(
-        run(&missing, &RunOptions::default(), &mut |_| Ok(()), &|_| {}),
+        run(&missing, &RunOptions::default(), &mut |_, _| Ok(()), &|_| {}),
         Err(RunError::Dataset(_))
     ));
 }
@@ -258,6 +258,13 @@ fn json_metrics_feed_field_statistics_and_passed_details_are_stripped() {
     assert_eq!(summary.evaluators[0].pass_rate, Some(0.0));
     assert!(!summary.gate.passed);
 
+    // With `details: all`, passed details exist; they are written only
+    // when asked, and the field table is the same either way.
+    let all = text.replace("threshold: 0.99}", "threshold: 0.99, options: {details: all}}");
+    let suite = Suite::from_str(&all, SuiteFormat::Yaml, dir.path()).unwrap();
+    let (rows, again) = collect(&suite, &RunOptions::default());
+    assert!(rows[0].scores[0].details.iter().all(|d| !d.passed));
+    assert_eq!(again.fields, summary.fields);
     let opts = RunOptions { keep_passed_details: true, ..RunOptions::default() };
     let (rows, _) = collect(&suite, &opts);
     assert!(rows[0].scores[0].details.iter().any(|d| d.passed));

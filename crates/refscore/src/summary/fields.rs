@@ -2,11 +2,12 @@
 //! indices replaced by `[*]`), how often the field matched, was partly
 //! right, wrong, missing or extra.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde::Serialize;
 
 use crate::detail::{Detail, Outcome};
+use crate::engine::FieldTally;
 
 /// Distinct paths tracked per evaluator; further paths are counted in
 /// `RunSummary::fields_dropped` only, so that documents with data-dependent keys
@@ -50,33 +51,58 @@ struct Acc {
     missing: u64,
     extra: u64,
     credit: f64,
-    examples: Vec<String>,
+    /// `(row number, row id)` of failing rows, lowest row numbers kept.
+    examples: Vec<(u64, String)>,
+}
+
+impl Acc {
+    fn merge(&mut self, o: Acc) {
+        self.total += o.total;
+        self.matched += o.matched;
+        self.partial += o.partial;
+        self.wrong += o.wrong;
+        self.missing += o.missing;
+        self.extra += o.extra;
+        self.credit += o.credit;
+        for e in o.examples {
+            self.example(e.0, &e.1);
+        }
+    }
+
+    /// Keeps the failing rows with the lowest numbers, so that the examples
+    /// do not depend on how rows were split between threads.
+    fn example(&mut self, row: u64, id: &str) {
+        if self.examples.iter().any(|(r, _)| *r == row) {
+            return;
+        }
+        if self.examples.len() < EXAMPLES {
+            self.examples.push((row, id.to_owned()));
+        } else if let Some(last) = self.examples.iter_mut().max_by_key(|(r, _)| *r)
+            && row < last.0
+        {
+            *last = (row, id.to_owned());
+        }
+        self.examples.sort_by_key(|(r, _)| *r);
+    }
 }
 
 /// Accumulates [`FieldStat`]s.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FieldStats {
-    fields: BTreeMap<(usize, String), Acc>,
-    per_evaluator: BTreeMap<usize, usize>,
+    /// Per evaluator index: path → accumulator.
+    fields: Vec<HashMap<String, Acc>>,
     /// Details whose path was not tracked (over the cap).
     pub(crate) dropped: u64,
 }
 
 impl FieldStats {
     /// Adds the `json_path.` details of one evaluation.
-    pub(crate) fn add(&mut self, evaluator: usize, row_id: &str, details: &[Detail]) {
+    pub(crate) fn add(&mut self, evaluator: usize, row: u64, row_id: &str, details: &[Detail]) {
+        let mut buf = String::new();
         for d in details {
             let Some(path) = d.check.strip_prefix("json_path.") else { continue };
-            let key = (evaluator, wildcard_indices(path));
-            if !self.fields.contains_key(&key) {
-                let n = self.per_evaluator.entry(evaluator).or_default();
-                if *n >= MAX_FIELDS_PER_EVALUATOR {
-                    self.dropped += 1;
-                    continue;
-                }
-                *n += 1;
-            }
-            let acc = self.fields.entry(key).or_default();
+            wildcard_into(path, &mut buf);
+            let Some(acc) = self.slot(evaluator, &buf) else { continue };
             acc.total += 1;
             match d.outcome.verdict() {
                 "match" => {
@@ -92,9 +118,63 @@ impl FieldStats {
                 _ => acc.wrong += 1,
             }
             let failed = !d.passed || d.outcome == Outcome::Partial;
-            if failed && acc.examples.len() < EXAMPLES && !acc.examples.iter().any(|e| e == row_id)
-            {
-                acc.examples.push(row_id.to_owned());
+            if failed {
+                acc.example(row, row_id);
+            }
+        }
+    }
+
+    /// Adds the per-field tallies of one evaluation.
+    pub(crate) fn add_tallies(
+        &mut self,
+        evaluator: usize,
+        row: u64,
+        row_id: &str,
+        tallies: &[FieldTally],
+    ) {
+        for t in tallies {
+            let Some(acc) = self.slot(evaluator, &t.path) else { continue };
+            acc.total += u64::from(t.total);
+            acc.matched += u64::from(t.matched);
+            acc.partial += u64::from(t.partial);
+            acc.wrong += u64::from(t.wrong);
+            acc.missing += u64::from(t.missing);
+            acc.extra += u64::from(t.extra);
+            acc.credit += t.credit;
+            if t.failed() {
+                acc.example(row, row_id);
+            }
+        }
+    }
+
+    /// The accumulator for `path`, unless the evaluator's cap is reached
+    /// (then the detail is counted as dropped).
+    fn slot(&mut self, evaluator: usize, path: &str) -> Option<&mut Acc> {
+        if self.fields.len() <= evaluator {
+            self.fields.resize_with(evaluator + 1, HashMap::new);
+        }
+        let map = &mut self.fields[evaluator];
+        if !map.contains_key(path) {
+            if map.len() >= MAX_FIELDS_PER_EVALUATOR {
+                self.dropped += 1;
+                return None;
+            }
+            map.insert(path.to_owned(), Acc::default());
+        }
+        map.get_mut(path)
+    }
+
+    /// Adds statistics gathered elsewhere (another thread's rows).
+    pub(crate) fn merge(&mut self, other: FieldStats) {
+        self.dropped += other.dropped;
+        for (ev, map) in other.fields.into_iter().enumerate() {
+            for (path, acc) in map {
+                let total = acc.total;
+                match self.slot(ev, &path) {
+                    Some(mine) => mine.merge(acc),
+                    // `slot` counted one dropped detail; count them all.
+                    None => self.dropped += total.saturating_sub(1),
+                }
             }
         }
     }
@@ -104,7 +184,9 @@ impl FieldStats {
         let mut out: Vec<FieldStat> = self
             .fields
             .into_iter()
-            .map(|((ev, path), a)| FieldStat {
+            .enumerate()
+            .flat_map(|(ev, map)| map.into_iter().map(move |(path, a)| (ev, path, a)))
+            .map(|(ev, path, a)| FieldStat {
                 evaluator: names.get(ev).cloned().unwrap_or_default(),
                 path,
                 total: a.total,
@@ -118,7 +200,7 @@ impl FieldStats {
                 } else {
                     crate::score::finite(a.credit / a.total as f64)
                 },
-                examples: a.examples,
+                examples: a.examples.into_iter().map(|(_, id)| id).collect(),
             })
             .collect();
         out.sort_by(|a, b| {
@@ -133,8 +215,17 @@ impl FieldStats {
 }
 
 /// Replaces every `[n]` index outside quoted keys with `[*]`.
-pub(crate) fn wildcard_indices(path: &str) -> String {
+#[cfg(test)]
+fn wildcard_indices(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
+    wildcard_into(path, &mut out);
+    out
+}
+
+/// Replaces every `[n]` index outside quoted keys with `[*]`, into a
+/// reused buffer.
+fn wildcard_into(path: &str, out: &mut String) {
+    out.clear();
     let mut rest = path;
     while let Some(c) = rest.chars().next() {
         if c == '[' {
@@ -168,7 +259,6 @@ pub(crate) fn wildcard_indices(path: &str) -> String {
         out.push(c);
         rest = &rest[c.len_utf8()..];
     }
-    out
 }
 
 #[cfg(test)]
@@ -198,8 +288,8 @@ mod tests {
             Detail::new("json_path.$.vendor", Outcome::Match),
             Detail::new("json_path.$.note", Outcome::Extra),
         ];
-        f.add(0, "r1", &row1);
-        f.add(0, "r2", &row2);
+        f.add(0, 1, "r1", &row1);
+        f.add(0, 2, "r2", &row2);
         let out = f.finish(&["fields".to_owned()]);
         assert_eq!(out.len(), 3);
         assert_eq!(out[0].path, "$.note");
@@ -222,7 +312,7 @@ mod tests {
         let details: Vec<Detail> = (0..MAX_FIELDS_PER_EVALUATOR + 5)
             .map(|i| Detail::new(format!("json_path.$.k{i}"), Outcome::Match))
             .collect();
-        f.add(0, "r", &details);
+        f.add(0, 1, "r", &details);
         assert_eq!(f.dropped, 5);
         assert_eq!(f.finish(&[]).len(), MAX_FIELDS_PER_EVALUATOR);
     }

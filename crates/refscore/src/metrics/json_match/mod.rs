@@ -12,6 +12,8 @@ mod rules;
 mod selector;
 mod tool_calls;
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use self::rules::{CompiledRules, DEFAULT_MIN_SIMILARITY};
@@ -142,7 +144,7 @@ impl JsonMatch {
     }
 
     /// Builds the Score of a comparison.
-    fn score(&self, c: &Comparison, extraction: Option<Value>) -> Score {
+    fn score(&self, c: Comparison, extraction: Option<Value>) -> Score {
         let score = c.tally.ratio_or(1.0);
         let k = &c.counts;
         let (p, r, f) = (k.precision(), k.recall(), k.f1());
@@ -163,6 +165,7 @@ impl JsonMatch {
             s = s.with_meta("extraction", x);
         }
         s.details = details;
+        s.fields = c.fields;
         s
     }
 }
@@ -203,13 +206,20 @@ impl Rules for JsonMatch {
 
 /// The reference as JSON: text holding a JSON object or array is parsed,
 /// other text stays a string.
-fn reference_value(v: &Value) -> Value {
+fn reference_value(v: &Value) -> Cow<'_, Value> {
     match v {
         Value::String(s) => match crate::json::parse(s.trim()) {
-            Ok(p @ (Value::Object(_) | Value::Array(_))) => p,
-            _ => v.clone(),
+            Ok(p @ (Value::Object(_) | Value::Array(_))) => Cow::Owned(p),
+            _ => Cow::Borrowed(v),
         },
-        other => other.clone(),
+        other => Cow::Borrowed(other),
+    }
+}
+
+/// Frees a value made during an evaluation without deep recursion.
+fn release(v: Cow<'_, Value>) {
+    if let Cow::Owned(v) = v {
+        crate::json::drop_deep(v);
     }
 }
 
@@ -222,7 +232,7 @@ impl Evaluator for JsonMatch {
         INPUTS
     }
 
-    fn evaluate(&self, input: &EvalInput) -> Result<Vec<Score>, EvalError> {
+    fn evaluate(&self, input: &EvalInput<'_>) -> Result<Vec<Score>, EvalError> {
         let mut reference = reference_value(input.require("reference")?);
         let raw = input.require("output")?;
         let mut extraction = None;
@@ -233,29 +243,39 @@ impl Evaluator for JsonMatch {
                 match extract_json(text, &self.extract) {
                     Ok(x) => {
                         extraction = Some(x.metadata());
-                        x.value
+                        Cow::Owned(x.value)
                     }
-                    Err(e) => return Ok(vec![self.no_json(&reference, &e.to_string())]),
+                    Err(e) => {
+                        let s = self.no_json(&reference, &e.to_string());
+                        release(reference);
+                        return Ok(vec![s]);
+                    }
                 }
             }
-            other => other.clone(),
+            other => Cow::Borrowed(other),
         };
         if self.preset == Some(Preset::ToolCalls) {
-            reference = tool_calls::canonical(&reference).map_err(|reason| {
+            let canonical = tool_calls::canonical(&reference).map_err(|reason| {
                 EvalError::InvalidInput { input: String::from("reference"), reason }
             })?;
-            output = match tool_calls::canonical(&output) {
-                Ok(v) => v,
-                Err(e) => return Ok(vec![self.no_json(&reference, &e)]),
-            };
+            release(std::mem::replace(&mut reference, Cow::Owned(canonical)));
+            match tool_calls::canonical(&output) {
+                Ok(v) => release(std::mem::replace(&mut output, Cow::Owned(v))),
+                Err(e) => {
+                    let s = self.no_json(&reference, &e);
+                    release(reference);
+                    release(output);
+                    return Ok(vec![s]);
+                }
+            }
         }
         let c = self.compare_values(&output, &reference, self.keep);
-        let mut s = self.score(&c, extraction);
+        let mut s = self.score(c, extraction);
         if self.preset == Some(Preset::ToolCalls) {
             s = add_call_counts(s, &output, &reference, self);
         }
-        crate::json::drop_deep(output);
-        crate::json::drop_deep(reference);
+        release(output);
+        release(reference);
         Ok(vec![s])
     }
 

@@ -14,7 +14,7 @@ use serde_json::Map;
 
 const PAIRS: u64 = 64;
 
-fn inputs(items: ItemCount) -> Vec<EvalInput> {
+fn inputs(items: ItemCount) -> Vec<EvalInput<'static>> {
     let g = Generator { items, ..Generator::default() };
     (0..PAIRS)
         .map(|i| {

@@ -56,6 +56,10 @@ pub(crate) fn run(
         }
     }
     out.flush()?;
+    let mut err = std::io::stderr().lock();
+    for w in metric.warnings() {
+        writeln!(err, "warning: {w}")?;
+    }
     if scored == 0 {
         anyhow::bail!("{}: no pairs to compare", path.display());
     }

@@ -16,7 +16,17 @@ pub const MAX_DEPTH: usize = 100_000;
 /// The serde_json error (with line and column) when the text is not one
 /// JSON document, or a depth error.
 pub fn parse(text: &str) -> Result<Value, String> {
-    if nesting_depth(text.as_bytes()) > MAX_DEPTH {
+    // Fast path: most documents nest far less than serde_json's default
+    // limit of 128 levels and parse on the ordinary stack.
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => return Ok(v),
+        Err(e) if !e.to_string().starts_with("recursion limit exceeded") => {
+            return Err(e.to_string());
+        }
+        Err(_) => {}
+    }
+    // A text shorter than the limit cannot nest deeper than it.
+    if text.len() > MAX_DEPTH && nesting_depth(text.as_bytes()) > MAX_DEPTH {
         return Err(format!("nesting deeper than {MAX_DEPTH} levels"));
     }
     let mut de = serde_json::Deserializer::from_str(text);

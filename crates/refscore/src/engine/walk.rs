@@ -89,6 +89,12 @@ impl Acc {
     }
 }
 
+/// A value as text for a record: strings as written, but quoted when the
+/// types differ, so that `"12"` and `12` do not look alike.
+fn shown(v: &Value, outcome: Outcome) -> String {
+    if outcome == Outcome::TypeMismatch { crate::json::compact(v) } else { display(v) }
+}
+
 fn cost(c: Cost, v: &Value) -> f64 {
     #[allow(clippy::cast_precision_loss)]
     match c {
@@ -158,8 +164,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if keep {
             self.records.push(Record {
                 path: format_path(&self.path),
-                expected: e.map(|v| truncate(&display(v))),
-                actual: a.map(|v| truncate(&display(v))),
+                expected: e.map(|v| truncate(&shown(v, outcome))),
+                actual: a.map(|v| truncate(&shown(v, outcome))),
                 outcome,
                 score,
                 weight: 1.0,

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dataset::{self, DatasetError, Row, RowError, Rows};
+use crate::dataset::{self, DatasetError, Pending, Row, Rows};
 use crate::score::Score;
 use crate::suite::{Suite, SuiteEvaluator};
 use crate::summary::{Collector, EvalOutcome, FieldStats, RunSummary, passes};
@@ -244,26 +244,26 @@ fn add_fields(acc: &mut FieldStats, ev: &Evaluated) {
     }
 }
 
-fn read_batch(rows: &mut Rows, remaining: &mut Option<u64>) -> Vec<Result<Row, RowError>> {
+fn read_batch(rows: &mut Rows, remaining: &mut Option<u64>) -> Vec<Pending> {
     let mut n = BATCH_ROWS;
     if let Some(r) = remaining {
         n = n.min(usize::try_from(*r).unwrap_or(usize::MAX));
     }
-    let batch: Vec<_> = rows.by_ref().take(n).collect();
+    let batch: Vec<_> = std::iter::from_fn(|| rows.next_pending()).take(n).collect();
     if let Some(r) = remaining {
         *r = r.saturating_sub(batch.len() as u64);
     }
     batch
 }
 
-fn drop_item(item: Result<Row, RowError>) {
-    if let Ok(row) = item {
+fn drop_item(item: Pending) {
+    if let Pending::Ready(Ok(row)) = item {
         crate::json::drop_deep(row.value);
     }
 }
 
-fn evaluate_item(suite: &Suite, item: Result<Row, RowError>) -> Evaluated {
-    match item {
+fn evaluate_item(suite: &Suite, item: Pending) -> Evaluated {
+    match item.resolve() {
         Err(e) => Evaluated {
             result: RowResult {
                 id: e.number.to_string(),

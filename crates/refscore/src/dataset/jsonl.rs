@@ -2,13 +2,14 @@
 //! buffer.
 
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
-use super::{Row, RowError, object_row, row_error};
+use super::{Pending, row_error};
 
 /// Rows of a JSONL file.
 pub(crate) struct JsonlRows<R> {
-    path: PathBuf,
+    path: Arc<Path>,
     reader: R,
     buf: Vec<u8>,
     line: u64,
@@ -17,12 +18,12 @@ pub(crate) struct JsonlRows<R> {
 
 impl<R: BufRead> JsonlRows<R> {
     pub(crate) fn from_reader(path: &Path, reader: R) -> Self {
-        JsonlRows { path: path.to_path_buf(), reader, buf: Vec::new(), line: 0, done: false }
+        JsonlRows { path: Arc::from(path), reader, buf: Vec::new(), line: 0, done: false }
     }
 }
 
 impl<R: BufRead> Iterator for JsonlRows<R> {
-    type Item = Result<Row, RowError>;
+    type Item = Pending;
 
     fn next(&mut self) -> Option<Self::Item> {
         while !self.done {
@@ -38,25 +39,24 @@ impl<R: BufRead> Iterator for JsonlRows<R> {
                     if bytes.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    let item = match std::str::from_utf8(bytes) {
-                        Err(e) => Err(format!("not UTF-8: {e}")),
-                        Ok(text) => crate::json::parse(text.trim_end())
-                            .map_err(|e| format!("invalid JSON: {e}"))
-                            .and_then(|v| object_row(self.line, v, false)),
-                    };
+                    let bytes = bytes.to_vec();
                     if self.buf.capacity() > 1 << 24 {
                         // One huge line: do not keep its buffer for the rest of the file.
                         self.buf = Vec::new();
                     }
-                    return Some(item.map_err(|m| row_error(&self.path, self.line, m)));
+                    return Some(Pending::Line {
+                        path: Arc::clone(&self.path),
+                        number: self.line,
+                        bytes,
+                    });
                 }
                 Err(e) => {
                     self.done = true;
-                    return Some(Err(row_error(
+                    return Some(Pending::Ready(Err(row_error(
                         &self.path,
                         self.line + 1,
                         format!("read error: {e}"),
-                    )));
+                    ))));
                 }
             }
         }
@@ -68,8 +68,8 @@ impl<R: BufRead> Iterator for JsonlRows<R> {
 mod tests {
     use super::*;
 
-    fn rows(text: &[u8]) -> Vec<Result<Row, RowError>> {
-        JsonlRows::from_reader(Path::new("d.jsonl"), text).collect()
+    fn rows(text: &[u8]) -> Vec<Result<super::super::Row, super::super::RowError>> {
+        JsonlRows::from_reader(Path::new("d.jsonl"), text).map(Pending::resolve).collect()
     }
 
     #[test]

@@ -120,7 +120,7 @@ pub enum DatasetError {
 
 /// The rows of a dataset, in file order; see [`open`].
 pub struct Rows {
-    inner: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
+    inner: Box<dyn Iterator<Item = Pending> + Send>,
     format: DatasetFormat,
     read: Option<Arc<AtomicU64>>,
     size: u64,
@@ -150,7 +150,50 @@ impl Iterator for Rows {
     type Item = Result<Row, RowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next().map(Pending::resolve)
+    }
+}
+
+impl Rows {
+    /// The next row, possibly not parsed yet, so that the caller can parse
+    /// it on another thread.
+    pub(crate) fn next_pending(&mut self) -> Option<Pending> {
         self.inner.next()
+    }
+}
+
+/// A row that has been read but maybe not parsed: JSONL lines are parsed
+/// by whoever resolves them (the runner's workers).
+#[derive(Debug)]
+pub(crate) enum Pending {
+    /// Parsed already, or an error.
+    Ready(Result<Row, RowError>),
+    /// One JSONL line, as read.
+    Line {
+        /// The file.
+        path: Arc<Path>,
+        /// 1-based line number.
+        number: u64,
+        /// The line's bytes (without a byte-order mark).
+        bytes: Vec<u8>,
+    },
+}
+
+impl Pending {
+    /// The parsed row, or why it is not one.
+    pub(crate) fn resolve(self) -> Result<Row, RowError> {
+        match self {
+            Pending::Ready(r) => r,
+            Pending::Line { path, number, bytes } => {
+                let item = match std::str::from_utf8(&bytes) {
+                    Err(e) => Err(format!("not UTF-8: {e}")),
+                    Ok(text) => crate::json::parse(text.trim_end())
+                        .map_err(|e| format!("invalid JSON: {e}"))
+                        .and_then(|v| object_row(number, v, false)),
+                };
+                item.map_err(|m| row_error(&path, number, m))
+            }
+        }
     }
 }
 
@@ -174,17 +217,24 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
             Counting { inner: file, read: Arc::clone(&read) },
         )
     };
-    let inner: Box<dyn Iterator<Item = Result<Row, RowError>> + Send> = match format {
+    let inner: Box<dyn Iterator<Item = Pending> + Send> = match format {
         DatasetFormat::Jsonl => Box::new(jsonl::JsonlRows::from_reader(path, counted(file))),
-        DatasetFormat::JsonArray => {
-            Box::new(json_array::JsonArrayRows::from_reader(path, counted(file)))
+        DatasetFormat::JsonArray => Box::new(
+            json_array::JsonArrayRows::from_reader(path, counted(file)).map(Pending::Ready),
+        ),
+        DatasetFormat::Csv => {
+            Box::new(csv::CsvRows::from_reader(path, counted(file))?.map(Pending::Ready))
         }
-        DatasetFormat::Csv => Box::new(csv::CsvRows::from_reader(path, counted(file))?),
         #[cfg(feature = "parquet")]
         DatasetFormat::Parquet => {
             // Parquet reads by seeking; its progress is not byte-based.
             let rows = parquet::ParquetRows::new(path, file)?;
-            return Ok(Rows { inner: Box::new(rows), format, read: None, size: 0 });
+            return Ok(Rows {
+                inner: Box::new(rows.map(Pending::Ready)),
+                format,
+                read: None,
+                size: 0,
+            });
         }
         #[cfg(not(feature = "parquet"))]
         DatasetFormat::Parquet => {

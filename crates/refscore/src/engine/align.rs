@@ -212,7 +212,7 @@ fn canonical_scalar(v: &Value) -> String {
 /// A fast, non-cryptographic hasher (the multiply-rotate scheme of
 /// Firefox's FxHash); collisions only cost an equality check.
 #[derive(Default)]
-struct Fx(u64);
+pub(super) struct Fx(u64);
 
 impl Hasher for Fx {
     fn write(&mut self, bytes: &[u8]) {

@@ -3,6 +3,9 @@
 //! on every row of a dataset (no allocation per leaf).
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::align::Fx;
 
 use serde::Serialize;
 
@@ -59,7 +62,7 @@ impl FieldTally {
 pub(super) struct FieldTallies {
     buf: String,
     marks: Vec<usize>,
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, BuildHasherDefault<Fx>>,
     tallies: Vec<FieldTally>,
 }
 

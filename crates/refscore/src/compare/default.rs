@@ -6,7 +6,7 @@ use super::numeric::ROUNDING;
 use super::{Normalizer, below_one, normalize};
 use crate::engine::Leaf;
 use crate::number::{exact_eq, to_f64};
-use crate::text::normalized_levenshtein;
+use crate::text::normalized_levenshtein_at_least;
 
 /// Relative difference within which unequal numbers get partial credit.
 pub const NUMBER_PARTIAL_WITHIN: f64 = 0.01;
@@ -35,7 +35,7 @@ pub(super) fn compare(e: &Value, a: &Value, normalizers: &[Normalizer]) -> Leaf 
             if x == y {
                 return Leaf::MATCH;
             }
-            let s = normalized_levenshtein(&x, &y);
+            let s = normalized_levenshtein_at_least(&x, &y, STRING_PARTIAL_FROM);
             if s >= STRING_PARTIAL_FROM { below_one(s) } else { Leaf::WRONG }
         }
         (Value::Bool(x), Value::Bool(y)) => Leaf::exact(x == y),

@@ -91,24 +91,44 @@ fn assignment_indices(
     if rows.is_empty() || cols.is_empty() {
         return Vec::new();
     }
-    let transpose = rows.len() > cols.len();
-    let (r_idx, c_idx) = if transpose { (cols, rows) } else { (rows, cols) };
-    let mut sims = vec![0.0_f64; r_idx.len() * c_idx.len()];
-    for (r, &ri) in r_idx.iter().enumerate() {
-        for (c, &ci) in c_idx.iter().enumerate() {
-            let (i, j) = if transpose { (ci, ri) } else { (ri, ci) };
-            sims[r * c_idx.len() + c] = crate::number::clamp01(sim(i, j));
-        }
+    let viable = |s: f64| s >= min_similarity && s > 0.0;
+    let w = cols.len();
+    let all: Vec<f64> = rows
+        .iter()
+        .flat_map(|&i| cols.iter().map(move |&j| (i, j)))
+        .map(|(i, j)| crate::number::clamp01(sim(i, j)))
+        .collect();
+    // Only rows and columns with a pairable entry go to the solver: a
+    // dissimilar array costs its similarity table, not an n³ solve.
+    let live_r: Vec<usize> =
+        (0..rows.len()).filter(|&r| all[r * w..(r + 1) * w].iter().any(|&s| viable(s))).collect();
+    let live_c: Vec<usize> =
+        (0..w).filter(|&c| live_r.iter().any(|&r| viable(all[r * w + c]))).collect();
+    if live_r.is_empty() {
+        return Vec::new();
     }
+    // The solver wants no more rows than columns.
+    let transpose = live_r.len() > live_c.len();
+    let (n, m) =
+        if transpose { (live_c.len(), live_r.len()) } else { (live_r.len(), live_c.len()) };
+    let cell = |a: usize, b: usize| -> (usize, usize) {
+        if transpose { (live_r[b], live_c[a]) } else { (live_r[a], live_c[b]) }
+    };
     #[allow(clippy::cast_possible_truncation)]
-    let scaled: Vec<i64> = sims.iter().map(|s| (s * SCALE).round() as i64).collect();
-    let Ok(weights) = Matrix::from_vec(r_idx.len(), c_idx.len(), scaled) else { return Vec::new() };
+    let scaled: Vec<i64> = (0..n)
+        .flat_map(|a| (0..m).map(move |b| (a, b)))
+        .map(|(a, b)| {
+            let (r, c) = cell(a, b);
+            (all[r * w + c] * SCALE).round() as i64
+        })
+        .collect();
+    let Ok(weights) = Matrix::from_vec(n, m, scaled) else { return Vec::new() };
     let (_, assigned) = kuhn_munkres(&weights);
     let mut out = Vec::with_capacity(assigned.len());
-    for (r, &c) in assigned.iter().enumerate() {
-        let s = sims[r * c_idx.len() + c];
-        if s >= min_similarity && s > 0.0 {
-            out.push(if transpose { (c_idx[c], r_idx[r]) } else { (r_idx[r], c_idx[c]) });
+    for (a, &b) in assigned.iter().enumerate() {
+        let (r, c) = cell(a, b);
+        if viable(all[r * w + c]) {
+            out.push((rows[r], cols[c]));
         }
     }
     out

@@ -106,6 +106,18 @@ fn drop_bounded(value: Value, depth: usize) {
     }
 }
 
+/// A copy of a value that cannot overflow the stack, however deep it is
+/// (`Value::clone` recurses once per level).
+pub fn clone_deep(v: &Value) -> Value {
+    stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || match v {
+        Value::Array(items) => Value::Array(items.iter().map(clone_deep).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), clone_deep(v))).collect())
+        }
+        other => other.clone(),
+    })
+}
+
 /// A parsed document that frees itself without recursion.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Doc(pub Value);

@@ -172,7 +172,7 @@ fn lookup<'a>(
     if row.text_cells {
         // Text cells holding JSON: let the path reach inside them.
         let view = parsed_view.get_or_insert_with(|| parse_cells(&row.value));
-        return path.query(view).first().map(|v| Cow::Owned(v.clone()));
+        return path.query(view).first().map(|v| Cow::Owned(crate::json::clone_deep(v)));
     }
     None
 }
@@ -186,7 +186,7 @@ fn parse_cells(row: &Value) -> Value {
             Value::String(s) if s.trim_start().starts_with(['{', '[']) => {
                 crate::json::parse(s).unwrap_or_else(|_| v.clone())
             }
-            _ => v.clone(),
+            _ => crate::json::clone_deep(v),
         };
         out.insert(k.clone(), parsed);
     }

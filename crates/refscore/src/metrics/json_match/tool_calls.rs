@@ -55,9 +55,14 @@ fn call(c: &Value) -> Result<Value, String> {
         Some(Value::String(s)) => {
             crate::json::parse(s).unwrap_or_else(|_| Value::String(s.clone()))
         }
-        Some(v) => v.clone(),
+        Some(v) => crate::json::clone_deep(v),
     };
-    Ok(json!({"name": name, "arguments": arguments}))
+    // Built by hand: `json!` would copy `arguments` by serialising it,
+    // recursively.
+    let mut out = Map::new();
+    out.insert(String::from("name"), Value::String(name.to_owned()));
+    out.insert(String::from("arguments"), arguments);
+    Ok(Value::Object(out))
 }
 
 /// Rules the preset installs before the user's own.

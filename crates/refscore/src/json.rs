@@ -40,22 +40,48 @@ pub fn parse(text: &str) -> Result<Value, String> {
     Ok(value)
 }
 
+/// Tells, byte by byte, whether JSON text is inside a string literal.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Strings {
+    in_str: bool,
+    esc: bool,
+}
+
+impl Strings {
+    /// Feeds the next byte; true when it is structural: outside every
+    /// string literal, and not the quote that opens or closes one.
+    pub(crate) fn structural(&mut self, b: u8) -> bool {
+        if self.in_str {
+            if self.esc {
+                self.esc = false;
+            } else if b == b'\\' {
+                self.esc = true;
+            } else if b == b'"' {
+                self.in_str = false;
+            }
+            return false;
+        }
+        if b == b'"' {
+            self.in_str = true;
+            return false;
+        }
+        true
+    }
+
+    /// Whether the text so far ends inside a string literal.
+    pub(crate) fn in_string(self) -> bool {
+        self.in_str
+    }
+}
+
 /// Largest bracket nesting in the text, ignoring brackets inside strings.
 pub fn nesting_depth(bytes: &[u8]) -> usize {
-    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+    let (mut depth, mut max, mut strings) = (0usize, 0usize, Strings::default());
     for &b in bytes {
-        if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
+        if !strings.structural(b) {
             continue;
         }
         match b {
-            b'"' => in_str = true,
             b'[' | b'{' => {
                 depth += 1;
                 max = max.max(depth);

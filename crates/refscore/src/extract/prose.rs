@@ -117,23 +117,15 @@ fn match_from(bytes: &[u8], start: usize, budget: &mut Budget) -> Ended {
         stack.push((closer(b), start));
     }
     let mut done: Vec<Span> = Vec::new();
-    let (mut in_str, mut esc) = (false, false);
+    let mut strings = crate::json::Strings::default();
     for (i, &b) in bytes.iter().enumerate().skip(start + 1) {
         if !budget.spend(1) {
             break;
         }
-        if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
+        if !strings.structural(b) {
             continue;
         }
         match b {
-            b'"' => in_str = true,
             b'{' | b'[' => stack.push((closer(b), i)),
             b'}' | b']' => match stack.last() {
                 Some(&(want, open)) if want == b => {
@@ -152,7 +144,7 @@ fn match_from(bytes: &[u8], start: usize, budget: &mut Budget) -> Ended {
             _ => {}
         }
     }
-    Ended::Eof { done, in_string: in_str }
+    Ended::Eof { done, in_string: strings.in_string() }
 }
 
 /// Parses spans in order; a span that fails is replaced by its children.

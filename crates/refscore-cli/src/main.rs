@@ -25,6 +25,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    quiet_worker_panics();
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -57,6 +58,19 @@ fn run(cli: args::Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `run` catches a panicking evaluator and records it as a failed
+/// evaluation with the panic's message; the default hook would also print
+/// it, once per row, in the middle of the progress output.
+fn quiet_worker_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let worker = std::thread::current().name().is_some_and(|n| n.starts_with("refscore-"));
+        if !worker {
+            default(info);
+        }
+    }));
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -54,8 +54,7 @@ pub struct JsonMatch {
 
 impl Default for JsonMatch {
     fn default() -> Self {
-        JsonMatch::from_options(&Map::new(), &BuildContext::default())
-            .unwrap_or_else(|_| unreachable!())
+        JsonMatch::assemble(CompiledRules::default(), None, ExtractOptions::default(), Keep::Failed)
     }
 }
 
@@ -113,6 +112,16 @@ impl JsonMatch {
             // Preset rules go first so that the user's rules override them.
             compiled.prepend(&tool_calls::preset_rules())?;
         }
+        Ok(JsonMatch::assemble(compiled, preset, extract, keep))
+    }
+
+    /// The metric from compiled rules: defaults become the policy.
+    fn assemble(
+        compiled: CompiledRules,
+        preset: Option<Preset>,
+        extract: ExtractOptions,
+        keep: Keep,
+    ) -> Self {
         let extra = compiled.base.extra.unwrap_or(Cost::LeavesAtLeastOne);
         let align = compiled
             .default_align
@@ -130,7 +139,7 @@ impl JsonMatch {
             empty_arrays: Empty::Leaf,
             empty_expected_object: Empty::IfBoth,
         };
-        Ok(JsonMatch { rules: compiled, policy, extract, keep, preset })
+        JsonMatch { rules: compiled, policy, extract, keep, preset }
     }
 
     /// Compares two JSON values (already parsed) under the rules.

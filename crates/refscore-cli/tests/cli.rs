@@ -324,3 +324,44 @@ fn metrics_lists_every_metric() {
         assert!(out.lines().any(|l| l == m), "{m} missing from {out}");
     }
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_and_keeps_what_is_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..300_000 {
+        text.push_str(&format!("{{\"id\": {i}, \"output\": {{\"a\": {i}, \"b\": [1, 2, 3]}}, \"reference\": {{\"a\": 1, \"b\": [3, 2, 1]}}}}\n"));
+    }
+    write(dir.path(), "big.jsonl", &text);
+    let suite = write(
+        dir.path(),
+        "suite.yaml",
+        "dataset: big.jsonl\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n",
+    );
+    let out = dir.path().join("out");
+    let child = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", &suite, "-o", out.to_str().unwrap(), "--quiet", "--threads", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    // Wait until rows are being written, then interrupt.
+    let results = out.join("results.jsonl");
+    let start = std::time::Instant::now();
+    while std::fs::metadata(&results).map_or(0, |m| m.len()) == 0 && start.elapsed().as_secs() < 60
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed =
+        Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(killed.success());
+    let o = child.wait_with_output().expect("waits");
+    assert_eq!(code(&o), 1, "a cancelled run is not a pass: {}", stderr(&o));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["cancelled"], true);
+    let done = summary["rows"].as_u64().unwrap();
+    assert!(done > 0 && done < 300_000, "{done} rows");
+    let lines = std::fs::read_to_string(&results).unwrap().lines().count() as u64;
+    assert_eq!(lines, done, "every evaluated row is in results.jsonl");
+}

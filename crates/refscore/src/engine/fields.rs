@@ -9,6 +9,7 @@ use super::align::Fx;
 
 use serde::Serialize;
 
+use super::Counts;
 use crate::detail::Outcome;
 use crate::path::{Seg, push_seg};
 
@@ -17,43 +18,14 @@ use crate::path::{Seg, push_seg};
 pub struct FieldTally {
     /// The path with indices as `[*]`: `$.line_items[*].price`.
     pub path: String,
-    /// Comparisons at this path.
-    pub total: u32,
-    /// Matches.
-    pub matched: u32,
-    /// Partial credit.
-    pub partial: u32,
-    /// Wrong value or type.
-    pub wrong: u32,
-    /// In the reference only.
-    pub missing: u32,
-    /// In the output only.
-    pub extra: u32,
-    /// Credit earned (match 1, partial its score).
-    pub credit: f64,
+    /// One verdict per comparison at this path.
+    pub counts: Counts,
 }
 
 impl FieldTally {
     /// Whether any comparison here was not a match.
     pub fn failed(&self) -> bool {
-        self.matched < self.total
-    }
-
-    fn add(&mut self, outcome: Outcome, score: f64) {
-        self.total += 1;
-        match outcome.verdict() {
-            "match" => {
-                self.matched += 1;
-                self.credit += 1.0;
-            }
-            "partial" => {
-                self.partial += 1;
-                self.credit += crate::number::clamp01(score);
-            }
-            "missing" => self.missing += 1,
-            "extra" => self.extra += 1,
-            _ => self.wrong += 1,
-        }
+        self.counts.matched < self.counts.total()
     }
 }
 
@@ -96,7 +68,7 @@ impl FieldTallies {
             }
         };
         if let Some(t) = self.tallies.get_mut(i) {
-            t.add(outcome, score);
+            t.counts.record(outcome, score);
         }
     }
 
@@ -127,10 +99,10 @@ mod tests {
         let t = f.finish();
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].path, "$.items[*].price");
-        assert_eq!((t[0].total, t[0].matched, t[0].partial), (3, 2, 1));
-        assert!((t[0].credit - 2.5).abs() < 1e-12);
+        assert_eq!((t[0].counts.total(), t[0].counts.matched, t[0].counts.partial), (3, 2, 1));
+        assert!((t[0].counts.credit - 2.5).abs() < 1e-12);
         assert!(t[0].failed());
         assert_eq!(t[1].path, "$.items['a b']");
-        assert_eq!(t[1].missing, 1);
+        assert_eq!(t[1].counts.missing, 1);
     }
 }

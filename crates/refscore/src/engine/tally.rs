@@ -85,6 +85,28 @@ impl Counts {
         if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 }
     }
 
+    /// All verdicts counted.
+    pub fn total(&self) -> u64 {
+        self.matched + self.partial + self.wrong + self.missing + self.extra
+    }
+
+    /// Counts one verdict; a partial one earns `score` (clamped to [0, 1]).
+    pub fn record(&mut self, outcome: crate::detail::Outcome, score: f64) {
+        match outcome.verdict() {
+            "match" => {
+                self.matched += 1;
+                self.credit += 1.0;
+            }
+            "partial" => {
+                self.partial += 1;
+                self.credit += crate::number::clamp01(score);
+            }
+            "missing" => self.missing += 1,
+            "extra" => self.extra += 1,
+            _ => self.wrong += 1,
+        }
+    }
+
     /// Adds another set of counts.
     pub fn add(&mut self, o: &Counts) {
         self.matched += o.matched;

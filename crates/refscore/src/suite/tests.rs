@@ -63,7 +63,7 @@ fn json_metrics_report_every_leaf_unless_told_otherwise() {
     let all = &s.evaluators[0].evaluator.evaluate(&input).unwrap()[0];
     // Every leaf is tallied per field; only failures become details.
     let a = all.fields.iter().find(|f| f.path == "$.a").expect("a tally for $.a");
-    assert_eq!((a.total, a.matched), (1, 1));
+    assert_eq!((a.counts.total(), a.counts.matched), (1, 1));
     assert!(all.fields.iter().any(|f| f.path == "$.b" && f.failed()), "{:?}", all.fields);
     assert!(all.details.iter().all(|d| !d.passed), "{:?}", all.details);
     let failed_only = &s.evaluators[2].evaluator.evaluate(&input).unwrap()[0];

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::detail::{Detail, Outcome};
-use crate::engine::FieldTally;
+use crate::engine::{Counts, FieldTally};
 
 /// Distinct paths tracked per evaluator; further paths are counted in
 /// `RunSummary::fields_dropped` only, so that documents with data-dependent keys
@@ -44,26 +44,14 @@ pub struct FieldStat {
 
 #[derive(Debug, Clone, Default)]
 struct Acc {
-    total: u64,
-    matched: u64,
-    partial: u64,
-    wrong: u64,
-    missing: u64,
-    extra: u64,
-    credit: f64,
+    counts: Counts,
     /// `(row number, row id)` of failing rows, lowest row numbers kept.
     examples: Vec<(u64, String)>,
 }
 
 impl Acc {
     fn merge(&mut self, o: Acc) {
-        self.total += o.total;
-        self.matched += o.matched;
-        self.partial += o.partial;
-        self.wrong += o.wrong;
-        self.missing += o.missing;
-        self.extra += o.extra;
-        self.credit += o.credit;
+        self.counts.add(&o.counts);
         for e in o.examples {
             self.example(e.0, &e.1);
         }
@@ -103,20 +91,7 @@ impl FieldStats {
             let Some(path) = d.check.strip_prefix("json_path.") else { continue };
             wildcard_into(path, &mut buf);
             let Some(acc) = self.slot(evaluator, &buf) else { continue };
-            acc.total += 1;
-            match d.outcome.verdict() {
-                "match" => {
-                    acc.matched += 1;
-                    acc.credit += 1.0;
-                }
-                "partial" => {
-                    acc.partial += 1;
-                    acc.credit += d.score.unwrap_or(0.5).clamp(0.0, 1.0);
-                }
-                "missing" => acc.missing += 1,
-                "extra" => acc.extra += 1,
-                _ => acc.wrong += 1,
-            }
+            acc.counts.record(d.outcome, d.score.unwrap_or(0.5));
             let failed = !d.passed || d.outcome == Outcome::Partial;
             if failed {
                 acc.example(row, row_id);
@@ -134,13 +109,7 @@ impl FieldStats {
     ) {
         for t in tallies {
             let Some(acc) = self.slot(evaluator, &t.path) else { continue };
-            acc.total += u64::from(t.total);
-            acc.matched += u64::from(t.matched);
-            acc.partial += u64::from(t.partial);
-            acc.wrong += u64::from(t.wrong);
-            acc.missing += u64::from(t.missing);
-            acc.extra += u64::from(t.extra);
-            acc.credit += t.credit;
+            acc.counts.add(&t.counts);
             if t.failed() {
                 acc.example(row, row_id);
             }
@@ -169,7 +138,7 @@ impl FieldStats {
         self.dropped += other.dropped;
         for (ev, map) in other.fields.into_iter().enumerate() {
             for (path, acc) in map {
-                let total = acc.total;
+                let total = acc.counts.total();
                 match self.slot(ev, &path) {
                     Some(mine) => mine.merge(acc),
                     // `slot` counted one dropped detail; count them all.
@@ -189,16 +158,16 @@ impl FieldStats {
             .map(|(ev, path, a)| FieldStat {
                 evaluator: names.get(ev).cloned().unwrap_or_default(),
                 path,
-                total: a.total,
-                matched: a.matched,
-                partial: a.partial,
-                wrong: a.wrong,
-                missing: a.missing,
-                extra: a.extra,
-                accuracy: if a.total == 0 {
+                total: a.counts.total(),
+                matched: a.counts.matched,
+                partial: a.counts.partial,
+                wrong: a.counts.wrong,
+                missing: a.counts.missing,
+                extra: a.counts.extra,
+                accuracy: if a.counts.total() == 0 {
                     1.0
                 } else {
-                    crate::score::finite(a.credit / a.total as f64)
+                    crate::score::finite(a.counts.credit / a.counts.total() as f64)
                 },
                 examples: a.examples.into_iter().map(|(_, id)| id).collect(),
             })

@@ -278,10 +278,17 @@ impl Evaluator for JsonMatch {
                 }
             }
         }
-        let c = self.compare_values(&output, &reference, self.keep);
+        let tool_calls = self.preset == Some(Preset::ToolCalls);
+        // Call counts come from the failed records, so keep those at least.
+        let keep = if tool_calls && self.keep == Keep::None { Keep::Failed } else { self.keep };
+        let c = self.compare_values(&output, &reference, keep);
+        let calls = tool_calls.then(|| call_counts(&c.records, &output, &reference));
         let mut s = self.score(c, extraction);
-        if self.preset == Some(Preset::ToolCalls) {
-            s = add_call_counts(s, &output, &reference, self);
+        if let Some(calls) = calls {
+            s = s.with_meta("calls", calls);
+            if self.keep == Keep::None {
+                s.details.clear();
+            }
         }
         release(output);
         release(reference);
@@ -311,29 +318,24 @@ impl JsonMatch {
     }
 }
 
-/// Call-level counts for the tool_calls preset.
-fn add_call_counts(s: Score, output: &Value, reference: &Value, m: &JsonMatch) -> Score {
-    let c = m.compare_values(output, reference, Keep::Failed);
+/// Call-level counts for the tool_calls preset, from the failed records.
+fn call_counts(records: &[engine::Record], output: &Value, reference: &Value) -> Value {
     let top = |o: crate::Outcome| {
-        c.records
+        records
             .iter()
             .filter(|r| r.outcome == o && r.path.starts_with("$[") && !r.path[2..].contains('.'))
             .count()
     };
     let missing = top(crate::Outcome::Missing);
     let extra = top(crate::Outcome::Extra);
-    let args_extra = c
-        .records
+    let args_extra = records
         .iter()
         .filter(|r| r.outcome == crate::Outcome::Extra && r.path.contains("].arguments."))
         .count();
     let n_ref = reference.as_array().map_or(0, Vec::len);
     let n_out = output.as_array().map_or(0, Vec::len);
-    s.with_meta(
-        "calls",
-        serde_json::json!({
-            "expected": n_ref, "output": n_out, "paired": n_ref.saturating_sub(missing),
-            "missing": missing, "hallucinated": extra, "hallucinated_arguments": args_extra
-        }),
-    )
+    serde_json::json!({
+        "expected": n_ref, "output": n_out, "paired": n_ref.saturating_sub(missing),
+        "missing": missing, "hallucinated": extra, "hallucinated_arguments": args_extra
+    })
 }

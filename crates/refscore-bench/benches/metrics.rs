@@ -10,7 +10,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use refscore::EvalInput;
-use refscore::metrics::{self, BuildContext, METRICS};
+use refscore::metrics::{self, BuildContext};
 use refscore_bench::{Generator, ItemCount, row_rng};
 use serde_json::{Map, Value, json};
 
@@ -40,7 +40,7 @@ fn cases() -> Vec<(&'static str, &'static str, Value)> {
         ("json_match_rules", "json_match", rules),
     ]
     .into_iter()
-    .filter(|(_, metric, _)| METRICS.contains(metric))
+    .filter(|(_, metric, _)| metrics::registry::find(metric).is_ok())
     .collect()
 }
 

@@ -22,8 +22,8 @@ pub(crate) enum Command {
     /// Score a golden dataset with a suite file; exit 1 when its gate fails.
     #[command(after_help = EXIT_CODES)]
     Run(RunArgs),
-    /// List the metrics.
-    Metrics,
+    /// List the metrics, or describe one: inputs, options, an example.
+    Metrics(MetricsArgs),
 }
 
 /// Arguments of `refscore compare`.
@@ -42,9 +42,11 @@ pub(crate) struct CompareArgs {
     /// Writes one JSON score per line, in input order.
     #[arg(long)]
     pub(crate) pairs: Option<PathBuf>,
-    /// With --pairs: parse string values of `output` and `reference` as JSON text.
-    #[arg(long)]
-    pub(crate) parse_strings: bool,
+    /// JSON metrics: how string inputs become JSON: auto (JSON text, a fenced
+    /// or embedded document, else the string), json (the whole text must be
+    /// JSON), value (strings stay strings).
+    #[arg(long, value_parser = ["auto", "json", "value"])]
+    pub(crate) decode: Option<String>,
     /// Weights file for json_diff (per-key weights, `__key` loopback weights).
     #[arg(long)]
     pub(crate) weights: Option<PathBuf>,
@@ -54,11 +56,11 @@ pub(crate) struct CompareArgs {
     /// Rules file for json_match (TOML, YAML or JSON).
     #[arg(long)]
     pub(crate) rules: Option<PathBuf>,
-    /// json_match, format: accept only an output that is entirely one JSON document
-    /// (no code fences, no surrounding prose).
+    /// Accept only an output that is entirely one JSON document (no code
+    /// fences, no surrounding prose): `--decode json` for JSON metrics.
     #[arg(long)]
     pub(crate) strict: bool,
-    /// json_match, format: close truncated JSON in the output before comparing.
+    /// Close truncated JSON in the output before comparing.
     #[arg(long)]
     pub(crate) repair: bool,
     /// A metric option as KEY=VALUE (VALUE is JSON if it parses, else a string); repeatable.
@@ -98,4 +100,14 @@ pub(crate) struct RunArgs {
     /// Keep passed details in results.jsonl (by default only failed ones are written).
     #[arg(long)]
     pub(crate) all_details: bool,
+}
+
+/// `refscore metrics [NAME]`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct MetricsArgs {
+    /// The metric to describe; without it, every metric is listed.
+    pub(crate) name: Option<String>,
+    /// Print the description as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }

@@ -5,29 +5,25 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use refscore::metrics::{self, BuildContext};
+use refscore::metrics::{self, BuildContext, MetricSpec};
 use refscore::{EvalInput, Evaluator};
 use serde_json::{Map, Value};
 
 use crate::args::CompareArgs;
 
-/// Metrics whose `parse_strings` option turns text inputs into JSON.
-const PARSES_STRINGS: &[&str] =
-    &["json_distance", "json_diff", "json_similarity", "json_structural"];
-
 pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let file_mode = args.pairs.is_none();
-    let options = options(args, file_mode)?;
-    let ctx = BuildContext { base_dir: std::env::current_dir().ok() };
+    let spec = metrics::registry::find(&args.metric)?;
+    let options = options(args, spec)?;
+    let ctx = BuildContext { base_dir: std::env::current_dir().ok(), ..BuildContext::default() };
     let metric = metrics::build(&args.metric, &options, &ctx)?;
     match &args.pairs {
-        Some(path) => crate::pairs::run(metric.as_ref(), path, args.threads),
+        Some(path) => crate::pairs::run(metric, spec.name, path, args.threads, args.all),
         None => one(metric.as_ref(), args),
     }
 }
 
 /// Metric options from the flags.
-fn options(args: &CompareArgs, file_mode: bool) -> anyhow::Result<Map<String, Value>> {
+fn options(args: &CompareArgs, spec: &MetricSpec) -> anyhow::Result<Map<String, Value>> {
     let mut o = Map::new();
     for kv in &args.opts {
         let Some((k, v)) = kv.split_once('=') else {
@@ -45,8 +41,15 @@ fn options(args: &CompareArgs, file_mode: bool) -> anyhow::Result<Map<String, Va
     if let Some(rules) = &args.rules {
         o.insert(String::from("rules"), Value::String(rules.to_string_lossy().into_owned()));
     }
+    if let Some(mode) = &args.decode {
+        o.insert(String::from("decode"), Value::String(mode.clone()));
+    }
     if args.strict {
-        o.insert(String::from("strict"), Value::Bool(true));
+        if spec.json {
+            o.insert(String::from("decode"), Value::String(String::from("json")));
+        } else {
+            o.insert(String::from("strict"), Value::Bool(true));
+        }
     }
     if args.repair {
         o.insert(String::from("repair"), Value::Bool(true));
@@ -54,12 +57,7 @@ fn options(args: &CompareArgs, file_mode: bool) -> anyhow::Result<Map<String, Va
     if let Some(key) = &args.target_key {
         o.insert(String::from("target_output_key"), Value::String(key.clone()));
     }
-    let parses = PARSES_STRINGS.contains(&args.metric.as_str());
-    if parses && !o.contains_key("parse_strings") {
-        // Files hold JSON text; pair values are JSON unless --parse-strings.
-        o.insert(String::from("parse_strings"), Value::Bool(file_mode || args.parse_strings));
-    }
-    if args.all && args.metric.starts_with("json_") && !o.contains_key("details") {
+    if args.all && spec.option("details").is_some() && !o.contains_key("details") {
         o.insert(String::from("details"), Value::String(String::from("all")));
     }
     Ok(o)
@@ -84,9 +82,10 @@ fn one(metric: &dyn Evaluator, args: &CompareArgs) -> anyhow::Result<ExitCode> {
         bail!("only one of OUTPUT and REFERENCE can be standard input");
     }
     let input = EvalInput::pair(Value::String(read(out_path)?), Value::String(read(ref_path)?));
-    let scores = metric.evaluate(&input).map_err(|e| anyhow::anyhow!("{}: {e}", metric.name()))?;
+    let evaluation =
+        metric.evaluate(&input).map_err(|e| anyhow::anyhow!("{}: {e}", metric.name()))?;
     let mut out = std::io::stdout().lock();
-    for s in &scores {
+    for s in &evaluation.scores {
         if args.json {
             writeln!(out, "{}", serde_json::to_string_pretty(s)?)?;
         } else {

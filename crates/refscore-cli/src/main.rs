@@ -9,6 +9,7 @@
 mod args;
 mod color;
 mod compare;
+mod describe;
 mod pairs;
 mod render;
 mod report;
@@ -50,13 +51,7 @@ fn run(cli: args::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         args::Command::Compare(c) => compare::run(&c),
         args::Command::Run(r) => run::run(&r),
-        args::Command::Metrics => {
-            let mut out = std::io::stdout().lock();
-            for m in refscore::metrics::METRICS {
-                writeln!(out, "{m}")?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        args::Command::Metrics(m) => describe::run(&m),
     }
 }
 
@@ -78,14 +73,4 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
-}
-
-/// A thread pool with `threads` workers (default: one per core) and stacks
-/// large enough for deeply nested documents.
-pub(crate) fn pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    let mut b = rayon::ThreadPoolBuilder::new().stack_size(64 << 20);
-    if let Some(n) = threads.filter(|n| *n > 0) {
-        b = b.num_threads(n);
-    }
-    Ok(b.build()?)
 }

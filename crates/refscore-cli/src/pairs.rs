@@ -1,118 +1,84 @@
-//! `refscore compare --pairs`: every line of a JSONL file, in parallel, in
-//! order.
+//! `refscore compare --pairs`: every line of a JSONL file through the
+//! runner (parallel, in order, panic-isolated, memory flat), one JSON score
+//! per line.
 
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use rayon::prelude::*;
-use refscore::{EvalInput, Evaluator, Score};
-use serde_json::Value;
+use refscore::dataset::{self, DatasetFormat};
+use refscore::mapping::InputMapping;
+use refscore::runner::{self, LineFormat, RowResult, RunOptions};
+use refscore::suite::{Suite, SuiteEvaluator};
+use refscore::{Evaluator, Gate};
 
-/// Lines read and scored together; big enough to keep every core busy,
-/// small enough to keep memory flat.
-const BATCH: usize = 4096;
-
+/// Scores every pair of `path` (`-`: standard input) with `metric`.
+///
+/// Exit codes follow `run`: 0 when every pair was scored, 1 when a line
+/// could not be read or an evaluation failed (its line says why) or when
+/// there was nothing to score, 2 for usage and I/O errors.
 pub(crate) fn run(
-    metric: &dyn Evaluator,
+    metric: Box<dyn Evaluator>,
+    metric_name: &str,
     path: &Path,
     threads: Option<usize>,
+    all_details: bool,
 ) -> anyhow::Result<ExitCode> {
-    let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
-        Box::new(BufReader::new(std::io::stdin()))
+    let stdin = path.as_os_str() == "-";
+    let shown = if stdin { Path::new("<stdin>") } else { path };
+    let rows = if stdin {
+        dataset::from_reader(shown, Box::new(std::io::stdin()), DatasetFormat::Jsonl)?
     } else {
-        let f = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        Box::new(BufReader::with_capacity(1 << 20, f))
+        dataset::open(path, Some(DatasetFormat::Jsonl))
+            .with_context(|| format!("opening {}", path.display()))?
     };
-    let pool = crate::pool(threads)?;
+    let suite = Suite {
+        path: shown.to_path_buf(),
+        name: None,
+        dataset: shown.to_path_buf(),
+        format: Some(DatasetFormat::Jsonl),
+        id_column: Some(String::from("id")),
+        evaluators: vec![SuiteEvaluator {
+            name: metric.name().to_owned(),
+            metric: metric_name.to_owned(),
+            evaluator: metric,
+            mapping: InputMapping::new(),
+            threshold: None,
+            weight: 1.0,
+        }],
+        // Any unreadable line or failed evaluation fails the command.
+        gate: Gate { max_failed_rows: Some(0), ..Gate::default() },
+    };
+    let opts = RunOptions {
+        threads,
+        keep_passed_details: all_details,
+        lines: LineFormat::Scores,
+        ..RunOptions::default()
+    };
     let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-    let mut lines = reader.lines();
-    let mut number = 0u64;
-    let mut scored = 0u64;
-    loop {
-        let mut batch = Vec::with_capacity(BATCH);
-        for line in lines.by_ref() {
-            let line =
-                line.with_context(|| format!("reading {} after line {number}", path.display()))?;
-            number += 1;
-            if line.trim().is_empty() {
-                continue;
-            }
-            batch.push((number, line));
-            if batch.len() == BATCH {
-                break;
-            }
-        }
-        if batch.is_empty() {
-            break;
-        }
-        scored += batch.len() as u64;
-        let results: Vec<String> =
-            pool.install(|| batch.par_iter().map(|(n, l)| score_line(metric, *n, l)).collect());
-        for r in results {
-            out.write_all(r.as_bytes())?;
-            out.write_all(b"\n")?;
-        }
-    }
-    out.flush()?;
-    let mut err = std::io::stderr().lock();
-    for w in metric.warnings() {
-        writeln!(err, "warning: {w}")?;
-    }
-    if scored == 0 {
-        anyhow::bail!("{}: no pairs to compare", path.display());
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// One output line: the Score as JSON with the pair's `id` first.
-fn score_line(metric: &dyn Evaluator, number: u64, line: &str) -> String {
-    let (id, scores) = match refscore::json::parse(line) {
-        Err(e) => (Value::from(number), vec![invalid(metric, number, &format!("not JSON: {e}"))]),
-        Ok(Value::Object(mut obj)) => {
-            let id = obj.remove("id").unwrap_or_else(|| Value::from(number));
-            let mut input = EvalInput::new();
-            for key in ["output", "reference"] {
-                match obj.remove(key) {
-                    Some(v) => input.set(key, v),
-                    None => {
-                        let s = invalid(metric, number, &format!("missing `{key}`"));
-                        return with_id(&id, &s);
-                    }
-                }
-            }
-            for (k, v) in obj {
-                input.set(&k, v);
-            }
-            let scores = match metric.evaluate(&input) {
-                Ok(s) => s,
-                Err(e) => vec![invalid(metric, number, &e.to_string())],
-            };
-            (id, scores)
-        }
-        Ok(other) => {
-            let t = refscore::json::type_name(&other);
-            (
-                Value::from(number),
-                vec![invalid(metric, number, &format!("expected an object, got {t}"))],
-            )
-        }
+    let mut on_row = |_: &RowResult, line: &str| -> std::io::Result<()> {
+        out.write_all(line.as_bytes())?;
+        out.write_all(b"\n")
     };
-    scores.iter().map(|s| with_id(&id, s)).collect::<Vec<_>>().join("\n")
-}
-
-fn invalid(metric: &dyn Evaluator, number: u64, reason: &str) -> Score {
-    Score::invalid(metric.name(), format!("line {number}: {reason}"))
-        .with_direction(metric.direction())
-        .with_meta("line", number)
-}
-
-fn with_id(id: &Value, s: &Score) -> String {
-    let body = s.to_json();
-    let id = serde_json::to_string(id).unwrap_or_else(|_| String::from("null"));
-    match body.strip_prefix('{') {
-        Some(rest) => format!("{{\"id\":{id},{rest}"),
-        None => body,
+    let summary = runner::run_rows(&suite, rows, &opts, &mut on_row, &|_| {})?;
+    out.flush()?;
+    drop(out);
+    let mut err = std::io::stderr().lock();
+    for e in &suite.evaluators {
+        for w in e.evaluator.warnings() {
+            writeln!(err, "warning: {w}")?;
+        }
     }
+    if summary.rows == 0 {
+        writeln!(err, "refscore: {}: no pairs to compare", shown.display())?;
+    } else if summary.rows_unreadable + summary.rows_with_failures > 0 {
+        writeln!(
+            err,
+            "refscore: {} of {} line(s) could not be scored (see their `invalid` scores)",
+            summary.rows_unreadable + summary.rows_with_failures,
+            summary.rows
+        )?;
+    }
+    Ok(if summary.gate.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -33,7 +33,10 @@ pub(crate) fn score(out: &mut impl Write, s: &Score, p: Palette) -> std::io::Res
         .details
         .iter()
         .map(|d| {
-            let check = d.check.strip_prefix("json_path.").unwrap_or(&d.check).to_owned();
+            let check = match &d.check {
+                refscore::Check::Path(p) => p.to_string(),
+                named => named.to_string(),
+            };
             let verdict = match d.outcome {
                 refscore::Outcome::Partial => format!("partial {:.2}", d.score.unwrap_or(0.0)),
                 o => o.as_str().to_owned(),
@@ -65,8 +68,7 @@ pub(crate) fn score(out: &mut impl Write, s: &Score, p: Palette) -> std::io::Res
             p.red(&line)
         };
         writeln!(out, "  {line}")?;
-        if let Some(m) =
-            d.message.as_deref().filter(|m| !m.is_empty() && !d.check.starts_with("json_path."))
+        if let Some(m) = d.message.as_deref().filter(|m| !m.is_empty() && d.check.path().is_none())
         {
             writeln!(out, "    {}", p.dim(m))?;
         }

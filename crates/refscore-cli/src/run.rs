@@ -44,6 +44,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         cancel: Arc::clone(&cancel),
         limit: args.limit,
         keep_passed_details: args.all_details,
+        lines: runner::LineFormat::RowResult,
     };
     let progress = ProgressView::new(args.quiet);
     let mut on_row = |_: &RowResult, line: &str| -> std::io::Result<()> {

@@ -53,12 +53,60 @@ const PAIR: [&str; 2] = ["examples/pair/output.json", "examples/pair/reference.j
 
 #[test]
 fn compare_prints_a_readable_field_table() {
-    let o = refscore(&["compare", "--metric", "json_distance", PAIR[0], PAIR[1]]);
+    let o = refscore(&["compare", "--metric", "json_match", PAIR[0], PAIR[1]]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.starts_with("json_distance  score "), "{out}");
-    assert!(out.contains("PATH") && out.contains("VERDICT") && out.contains("EXPECTED"), "{out}");
-    assert!(out.contains("$."), "{out}");
+    // Not a terminal: no colours.
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "json_match  score 0.909091  partial",
+            "30 matched, 0 partial, 3 wrong, 0 missing, 0 extra; precision 0.909, recall 0.909, F1 0.909",
+        ],
+        "{out}"
+    );
+    // One row per failed path: path, verdict, expected, actual (the
+    // swapped line items are no difference). Columns start where their
+    // headers do; values may hold double spaces.
+    let header = lines[3];
+    let starts: Vec<usize> = ["PATH", "VERDICT", "EXPECTED", "ACTUAL"]
+        .iter()
+        .map(|h| header.find(h).unwrap_or_else(|| panic!("no {h} in {header:?}")))
+        .collect();
+    let rows: Vec<Vec<&str>> = lines[4..]
+        .iter()
+        .map(|l| {
+            (0..starts.len())
+                .map(|i| {
+                    l.get(starts[i]..*starts.get(i + 1).unwrap_or(&l.len())).unwrap_or("").trim()
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(lines[2], "", "{out}");
+    assert_eq!(
+        rows,
+        [
+            ["$.invoice_date", "value_mismatch", "2024-03-05", "March 5, 2024"],
+            ["$.total", "type_mismatch", "1215.11", "\"1,215.11\""],
+            ["$.vendor.name", "value_mismatch", "Acme Corp", "ACME  Corp."],
+        ],
+        "{out}"
+    );
+    // Exactly as the README shows it.
+    assert_eq!(
+        out,
+        "json_match  score 0.909091  partial
+30 matched, 0 partial, 3 wrong, 0 missing, 0 extra; precision 0.909, recall 0.909, F1 0.909
+
+  PATH            VERDICT         EXPECTED    ACTUAL
+  $.invoice_date  value_mismatch  2024-03-05  March 5, 2024
+  $.total         type_mismatch   1215.11     \"1,215.11\"
+  $.vendor.name   value_mismatch  Acme Corp   ACME  Corp.
+"
+    );
 }
 
 #[test]
@@ -125,7 +173,7 @@ fn json_match_takes_a_rules_file_and_strict_mode() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["score"], 1.0, "{v}");
-    assert_eq!(v["metadata"]["extraction"]["method"], "fence");
+    assert_eq!(v["metadata"]["decode"]["output"]["method"], "fence");
     let out =
         refscore(&["compare", "-m", "json_match", "--json", "--strict", "--rules", &rules, &o, &r]);
     assert_eq!(serde_json::from_str::<Value>(&stdout(&out)).unwrap()["label"], "no_json");
@@ -152,7 +200,9 @@ fn pairs_keep_order_ids_and_bad_lines() {
     text.push_str("not json\n\n{\"id\": \"no-ref\", \"output\": 1}\n");
     let p = write(dir.path(), "pairs.jsonl", &text);
     let o = refscore(&["compare", "-m", "json_distance", "--pairs", &p, "--threads", "2"]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Two lines could not be scored: the command fails, as `run` would.
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 of 5002 line(s) could not be scored"), "{}", stderr(&o));
     let lines: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 5002);
     for (i, l) in lines.iter().take(5000).enumerate() {
@@ -162,16 +212,18 @@ fn pairs_keep_order_ids_and_bad_lines() {
     assert_eq!(lines[5000]["label"], "invalid");
     assert_eq!(lines[5000]["metadata"]["line"], 5001);
     assert_eq!(lines[5001]["id"], "no-ref");
-    assert!(lines[5001]["explanation"].as_str().unwrap().contains("missing `reference`"));
+    assert!(lines[5001]["explanation"].as_str().unwrap().contains("no column `reference`"));
 }
 
 #[test]
-fn pairs_parse_strings_only_when_asked() {
+fn pairs_decode_json_text_unless_told_strings_are_values() {
     let line = "{\"id\": 1, \"output\": \"{\\\"a\\\": 1}\", \"reference\": {\"a\": 1}}\n";
     let o = refscore_stdin(&["compare", "--pairs", "-"], line);
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["score"], 0.0, "{v}");
+    assert_eq!(v["metadata"]["decode"]["output"]["method"], "whole", "{v}");
+    let o = refscore_stdin(&["compare", "--pairs", "-", "--decode", "value"], line);
     assert_eq!(serde_json::from_str::<Value>(stdout(&o).trim()).unwrap()["score"], 1.0);
-    let o = refscore_stdin(&["compare", "--pairs", "-", "--parse-strings"], line);
-    assert_eq!(serde_json::from_str::<Value>(stdout(&o).trim()).unwrap()["score"], 0.0);
 }
 
 #[test]
@@ -182,7 +234,8 @@ fn usage_and_io_errors_exit_2() {
     assert_eq!(code(&refscore(&["compare", "--opt", "colour=1", PAIR[0], PAIR[1]])), 2);
     assert_eq!(code(&refscore(&["compare"])), 2);
     let o = refscore_stdin(&["compare", "--pairs", "-"], "");
-    assert_eq!(code(&o), 2, "an empty pairs file evaluated nothing");
+    assert_eq!(code(&o), 1, "an empty pairs file evaluated nothing: it fails as `run` does");
+    assert!(stderr(&o).contains("no pairs to compare"), "{}", stderr(&o));
     let o = refscore(&["compare", "--help"]);
     assert_eq!(code(&o), 0);
     assert!(stdout(&o).contains("Exit codes"));
@@ -307,22 +360,30 @@ fn run_rejects_a_bad_suite_with_exit_2() {
 }
 
 #[test]
-fn metrics_lists_every_metric() {
-    let o = refscore(&["metrics"]);
-    assert_eq!(code(&o), 0);
-    let out = stdout(&o);
-    for m in [
-        "json_match",
-        "json_distance",
-        "json_diff",
-        "json_similarity",
-        "json_structural",
-        "format",
-        "factuality",
-        "tone",
-    ] {
-        assert!(out.lines().any(|l| l == m), "{m} missing from {out}");
+fn metrics_lists_every_metric_and_describes_each() {
+    let out = stdout(&refscore(&["metrics"]));
+    for spec in refscore::metrics::registry::all() {
+        let line = out.lines().find(|l| l.split_whitespace().next() == Some(spec.name));
+        let line = line.unwrap_or_else(|| panic!("{} missing from {out}", spec.name));
+        assert!(line.ends_with(spec.description), "{line}");
+        let o = refscore(&["metrics", spec.name]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let text = stdout(&o);
+        for input in spec.inputs {
+            assert!(text.contains(&format!("  {:<10} ", input.name)), "{}: {text}", spec.name);
+        }
+        for option in spec.all_options() {
+            assert!(text.contains(&format!("  {:<18} ", option.name)), "{}: {text}", spec.name);
+        }
+        assert!(text.contains(&format!("- metric: {}", spec.name)), "{text}");
+        let json: Value =
+            serde_json::from_str(&stdout(&refscore(&["metrics", spec.name, "--json"])))
+                .expect("metrics NAME --json prints JSON");
+        assert_eq!(json["name"], spec.name);
     }
+    let o = refscore(&["metrics", "nope"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("unknown metric `nope`"), "{}", stderr(&o));
 }
 
 #[test]

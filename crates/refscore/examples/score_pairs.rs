@@ -88,7 +88,7 @@ fn score_line(
     }
     match evaluator.evaluate(&input) {
         Err(e) => error(&e.to_string()),
-        Ok(scores) => match scores.first() {
+        Ok(scores) => match scores.scores.first() {
             None => error("no score"),
             Some(s) if full => s.to_json(),
             Some(s) => {

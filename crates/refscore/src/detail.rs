@@ -1,6 +1,10 @@
 //! Assertion-level details: the one [`Detail`] shape every metric reports.
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::path::JsonPath;
 
 /// Longest `expected` / `actual` text kept in a detail, in characters.
 pub const DETAIL_TEXT_LIMIT: usize = 80;
@@ -51,24 +55,136 @@ impl Outcome {
         }
     }
 
-    /// The field-level verdict of a JSON outcome: `match`, `partial`,
-    /// `wrong`, `missing` or `extra`.
-    pub fn verdict(self) -> &'static str {
+    /// The field-level verdict of an outcome.
+    pub fn verdict(self) -> Verdict {
         match self {
-            Outcome::Match | Outcome::Pass | Outcome::Supported => "match",
-            Outcome::Partial => "partial",
-            Outcome::Missing => "missing",
-            Outcome::Extra => "extra",
-            _ => "wrong",
+            Outcome::Match | Outcome::Pass | Outcome::Supported => Verdict::Match,
+            Outcome::Partial => Verdict::Partial,
+            Outcome::Missing => Verdict::Missing,
+            Outcome::Extra => Verdict::Extra,
+            _ => Verdict::Wrong,
         }
+    }
+}
+
+/// What a compared field came to, as field-level statistics count it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Equal under the metric's rules.
+    Match,
+    /// Partly right (partial credit).
+    Partial,
+    /// A wrong value or type.
+    Wrong,
+    /// In the reference, not in the output.
+    Missing,
+    /// In the output, not in the reference.
+    Extra,
+}
+
+impl Verdict {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Match => "match",
+            Verdict::Partial => "partial",
+            Verdict::Wrong => "wrong",
+            Verdict::Missing => "missing",
+            Verdict::Extra => "extra",
+        }
+    }
+}
+
+/// What a detail checked: a compared JSON path, or a named check
+/// (`format.length`, a claim). Serialised as one string: a path as
+/// `json_path.$.items[2].price`, a name as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    /// A compared JSON path.
+    Path(JsonPath),
+    /// A named check.
+    Name(String),
+}
+
+/// The prefix of a path check in its serialised form.
+pub const PATH_PREFIX: &str = "json_path.";
+
+impl Check {
+    /// The path, for a path check.
+    pub fn path(&self) -> Option<&JsonPath> {
+        match self {
+            Check::Path(p) => Some(p),
+            Check::Name(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Check::Path(p) => write!(f, "{PATH_PREFIX}{p}"),
+            Check::Name(n) => f.write_str(n),
+        }
+    }
+}
+
+impl From<&str> for Check {
+    fn from(s: &str) -> Self {
+        Check::Name(s.to_owned())
+    }
+}
+
+impl From<String> for Check {
+    fn from(s: String) -> Self {
+        Check::Name(s)
+    }
+}
+
+impl From<JsonPath> for Check {
+    fn from(p: JsonPath) -> Self {
+        Check::Path(p)
+    }
+}
+
+impl PartialEq<str> for Check {
+    fn eq(&self, other: &str) -> bool {
+        match self {
+            Check::Name(n) => n == other,
+            Check::Path(p) => {
+                other.strip_prefix(PATH_PREFIX).is_some_and(|rest| p.to_string() == rest)
+            }
+        }
+    }
+}
+
+impl PartialEq<&str> for Check {
+    fn eq(&self, other: &&str) -> bool {
+        self == *other
+    }
+}
+
+impl Serialize for Check {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Check {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok(match text.strip_prefix(PATH_PREFIX).map(JsonPath::parse) {
+            Some(Ok(p)) => Check::Path(p),
+            _ => Check::Name(text),
+        })
     }
 }
 
 /// One assertion: a compared JSON path, a format sub-check, a claim, ...
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Detail {
-    /// Hierarchical check name: `json_path.$.items[2].price`, `format.length`.
-    pub check: String,
+    /// What was checked: `json_path.$.items[2].price`, `format.length`.
+    pub check: Check,
     /// Whether the assertion passed.
     pub passed: bool,
     /// What the assertion came to.
@@ -89,7 +205,7 @@ pub struct Detail {
 
 impl Detail {
     /// A detail for `check` with the given outcome; `passed` follows it.
-    pub fn new(check: impl Into<String>, outcome: Outcome) -> Self {
+    pub fn new(check: impl Into<Check>, outcome: Outcome) -> Self {
         Detail {
             check: check.into(),
             passed: matches!(outcome, Outcome::Match | Outcome::Pass | Outcome::Supported),
@@ -125,7 +241,7 @@ impl Detail {
     /// Sets the partial score.
     #[must_use]
     pub fn score(mut self, score: f64) -> Self {
-        self.score = Some(crate::score::finite(score));
+        self.score = Some(crate::number::finite(score));
         self
     }
 
@@ -196,9 +312,26 @@ mod tests {
     }
 
     #[test]
+    fn checks_serialise_as_one_string_and_read_back() {
+        use crate::path::Seg;
+        let p = JsonPath::from_segs(&[Seg::Key("items"), Seg::Index(2), Seg::Key("a b")]);
+        let d = Detail::new(p.clone(), Outcome::Missing);
+        let text = serde_json::to_string(&d).unwrap();
+        assert!(text.contains(r#""check":"json_path.$.items[2]['a b']""#), "{text}");
+        let back: Detail = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.check, Check::Path(p));
+        let named: Detail =
+            serde_json::from_str(r#"{"check":"format.length","passed":true,"outcome":"pass"}"#)
+                .unwrap();
+        assert_eq!(named.check, Check::Name("format.length".into()));
+        assert_eq!(named.check, "format.length");
+        assert_eq!(d.check, "json_path.$.items[2]['a b']");
+    }
+
+    #[test]
     fn outcome_names() {
         assert_eq!(Outcome::ValueMismatch.as_str(), "value_mismatch");
-        assert_eq!(Outcome::TypeMismatch.verdict(), "wrong");
+        assert_eq!(Outcome::TypeMismatch.verdict(), Verdict::Wrong);
         let j = serde_json::to_string(&Outcome::TypeMismatch).unwrap();
         assert_eq!(j, "\"type_mismatch\"");
     }

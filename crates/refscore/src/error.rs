@@ -12,6 +12,12 @@ pub enum EvalError {
         /// The input's name.
         input: String,
     },
+    /// A required input is empty (a string of white space only).
+    #[error("input `{input}` is empty")]
+    EmptyInput {
+        /// The input's name.
+        input: String,
+    },
     /// An input has a value the evaluator cannot use.
     #[error("input `{input}`: {reason}")]
     InvalidInput {
@@ -30,14 +36,34 @@ pub enum EvalError {
 #[non_exhaustive]
 pub enum ConfigError {
     /// No metric or evaluator has this name.
-    #[error("unknown metric `{name}` (known: {known})")]
+    #[error("unknown metric `{name}` (known: {})", known.join(", "))]
     UnknownMetric {
         /// The name asked for.
         name: String,
         /// The names available.
-        known: String,
+        known: Vec<String>,
     },
-    /// An option is unknown or has a bad value.
+    /// A metric has no option of this name.
+    #[error("metric `{metric}`: unknown option `{option}` (options: {})", known.join(", "))]
+    UnknownOption {
+        /// The metric.
+        metric: String,
+        /// The option given.
+        option: String,
+        /// The options the metric has.
+        known: Vec<String>,
+    },
+    /// A metric's option has a value it cannot use.
+    #[error("metric `{metric}`, option `{option}`: {message}")]
+    BadOption {
+        /// The metric.
+        metric: String,
+        /// The option.
+        option: String,
+        /// What is wrong with its value.
+        message: String,
+    },
+    /// A suite, rule or mapping entry is invalid.
     #[error("{context}: {message}")]
     Invalid {
         /// Where: an option name, a rule, a key path.

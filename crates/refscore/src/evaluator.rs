@@ -1,34 +1,88 @@
-//! The [`Evaluator`] trait every metric implements, and its [`EvalInput`].
+//! The [`Evaluator`] trait every metric implements, its [`EvalInput`] and
+//! its [`Evaluation`].
+//!
+//! An evaluator declares the inputs it reads ([`InputSpec`]): required
+//! inputs must be present and non-empty (not absent, not `null`, not a
+//! string of white space only); [`Evaluator::evaluate`] checks this before
+//! the metric sees the input, so that an empty answer is an error for that
+//! row, never a score.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Map, Value};
 
+use crate::engine::FieldTally;
 use crate::error::EvalError;
-use crate::score::{Direction, Score};
+use crate::score::{Direction, Kind, Score};
+
+/// The type of value an input holds, as `describe()` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputType {
+    /// A JSON document: a value, or text holding one (see [`crate::decode`]).
+    Json,
+    /// Text.
+    Text,
+    /// A list (or set) of labels or strings.
+    Labels,
+    /// A regular expression or other pattern.
+    Pattern,
+}
+
+impl InputType {
+    /// The type's name as documented.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputType::Json => "json",
+            InputType::Text => "text",
+            InputType::Labels => "labels",
+            InputType::Pattern => "pattern",
+        }
+    }
+}
 
 /// One input an evaluator reads from a row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InputSpec {
     /// Input name (`output`, `reference`, `weights`, `rules`, `context`, ...).
-    pub name: &'static str,
-    /// Whether the evaluation fails without it.
+    pub name: Cow<'static, str>,
+    /// Whether the evaluation fails without it (absent, `null` or empty).
     pub required: bool,
-    /// Whether the evaluator wants JSON: text cells holding JSON (CSV, or
-    /// strings with `parse_strings`) are parsed before it sees them.
-    pub json: bool,
+    /// What it holds.
+    #[serde(rename = "type")]
+    pub kind: InputType,
+    /// One line saying what it is for.
+    pub description: &'static str,
 }
 
 impl InputSpec {
     /// A required input.
-    pub const fn required(name: &'static str, json: bool) -> Self {
-        InputSpec { name, required: true, json }
+    pub const fn required(name: &'static str, kind: InputType, description: &'static str) -> Self {
+        InputSpec { name: Cow::Borrowed(name), required: true, kind, description }
     }
 
     /// An optional input.
-    pub const fn optional(name: &'static str, json: bool) -> Self {
-        InputSpec { name, required: false, json }
+    pub const fn optional(name: &'static str, kind: InputType, description: &'static str) -> Self {
+        InputSpec { name: Cow::Borrowed(name), required: false, kind, description }
+    }
+
+    /// An input whose name is known only at build time (a prompt
+    /// template's placeholder, say).
+    pub fn named(name: String, required: bool, kind: InputType, description: &'static str) -> Self {
+        InputSpec { name: Cow::Owned(name), required, kind, description }
+    }
+}
+
+/// Whether a value counts as empty for a required input: `null`, or a
+/// string holding nothing but white space. Empty arrays and objects are
+/// values (an empty list of labels, an empty document).
+pub fn is_empty_value(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        _ => false,
     }
 }
 
@@ -72,15 +126,15 @@ impl<'a> EvalInput<'a> {
         self.values.insert(name.to_owned(), value);
     }
 
-    /// One input, if present.
+    /// One input, if present and not `null`.
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.values.get(name).map(AsRef::as_ref)
+        self.values.get(name).map(AsRef::as_ref).filter(|v| !v.is_null())
     }
 
     /// One input, or [`EvalError::MissingInput`].
     ///
     /// # Errors
-    /// When the input is absent.
+    /// When the input is absent or `null`.
     pub fn require(&self, name: &str) -> Result<&Value, EvalError> {
         self.get(name).ok_or_else(|| EvalError::MissingInput { input: name.to_owned() })
     }
@@ -89,12 +143,66 @@ impl<'a> EvalInput<'a> {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.values.keys().map(String::as_str)
     }
+
+    /// Checks the required inputs of `specs`: each must be present and
+    /// not empty ([`is_empty_value`]).
+    ///
+    /// # Errors
+    /// [`EvalError::MissingInput`] or [`EvalError::EmptyInput`], naming the
+    /// first input that fails.
+    pub fn check(&self, specs: &[InputSpec]) -> Result<(), EvalError> {
+        for spec in specs.iter().filter(|s| s.required) {
+            match self.values.get(spec.name.as_ref()).map(AsRef::as_ref) {
+                None | Some(Value::Null) => {
+                    return Err(EvalError::MissingInput { input: spec.name.to_string() });
+                }
+                Some(v) if is_empty_value(v) => {
+                    return Err(EvalError::EmptyInput { input: spec.name.to_string() });
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What one evaluation produced: its scores, and what the run needs beside
+/// them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Evaluation {
+    /// One or more scores; the first is the evaluator's main score.
+    pub scores: Vec<Score>,
+    /// Per-field tallies of a JSON comparison, when the evaluator was
+    /// built to gather them ([`crate::metrics::BuildContext::field_tallies`]).
+    pub fields: Vec<FieldTally>,
+    /// How each input was decoded into JSON (input name → decision), for
+    /// the execution details.
+    pub decoded: Map<String, Value>,
+}
+
+impl Evaluation {
+    /// An evaluation with these scores.
+    pub fn of(scores: Vec<Score>) -> Self {
+        Evaluation { scores, ..Evaluation::default() }
+    }
+
+    /// An evaluation with one score.
+    pub fn one(score: Score) -> Self {
+        Evaluation::of(vec![score])
+    }
+
+    /// The main score (the first), if any.
+    pub fn main(&self) -> Option<&Score> {
+        self.scores.first()
+    }
 }
 
 /// Anything that turns an input into one or more [`Score`]s.
 ///
 /// Evaluators are built once from their configuration and are immutable:
 /// one evaluator scores millions of rows, from many threads at once.
+/// Implement [`Evaluator::compute`]; call [`Evaluator::evaluate`], which
+/// checks the required inputs first.
 pub trait Evaluator: Send + Sync {
     /// The evaluator's name (also the name of its main score).
     fn name(&self) -> &str;
@@ -107,20 +215,71 @@ pub trait Evaluator: Send + Sync {
         Direction::Maximize
     }
 
-    /// Evaluates one input.
+    /// Where its signal comes from.
+    fn kind(&self) -> Kind {
+        Kind::Code
+    }
+
+    /// Evaluates one input whose required inputs are known to be present
+    /// and non-empty.
     ///
     /// An input that cannot be scored for a reason of its own (output not
     /// JSON, say) gives an `invalid` [`Score`], not an error; errors are
     /// for inputs the evaluator cannot read at all.
     ///
     /// # Errors
-    /// A required input is missing, or has a type the evaluator cannot use.
-    fn evaluate(&self, input: &EvalInput<'_>) -> Result<Vec<Score>, EvalError>;
+    /// An input has a type or value the evaluator cannot use.
+    fn compute(&self, input: &EvalInput<'_>) -> Result<Evaluation, EvalError>;
+
+    /// Checks the required inputs, then evaluates.
+    ///
+    /// # Errors
+    /// A required input is missing, `null` or empty, or
+    /// [`Evaluator::compute`] fails.
+    fn evaluate(&self, input: &EvalInput<'_>) -> Result<Evaluation, EvalError> {
+        input.check(self.inputs())?;
+        self.compute(input)
+    }
 
     /// Warnings about the configuration that only a whole run reveals
     /// (for example a rule selector that matched nothing). Read after the
     /// run.
     fn warnings(&self) -> Vec<String> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const SPECS: &[InputSpec] = &[
+        InputSpec::required("output", InputType::Text, "the answer"),
+        InputSpec::optional("context", InputType::Text, "extra"),
+    ];
+
+    #[test]
+    fn required_inputs_must_be_present_and_non_empty() {
+        let ok = EvalInput::new().with("output", json!("x"));
+        assert_eq!(ok.check(SPECS), Ok(()));
+        let absent = EvalInput::new().with("context", json!("x"));
+        assert_eq!(absent.check(SPECS), Err(EvalError::MissingInput { input: "output".into() }));
+        let null = EvalInput::new().with("output", Value::Null);
+        assert_eq!(null.check(SPECS), Err(EvalError::MissingInput { input: "output".into() }));
+        for empty in [json!(""), json!("  \n")] {
+            let e = EvalInput::new().with("output", empty).check(SPECS);
+            assert_eq!(e, Err(EvalError::EmptyInput { input: "output".into() }));
+        }
+        for value in [json!([]), json!({}), json!(0), json!(false)] {
+            assert_eq!(EvalInput::new().with("output", value).check(SPECS), Ok(()));
+        }
+    }
+
+    #[test]
+    fn null_inputs_read_as_absent() {
+        let i = EvalInput::new().with("context", Value::Null);
+        assert!(i.get("context").is_none());
+        assert!(i.require("context").is_err());
     }
 }

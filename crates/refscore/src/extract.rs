@@ -335,31 +335,147 @@ mod tests {
         assert_eq!(r.metadata()["method"], "repaired");
     }
 
-    #[test]
-    fn never_panics_on_odd_input() {
-        let o = opts(false, Pick::Last, true);
-        for t in
-            ["{", "}", "[}", "\"", "```", "~~~\n", "é{\"é\":\"é", "{\"a\\", "{\"a\\u12", "`{`}`"]
-        {
-            let _ = extract_json(t, &o);
-            let _ = extract_json(t, &ExtractOptions::default());
+    /// Every combination of the options.
+    fn all_opts() -> Vec<ExtractOptions> {
+        let mut all = Vec::new();
+        for strict in [false, true] {
+            for pick in [Pick::First, Pick::Last, Pick::Only] {
+                for repair in [false, true] {
+                    all.push(opts(strict, pick, repair));
+                }
+            }
         }
+        all
+    }
+
+    /// What holds for any text under any options; the error is the first
+    /// broken invariant.
+    fn invariants(text: &str, o: &ExtractOptions) -> Result<(), String> {
+        let got = extract_json(text, o);
+        let fail = |what: &str| Err(format!("{what}: {text:?} with {o:?} gave {got:?}"));
+        let e = match &got {
+            Ok(e) => e,
+            Err(ExtractError::Ambiguous { count }) if o.pick == Pick::Only && *count > 1 => {
+                return Ok(());
+            }
+            Err(ExtractError::Invalid { .. }) if o.strict => return Ok(()),
+            Err(ExtractError::NotFound) if !o.strict => return Ok(()),
+            Err(_) => return fail("an error these options cannot give"),
+        };
+        if !(e.start <= e.end && e.end <= text.len()) {
+            return fail("span outside the text");
+        }
+        if !(text.is_char_boundary(e.start) && text.is_char_boundary(e.end)) {
+            return fail("span not on character boundaries");
+        }
+        let span = &text[e.start..e.end];
+        if span.trim() != span || span.is_empty() {
+            return fail("span not trimmed");
+        }
+        if e.candidates == 0 || (o.pick == Pick::Only && e.candidates > 1) {
+            return fail("candidate count");
+        }
+        if e.repaired != (e.method == Method::Repaired) {
+            return fail("`repaired` disagrees with the method");
+        }
+        match e.method {
+            Method::Whole | Method::Fence | Method::Prose => {
+                if crate::json::parse(span).as_ref() != Ok(&e.value) {
+                    return fail("the value does not re-parse from its span");
+                }
+            }
+            Method::Repaired => {
+                if !o.repair {
+                    return fail("repaired without `repair`");
+                }
+                if repair::repair(span).as_ref() != Some(&e.value) {
+                    return fail("the value is not the repaired span");
+                }
+            }
+        }
+        if matches!(e.method, Method::Whole | Method::Repaired) && e.candidates != 1 {
+            return fail("whole and repaired documents are single candidates");
+        }
+        if e.method == Method::Whole && span != text.trim() {
+            return fail("a whole document spans the whole trimmed text");
+        }
+        if o.strict && !matches!(e.method, Method::Whole | Method::Repaired) {
+            return fail("strict took a part of the text");
+        }
+        if e.method == Method::Prose && !(e.value.is_object() || e.value.is_array()) {
+            return fail("a scalar in prose");
+        }
+        // The picks agree on the candidates; `only` is `first` when there
+        // is one.
+        let first = extract_json(text, &ExtractOptions { pick: Pick::First, ..*o });
+        let only = extract_json(text, &ExtractOptions { pick: Pick::Only, ..*o });
+        match (&first, &only) {
+            (Ok(f), Ok(n)) if f.candidates == 1 && f == n => {}
+            (Ok(f), Err(ExtractError::Ambiguous { count })) if f.candidates == *count => {}
+            (Err(a), Err(b)) if a == b => {}
+            _ => return fail(&format!("first {first:?} and only {only:?} disagree")),
+        }
+        if e.candidates != first.as_ref().map_or(0, |f| f.candidates) {
+            return fail("the candidate count depends on the pick");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn odd_input_keeps_the_invariants() {
+        let odd = [
+            "{",
+            "}",
+            "[}",
+            "\"",
+            "```",
+            "~~~\n",
+            "é{\"é\":\"é",
+            "{\"a\\",
+            "{\"a\\u12",
+            "`{`}`",
+            "",
+            " ",
+            "[1] [2]",
+            "```json\n1\n```",
+            "```\n{\n```",
+            "{\"a\": [1, {\"b\": 2}",
+        ];
+        for t in odd {
+            for o in all_opts() {
+                if let Err(e) = invariants(t, &o) {
+                    panic!("{e}");
+                }
+            }
+        }
+        // And what they come to by default and with repair.
+        let repair = opts(false, Pick::Last, true);
+        let found = |t: &str, o: &ExtractOptions| extract_json(t, o).map(|e| (e.value, e.method));
+        let d = ExtractOptions::default();
+        for t in ["{", "}", "[}", "\"", "```", "~~~\n", "`{`}`", ""] {
+            assert_eq!(found(t, &d), Err(ExtractError::NotFound), "{t:?}");
+        }
+        assert_eq!(found("{", &repair), Ok((json!({}), Method::Repaired)));
+        assert_eq!(found("é{\"é\":\"é", &repair), Ok((json!({"é": "é"}), Method::Repaired)));
+        assert_eq!(found("[1] [2]", &repair), Ok((json!([2]), Method::Prose)));
+        assert_eq!(found("```json\n1\n```", &d), Ok((json!(1), Method::Fence)));
+        assert_eq!(
+            found("{\"a\": [1, {\"b\": 2}", &repair),
+            Ok((json!({"a": [1, {"b": 2}]}), Method::Repaired))
+        );
     }
 
     proptest::proptest! {
         #[test]
         fn spans_are_valid_for_any_text(
             text in "[{}\\[\\]\",:a-c0-9 é\n`~\\\\]{0,60}",
-            last in proptest::bool::ANY,
+            strict in proptest::bool::ANY,
+            pick in proptest::sample::select(vec![Pick::First, Pick::Last, Pick::Only]),
             repair in proptest::bool::ANY,
         ) {
-            let o = opts(false, if last { Pick::Last } else { Pick::First }, repair);
-            if let Ok(e) = extract_json(&text, &o) {
-                proptest::prop_assert!(e.start <= e.end && e.end <= text.len());
-                proptest::prop_assert!(text.is_char_boundary(e.start) && text.is_char_boundary(e.end));
-                if !e.repaired {
-                    proptest::prop_assert_eq!(crate::json::parse(&text[e.start..e.end]).ok(), Some(e.value));
-                }
+            let o = opts(strict, pick, repair);
+            if let Err(e) = invariants(&text, &o) {
+                return Err(proptest::test_runner::TestCaseError::fail(e));
             }
         }
     }

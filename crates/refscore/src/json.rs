@@ -223,17 +223,6 @@ pub fn container_depth_exceeds(v: &Value, limit: usize) -> bool {
     false
 }
 
-/// Removes a Markdown code fence around the whole text, if there is one:
-/// a leading ```` ```lang ```` line and a trailing ```` ``` ````.
-pub fn strip_code_fence(text: &str) -> &str {
-    let t = text.trim();
-    let Some(rest) = t.strip_prefix("```") else { return t };
-    let Some(nl) = rest.find('\n') else { return t };
-    let body = &rest[nl + 1..];
-    let body = body.trim_end();
-    body.strip_suffix("```").map_or(body, str::trim_end)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,12 +257,5 @@ mod tests {
         assert_eq!(leaves(&json!({"a": [1, 2, {"b": null}], "c": {}})), 3);
         assert_eq!(leaves(&json!([])), 0);
         assert_eq!(leaves(&json!(5)), 1);
-    }
-
-    #[test]
-    fn strips_fences() {
-        assert_eq!(strip_code_fence("```json\n{\"a\":1}\n```"), "{\"a\":1}");
-        assert_eq!(strip_code_fence("  {\"a\":1} "), "{\"a\":1}");
-        assert_eq!(strip_code_fence("```\n[1]\n```\n"), "[1]");
     }
 }

@@ -15,7 +15,7 @@
 //!     json!({"vendor": "ACME", "total": 12.5}),
 //!     json!({"vendor": "ACME", "total": 12.0}),
 //! );
-//! let score = &metric.evaluate(&input).unwrap()[0];
+//! let score = &metric.evaluate(&input).unwrap().scores[0];
 //! assert_eq!(score.score, Some(1.0));
 //! assert_eq!(score.label.as_deref(), Some("mismatch"));
 //! assert_eq!(score.details[0].check, "json_path.$.total");
@@ -23,33 +23,39 @@
 
 #![forbid(unsafe_code)]
 
-pub mod cascade;
-pub mod compare;
 pub mod dataset;
+pub mod decode;
 pub mod detail;
 pub mod engine;
 pub mod error;
 pub mod evaluator;
 pub mod extract;
 pub mod json;
+pub mod judge;
 pub mod mapping;
 pub mod metrics;
+pub mod normalize;
 pub mod number;
 pub mod path;
+pub mod row_score;
 pub mod runner;
 pub mod score;
 pub mod suite;
 pub mod summary;
 pub mod text;
+pub mod unicode_class;
 
 pub use dataset::{DatasetError, DatasetFormat, Row, RowError, Rows};
-pub use detail::{Detail, Outcome};
+pub use detail::{Check, Detail, Outcome, Verdict};
 pub use error::{ConfigError, EvalError};
-pub use evaluator::{EvalInput, Evaluator, InputSpec};
+pub use evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 pub use mapping::{InputMapping, MappingError};
-pub use runner::{Execution, Progress, RowResult, RunError, RunOptions, Status, run};
+pub use runner::{
+    Execution, LineFormat, Progress, RowResult, RunError, RunOptions, Status, run, run_rows,
+};
 pub use score::{Direction, Kind, Score};
 pub use suite::{Suite, SuiteEvaluator, SuiteFormat};
 pub use summary::{
     EvaluatorSummary, FieldStat, Gate, GateCheck, GateResult, RowScoreSummary, RunSummary,
+    ScoreSummary,
 };

@@ -17,6 +17,8 @@ use serde_json::{Map, Value};
 
 use crate::dataset::Row;
 use crate::error::ConfigError;
+#[cfg(test)]
+use crate::evaluator::InputType;
 use crate::evaluator::{EvalInput, InputSpec};
 
 mod source;
@@ -103,17 +105,19 @@ impl InputMapping {
         let mut input = EvalInput::new();
         let mut parsed_view: Option<Value> = None;
         for spec in specs {
-            let found = match self.entries.get(spec.name) {
+            let found = match self.entries.get(spec.name.as_ref()) {
                 Some(src) => lookup(row, src, &mut parsed_view).map(|v| (v, src.parse)),
-                None => default_lookup(row, spec.name).map(|v| (Cow::Borrowed(v), ParseMode::Auto)),
+                None => {
+                    default_lookup(row, &spec.name).map(|v| (Cow::Borrowed(v), ParseMode::Auto))
+                }
             };
             let Some((value, parse)) = found else {
                 if spec.required {
-                    return Err(self.missing(row, spec.name));
+                    return Err(self.missing(row, &spec.name));
                 }
                 continue;
             };
-            input.set_cow(spec.name, convert(value, spec.json, parse, row.text_cells));
+            input.set_cow(&spec.name, convert(value, parse));
         }
         Ok(input)
     }
@@ -183,7 +187,7 @@ fn parse_cells(row: &Value) -> Value {
     let mut out = Map::new();
     for (k, v) in map {
         let parsed = match v {
-            Value::String(s) if s.trim_start().starts_with(['{', '[']) => {
+            Value::String(s) if crate::decode::looks_like_json(s) => {
                 crate::json::parse(s).unwrap_or_else(|_| v.clone())
             }
             _ => crate::json::clone_deep(v),
@@ -193,24 +197,22 @@ fn parse_cells(row: &Value) -> Value {
     Value::Object(out)
 }
 
-fn convert(
-    value: Cow<'_, Value>,
-    json: bool,
-    parse: ParseMode,
-    text_cells: bool,
-) -> Cow<'_, Value> {
-    let wanted = match parse {
-        ParseMode::Json => true,
-        ParseMode::Text => false,
-        ParseMode::Auto => json && text_cells,
-    };
-    match value.as_ref() {
-        Value::String(s) if wanted => match crate::json::parse(s) {
-            Ok(v) => Cow::Owned(v),
-            Err(_) => value,
-        },
-        _ => value,
+/// Applies an entry's `parse: json`: the cell is read as JSON text (the
+/// one decode rule, [`crate::decode`]). Other strings reach the evaluator
+/// as they are, and JSON metrics decode them themselves.
+fn convert(value: Cow<'_, Value>, parse: ParseMode) -> Cow<'_, Value> {
+    if parse != ParseMode::Json {
+        return value;
     }
+    let opts = crate::decode::DecodeOptions {
+        mode: crate::decode::Mode::Json,
+        ..crate::decode::DecodeOptions::default()
+    };
+    let owned = match crate::decode::decode(value.as_ref(), &opts) {
+        Ok(d) if d.method == crate::decode::Method::Whole => Some(d.value.into_owned()),
+        _ => None,
+    };
+    owned.map_or(value, Cow::Owned)
 }
 
 #[cfg(test)]
@@ -219,8 +221,10 @@ mod tests {
 
     use super::*;
 
-    const PAIR: &[InputSpec] =
-        &[InputSpec::required("output", true), InputSpec::required("reference", true)];
+    const PAIR: &[InputSpec] = &[
+        InputSpec::required("output", InputType::Json, ""),
+        InputSpec::required("reference", InputType::Json, ""),
+    ];
 
     fn row(value: Value) -> Row {
         Row { number: 1, value, text_cells: false }
@@ -282,7 +286,10 @@ mod tests {
         let e = InputMapping::new().resolve(&row(json!({"output": 1})), PAIR).unwrap_err();
         assert_eq!(e.input, "reference");
         assert!(e.reason.contains("`expected`") && e.reason.contains("columns: output"), "{e}");
-        let specs = [InputSpec::required("output", true), InputSpec::optional("weights", true)];
+        let specs = [
+            InputSpec::required("output", InputType::Json, ""),
+            InputSpec::optional("weights", InputType::Json, ""),
+        ];
         let r = row(json!({"output": 1}));
         let input = InputMapping::new().resolve(&r, &specs).unwrap();
         assert_eq!(input.names().collect::<Vec<_>>(), vec!["output"]);
@@ -299,12 +306,16 @@ mod tests {
     }
 
     #[test]
-    fn text_cells_are_parsed_for_json_inputs() {
-        let specs = [InputSpec::required("output", true), InputSpec::required("label", false)];
+    fn text_cells_reach_evaluators_as_text_unless_parse_json() {
+        let specs = [
+            InputSpec::required("output", InputType::Json, ""),
+            InputSpec::required("label", InputType::Text, ""),
+        ];
         let mut r = row(json!({"output": "{\"a\": 1}", "label": "[1]"}));
         r.text_cells = true;
         let input = InputMapping::new().resolve(&r, &specs).unwrap();
-        assert_eq!(input.get("output"), Some(&json!({"a": 1})));
+        // JSON metrics decode text themselves (crate::decode).
+        assert_eq!(input.get("output"), Some(&json!("{\"a\": 1}")));
         assert_eq!(input.get("label"), Some(&json!("[1]")));
         // Not JSON: the raw text still reaches the evaluator.
         r.value = json!({"output": "Sure! ```json {\"a\":1}```", "label": "x"});
@@ -333,7 +344,7 @@ mod tests {
         };
         let input = m.resolve(&r, PAIR).unwrap();
         assert_eq!(input.get("output"), Some(&json!(2)));
-        assert_eq!(input.get("reference"), Some(&json!(2)));
+        assert_eq!(input.get("reference"), Some(&json!("2")));
     }
 
     #[test]

@@ -88,6 +88,18 @@ pub fn clamp01(x: f64) -> f64 {
     if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
 }
 
+/// Maps NaN and infinities to a finite value so that no score is ever
+/// non-finite: NaN becomes 0, infinities clamp to the largest finite f64.
+pub fn finite(x: f64) -> f64 {
+    if x.is_nan() {
+        0.0
+    } else if x.is_infinite() {
+        if x > 0.0 { f64::MAX } else { f64::MIN }
+    } else {
+        x
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +155,12 @@ mod tests {
         assert!(within_abs(100.004, 100.0, 0.01));
         assert!(!within_abs(2.02, 2.0, 0.01));
         assert!(!within_abs(1e308, -1e308, 0.01));
+    }
+
+    #[test]
+    fn finite_guards() {
+        assert_eq!(finite(f64::NAN), 0.0);
+        assert_eq!(finite(f64::INFINITY), f64::MAX);
+        assert_eq!(finite(0.25), 0.25);
     }
 }

@@ -1,14 +1,184 @@
-//! JSON paths of compared nodes, written as `$.line_items[2].price`.
+//! JSON paths of compared nodes: typed segments ([`Seg`], [`JsonPath`]),
+//! written as `$.line_items[2].price` only when printed.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
-/// One step from a node to a child.
+/// One step from a node to a child, borrowed from the documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Seg<'a> {
     /// An object member.
     Key(&'a str),
-    /// An array element.
+    /// An array element by position.
     Index(usize),
+    /// An element of aligned arrays: the reference's element `expected`
+    /// paired with the output's element `actual` (either may be absent:
+    /// a missing or an extra element).
+    Pair {
+        /// Index in the reference array.
+        expected: Option<usize>,
+        /// Index in the output array.
+        actual: Option<usize>,
+    },
+}
+
+impl Seg<'_> {
+    /// The index a path shows for an element: the reference's, else the
+    /// output's.
+    pub fn index(self) -> Option<usize> {
+        match self {
+            Seg::Key(_) => None,
+            Seg::Index(i) => Some(i),
+            Seg::Pair { expected, actual } => expected.or(actual),
+        }
+    }
+}
+
+/// One owned step of a [`JsonPath`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PathSeg {
+    /// An object member.
+    Key(Box<str>),
+    /// An array element by position.
+    Index(usize),
+    /// A pair of aligned elements (see [`Seg::Pair`]).
+    Pair {
+        /// Index in the reference array.
+        expected: Option<usize>,
+        /// Index in the output array.
+        actual: Option<usize>,
+    },
+}
+
+impl PathSeg {
+    /// The borrowed form.
+    pub fn as_seg(&self) -> Seg<'_> {
+        match self {
+            PathSeg::Key(k) => Seg::Key(k),
+            PathSeg::Index(i) => Seg::Index(*i),
+            PathSeg::Pair { expected, actual } => {
+                Seg::Pair { expected: *expected, actual: *actual }
+            }
+        }
+    }
+}
+
+impl From<Seg<'_>> for PathSeg {
+    fn from(s: Seg<'_>) -> Self {
+        match s {
+            Seg::Key(k) => PathSeg::Key(k.into()),
+            Seg::Index(i) => PathSeg::Index(i),
+            Seg::Pair { expected, actual } => PathSeg::Pair { expected, actual },
+        }
+    }
+}
+
+/// An owned path from the document's root.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct JsonPath(pub Vec<PathSeg>);
+
+impl JsonPath {
+    /// The root, `$`.
+    pub fn root() -> Self {
+        JsonPath(Vec::new())
+    }
+
+    /// The path of borrowed segments.
+    pub fn from_segs(segs: &[Seg<'_>]) -> Self {
+        JsonPath(segs.iter().map(|s| PathSeg::from(*s)).collect())
+    }
+
+    /// The segments.
+    pub fn segs(&self) -> impl Iterator<Item = Seg<'_>> {
+        self.0.iter().map(PathSeg::as_seg)
+    }
+
+    /// The path with every index written `[*]`: the field it belongs to.
+    pub fn wildcard(&self) -> String {
+        let mut out = String::from("$");
+        for s in self.segs() {
+            match s {
+                Seg::Key(_) => push_seg(&mut out, s),
+                _ => out.push_str("[*]"),
+            }
+        }
+        out
+    }
+
+    /// Parses a path written by [`format_path`] (`$`, `.key`, `['key']`,
+    /// `[3]`).
+    ///
+    /// # Errors
+    /// The text is not such a path; the message names the offset.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut segs = Vec::new();
+        let rest = text.strip_prefix('$').ok_or("a path starts with `$`")?;
+        let b = rest.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'.' {
+                let start = i + 1;
+                let end = rest[start..].find(['.', '[']).map_or(rest.len(), |n| start + n);
+                if start == end {
+                    return Err(format!("empty key at offset {}", i + 1));
+                }
+                segs.push(PathSeg::Key(rest[start..end].into()));
+                i = end;
+            } else if rest[i..].starts_with("['") {
+                let mut key = String::new();
+                let mut chars = rest[i + 2..].char_indices();
+                let mut closed = None;
+                while let Some((n, c)) = chars.next() {
+                    match c {
+                        '\\' => match chars.next() {
+                            Some((_, 'u')) => {
+                                let hex: String = chars.by_ref().take(4).map(|(_, c)| c).collect();
+                                let code = u32::from_str_radix(&hex, 16)
+                                    .ok()
+                                    .and_then(char::from_u32)
+                                    .ok_or_else(|| format!("bad escape at offset {}", i + 3 + n))?;
+                                key.push(code);
+                            }
+                            Some((_, c)) => key.push(c),
+                            None => break,
+                        },
+                        '\'' => {
+                            closed = Some(i + 2 + n + 1);
+                            break;
+                        }
+                        c => key.push(c),
+                    }
+                }
+                let after = closed.ok_or_else(|| format!("unclosed key at offset {}", i + 1))?;
+                if !rest[after..].starts_with(']') {
+                    return Err(format!("expected `]` at offset {}", after + 1));
+                }
+                segs.push(PathSeg::Key(key.into()));
+                i = after + 1;
+            } else if b[i] == b'[' {
+                let close = rest[i..]
+                    .find(']')
+                    .ok_or_else(|| format!("unclosed `[` at offset {}", i + 1))?;
+                let n = rest[i + 1..i + close]
+                    .parse::<usize>()
+                    .map_err(|_| format!("bad index at offset {}", i + 2))?;
+                segs.push(PathSeg::Index(n));
+                i += close + 1;
+            } else {
+                return Err(format!("unexpected `{}` at offset {}", &rest[i..=i], i + 1));
+            }
+        }
+        Ok(JsonPath(segs))
+    }
+}
+
+impl fmt::Display for JsonPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::from("$");
+        for s in self.segs() {
+            push_seg(&mut out, s);
+        }
+        f.write_str(&out)
+    }
 }
 
 /// Formats a path: `$`, then `.key` for identifier-like keys, `['key']` for
@@ -43,8 +213,8 @@ pub fn push_seg(out: &mut String, seg: Seg<'_>) {
             }
             out.push_str("']");
         }
-        Seg::Index(i) => {
-            let _ = write!(out, "[{i}]");
+        other => {
+            let _ = write!(out, "[{}]", other.index().unwrap_or(0));
         }
     }
 }
@@ -60,19 +230,6 @@ pub fn is_identifier(key: &str) -> bool {
     chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
-/// The path with every array index replaced by `[*]`, used to aggregate
-/// field statistics across rows and array elements.
-pub fn wildcard_path(segs: &[Seg<'_>]) -> String {
-    let mut out = String::from("$");
-    for seg in segs {
-        match seg {
-            Seg::Index(_) => out.push_str("[*]"),
-            key => push_seg(&mut out, *key),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,12 +238,29 @@ mod tests {
     fn formats() {
         let p = [Seg::Key("line_items"), Seg::Index(2), Seg::Key("price")];
         assert_eq!(format_path(&p), "$.line_items[2].price");
-        assert_eq!(wildcard_path(&p), "$.line_items[*].price");
+        assert_eq!(JsonPath::from_segs(&p).wildcard(), "$.line_items[*].price");
         assert_eq!(format_path(&[]), "$");
         assert_eq!(format_path(&[Seg::Key("a b")]), "$['a b']");
         assert_eq!(format_path(&[Seg::Key("it's")]), "$['it\\'s']");
         assert_eq!(format_path(&[Seg::Key("1x")]), "$['1x']");
         assert_eq!(format_path(&[Seg::Key("")]), "$['']");
         assert_eq!(format_path(&[Seg::Key("prénom")]), "$.prénom");
+        let pair = [Seg::Pair { expected: None, actual: Some(3) }];
+        assert_eq!(format_path(&pair), "$[3]");
+    }
+
+    #[test]
+    fn parses_what_it_prints() {
+        let keys =
+            ["a", "a b", "it's", "back\\slash", "1x", "", "prénom", "tab\there", "x.y", "[0]"];
+        for k in keys {
+            let p = JsonPath::from_segs(&[Seg::Key(k), Seg::Index(7), Seg::Key("z")]);
+            let text = p.to_string();
+            assert_eq!(JsonPath::parse(&text), Ok(p), "{text}");
+        }
+        assert_eq!(JsonPath::parse("$"), Ok(JsonPath::root()));
+        for bad in ["", "a", "$.", "$[x]", "$['a'", "$[1", "$['a']x"] {
+            assert!(JsonPath::parse(bad).is_err(), "{bad}");
+        }
     }
 }

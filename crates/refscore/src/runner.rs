@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::dataset::{self, DatasetError, Pending, Row, Rows};
+use crate::engine::FieldTally;
 use crate::score::Score;
 use crate::suite::{Suite, SuiteEvaluator};
 use crate::summary::{Collector, EvalOutcome, FieldStats, RunSummary, passes};
@@ -39,6 +40,20 @@ pub struct RunOptions {
     /// Keep passed details in the row results (they always count in the
     /// field statistics).
     pub keep_passed_details: bool,
+    /// What each row's serialised line holds.
+    pub lines: LineFormat,
+}
+
+/// What the line handed to the row callback holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LineFormat {
+    /// The whole [`RowResult`] (a line of `results.jsonl`).
+    #[default]
+    RowResult,
+    /// One line per score, each the [`Score`] with the row's `id` first;
+    /// a row that could not be read, or an evaluation that failed, gives
+    /// an `invalid` score saying why (`compare --pairs`).
+    Scores,
 }
 
 /// Whether an evaluation completed.
@@ -61,6 +76,10 @@ pub struct Execution {
     /// Why it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// How string inputs were decoded into JSON (input → decision), for
+    /// JSON metrics given text.
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub decode: serde_json::Map<String, Value>,
 }
 
 /// The result of one row (one line of `results.jsonl`).
@@ -79,7 +98,7 @@ pub struct RowResult {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub passed: BTreeMap<String, bool>,
     /// Weighted average of the evaluators' main scores that are
-    /// similarities in [0, 1] (see [`crate::cascade`]); `None` if none is.
+    /// similarities in [0, 1] (see [`crate::row_score`]); `None` if none is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub row_score: Option<f64>,
     /// Why the row could not be read (`file:line: message`).
@@ -122,6 +141,8 @@ struct Evaluated {
     line: String,
     /// Per evaluator: its outcome and the range of its scores in `result.scores`.
     outcomes: Vec<(EvalOutcome, std::ops::Range<usize>)>,
+    /// Per evaluator: the per-field tallies of its comparison.
+    tallies: Vec<Vec<FieldTally>>,
     unreadable: bool,
 }
 
@@ -142,8 +163,23 @@ pub fn run(
     on_row: &mut dyn FnMut(&RowResult, &str) -> std::io::Result<()>,
     on_progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<RunSummary, RunError> {
+    let rows = dataset::open(&suite.dataset, suite.format)?;
+    run_rows(suite, rows, opts, on_row, on_progress)
+}
+
+/// Runs a suite over rows already opened (a stream, say) instead of its
+/// dataset file; otherwise as [`run`].
+///
+/// # Errors
+/// The worker threads cannot start, or `on_row` fails.
+pub fn run_rows(
+    suite: &Suite,
+    mut rows: Rows,
+    opts: &RunOptions,
+    on_row: &mut dyn FnMut(&RowResult, &str) -> std::io::Result<()>,
+    on_progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<RunSummary, RunError> {
     let start = Instant::now();
-    let mut rows = dataset::open(&suite.dataset, suite.format)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads.unwrap_or(0))
         .stack_size(WORKER_STACK)
@@ -168,6 +204,7 @@ pub fn run(
         }
         let current = std::mem::take(&mut batch);
         let keep_passed = opts.keep_passed_details;
+        let format = opts.lines;
         let ((evaluated, fields), next) = pool.install(|| {
             rayon::join(
                 || {
@@ -191,7 +228,12 @@ pub fn run(
                                 s.details.retain(|d| !d.passed);
                             }
                         }
-                        ev.line = serde_json::to_string(&ev.result).unwrap_or_default();
+                        ev.line = match format {
+                            LineFormat::RowResult => {
+                                serde_json::to_string(&ev.result).unwrap_or_default()
+                            }
+                            LineFormat::Scores => score_lines(suite, &ev.result),
+                        };
                     });
                     (evaluated, fields)
                 },
@@ -218,6 +260,33 @@ pub fn run(
     Ok(collector.finish(cancelled, start.elapsed().as_secs_f64(), &suite.gate))
 }
 
+/// The [`LineFormat::Scores`] lines of a row.
+fn score_lines(suite: &Suite, r: &RowResult) -> String {
+    let id = serde_json::to_string(&r.id).unwrap_or_else(|_| String::from("null"));
+    let with_id = |s: &Score| {
+        let body = s.to_json();
+        match body.strip_prefix('{') {
+            Some(rest) => format!("{{\"id\":{id},{rest}"),
+            None => body,
+        }
+    };
+    let invalid = |ev: &SuiteEvaluator, why: String| {
+        Score::invalid(ev.name.clone(), why).with_direction(ev.direction()).with_meta("line", r.row)
+    };
+    let mut lines: Vec<String> = Vec::new();
+    if let Some(e) = &r.error {
+        // The error names the file and line already.
+        lines.extend(suite.evaluators.iter().map(|ev| with_id(&invalid(ev, e.clone()))));
+    }
+    for ev in &suite.evaluators {
+        if let Some(Execution { error: Some(e), .. }) = r.execution.get(&ev.name) {
+            lines.push(with_id(&invalid(ev, format!("line {}: {e}", r.row))));
+        }
+    }
+    lines.extend(r.scores.iter().map(with_id));
+    lines.join("\n")
+}
+
 /// Feeds one row into the summary.
 fn record(collector: &mut Collector, ev: &Evaluated) {
     if ev.unreadable {
@@ -226,21 +295,24 @@ fn record(collector: &mut Collector, ev: &Evaluated) {
     }
     let outcomes: Vec<EvalOutcome> = ev.outcomes.iter().map(|(o, _)| *o).collect();
     collector.row(&outcomes);
+    for (i, (_, range)) in ev.outcomes.iter().enumerate() {
+        // The first score of an evaluator is its main one; the others are
+        // summarised by name.
+        for s in ev.result.scores.get(range.clone()).unwrap_or(&[]).iter().skip(1) {
+            if let Some(x) = s.score {
+                collector.extra_score(i, &s.name, x);
+            }
+        }
+    }
     if let Some(x) = ev.result.row_score {
         collector.row_score(x);
     }
 }
 
-/// Feeds one row's JSON details into field statistics.
+/// Feeds one row's per-field tallies into field statistics.
 fn add_fields(acc: &mut FieldStats, ev: &Evaluated) {
-    for (i, (_, range)) in ev.outcomes.iter().enumerate() {
-        for s in ev.result.scores.get(range.clone()).unwrap_or(&[]) {
-            if s.fields.is_empty() {
-                acc.add(i, ev.result.row, &ev.result.id, &s.details);
-            } else {
-                acc.add_tallies(i, ev.result.row, &ev.result.id, &s.fields);
-            }
-        }
+    for (i, tallies) in ev.tallies.iter().enumerate() {
+        acc.add_tallies(i, ev.result.row, &ev.result.id, tallies);
     }
 }
 
@@ -276,6 +348,7 @@ fn evaluate_item(suite: &Suite, item: Pending) -> Evaluated {
             },
             line: String::new(),
             outcomes: Vec::new(),
+            tallies: Vec::new(),
             unreadable: true,
         },
         Ok(row) => {
@@ -302,6 +375,7 @@ fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
     let mut execution = BTreeMap::new();
     let mut passed = BTreeMap::new();
     let mut outcomes = Vec::with_capacity(suite.evaluators.len());
+    let mut tallies = Vec::with_capacity(suite.evaluators.len());
     for ev in &suite.evaluators {
         let t0 = Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| {
@@ -309,11 +383,15 @@ fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
                 ev.mapping.resolve(row, ev.evaluator.inputs()).map_err(|e| e.to_string())?;
             ev.evaluator.evaluate(&input).map_err(|e| e.to_string())
         }));
-        let duration_ms = crate::score::finite(t0.elapsed().as_secs_f64() * 1000.0);
+        let duration_ms = crate::number::finite(t0.elapsed().as_secs_f64() * 1000.0);
+        let mut decode = serde_json::Map::new();
+        let mut fields = Vec::new();
         let error = match result {
             Ok(Ok(own)) => {
                 let first = scores.len();
-                let outcome = add_scores(ev, own, &mut scores);
+                decode = own.decoded;
+                fields = own.fields;
+                let outcome = add_scores(ev, own.scores, &mut scores);
                 if let (Some(t), EvalOutcome::Score(x)) = (ev.threshold, outcome) {
                     passed.insert(ev.name.clone(), passes(ev.direction(), t, x));
                 } else if ev.threshold.is_some() {
@@ -332,7 +410,8 @@ fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
             }
         }
         let status = if error.is_some() { Status::Failed } else { Status::Completed };
-        execution.insert(ev.name.clone(), Execution { status, duration_ms, error });
+        tallies.push(fields);
+        execution.insert(ev.name.clone(), Execution { status, duration_ms, error, decode });
     }
     let main: Vec<(&Score, f64)> = suite
         .evaluators
@@ -343,7 +422,7 @@ fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
             own.iter().find(|s| s.name == ev.name).map(|s| (s, ev.weight))
         })
         .collect();
-    let row_score = crate::cascade::RowScore::combine(&main).score;
+    let row_score = crate::row_score::RowScore::combine(&main).score;
     Evaluated {
         line: String::new(),
         result: RowResult {
@@ -356,23 +435,28 @@ fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
             error: None,
         },
         outcomes,
+        tallies,
         unreadable: false,
     }
 }
 
-/// Renames an evaluator's scores after it and returns its main outcome:
-/// the score named like the metric (else the first one).
-fn add_scores(ev: &SuiteEvaluator, own: Vec<Score>, out: &mut Vec<Score>) -> EvalOutcome {
+/// Renames an evaluator's scores after it (the main one, named like the
+/// metric or else the first, takes the evaluator's name and goes first;
+/// the others become `<evaluator>.<score>`) and returns its main outcome.
+fn add_scores(ev: &SuiteEvaluator, mut own: Vec<Score>, out: &mut Vec<Score>) -> EvalOutcome {
     let metric_name = ev.evaluator.name();
     let main = own.iter().position(|s| s.name == metric_name).unwrap_or(0);
+    if main < own.len() {
+        own.swap(0, main);
+    }
     let mut outcome = EvalOutcome::Invalid;
     for (i, mut s) in own.into_iter().enumerate() {
-        if i == main {
+        if i == 0 {
             if let Some(x) = s.score.filter(|x| x.is_finite()) {
                 outcome = EvalOutcome::Score(x);
             }
             s.name = ev.name.clone();
-        } else if ev.name != metric_name {
+        } else {
             s.name = format!("{}.{}", ev.name, s.name);
         }
         out.push(s);

@@ -58,10 +58,6 @@ pub struct Score {
     /// Assertion-level details, one per check.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<Detail>,
-    /// Per-field tallies for dataset statistics (JSON metrics with
-    /// `details: fields`); not serialised.
-    #[serde(skip)]
-    pub fields: Vec<crate::engine::FieldTally>,
 }
 
 impl Score {
@@ -69,14 +65,13 @@ impl Score {
     pub fn new(name: impl Into<String>, score: Option<f64>) -> Self {
         Score {
             name: name.into(),
-            score: score.map(finite),
+            score: score.map(crate::number::finite),
             label: None,
             explanation: None,
             direction: Direction::Maximize,
             kind: Kind::Code,
             metadata: Map::new(),
             details: Vec::new(),
-            fields: Vec::new(),
         }
     }
 
@@ -124,18 +119,6 @@ impl Score {
     }
 }
 
-/// Maps NaN and infinities to a finite value so that no score is ever
-/// non-finite: NaN becomes 0, infinities clamp to the largest finite f64.
-pub fn finite(x: f64) -> f64 {
-    if x.is_nan() {
-        0.0
-    } else if x.is_infinite() {
-        if x > 0.0 { f64::MAX } else { f64::MIN }
-    } else {
-        x
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,12 +142,5 @@ mod tests {
         assert!(v["score"].is_null());
         assert_eq!(v["label"], "invalid");
         assert!(s.is_invalid());
-    }
-
-    #[test]
-    fn finite_guards() {
-        assert_eq!(finite(f64::NAN), 0.0);
-        assert_eq!(finite(f64::INFINITY), f64::MAX);
-        assert_eq!(finite(0.25), 0.25);
     }
 }

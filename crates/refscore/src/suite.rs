@@ -21,12 +21,6 @@ use crate::metrics::{self, BuildContext};
 use crate::score::Direction;
 use crate::summary::Gate;
 
-/// Metrics that report one detail per JSON leaf; in a suite they report
-/// every leaf (`details: all`) unless the options say otherwise, so the run
-/// summary can show per-field accuracy.
-pub const FIELD_METRICS: &[&str] =
-    &["json_distance", "json_diff", "json_similarity", "json_structural", "json_match"];
-
 /// The syntax of a suite file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SuiteFormat {
@@ -79,7 +73,7 @@ pub struct SuiteEvaluator {
     /// Pass threshold: `score >= t` when higher is better, `<= t` when lower is.
     pub threshold: Option<f64>,
     /// Weight of this evaluator's main score in the row score (the
-    /// weighted average of [`crate::cascade`]); default 1.
+    /// weighted average of [`crate::row_score`]); default 1.
     pub weight: f64,
 }
 
@@ -164,7 +158,12 @@ fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, Conf
     if raw.evaluators.is_empty() {
         return Err(ConfigError::invalid("evaluators", "at least one evaluator is needed"));
     }
-    let ctx = BuildContext { base_dir: Some(base_dir.to_path_buf()) };
+    // A run's field table needs every JSON metric's per-field tallies.
+    let ctx = BuildContext {
+        base_dir: Some(base_dir.to_path_buf()),
+        field_tallies: true,
+        ..BuildContext::default()
+    };
     let mut evaluators: Vec<SuiteEvaluator> = Vec::new();
     for (i, e) in raw.evaluators.into_iter().enumerate() {
         let name = e.name.clone().unwrap_or_else(|| e.metric.clone());
@@ -189,8 +188,9 @@ fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, Conf
         {
             return Err(ConfigError::invalid(context, "threshold must be a finite number"));
         }
-        let evaluator = build_metric(&e.metric, &e.options, &ctx).map_err(wrap)?;
-        let inputs: Vec<&str> = evaluator.inputs().iter().map(|s| s.name).collect();
+        let spec = metrics::registry::find(&e.metric).map_err(wrap)?;
+        let evaluator = (spec.build)(&e.options, &ctx).map_err(wrap)?;
+        let inputs: Vec<&str> = evaluator.inputs().iter().map(|s| s.name.as_ref()).collect();
         for key in e.mapping.keys() {
             if !inputs.contains(&key.as_str()) {
                 return Err(ConfigError::invalid(
@@ -216,12 +216,14 @@ fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, Conf
             metric: e.metric,
             evaluator,
             mapping,
-            threshold: e.threshold,
+            // The metric's declared default when the suite sets none.
+            threshold: e.threshold.or(spec.threshold),
             weight: e.weight.unwrap_or(1.0),
         });
     }
     for key in raw.mapping.keys() {
-        let used = evaluators.iter().any(|e| e.evaluator.inputs().iter().any(|s| s.name == key));
+        let used =
+            evaluators.iter().any(|e| e.evaluator.inputs().iter().any(|s| s.name == key.as_str()));
         if !used {
             return Err(ConfigError::invalid(
                 "mapping",
@@ -239,26 +241,6 @@ fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, Conf
         evaluators,
         gate,
     })
-}
-
-/// Builds a metric, asking the JSON metrics for every leaf detail unless
-/// the options choose.
-fn build_metric(
-    metric: &str,
-    options: &Map<String, Value>,
-    ctx: &BuildContext,
-) -> Result<Box<dyn Evaluator>, ConfigError> {
-    if FIELD_METRICS.contains(&metric) && !options.contains_key("details") {
-        let mut with_details = options.clone();
-        with_details.insert("details".into(), Value::String("fields".into()));
-        match metrics::build(metric, &with_details, ctx) {
-            Ok(m) => return Ok(m),
-            // A metric without a `details` option: build it as configured.
-            Err(e) if e.to_string().contains("`details`") => {}
-            Err(e) => return Err(e),
-        }
-    }
-    metrics::build(metric, options, ctx)
 }
 
 /// One per-evaluator gate limit: a number for every evaluator it applies

@@ -33,7 +33,7 @@ pub struct RunSummary {
     /// One entry per evaluator, in suite order.
     pub evaluators: Vec<EvaluatorSummary>,
     /// The row scores (weighted average of each row's similarity scores,
-    /// see [`crate::cascade`]), when any row had one.
+    /// see [`crate::row_score`]), when any row had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub row_score: Option<RowScoreSummary>,
     /// Per-field statistics of the JSON metrics, worst accuracy first.
@@ -96,6 +96,27 @@ pub struct EvaluatorSummary {
     pub pass_rate: Option<f64>,
     /// Rows passing the threshold; `None` without a threshold.
     pub passed: Option<u64>,
+    /// The evaluator's other scores (precision and recall beside an F
+    /// score, say), in the order they first appeared.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scores: Vec<ScoreSummary>,
+}
+
+/// Statistics of one further score of an evaluator over a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScoreSummary {
+    /// The score's name, as in `results.jsonl` (`<evaluator>.<score>`).
+    pub name: String,
+    /// Rows with a numeric value.
+    pub count: u64,
+    /// Mean.
+    pub mean: Option<f64>,
+    /// Median (exact up to [`EXACT_LIMIT`] values, then estimated).
+    pub median: Option<f64>,
+    /// Smallest value.
+    pub min: Option<f64>,
+    /// Largest value.
+    pub max: Option<f64>,
 }
 
 /// Whether a score passes a threshold: `>=` when higher is better (or
@@ -128,6 +149,7 @@ struct EvalAcc {
     invalid: u64,
     failed: u64,
     passed: u64,
+    extra: Vec<(String, stats::Stats)>,
 }
 
 /// Accumulates a run's rows into a [`RunSummary`].
@@ -157,6 +179,7 @@ impl Collector {
                     invalid: 0,
                     failed: 0,
                     passed: 0,
+                    extra: Vec::new(),
                 })
                 .collect(),
             fields: fields::FieldStats::default(),
@@ -204,6 +227,19 @@ impl Collector {
         self.rows_scored += u64::from(scored);
     }
 
+    /// Counts one value of a further score of evaluator `evaluator`.
+    pub(crate) fn extra_score(&mut self, evaluator: usize, name: &str, x: f64) {
+        let Some(acc) = self.evals.get_mut(evaluator) else { return };
+        match acc.extra.iter_mut().find(|(n, _)| n == name) {
+            Some((_, st)) => st.add(x),
+            None => {
+                let mut st = stats::Stats::default();
+                st.add(x);
+                acc.extra.push((name.to_owned(), st));
+            }
+        }
+    }
+
     /// Adds one evaluation's details to the field statistics.
     pub(crate) fn fields(&mut self, fields: fields::FieldStats) {
         self.fields.merge(fields);
@@ -238,6 +274,18 @@ impl Collector {
                     threshold: e.threshold,
                     invalid: e.invalid,
                     failed: e.failed,
+                    scores: e
+                        .extra
+                        .into_iter()
+                        .map(|(name, mut st)| ScoreSummary {
+                            name,
+                            count: st.count(),
+                            mean: st.mean(),
+                            median: st.median(),
+                            min: st.min(),
+                            max: st.max(),
+                        })
+                        .collect(),
                 }
             })
             .collect();
@@ -262,7 +310,7 @@ impl Collector {
             rows_with_failures: self.rows_with_failures,
             rows_scored: self.rows_scored,
             cancelled,
-            duration_s: crate::score::finite(duration_s),
+            duration_s: crate::number::finite(duration_s),
             evaluators,
             fields: self.fields.finish(&names),
             fields_dropped,

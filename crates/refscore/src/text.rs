@@ -14,7 +14,7 @@ pub fn normalized_levenshtein(a: &str, b: &str) -> f64 {
     } else {
         rapidfuzz::distance::levenshtein::normalized_similarity(a.chars(), b.chars())
     };
-    crate::score::finite(sim).clamp(0.0, 1.0)
+    crate::number::finite(sim).clamp(0.0, 1.0)
 }
 
 /// [`normalized_levenshtein`] when it is at least `cutoff`, else 0; faster
@@ -44,7 +44,7 @@ pub fn normalized_levenshtein_at_least(a: &str, b: &str, cutoff: f64) -> f64 {
     } else {
         normalized_similarity_with_args(a.chars(), b.chars(), &args)
     };
-    sim.map_or(0.0, |x| crate::score::finite(x).clamp(0.0, 1.0))
+    sim.map_or(0.0, |x| crate::number::finite(x).clamp(0.0, 1.0))
 }
 
 /// A lower bound of the Levenshtein distance of two byte strings: the

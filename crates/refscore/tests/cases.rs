@@ -16,10 +16,13 @@
 //! files in its options resolve against the cases folder). `expect.name`
 //! picks one of several scores by name (default: the first); `expect.error`
 //! expects building or evaluating to fail with a message containing that
-//! text. Every failing case is reported, not just the first.
+//! text. Each case is a trial of its own, named `file::case name`; its
+//! failure lists every expectation the case misses.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use libtest_mimic::Trial;
 use refscore::metrics::{BuildContext, build};
 use refscore::{EvalInput, Score};
 use serde_json::{Map, Value};
@@ -44,63 +47,100 @@ fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases")
 }
 
-fn case_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(cases_dir())
-        .expect("tests/cases exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-}
-
-#[test]
-fn all_case_files_pass() {
-    let dir = cases_dir();
-    let files = case_files();
-    assert!(!files.is_empty(), "no case files in {}", dir.display());
-    let ctx = BuildContext { base_dir: Some(dir) };
-    let mut failures = Vec::new();
-    let mut count = 0;
-    for file in &files {
-        let label = file.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let text = match std::fs::read_to_string(file) {
-            Ok(t) => t,
-            Err(e) => {
-                failures.push(format!("{label}: cannot read: {e}"));
-                continue;
-            }
-        };
-        let cases = match refscore::json::parse(&text) {
-            Ok(Value::Array(cases)) => cases,
-            Ok(_) => {
-                failures.push(format!("{label}: not a JSON array of cases"));
-                continue;
-            }
-            Err(e) => {
-                failures.push(format!("{label}: invalid JSON: {e}"));
-                continue;
-            }
-        };
-        for (i, case) in cases.iter().enumerate() {
-            count += 1;
-            let name = case
-                .get("name")
-                .and_then(Value::as_str)
-                .map_or_else(|| format!("case #{i}"), |n| n.to_owned());
-            if let Err(problems) = run_case(case, &ctx) {
-                for p in problems {
-                    failures.push(format!("{label}: {name}: {p}"));
-                }
-            }
+fn case_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|x| x == "json") {
+            files.push(path);
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} problem(s) in {count} cases:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    files.sort();
+    Ok(files)
+}
+
+/// The cases of one file.
+fn load(file: &Path) -> Result<Vec<Value>, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read: {e}"))?;
+    match refscore::json::parse(&text) {
+        Ok(Value::Array(cases)) => Ok(cases),
+        Ok(_) => Err(String::from("not a JSON array of cases")),
+        Err(e) => Err(format!("invalid JSON: {e}")),
+    }
+}
+
+/// A trial that fails with `message`.
+fn failing(name: String, message: String) -> Trial {
+    Trial::test(name, move || Err(message.into()))
+}
+
+/// One trial per case, named `file::case name` (`file` without `.json`),
+/// a trial per unreadable file, and one checking that case names are
+/// unique within each file.
+pub(crate) fn trials() -> Vec<Trial> {
+    let mut trials =
+        vec![crate::plain("cases::runner_reports_mismatches", runner_reports_mismatches)];
+    let dir = cases_dir();
+    let files = match case_files(&dir) {
+        Ok(files) if !files.is_empty() => files,
+        Ok(_) => {
+            let msg = format!("no case files in {}", dir.display());
+            trials.push(failing(String::from("cases::case_files"), msg));
+            return trials;
+        }
+        Err(e) => {
+            let msg = format!("cannot list {}: {e}", dir.display());
+            trials.push(failing(String::from("cases::case_files"), msg));
+            return trials;
+        }
+    };
+    let ctx = BuildContext { base_dir: Some(dir), field_tallies: true, ..BuildContext::default() };
+    // Per file, the problems with its case names.
+    let mut name_problems = Vec::new();
+    for file in &files {
+        let stem = file.file_stem().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let cases = match load(file) {
+            Ok(cases) => cases,
+            Err(e) => {
+                trials.push(failing(format!("{stem}::<file>"), format!("{}: {e}", file.display())));
+                continue;
+            }
+        };
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (i, case) in cases.into_iter().enumerate() {
+            let name = match case.get("name").and_then(Value::as_str) {
+                Some(n) => n.to_owned(),
+                None => {
+                    name_problems.push(format!("{stem}: case #{i} has no \"name\""));
+                    format!("case #{i}")
+                }
+            };
+            // A repeated name still gets a trial of its own.
+            let trial_name = match seen.get(&name) {
+                Some(first) => {
+                    name_problems
+                        .push(format!("{stem}: cases #{first} and #{i} are both named {name:?}"));
+                    format!("{stem}::{name} (case #{i})")
+                }
+                None => {
+                    let trial_name = format!("{stem}::{name}");
+                    seen.insert(name, i);
+                    trial_name
+                }
+            };
+            let ctx = ctx.clone();
+            trials.push(Trial::test(trial_name, move || {
+                run_case(&case, &ctx).map_err(|problems| {
+                    let source = case.get("source").and_then(Value::as_str).unwrap_or("?");
+                    format!("{}\n(expected values from: {source})", problems.join("\n")).into()
+                })
+            }));
+        }
+    }
+    trials.push(Trial::test("cases::case_names_are_unique_in_each_file", move || {
+        if name_problems.is_empty() { Ok(()) } else { Err(name_problems.join("\n").into()) }
+    }));
+    trials
 }
 
 /// Runs one case; the error lists every expectation it misses.
@@ -155,11 +195,12 @@ fn run_case(case: &Value, ctx: &BuildContext) -> Result<(), Vec<String>> {
     }
     let wanted_name = expect.get("name").and_then(Value::as_str);
     let score = match wanted_name {
-        Some(n) => scores.iter().find(|s| s.name == n),
-        None => scores.first(),
+        Some(n) => scores.scores.iter().find(|s| s.name == n),
+        None => scores.scores.first(),
     };
     let Some(score) = score else {
-        problems.push(format!("no score named {wanted_name:?} among {} score(s)", scores.len()));
+        problems
+            .push(format!("no score named {wanted_name:?} among {} score(s)", scores.scores.len()));
         return Err(problems);
     };
     check_score(score, expect, &mut problems);
@@ -244,7 +285,7 @@ fn detail_matches(d: &refscore::Detail, want: &Value) -> bool {
     let check = want.get("check").and_then(Value::as_str);
     let passed = want.get("passed").and_then(Value::as_bool);
     let outcome = want.get("outcome").and_then(Value::as_str);
-    check.is_none_or(|c| c == d.check)
+    check.is_none_or(|c| d.check == c)
         && passed.is_none_or(|p| p == d.passed)
         && outcome.is_none_or(|o| o == d.outcome.as_str())
 }
@@ -267,7 +308,6 @@ fn values_match(want: &Value, got: &Value, tol: f64) -> bool {
     }
 }
 
-#[test]
 fn runner_reports_mismatches() {
     let ctx = BuildContext::default();
     let case = serde_json::json!({

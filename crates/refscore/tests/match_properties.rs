@@ -1,7 +1,9 @@
 //! Properties of json_match: identity, order-freedom, range, and
 //! precision/recall/F1 consistent with the verdict counts.
 
+use libtest_mimic::Trial;
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseResult;
 use refscore::metrics::{BuildContext, build};
 use refscore::{EvalInput, Evaluator, Score};
 use serde_json::{Map, Value, json};
@@ -14,7 +16,10 @@ fn json_match(options: Value) -> Box<dyn Evaluator> {
 }
 
 fn score(m: &dyn Evaluator, output: &Value, reference: &Value) -> Score {
-    m.evaluate(&EvalInput::pair(output.clone(), reference.clone())).expect("evaluates").remove(0)
+    m.evaluate(&EvalInput::pair(output.clone(), reference.clone()))
+        .expect("evaluates")
+        .scores
+        .remove(0)
 }
 
 fn field(s: &Score, name: &str) -> u64 {
@@ -69,79 +74,125 @@ fn output_items(reference: Vec<Value>) -> impl Strategy<Value = (Vec<Value>, Vec
         })
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+const CASES: u32 = 128;
 
-    #[test]
-    fn a_value_scores_one_against_itself(v in json_value()) {
-        let m = json_match(json!({}));
-        let s = score(m.as_ref(), &v, &v);
-        prop_assert_eq!(s.score, Some(1.0), "{}", v);
-        prop_assert_eq!(field(&s, "wrong") + field(&s, "missing") + field(&s, "extra"), 0);
-    }
+/// The json_match property tests, one trial each.
+pub(crate) fn trials() -> Vec<Trial> {
+    let config = || ProptestConfig::with_cases(CASES);
+    vec![
+        crate::property(
+            "match_properties::a_value_scores_one_against_itself",
+            file!(),
+            config(),
+            json_value,
+            a_value_scores_one_against_itself,
+        ),
+        crate::property(
+            "match_properties::scores_stay_in_range_and_agree_with_counts",
+            file!(),
+            config(),
+            || (json_value(), json_value()),
+            scores_stay_in_range_and_agree_with_counts,
+        ),
+        crate::property(
+            "match_properties::shuffling_scalars_under_unordered_changes_nothing",
+            file!(),
+            config(),
+            || {
+                (
+                    prop::collection::vec(0i32..6, 0..10),
+                    prop::collection::vec(0i32..6, 0..10),
+                    0usize..10,
+                )
+            },
+            shuffling_scalars_under_unordered_changes_nothing,
+        ),
+        crate::property(
+            "match_properties::shuffling_line_items_under_assignment_changes_nothing",
+            file!(),
+            config(),
+            || items().prop_flat_map(|r| (Just(r.clone()), output_items(r))),
+            shuffling_line_items_under_assignment_changes_nothing,
+        ),
+    ]
+}
 
-    #[test]
-    fn scores_stay_in_range_and_agree_with_counts(a in json_value(), b in json_value()) {
-        let m = json_match(json!({}));
-        let s = score(m.as_ref(), &a, &b);
-        let x = s.score.expect("a score");
-        prop_assert!((0.0..=1.0).contains(&x), "{}", x);
-        let (matched, partial, wrong) = (field(&s, "matched"), field(&s, "partial"), field(&s, "wrong"));
-        let (missing, extra) = (field(&s, "missing"), field(&s, "extra"));
-        let p = s.metadata["precision"].as_f64().unwrap();
-        let r = s.metadata["recall"].as_f64().unwrap();
-        let f = s.metadata["f1"].as_f64().unwrap();
-        for v in [p, r, f] {
-            prop_assert!((0.0..=1.0).contains(&v));
-        }
-        if partial == 0 {
-            // Without partial credit, credit is the matched count.
-            let out_fields = matched + wrong + extra;
-            let ref_fields = matched + wrong + missing;
-            #[allow(clippy::cast_precision_loss)]
-            let (want_p, want_r) = (
-                if out_fields == 0 { if ref_fields == 0 { 1.0 } else { 0.0 } } else { matched as f64 / out_fields as f64 },
-                if ref_fields == 0 { if out_fields == 0 { 1.0 } else { 0.0 } } else { matched as f64 / ref_fields as f64 },
-            );
-            prop_assert!((p - want_p).abs() < 1e-12, "precision {} vs {}", p, want_p);
-            prop_assert!((r - want_r).abs() < 1e-12, "recall {} vs {}", r, want_r);
-        }
-        let want_f = if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 };
-        prop_assert!((f - want_f).abs() < 1e-12);
-        if x == 1.0 {
-            prop_assert_eq!(wrong + missing + extra + partial, 0);
-        }
-    }
+fn a_value_scores_one_against_itself(v: Value) -> TestCaseResult {
+    let m = json_match(json!({}));
+    let s = score(m.as_ref(), &v, &v);
+    prop_assert_eq!(s.score, Some(1.0), "{}", v);
+    prop_assert_eq!(field(&s, "wrong") + field(&s, "missing") + field(&s, "extra"), 0);
+    Ok(())
+}
 
-    #[test]
-    fn shuffling_scalars_under_unordered_changes_nothing(
-        reference in prop::collection::vec(0i32..6, 0..10),
-        output in prop::collection::vec(0i32..6, 0..10),
-        rot in 0usize..10,
-    ) {
-        let m = json_match(json!({"rules": {"defaults": {"array": "unordered"}}}));
-        let mut turned = output.clone();
-        if !turned.is_empty() {
-            let k = rot % turned.len();
-            turned.rotate_left(k);
-            turned.reverse();
-        }
-        let a = score(m.as_ref(), &json!({"tags": output}), &json!({"tags": reference}));
-        let b = score(m.as_ref(), &json!({"tags": turned}), &json!({"tags": reference}));
-        prop_assert_eq!(a.score, b.score);
+fn scores_stay_in_range_and_agree_with_counts((a, b): (Value, Value)) -> TestCaseResult {
+    let m = json_match(json!({}));
+    let s = score(m.as_ref(), &a, &b);
+    let x = s.score.expect("a score");
+    prop_assert!((0.0..=1.0).contains(&x), "{}", x);
+    let (matched, partial, wrong) =
+        (field(&s, "matched"), field(&s, "partial"), field(&s, "wrong"));
+    let (missing, extra) = (field(&s, "missing"), field(&s, "extra"));
+    let p = s.metadata["precision"].as_f64().unwrap();
+    let r = s.metadata["recall"].as_f64().unwrap();
+    let f = s.metadata["f1"].as_f64().unwrap();
+    for v in [p, r, f] {
+        prop_assert!((0.0..=1.0).contains(&v));
     }
+    if partial == 0 {
+        // Without partial credit, credit is the matched count.
+        let out_fields = matched + wrong + extra;
+        let ref_fields = matched + wrong + missing;
+        #[allow(clippy::cast_precision_loss)]
+        let (want_p, want_r) = (
+            if out_fields == 0 {
+                if ref_fields == 0 { 1.0 } else { 0.0 }
+            } else {
+                matched as f64 / out_fields as f64
+            },
+            if ref_fields == 0 {
+                if out_fields == 0 { 1.0 } else { 0.0 }
+            } else {
+                matched as f64 / ref_fields as f64
+            },
+        );
+        prop_assert!((p - want_p).abs() < 1e-12, "precision {} vs {}", p, want_p);
+        prop_assert!((r - want_r).abs() < 1e-12, "recall {} vs {}", r, want_r);
+    }
+    let want_f = if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 };
+    prop_assert!((f - want_f).abs() < 1e-12);
+    if x == 1.0 {
+        prop_assert_eq!(wrong + missing + extra + partial, 0);
+    }
+    Ok(())
+}
 
-    #[test]
-    fn shuffling_line_items_under_assignment_changes_nothing(
-        (reference, (output, shuffled)) in items().prop_flat_map(|r| (Just(r.clone()), output_items(r)))
-    ) {
-        let m = json_match(json!({"rules": {"defaults": {"array": "assignment"}}}));
-        let a = score(m.as_ref(), &json!({"items": output}), &json!({"items": reference}));
-        let b = score(m.as_ref(), &json!({"items": shuffled}), &json!({"items": reference}));
-        prop_assert_eq!(a.score, b.score);
-        prop_assert_eq!(&a.metadata["fields"], &b.metadata["fields"]);
-        let auto = json_match(json!({}));
-        let c = score(auto.as_ref(), &json!({"items": shuffled}), &json!({"items": reference}));
-        prop_assert_eq!(a.score, c.score);
+fn shuffling_scalars_under_unordered_changes_nothing(
+    (reference, output, rot): (Vec<i32>, Vec<i32>, usize),
+) -> TestCaseResult {
+    let m = json_match(json!({"rules": {"defaults": {"array": "unordered"}}}));
+    let mut turned = output.clone();
+    if !turned.is_empty() {
+        let k = rot % turned.len();
+        turned.rotate_left(k);
+        turned.reverse();
     }
+    let a = score(m.as_ref(), &json!({"tags": output}), &json!({"tags": reference}));
+    let b = score(m.as_ref(), &json!({"tags": turned}), &json!({"tags": reference}));
+    prop_assert_eq!(a.score, b.score);
+    Ok(())
+}
+
+fn shuffling_line_items_under_assignment_changes_nothing(
+    (reference, (output, shuffled)): (Vec<Value>, (Vec<Value>, Vec<Value>)),
+) -> TestCaseResult {
+    let m = json_match(json!({"rules": {"defaults": {"array": "assignment"}}}));
+    let a = score(m.as_ref(), &json!({"items": output}), &json!({"items": reference}));
+    let b = score(m.as_ref(), &json!({"items": shuffled}), &json!({"items": reference}));
+    prop_assert_eq!(a.score, b.score);
+    prop_assert_eq!(&a.metadata["fields"], &b.metadata["fields"]);
+    let auto = json_match(json!({}));
+    let c = score(auto.as_ref(), &json!({"items": shuffled}), &json!({"items": reference}));
+    prop_assert_eq!(a.score, c.score);
+    Ok(())
 }

@@ -1,6 +1,8 @@
 //! Properties every seed JSON metric keeps, on arbitrary JSON.
 
+use libtest_mimic::Trial;
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseResult;
 use refscore::metrics::{BuildContext, build};
 use refscore::{EvalInput, Evaluator, Score};
 use serde_json::{Map, Value, json};
@@ -8,15 +10,11 @@ use serde_json::{Map, Value, json};
 /// Seed metrics as `(label, name, options)`; strings stay strings so that
 /// any JSON value, top-level strings included, is a valid input.
 const METRICS: &[(&str, &str, &str)] = &[
-    ("json_distance", "json_distance", r#"{"parse_strings": false}"#),
-    (
-        "json_distance prebuilt",
-        "json_distance",
-        r#"{"parse_strings": false, "variant": "prebuilt"}"#,
-    ),
-    ("json_diff", "json_diff", "{}"),
-    ("json_similarity", "json_similarity", "{}"),
-    ("json_structural", "json_structural", r#"{"parse_strings": false}"#),
+    ("json_distance", "json_distance", r#"{"decode": "value"}"#),
+    ("json_distance prebuilt", "json_distance", r#"{"decode": "value", "variant": "prebuilt"}"#),
+    ("json_diff", "json_diff", r#"{"decode": "value"}"#),
+    ("json_similarity", "json_similarity", r#"{"decode": "value"}"#),
+    ("json_structural", "json_structural", r#"{"decode": "value"}"#),
 ];
 
 fn metric(name: &str, options: &str) -> Box<dyn Evaluator> {
@@ -26,8 +24,8 @@ fn metric(name: &str, options: &str) -> Box<dyn Evaluator> {
 
 fn score_of(m: &dyn Evaluator, input: &EvalInput) -> Score {
     let mut scores = m.evaluate(input).expect("evaluates");
-    assert_eq!(scores.len(), 1);
-    scores.remove(0)
+    assert_eq!(scores.scores.len(), 1);
+    scores.scores.remove(0)
 }
 
 fn number() -> impl Strategy<Value = Value> {
@@ -70,8 +68,15 @@ fn key() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Arbitrary JSON: scalars of every kind, nested up to 4 levels.
+/// Arbitrary JSON as a whole input: any value but an empty one (`null` or
+/// a blank string), which a required input may not be.
 pub(crate) fn json_value() -> impl Strategy<Value = Value> {
+    any_json()
+        .prop_filter("a required input is not empty", |v| !refscore::evaluator::is_empty_value(v))
+}
+
+/// Arbitrary JSON: scalars of every kind, nested up to 4 levels.
+pub(crate) fn any_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
@@ -98,53 +103,91 @@ fn weights() -> impl Strategy<Value = Value> {
     level(prop_oneof![w, nested].boxed())
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+const CASES: u32 = 256;
 
-    #[test]
-    fn a_value_compared_with_itself_is_perfect(v in json_value()) {
-        for (label, name, options) in METRICS {
-            let m = metric(name, options);
-            let s = score_of(m.as_ref(), &EvalInput::pair(v.clone(), v.clone()));
-            let want = if *name == "json_distance" { 0.0 } else { 1.0 };
-            prop_assert_eq!(s.score, Some(want), "{} on {}", label, v);
+/// The property tests and the edge-case tests, one trial each.
+pub(crate) fn trials() -> Vec<Trial> {
+    let config = || ProptestConfig::with_cases(CASES);
+    vec![
+        crate::property(
+            "properties::a_value_compared_with_itself_is_perfect",
+            file!(),
+            config(),
+            json_value,
+            a_value_compared_with_itself_is_perfect,
+        ),
+        crate::property(
+            "properties::scores_are_finite_and_in_range",
+            file!(),
+            config(),
+            || (json_value(), json_value(), weights()),
+            scores_are_finite_and_in_range,
+        ),
+        crate::property(
+            "properties::distance_and_diff_are_symmetric",
+            file!(),
+            config(),
+            || (json_value(), json_value()),
+            distance_and_diff_are_symmetric,
+        ),
+        crate::plain(
+            "properties::deep_nesting_on_either_side_does_not_overflow_the_stack",
+            deep_nesting_on_either_side_does_not_overflow_the_stack,
+        ),
+        crate::plain(
+            "properties::deep_identical_documents_score_perfectly",
+            deep_identical_documents_score_perfectly,
+        ),
+        crate::plain(
+            "properties::number_range_and_empty_container_edges",
+            number_range_and_empty_container_edges,
+        ),
+    ]
+}
+
+fn a_value_compared_with_itself_is_perfect(v: Value) -> TestCaseResult {
+    for (label, name, options) in METRICS {
+        let m = metric(name, options);
+        let s = score_of(m.as_ref(), &EvalInput::pair(v.clone(), v.clone()));
+        let want = if *name == "json_distance" { 0.0 } else { 1.0 };
+        prop_assert_eq!(s.score, Some(want), "{} on {}", label, v);
+    }
+    Ok(())
+}
+
+fn scores_are_finite_and_in_range((a, b, w): (Value, Value, Value)) -> TestCaseResult {
+    for (label, name, options) in METRICS {
+        let m = metric(name, options);
+        let mut input = EvalInput::pair(a.clone(), b.clone());
+        if *name == "json_diff" {
+            input = input.with("weights", w.clone());
+        }
+        let s = score_of(m.as_ref(), &input);
+        let x = s.score.expect("a score");
+        prop_assert!(x.is_finite(), "{} gave {}", label, x);
+        if *name == "json_distance" {
+            prop_assert!(x >= 0.0 && x.fract() == 0.0, "{} gave {}", label, x);
+        } else {
+            prop_assert!((0.0..=1.0).contains(&x), "{} gave {}", label, x);
+        }
+        for d in &s.details {
+            prop_assert!(d.score.is_none_or(f64::is_finite));
         }
     }
+    Ok(())
+}
 
-    #[test]
-    fn scores_are_finite_and_in_range(a in json_value(), b in json_value(), w in weights()) {
-        for (label, name, options) in METRICS {
-            let m = metric(name, options);
-            let mut input = EvalInput::pair(a.clone(), b.clone());
-            if *name == "json_diff" {
-                input = input.with("weights", w.clone());
-            }
-            let s = score_of(m.as_ref(), &input);
-            let x = s.score.expect("a score");
-            prop_assert!(x.is_finite(), "{} gave {}", label, x);
-            if *name == "json_distance" {
-                prop_assert!(x >= 0.0 && x.fract() == 0.0, "{} gave {}", label, x);
-            } else {
-                prop_assert!((0.0..=1.0).contains(&x), "{} gave {}", label, x);
-            }
-            for d in &s.details {
-                prop_assert!(d.score.is_none_or(f64::is_finite));
-            }
+fn distance_and_diff_are_symmetric((a, b): (Value, Value)) -> TestCaseResult {
+    for (label, name, options) in METRICS {
+        if *name != "json_distance" && *name != "json_diff" {
+            continue;
         }
+        let m = metric(name, options);
+        let ab = score_of(m.as_ref(), &EvalInput::pair(a.clone(), b.clone())).score.unwrap();
+        let ba = score_of(m.as_ref(), &EvalInput::pair(b.clone(), a.clone())).score.unwrap();
+        prop_assert!((ab - ba).abs() <= 1e-12, "{}: {} vs {}", label, ab, ba);
     }
-
-    #[test]
-    fn distance_and_diff_are_symmetric(a in json_value(), b in json_value()) {
-        for (label, name, options) in METRICS {
-            if *name != "json_distance" && *name != "json_diff" {
-                continue;
-            }
-            let m = metric(name, options);
-            let ab = score_of(m.as_ref(), &EvalInput::pair(a.clone(), b.clone())).score.unwrap();
-            let ba = score_of(m.as_ref(), &EvalInput::pair(b.clone(), a.clone())).score.unwrap();
-            prop_assert!((ab - ba).abs() <= 1e-12, "{}: {} vs {}", label, ab, ba);
-        }
-    }
+    Ok(())
 }
 
 /// Nesting `depth` levels of `[...]` or `{"a": ...}` around `inner`, as text.
@@ -167,7 +210,6 @@ fn drop_on_big_stack(input: EvalInput<'static>) {
         .expect("drop");
 }
 
-#[test]
 fn deep_nesting_on_either_side_does_not_overflow_the_stack() {
     const DEPTH: usize = 10_000;
     // The default thread stack (2 MiB): the walk must grow its stack itself.
@@ -188,7 +230,7 @@ fn deep_nesting_on_either_side_does_not_overflow_the_stack() {
                 for (out, reference) in &pairs {
                     for (label, name, _) in METRICS {
                         // As JSON text, parsed by the metric.
-                        let m = metric(name, r#"{"parse_strings": true}"#);
+                        let m = metric(name, r#"{"decode": "json"}"#);
                         let text_input = EvalInput::pair(json!(out), json!(reference));
                         let s = score_of(m.as_ref(), &text_input);
                         let x = s.score.unwrap_or_else(|| panic!("{label}: {:?}", s.explanation));
@@ -215,11 +257,10 @@ fn deep_nesting_on_either_side_does_not_overflow_the_stack() {
     }
 }
 
-#[test]
 fn deep_identical_documents_score_perfectly() {
     let text = deep_text(10_000, true, "\"x\"");
     for (label, name, _) in METRICS {
-        let m = metric(name, r#"{"parse_strings": true}"#);
+        let m = metric(name, r#"{"decode": "json"}"#);
         let s = score_of(m.as_ref(), &EvalInput::pair(json!(text), json!(text)));
         let want = if *name == "json_distance" { 0.0 } else { 1.0 };
         assert_eq!(s.score, Some(want), "{label}");
@@ -253,12 +294,10 @@ const EDGES: &[(&str, &str, [f64; 5])] = &[
     ("{\"a\": []}", "{\"a\": {}}", [1.0, 1.0, 0.0, 1.0, 0.0]),
 ];
 
-#[test]
 fn number_range_and_empty_container_edges() {
     for (out, reference, want) in EDGES {
         for ((label, name, options), want) in METRICS.iter().zip(want) {
-            let opts = options.replace("\"parse_strings\": false", "\"parse_strings\": true");
-            let opts = if opts == "{}" { String::from(r#"{"parse_strings": true}"#) } else { opts };
+            let opts = options.replace("\"decode\": \"value\"", "\"decode\": \"json\"");
             let m = metric(name, &opts);
             let s = score_of(m.as_ref(), &EvalInput::pair(json!(out), json!(reference)));
             let got = s.score.unwrap_or_else(|| panic!("{label} {out} vs {reference}: no score"));

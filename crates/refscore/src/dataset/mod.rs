@@ -247,6 +247,37 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
     Ok(Rows { inner, format, read: Some(read), size })
 }
 
+/// Reads a dataset from a stream (standard input, a pipe): JSONL, JSON or
+/// CSV; `name` is what errors call the stream. Rows are read as they are
+/// needed, so memory stays flat whatever the stream's length.
+///
+/// # Errors
+/// Parquet (which needs a file it can seek in), or a CSV header that
+/// cannot be read.
+pub fn from_reader(
+    name: &Path,
+    reader: Box<dyn std::io::Read + Send>,
+    format: DatasetFormat,
+) -> Result<Rows, DatasetError> {
+    let reader = std::io::BufReader::with_capacity(1 << 16, reader);
+    let inner: Box<dyn Iterator<Item = Pending> + Send> = match format {
+        DatasetFormat::Jsonl => Box::new(jsonl::JsonlRows::from_reader(name, reader)),
+        DatasetFormat::JsonArray => {
+            Box::new(json_array::JsonArrayRows::from_reader(name, reader).map(Pending::Ready))
+        }
+        DatasetFormat::Csv => {
+            Box::new(csv::CsvRows::from_reader(name, reader)?.map(Pending::Ready))
+        }
+        DatasetFormat::Parquet => {
+            return Err(DatasetError::Invalid {
+                path: name.to_path_buf(),
+                message: "Parquet cannot be read from a stream; give a file".into(),
+            });
+        }
+    };
+    Ok(Rows { inner, format, read: None, size: 0 })
+}
+
 /// A reader that counts the bytes read through it, for progress.
 struct Counting<R> {
     inner: R,

@@ -149,7 +149,7 @@ pub(super) fn assignment(
     // identical to one in the reference, and most often at the same place.
     let mut same_place = vec![false; e.len()];
     for (i, (x, y)) in e.iter().zip(a).enumerate() {
-        if crate::compare::json_equal(x, y) {
+        if super::json_equal(x, y) {
             same_place[i] = true;
             used[i] = true;
             pairs.push((Some(i), Some(i)));
@@ -162,7 +162,7 @@ pub(super) fn assignment(
     let mut rest_e = Vec::new();
     for (i, v) in e.iter().enumerate().filter(|(i, _)| !same_place[*i]) {
         let hit = index.get_mut(&hash_value(v)).and_then(|c| {
-            let pos = c.iter().rposition(|&j| crate::compare::json_equal(&a[j], v))?;
+            let pos = c.iter().rposition(|&j| super::json_equal(&a[j], v))?;
             Some(c.remove(pos))
         });
         match hit {

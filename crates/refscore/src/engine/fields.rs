@@ -14,6 +14,9 @@ use crate::detail::Outcome;
 use crate::path::{Seg, push_seg};
 
 /// How the comparisons at one field path came out, within one document.
+///
+/// The path is kept in its printed wildcard form: it is the field's
+/// identity across rows and the key of the run's field table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FieldTally {
     /// The path with indices as `[*]`: `$.line_items[*].price`.
@@ -46,8 +49,8 @@ impl FieldTallies {
     pub(super) fn enter(&mut self, seg: Seg<'_>) {
         self.marks.push(self.buf.len());
         match seg {
-            Seg::Index(_) => self.buf.push_str("[*]"),
-            key => push_seg(&mut self.buf, key),
+            Seg::Key(_) => push_seg(&mut self.buf, seg),
+            _ => self.buf.push_str("[*]"),
         }
     }
 

@@ -8,12 +8,14 @@
 //! and one [`Record`] per compared node (all of them, or the failed ones).
 
 mod align;
+mod equal;
 mod fields;
 mod policy;
 mod record;
 mod tally;
 mod walk;
 
+pub use equal::json_equal;
 pub use fields::FieldTally;
 pub use policy::{Absent, Aggregate, Align, Cost, Empty, KeySet, NodeRule, Policy};
 pub use record::{Keep, Record};
@@ -96,7 +98,7 @@ pub struct Comparison {
     pub counts: Counts,
     /// Kept records, in walk order.
     pub records: Vec<Record>,
-    /// Per-field tallies, with [`Keep::Fields`].
+    /// Per-field tallies, when asked for.
     pub fields: Vec<FieldTally>,
 }
 
@@ -104,13 +106,15 @@ pub struct Comparison {
 ///
 /// `weights` is a per-pair weight tree (as in JSON Difference: numbers
 /// per key, nested objects with `__key` loopback weights); `keep` chooses
-/// which records are returned.
+/// which records are returned; with `fields`, a [`FieldTally`] per field
+/// path is gathered for every comparison, whatever `keep` says.
 pub fn compare<M: Rules + ?Sized>(
     rules: &M,
     expected: &Value,
     actual: &Value,
     weights: Option<&Value>,
     keep: Keep,
+    fields: bool,
 ) -> Comparison {
-    walk::Walk::new(rules, keep).run(expected, actual, weights)
+    walk::Walk::new(rules, keep, fields).run(expected, actual, weights)
 }

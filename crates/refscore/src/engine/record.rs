@@ -1,6 +1,7 @@
 //! One [`Record`] per compared node, and which records a walk keeps.
 
-use crate::detail::{Detail, Outcome};
+use crate::detail::{Check, Detail, Outcome};
+use crate::path::JsonPath;
 
 /// Which records a walk keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -12,17 +13,13 @@ pub enum Keep {
     Failed,
     /// Every compared leaf.
     All,
-    /// Failed nodes as records, and a [`super::FieldTally`] per field path
-    /// for every comparison: what dataset statistics need, without a
-    /// record per passed leaf.
-    Fields,
 }
 
 /// A compared node: its path, values, outcome, leaf score and weight.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
     /// JSON path, e.g. `$.line_items[2].price`.
-    pub path: String,
+    pub path: JsonPath,
     /// Reference value as text, cut to 80 characters.
     pub expected: Option<String>,
     /// Output value as text, cut to 80 characters.
@@ -41,7 +38,7 @@ impl Record {
     /// The record as a detail: check `json_path.<path>`, with a message
     /// naming the outcome.
     pub fn to_detail(&self) -> Detail {
-        let mut d = Detail::new(format!("json_path.{}", self.path), self.outcome);
+        let mut d = Detail::new(Check::Path(self.path.clone()), self.outcome);
         if let Some(e) = &self.expected {
             d = d.expected(e);
         }

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::detail::Verdict;
+
 /// Credit earned over credit possible, for one node or a whole document.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Tally {
@@ -93,17 +95,17 @@ impl Counts {
     /// Counts one verdict; a partial one earns `score` (clamped to [0, 1]).
     pub fn record(&mut self, outcome: crate::detail::Outcome, score: f64) {
         match outcome.verdict() {
-            "match" => {
+            Verdict::Match => {
                 self.matched += 1;
                 self.credit += 1.0;
             }
-            "partial" => {
+            Verdict::Partial => {
                 self.partial += 1;
                 self.credit += crate::number::clamp01(score);
             }
-            "missing" => self.missing += 1,
-            "extra" => self.extra += 1,
-            _ => self.wrong += 1,
+            Verdict::Missing => self.missing += 1,
+            Verdict::Extra => self.extra += 1,
+            Verdict::Wrong => self.wrong += 1,
         }
     }
 

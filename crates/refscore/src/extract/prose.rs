@@ -214,11 +214,79 @@ mod tests {
 
     #[test]
     fn many_braces_stay_fast() {
-        let t = "{ a ".repeat(250_000) + "{\"z\": 1}";
         let start = std::time::Instant::now();
-        let _ = scan(&t);
+        // Brackets that never close: the scan from the first one reaches
+        // the end once, and keeps the balanced span nested at the end.
+        let t = "{ a ".repeat(250_000) + "{\"z\": 1}";
+        let p = scan(&t);
+        assert_eq!(values_of(&p), vec![json!({"z": 1})]);
+        assert_eq!((p.found[0].start, p.found[0].end), (t.len() - 8, t.len()));
+        assert_eq!(p.unclosed, Some(0));
+        // 80,000 balanced spans that do not parse, inside unclosed objects.
         let u = "{\"k\": [1, x] ".repeat(80_000);
-        let _ = scan(&u);
+        let p = scan(&u);
+        assert!(p.found.is_empty());
+        assert_eq!(p.unclosed, Some(0));
+        assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+    }
+
+    fn values_of(p: &Prose) -> Vec<serde_json::Value> {
+        p.found.iter().map(|f| f.value.clone()).collect()
+    }
+
+    #[test]
+    fn the_budget_bounds_the_work() {
+        let text = "[1, [2], 3] tail";
+        let bytes = text.as_bytes();
+        // Each byte after the opening bracket costs one unit.
+        let mut b = Budget(100);
+        assert!(matches!(match_from(bytes, 0, &mut b), Ended::Closed(s) if s.end == 11));
+        assert_eq!(b.0, 100 - 10);
+        // Out of budget mid-way: the scan stops there, as if at the end.
+        let mut b = Budget(6);
+        match match_from(bytes, 0, &mut b) {
+            Ended::Eof { done, in_string } => {
+                assert!(!in_string);
+                assert_eq!(done.iter().map(|s| (s.start, s.end)).collect::<Vec<_>>(), [(4, 7)]);
+            }
+            _ => panic!("expected the scan to stop at the budget"),
+        }
+        assert_eq!(b.0, 0);
+        // Parsing spends the span's length; a span beyond the budget is
+        // not parsed, nor any after it.
+        let spans = || {
+            vec![
+                Span { start: 4, end: 7, children: vec![] },
+                Span { start: 0, end: 11, children: vec![] },
+            ]
+        };
+        let mut found = Vec::new();
+        let mut b = Budget(3 + 11);
+        try_spans(text, spans(), &mut found, &mut b);
+        assert_eq!(found.len(), 2);
+        assert_eq!(b.0, 0);
+        let mut found = Vec::new();
+        let mut b = Budget(3 + 10);
+        try_spans(text, spans(), &mut found, &mut b);
+        assert_eq!(found.iter().map(|f| f.value.clone()).collect::<Vec<_>>(), [json!([2])]);
+    }
+
+    #[test]
+    fn past_the_budget_the_scan_returns_what_it_found() {
+        // From every `[`, the quote opens a string that never closes, so
+        // the scan retries from the next one: quadratic work without the
+        // budget, and only then would it reach `{"b": 2}`.
+        let text = |n: usize| format!("{{\"a\": 1}} {}\"{{\"b\": 2}}", "[".repeat(n));
+        // Within the budget, the scan gets there.
+        assert_eq!(values_of(&scan(&text(500))), vec![json!({"a": 1}), json!({"b": 2})]);
+        let n = 200_000;
+        let text = text(n);
+        let budget = text.len() * WORK_PER_BYTE + (1 << 20);
+        assert!(n * n / 2 > 100 * budget);
+        let start = std::time::Instant::now();
+        let p = scan(&text);
+        assert_eq!(values_of(&p), vec![json!({"a": 1})]);
+        assert_eq!(p.unclosed, Some(9));
         assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
     }
 }

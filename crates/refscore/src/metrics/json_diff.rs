@@ -9,29 +9,54 @@
 
 use serde_json::{Map, Value};
 
-use super::input::{self, Text};
+use super::BuildContext;
+use super::json_metric::{JsonMetric, JsonSettings, Pair, json_evaluator};
 use super::options::Opts;
+use super::registry::{MetricSpec, OptionSpec, OptionType};
+use crate::detail::Detail;
 use crate::engine::{
-    self, Absent, Aggregate, Align, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy, Rules,
+    self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
+    Rules,
 };
 use crate::error::{ConfigError, EvalError};
-use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::evaluator::{EvalInput, Evaluator, InputSpec, InputType};
 use crate::number::{bool_or_number, normalized_difference};
-use crate::score::Score;
+use crate::score::{Direction, Kind, Score};
 use crate::text::normalized_levenshtein;
 
-const INPUTS: &[InputSpec] = &[
-    InputSpec::required("output", true),
-    InputSpec::required("reference", true),
-    InputSpec::optional("weights", true),
-];
+/// The declaration of `json_diff`.
+pub const SPEC: MetricSpec = MetricSpec {
+    name: "json_diff",
+    description: "Lynxius JSON Difference: weighted mean similarity of keys and values, in [0, 1]",
+    inputs: &[
+        InputSpec::required("output", InputType::Json, "the model's JSON"),
+        InputSpec::required("reference", InputType::Json, "the expected JSON"),
+        InputSpec::optional(
+            "weights",
+            InputType::Json,
+            "per-row weight tree (overrides the option)",
+        ),
+    ],
+    options: &[OptionSpec::new(
+        "weights",
+        OptionType::Object,
+        None,
+        "weight per key (numbers ≥ 0), nested objects for nested keys with `__key` for the key itself",
+    )],
+    json: true,
+    kind: Kind::Code,
+    direction: Direction::Maximize,
+    threshold: Some(1.0),
+    extra_scores: &[],
+    example: "- metric: json_diff\n  options: {weights: {total: 2, notes: 0}}\n  threshold: 0.9",
+    build: |o, ctx| Ok(Box::new(JsonDiff::from_options(o, ctx)?) as Box<dyn Evaluator>),
+};
 
 /// The JSON Difference metric.
 #[derive(Debug, Clone)]
 pub struct JsonDiff {
     weights: Option<Value>,
-    parse_strings: bool,
-    keep: Keep,
+    settings: JsonSettings,
     policy: Policy,
 }
 
@@ -46,8 +71,7 @@ impl JsonDiff {
     pub fn new(weights: Option<Value>) -> Self {
         JsonDiff {
             weights,
-            parse_strings: false,
-            keep: Keep::Failed,
+            settings: JsonSettings::default(),
             policy: Policy {
                 aggregate: Aggregate::Mean,
                 keys: KeySet::Union,
@@ -63,29 +87,36 @@ impl JsonDiff {
         }
     }
 
-    /// From options: `weights` (a weight tree), `parse_strings`, `details`.
+    /// From options: `weights` (a weight tree) and the shared JSON options.
     ///
     /// # Errors
     /// An unknown option, or weights that are not a valid weight tree.
-    pub fn from_options(options: &Map<String, Value>) -> Result<Self, ConfigError> {
-        let o = Opts::new("json_diff", options);
+    pub fn from_options(
+        options: &Map<String, Value>,
+        ctx: &BuildContext,
+    ) -> Result<Self, ConfigError> {
+        let o = Opts::for_metric(&SPEC, options)?;
         let weights = o.value("weights").cloned();
         if let Some(w) = &weights {
-            validate_weights(w, "$")
-                .map_err(|m| ConfigError::invalid("metric `json_diff`, option `weights`", m))?;
+            validate_weights(w, "$").map_err(|m| o.error("weights", m))?;
         }
         let mut m = JsonDiff::new(weights);
-        m.parse_strings = o.bool("parse_strings", false)?;
-        m.keep = super::keep_option(&o)?;
-        o.finish()?;
+        m.settings = JsonSettings::from_opts(&o, ctx)?;
         Ok(m)
     }
 
     /// The similarity of `output` to `reference` in [0, 1].
     pub fn similarity(&self, output: &Value, reference: &Value, weights: Option<&Value>) -> f64 {
-        engine::compare(self, reference, output, weights.or(self.weights.as_ref()), Keep::None)
-            .tally
-            .ratio_or(1.0)
+        engine::compare(
+            self,
+            reference,
+            output,
+            weights.or(self.weights.as_ref()),
+            Keep::None,
+            false,
+        )
+        .tally
+        .ratio_or(1.0)
     }
 }
 
@@ -144,51 +175,47 @@ fn explanation(score: f64, counts: &engine::Counts) -> String {
     format!("Weighted similarity {score:.6}; {differ} of {compared} compared leaves differ.")
 }
 
-impl Evaluator for JsonDiff {
-    fn name(&self) -> &str {
-        "json_diff"
+impl JsonMetric for JsonDiff {
+    fn spec(&self) -> &'static MetricSpec {
+        &SPEC
     }
 
-    fn inputs(&self) -> &[InputSpec] {
-        INPUTS
+    fn settings(&self) -> &JsonSettings {
+        &self.settings
     }
 
-    fn evaluate(&self, inp: &EvalInput) -> Result<Vec<Score>, EvalError> {
-        let text = if self.parse_strings { Text::Parse } else { Text::Keep };
-        let (out, reference) = match input::pair(inp, text)? {
-            Ok(p) => p,
-            Err(e) => {
-                return Ok(vec![Score::invalid("json_diff", format!("Failed to parse JSON: {e}"))]);
-            }
-        };
-        let row_weights = match inp.get("weights") {
-            None | Some(Value::Null) => None,
+    fn undecodable(&self, reason: &str, _: Option<&Value>) -> Score {
+        Score::invalid(SPEC.name, format!("Failed to parse JSON: {reason}"))
+    }
+
+    fn weights<'i>(&self, input: &'i EvalInput<'_>) -> Result<Option<&'i Value>, EvalError> {
+        match input.get("weights") {
+            None => Ok(None),
             Some(w) => {
                 validate_weights(w, "$").map_err(|reason| EvalError::InvalidInput {
                     input: String::from("weights"),
                     reason,
                 })?;
-                Some(w)
+                Ok(Some(w))
             }
-        };
-        let c = engine::compare(
-            self,
-            &reference,
-            &out,
-            row_weights.or(self.weights.as_ref()),
-            self.keep,
-        );
-        input::release(out);
-        input::release(reference);
+        }
+    }
+
+    fn compare(&self, pair: &Pair<'_>, weights: Option<&Value>) -> Result<Comparison, String> {
+        let s = &self.settings;
+        let w = weights.or(self.weights.as_ref());
+        Ok(engine::compare(self, &pair.reference, &pair.output, w, s.keep, s.fields))
+    }
+
+    fn present(&self, c: &Comparison, _: &[Detail], _: &Pair<'_>) -> Score {
         let score = c.tally.ratio_or(1.0);
-        let mut s = Score::new("json_diff", Some(score))
+        Score::new(SPEC.name, Some(score))
             .with_label(super::similarity_label(score))
-            .with_explanation(explanation(score, &c.counts));
-        s.details = c.records.iter().map(engine::Record::to_detail).collect();
-        s.fields = c.fields;
-        Ok(vec![s])
+            .with_explanation(explanation(score, &c.counts))
     }
 }
+
+json_evaluator!(JsonDiff);
 
 #[cfg(test)]
 mod tests {
@@ -220,13 +247,13 @@ mod tests {
     fn explanation_counts_each_leaf_once() {
         let m = JsonDiff::default();
         let inp = EvalInput::pair(json!({"a": 1, "b": "x"}), json!({"a": 2, "b": "y", "c": [1]}));
-        let s = &m.evaluate(&inp).unwrap()[0];
+        let s = &m.evaluate(&inp).unwrap().scores[0];
         assert_eq!(
             s.explanation.as_deref(),
             Some("Weighted similarity 0.222222; 3 of 3 compared leaves differ.")
         );
         let inp = EvalInput::pair(json!({"a": 1, "z": {"p": 1, "q": 2}}), json!({"a": 1}));
-        let s = &m.evaluate(&inp).unwrap()[0];
+        let s = &m.evaluate(&inp).unwrap().scores[0];
         assert_eq!(
             s.explanation.as_deref(),
             Some("Weighted similarity 0.500000; 2 of 3 compared leaves differ.")

@@ -11,25 +11,45 @@
 
 use serde_json::{Map, Value};
 
-use super::input::{self, Text};
+use super::BuildContext;
+use super::json_metric::{JsonMetric, JsonSettings, Pair, json_evaluator};
 use super::options::Opts;
+use super::registry::{MetricSpec, OptionSpec, OptionType};
+use crate::detail::Detail;
 use crate::engine::{
-    self, Absent, Aggregate, Align, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy, Rules,
+    self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
+    Rules,
 };
-use crate::error::{ConfigError, EvalError};
-use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::error::ConfigError;
+use crate::evaluator::Evaluator;
 use crate::number::exact_eq;
-use crate::score::{Direction, Score};
+use crate::score::{Direction, Kind, Score};
 
-const INPUTS: &[InputSpec] =
-    &[InputSpec::required("output", true), InputSpec::required("reference", true)];
+/// The declaration of `json_distance`.
+pub const SPEC: MetricSpec = MetricSpec {
+    name: "json_distance",
+    description: "Phoenix JSON Distance: the number of fields that differ (0 = identical)",
+    inputs: super::json_metric::PAIR,
+    options: &[OptionSpec::new(
+        "variant",
+        OptionType::Choice(&["snippet", "prebuilt"]),
+        Some("snippet"),
+        "snippet: Phoenix's code evaluator (Python ==, absent = null); prebuilt: its built-in (strict types)",
+    )],
+    json: true,
+    kind: Kind::Code,
+    direction: Direction::Minimize,
+    threshold: Some(0.0),
+    extra_scores: &[],
+    example: "- metric: json_distance\n  options: {variant: snippet}\n  threshold: 0",
+    build: |o, ctx| Ok(Box::new(JsonDistance::from_options(o, ctx)?) as Box<dyn Evaluator>),
+};
 
 /// The JSON Distance metric.
 #[derive(Debug, Clone)]
 pub struct JsonDistance {
     prebuilt: bool,
-    parse_strings: bool,
-    keep: Keep,
+    settings: JsonSettings,
     policy: Policy,
 }
 
@@ -48,31 +68,36 @@ impl JsonDistance {
             empty_arrays: Empty::Nothing,
             empty_expected_object: Empty::Nothing,
         };
-        JsonDistance { prebuilt, parse_strings: true, keep: Keep::Failed, policy }
+        JsonDistance { prebuilt, settings: JsonSettings::default(), policy }
     }
 
-    /// From options: `variant` (`snippet` or `prebuilt`), `parse_strings`
-    /// (default true: string inputs are JSON text), `details`.
+    /// From options: `variant` (`snippet` or `prebuilt`) and the shared
+    /// JSON options.
     ///
     /// # Errors
     /// An unknown option or value.
-    pub fn from_options(options: &Map<String, Value>) -> Result<Self, ConfigError> {
-        let o = Opts::new("json_distance", options);
+    pub fn from_options(
+        options: &Map<String, Value>,
+        ctx: &BuildContext,
+    ) -> Result<Self, ConfigError> {
+        let o = Opts::for_metric(&SPEC, options)?;
         let variant = o.choice("variant", &["snippet", "prebuilt"], "snippet")?;
         let mut m = JsonDistance::new(variant == "prebuilt");
-        m.parse_strings = o.bool("parse_strings", true)?;
-        m.keep = super::keep_option(&o)?;
-        o.finish()?;
+        m.settings = JsonSettings::from_opts(&o, ctx)?;
         Ok(m)
     }
 
     /// Counts differences between two values.
     pub fn distance(&self, output: &Value, reference: &Value) -> u64 {
-        let c = engine::compare(self, reference, output, None, Keep::None);
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let d = c.tally.shortfall().round() as u64;
-        d
+        let c = engine::compare(self, reference, output, None, Keep::None, false);
+        differences(&c)
     }
+}
+
+fn differences(c: &Comparison) -> u64 {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let d = c.tally.shortfall().round() as u64;
+    d
 }
 
 /// Python `==` between two JSON values of which at most one is a container
@@ -138,39 +163,26 @@ impl Rules for JsonDistance {
     }
 }
 
-impl Evaluator for JsonDistance {
-    fn name(&self) -> &str {
-        "json_distance"
+impl JsonMetric for JsonDistance {
+    fn spec(&self) -> &'static MetricSpec {
+        &SPEC
     }
 
-    fn inputs(&self) -> &[InputSpec] {
-        INPUTS
+    fn settings(&self) -> &JsonSettings {
+        &self.settings
     }
 
-    fn direction(&self) -> Direction {
-        Direction::Minimize
-    }
-
-    fn evaluate(&self, inp: &EvalInput) -> Result<Vec<Score>, EvalError> {
-        let text = if self.parse_strings { Text::Parse } else { Text::Keep };
-        let (out, reference) = match input::pair(inp, text)? {
-            Ok(p) => p,
-            Err(e) => {
-                let msg = if self.prebuilt {
-                    format!("Invalid JSON in {e}")
-                } else {
-                    format!("Failed to parse JSON: {e}")
-                };
-                return Ok(vec![
-                    Score::invalid("json_distance", msg).with_direction(Direction::Minimize),
-                ]);
-            }
+    fn undecodable(&self, reason: &str, _: Option<&Value>) -> Score {
+        let msg = if self.prebuilt {
+            format!("Invalid JSON in {reason}")
+        } else {
+            format!("Failed to parse JSON: {reason}")
         };
-        let c = engine::compare(self, &reference, &out, None, self.keep);
-        input::release(out);
-        input::release(reference);
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let d = c.tally.shortfall().round() as u64;
+        Score::invalid(SPEC.name, msg).with_direction(Direction::Minimize)
+    }
+
+    fn present(&self, c: &Comparison, _: &[Detail], _: &Pair<'_>) -> Score {
+        let d = differences(c);
         let explanation = if self.prebuilt {
             format!("JSON structures have {d} difference(s)")
         } else if d == 0 {
@@ -179,21 +191,21 @@ impl Evaluator for JsonDistance {
             format!("{d} field(s) differ from the reference.")
         };
         #[allow(clippy::cast_precision_loss)]
-        let mut s = Score::new("json_distance", Some(d as f64))
+        Score::new(SPEC.name, Some(d as f64))
             .with_label(if d == 0 { "match" } else { "mismatch" })
             .with_explanation(explanation)
             .with_direction(Direction::Minimize)
             .with_meta("differences", d)
-            .with_meta("variant", if self.prebuilt { "prebuilt" } else { "snippet" });
-        s.details = c.records.iter().map(engine::Record::to_detail).collect();
-        s.fields = c.fields;
-        Ok(vec![s])
+            .with_meta("variant", if self.prebuilt { "prebuilt" } else { "snippet" })
     }
 }
+
+json_evaluator!(JsonDistance);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evaluator::EvalInput;
     use serde_json::json;
 
     fn d(prebuilt: bool, a: Value, b: Value) -> u64 {
@@ -225,7 +237,8 @@ mod tests {
     #[test]
     fn invalid_text() {
         let m = JsonDistance::new(false);
-        let s = &m.evaluate(&EvalInput::pair(json!("{not json"), json!("{}"))).unwrap()[0];
+        let e = m.evaluate(&EvalInput::pair(json!("{not json"), json!("{}"))).unwrap();
+        let s = &e.scores[0];
         assert!(s.score.is_none());
         assert_eq!(s.label.as_deref(), Some("invalid"));
         assert!(s.explanation.as_deref().unwrap().starts_with("Failed to parse JSON: output:"));

@@ -9,30 +9,52 @@
 
 use serde_json::{Map, Value};
 
-use super::input::{self, Text, py_float};
+use super::BuildContext;
+use super::input::py_float;
+use super::json_metric::{JsonMetric, JsonSettings, Pair, json_evaluator};
 use super::options::Opts;
-use crate::detail::{Outcome, truncate};
+use super::registry::{MetricSpec, OptionSpec, OptionType};
+use crate::detail::{Detail, Outcome, truncate};
 use crate::engine::{
     self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
     Rules,
 };
-use crate::error::{ConfigError, EvalError};
-use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::error::ConfigError;
+use crate::evaluator::Evaluator;
 use crate::json;
 use crate::number::{relative_to_expected, to_f64};
-use crate::path::{Seg, format_path};
-use crate::score::Score;
+use crate::path::{JsonPath, PathSeg, Seg};
+use crate::score::{Direction, Kind, Score};
 use crate::text::normalized_levenshtein;
 
-const INPUTS: &[InputSpec] =
-    &[InputSpec::required("output", true), InputSpec::required("reference", true)];
+/// The declaration of `json_similarity`.
+pub const SPEC: MetricSpec = MetricSpec {
+    name: "json_similarity",
+    description: "UiPath JSON Similarity: matched / total reference leaves, in [0, 1]",
+    inputs: super::json_metric::PAIR,
+    options: &[
+        OptionSpec::new(
+            "target_output_key",
+            OptionType::FileOrValue,
+            Some("*"),
+            "a path (`result`, `items[0].name`) or a list of paths to compare instead of the whole documents",
+        ),
+        OptionSpec::new("target_key", OptionType::FileOrValue, None, "alias of target_output_key"),
+    ],
+    json: true,
+    kind: Kind::Code,
+    direction: Direction::Maximize,
+    threshold: Some(1.0),
+    extra_scores: &[],
+    example: "- metric: json_similarity\n  options: {target_output_key: result}\n  threshold: 0.9",
+    build: |o, ctx| Ok(Box::new(JsonSimilarity::from_options(o, ctx)?) as Box<dyn Evaluator>),
+};
 
 /// The JSON Similarity metric.
 #[derive(Debug, Clone)]
 pub struct JsonSimilarity {
     targets: Vec<String>,
-    parse_strings: bool,
-    keep: Keep,
+    settings: JsonSettings,
     policy: Policy,
 }
 
@@ -55,8 +77,7 @@ impl JsonSimilarity {
     pub fn with_targets(targets: Vec<String>) -> Self {
         JsonSimilarity {
             targets: if targets.len() == 1 && targets[0] == "*" { Vec::new() } else { targets },
-            parse_strings: false,
-            keep: Keep::Failed,
+            settings: JsonSettings::default(),
             policy: Policy {
                 aggregate: Aggregate::Sum,
                 keys: KeySet::Expected,
@@ -73,13 +94,16 @@ impl JsonSimilarity {
     }
 
     /// From options: `target_output_key` (alias `target_key`; a path or a
-    /// list of paths, default `*`), `parse_strings`, `details`.
+    /// list of paths, default `*`) and the shared JSON options.
     ///
     /// # Errors
     /// An unknown option, or a target that is not a string or a list of
     /// strings.
-    pub fn from_options(options: &Map<String, Value>) -> Result<Self, ConfigError> {
-        let o = Opts::new("json_similarity", options);
+    pub fn from_options(
+        options: &Map<String, Value>,
+        ctx: &BuildContext,
+    ) -> Result<Self, ConfigError> {
+        let o = Opts::for_metric(&SPEC, options)?;
         let key = match o.value("target_output_key") {
             Some(v) => Some(("target_output_key", v)),
             None => o.value("target_key").map(|v| ("target_key", v)),
@@ -91,29 +115,21 @@ impl JsonSimilarity {
                 .iter()
                 .map(|v| v.as_str().map(str::to_owned))
                 .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| {
-                    ConfigError::invalid(
-                        format!("metric `json_similarity`, option `{name}`"),
-                        "expected a path or a list of paths (strings)",
-                    )
-                })?,
+                .ok_or_else(|| o.error(name, "expected a path or a list of paths (strings)"))?,
             Some((name, other)) => {
-                return Err(ConfigError::invalid(
-                    format!("metric `json_similarity`, option `{name}`"),
-                    format!("expected a path or a list of paths, got {other}"),
-                ));
+                return Err(
+                    o.error(name, format!("expected a path or a list of paths, got {other}"))
+                );
             }
         };
         let mut m = JsonSimilarity::with_targets(targets);
-        m.parse_strings = o.bool("parse_strings", false)?;
-        m.keep = super::keep_option(&o)?;
-        o.finish()?;
+        m.settings = JsonSettings::from_opts(&o, ctx)?;
         Ok(m)
     }
 
     /// `(matched, total)` leaves of `output` against `reference`.
     pub fn leaves(&self, output: &Value, reference: &Value) -> (f64, f64) {
-        let c = engine::compare(self, reference, output, None, Keep::None);
+        let c = engine::compare(self, reference, output, None, Keep::None, false);
         (c.tally.matched, c.tally.total)
     }
 }
@@ -187,16 +203,27 @@ fn resolve<'v>(v: &'v Value, segs: &[Seg<'_>]) -> Result<&'v Value, String> {
             (Seg::Index(i), other) => {
                 return Err(format!("cannot read index {i} of {}", json::type_name(other)));
             }
+            (Seg::Pair { .. }, _) => return Err(String::from("not a target path")),
         };
     }
     Ok(cur)
 }
 
-/// Prefixes the paths of records with the target's path.
-fn prefix_records(records: &mut [engine::Record], segs: &[Seg<'_>]) {
-    let prefix = format_path(segs);
-    for r in records {
-        r.path = format!("{prefix}{}", r.path.strip_prefix('$').unwrap_or(&r.path));
+/// Puts the records and field tallies of a target's comparison under the
+/// target's path.
+fn prefix(c: &mut Comparison, segs: &[Seg<'_>]) {
+    if segs.is_empty() {
+        return;
+    }
+    let head: Vec<PathSeg> = segs.iter().map(|s| PathSeg::from(*s)).collect();
+    for r in &mut c.records {
+        let mut path = head.clone();
+        path.append(&mut r.path.0);
+        r.path = JsonPath(path);
+    }
+    let wildcard = JsonPath(head).wildcard();
+    for f in &mut c.fields {
+        f.path = format!("{wildcard}{}", f.path.strip_prefix('$').unwrap_or(&f.path));
     }
 }
 
@@ -206,8 +233,9 @@ impl JsonSimilarity {
     /// lacks earns nothing for its reference leaves; one the reference lacks
     /// makes the row invalid.
     fn compare_targets(&self, out: &Value, reference: &Value) -> Result<Comparison, String> {
+        let (keep, fields) = (self.settings.keep, self.settings.fields);
         if self.targets.is_empty() {
-            return Ok(engine::compare(self, reference, out, None, self.keep));
+            return Ok(engine::compare(self, reference, out, None, keep, fields));
         }
         let mut all = Comparison::default();
         for target in &self.targets {
@@ -216,7 +244,7 @@ impl JsonSimilarity {
                 format!("target_output_key `{target}` not found in the reference: {why}")
             })?;
             let mut c = match resolve(out, &segs) {
-                Ok(a) => engine::compare(self, e, a, None, self.keep),
+                Ok(a) => engine::compare(self, e, a, None, keep, fields),
                 Err(_) => {
                     let n = json::leaves(e);
                     let mut c = Comparison::default();
@@ -224,9 +252,9 @@ impl JsonSimilarity {
                     let total = n as f64;
                     c.tally = engine::Tally::new(0.0, total);
                     c.counts.missing = n.max(1) as u64;
-                    if self.keep != Keep::None {
+                    if keep != Keep::None {
                         c.records.push(engine::Record {
-                            path: String::from("$"),
+                            path: JsonPath::root(),
                             expected: Some(truncate(&json::display(e))),
                             actual: None,
                             outcome: Outcome::Missing,
@@ -238,64 +266,54 @@ impl JsonSimilarity {
                     c
                 }
             };
-            prefix_records(&mut c.records, &segs);
+            prefix(&mut c, &segs);
             all.tally += c.tally;
             all.counts.add(&c.counts);
             all.records.append(&mut c.records);
+            all.fields.append(&mut c.fields);
         }
         Ok(all)
     }
 }
 
-impl Evaluator for JsonSimilarity {
-    fn name(&self) -> &str {
-        "json_similarity"
+impl JsonMetric for JsonSimilarity {
+    fn spec(&self) -> &'static MetricSpec {
+        &SPEC
     }
 
-    fn inputs(&self) -> &[InputSpec] {
-        INPUTS
+    fn settings(&self) -> &JsonSettings {
+        &self.settings
     }
 
-    fn evaluate(&self, inp: &EvalInput) -> Result<Vec<Score>, EvalError> {
-        // With a target key, string inputs are JSON text (as in the original).
-        let text =
-            if self.parse_strings || !self.targets.is_empty() { Text::Parse } else { Text::Keep };
-        let (out, reference) = match input::pair(inp, text)? {
-            Ok(p) => p,
-            Err(e) => {
-                return Ok(vec![Score::invalid(
-                    "json_similarity",
-                    format!("Failed to parse JSON: {e}"),
-                )]);
-            }
-        };
-        let c = self.compare_targets(&out, &reference);
-        input::release(out);
-        input::release(reference);
-        let c = match c {
-            Ok(c) => c,
-            Err(why) => return Ok(vec![Score::invalid("json_similarity", why)]),
-        };
+    fn undecodable(&self, reason: &str, _: Option<&Value>) -> Score {
+        Score::invalid(SPEC.name, format!("Failed to parse JSON: {reason}"))
+    }
+
+    fn compare(&self, pair: &Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
+        self.compare_targets(&pair.output, &pair.reference)
+    }
+
+    fn present(&self, c: &Comparison, _: &[Detail], _: &Pair<'_>) -> Score {
         let score = c.tally.ratio_or(1.0);
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let total = c.tally.total.round() as u64;
-        let mut s = Score::new("json_similarity", Some(score))
+        Score::new(SPEC.name, Some(score))
             .with_label(super::similarity_label(score))
             .with_explanation(format!(
                 "Matched leaves: {}, Total leaves: {total}",
                 py_float(c.tally.matched)
             ))
             .with_meta("matched_leaves", c.tally.matched)
-            .with_meta("total_leaves", total);
-        s.details = c.records.iter().map(engine::Record::to_detail).collect();
-        s.fields = c.fields;
-        Ok(vec![s])
+            .with_meta("total_leaves", total)
     }
 }
+
+json_evaluator!(JsonSimilarity);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evaluator::EvalInput;
     use serde_json::json;
 
     fn score(o: Value, r: Value) -> f64 {
@@ -340,7 +358,7 @@ mod tests {
             json!({"result": {"score": 95, "passed": true}, "metadata": {"t": 1}}),
             json!({"result": {"score": 95, "passed": true}}),
         );
-        let s = &m.evaluate(&inp).unwrap()[0];
+        let s = &m.evaluate(&inp).unwrap().scores[0];
         assert_eq!(s.score, Some(1.0));
         assert_eq!(s.explanation.as_deref(), Some("Matched leaves: 2.0, Total leaves: 2"));
     }
@@ -356,21 +374,21 @@ mod tests {
         let out = json!({"items": [{"name": "pen"}, {"name": "ink", "n": 2}]});
         let reference = json!({"items": [{"name": "pen"}, {"name": "inc", "n": 2}]});
         let m = JsonSimilarity::new(Some(String::from("items[1].name")));
-        let s = &m.evaluate(&EvalInput::pair(out.clone(), reference.clone())).unwrap()[0];
+        let s = &m.evaluate(&EvalInput::pair(out.clone(), reference.clone())).unwrap().scores[0];
         assert!((s.score.unwrap() - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(s.details[0].check, "json_path.$.items[1].name");
         let m = JsonSimilarity::with_targets(vec![String::from("items[0]"), String::from("x")]);
-        let s = &m.evaluate(&EvalInput::pair(out.clone(), reference.clone())).unwrap()[0];
+        let s = &m.evaluate(&EvalInput::pair(out.clone(), reference.clone())).unwrap().scores[0];
         assert!(s.is_invalid(), "{s:?}");
         let m = JsonSimilarity::with_targets(vec![
             String::from("items[0]"),
             String::from("items[1].n"),
         ]);
         let s = &m.evaluate(&EvalInput::pair(out, json!({"items": [{"name": "pen"}]}))).unwrap();
-        assert!(s[0].is_invalid());
+        assert!(s.scores[0].is_invalid());
         let m = JsonSimilarity::new(Some(String::from("items[5]")));
         let reference = json!({"items": [1, 2, 3, 4, 5, {"a": 1, "b": 2}]});
-        let s = &m.evaluate(&EvalInput::pair(json!({"items": []}), reference)).unwrap()[0];
+        let s = &m.evaluate(&EvalInput::pair(json!({"items": []}), reference)).unwrap().scores[0];
         assert_eq!(s.score, Some(0.0));
         assert_eq!(s.metadata["total_leaves"], 2);
     }
@@ -380,7 +398,8 @@ mod tests {
         let m = JsonSimilarity::new(Some(String::from("result")));
         let s = &m
             .evaluate(&EvalInput::pair(json!({"other": 1}), json!({"result": {"a": 1, "b": 2}})))
-            .unwrap()[0];
+            .unwrap()
+            .scores[0];
         assert_eq!(s.score, Some(0.0));
         assert_eq!(s.explanation.as_deref(), Some("Matched leaves: 0.0, Total leaves: 2"));
         assert_eq!(s.details[0].check, "json_path.$.result");

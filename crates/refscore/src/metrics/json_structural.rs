@@ -11,20 +11,35 @@
 
 use serde_json::{Map, Value};
 
-use super::input::{self, Text};
+use super::BuildContext;
+use super::json_metric::{JsonMetric, JsonSettings, Pair, json_evaluator};
 use super::options::Opts;
-use crate::detail::failure_lines;
+use super::registry::MetricSpec;
+use crate::detail::{Detail, failure_lines};
 use crate::engine::{
-    self, Absent, Aggregate, Align, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy, Rules,
+    self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
+    Rules,
 };
-use crate::error::{ConfigError, EvalError};
-use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::error::ConfigError;
+use crate::evaluator::Evaluator;
 use crate::number::{to_f64, within_abs};
-use crate::score::Score;
+use crate::score::{Direction, Kind, Score};
 use crate::text::js_trim;
 
-const INPUTS: &[InputSpec] =
-    &[InputSpec::required("output", true), InputSpec::required("reference", true)];
+/// The declaration of `json_structural`.
+pub const SPEC: MetricSpec = MetricSpec {
+    name: "json_structural",
+    description: "Regtrace structural factuality on JSON: matched / (expected + extra) leaves",
+    inputs: super::json_metric::PAIR,
+    options: &[],
+    json: true,
+    kind: Kind::Code,
+    direction: Direction::Maximize,
+    threshold: Some(1.0),
+    extra_scores: &[],
+    example: "- metric: json_structural\n  threshold: 0.8",
+    build: |o, ctx| Ok(Box::new(JsonStructural::from_options(o, ctx)?) as Box<dyn Evaluator>),
+};
 
 /// Absolute tolerance for numbers.
 pub const NUMBER_TOLERANCE: f64 = 0.01;
@@ -32,16 +47,14 @@ pub const NUMBER_TOLERANCE: f64 = 0.01;
 /// The structural JSON comparison.
 #[derive(Debug, Clone)]
 pub struct JsonStructural {
-    parse_strings: bool,
-    keep: Keep,
+    settings: JsonSettings,
     policy: Policy,
 }
 
 impl Default for JsonStructural {
     fn default() -> Self {
         JsonStructural {
-            parse_strings: true,
-            keep: Keep::Failed,
+            settings: JsonSettings::default(),
             policy: Policy {
                 aggregate: Aggregate::Sum,
                 keys: KeySet::Union,
@@ -59,46 +72,32 @@ impl Default for JsonStructural {
 }
 
 impl JsonStructural {
-    /// From options: `parse_strings` (default true), `details` (`failed`,
-    /// `all` or `none`; the explanation lists failures whatever it is).
+    /// From the shared JSON options (the explanation lists failures
+    /// whatever `details` is).
     ///
     /// # Errors
     /// An unknown option.
-    pub fn from_options(options: &Map<String, Value>) -> Result<Self, ConfigError> {
-        let o = Opts::new("json_structural", options);
-        let m = JsonStructural {
-            parse_strings: o.bool("parse_strings", true)?,
-            keep: super::keep_option(&o)?,
+    pub fn from_options(
+        options: &Map<String, Value>,
+        ctx: &BuildContext,
+    ) -> Result<Self, ConfigError> {
+        let o = Opts::for_metric(&SPEC, options)?;
+        Ok(JsonStructural {
+            settings: JsonSettings::from_opts(&o, ctx)?,
             ..JsonStructural::default()
-        };
-        o.finish()?;
-        Ok(m)
+        })
     }
 
-    /// Scores two parsed documents, with every mismatch as a detail (or
-    /// every comparison, or none, as the `details` option says).
+    /// Scores two parsed documents, with every mismatch as a detail.
     pub fn score_values(&self, output: &Value, reference: &Value) -> Score {
-        let keep = if self.keep == Keep::None { Keep::Failed } else { self.keep };
-        let mut c = engine::compare(self, reference, output, None, keep);
-        let score = c.tally.ratio_or(1.0);
-        let mut details: Vec<_> = c.records.iter().map(engine::Record::to_detail).collect();
-        let mut lines = vec![format!(
-            "Factuality score {}%: {}/{} leaf values match",
-            (score * 100.0).round(),
-            c.tally.matched,
-            c.tally.total
-        )];
-        lines.extend(failure_lines(&details));
-        if self.keep == Keep::None {
-            details.clear();
-        }
-        let mut s = Score::new("json_structural", Some(score))
-            .with_label(super::similarity_label(score))
-            .with_explanation(lines.join("\n"))
-            .with_meta("matched", c.tally.matched)
-            .with_meta("total", c.tally.total);
+        let c = engine::compare(self, reference, output, None, Keep::Failed, false);
+        let details: Vec<Detail> = c.records.iter().map(engine::Record::to_detail).collect();
+        let pair = Pair {
+            output: std::borrow::Cow::Borrowed(output),
+            reference: std::borrow::Cow::Borrowed(reference),
+        };
+        let mut s = self.present(&c, &details, &pair);
         s.details = details;
-        s.fields = std::mem::take(&mut c.fields);
         s
     }
 }
@@ -137,36 +136,48 @@ impl Rules for JsonStructural {
     }
 }
 
-impl Evaluator for JsonStructural {
-    fn name(&self) -> &str {
-        "json_structural"
+impl JsonMetric for JsonStructural {
+    fn spec(&self) -> &'static MetricSpec {
+        &SPEC
     }
 
-    fn inputs(&self) -> &[InputSpec] {
-        INPUTS
+    fn settings(&self) -> &JsonSettings {
+        &self.settings
     }
 
-    fn evaluate(&self, inp: &EvalInput) -> Result<Vec<Score>, EvalError> {
-        let text = if self.parse_strings { Text::ParseFenced } else { Text::Keep };
-        let (out, reference) = match input::pair(inp, text)? {
-            Ok(p) => p,
-            Err(e) => {
-                return Ok(vec![Score::invalid(
-                    "json_structural",
-                    format!("json_structural needs JSON on both sides; {e}"),
-                )]);
-            }
-        };
-        let s = self.score_values(&out, &reference);
-        input::release(out);
-        input::release(reference);
-        Ok(vec![s])
+    fn undecodable(&self, reason: &str, _: Option<&Value>) -> Score {
+        Score::invalid(SPEC.name, format!("json_structural needs JSON on both sides; {reason}"))
+    }
+
+    fn compare(&self, pair: &Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
+        // The explanation lists the failures, so they are kept at least.
+        let keep = if self.settings.keep == Keep::None { Keep::Failed } else { self.settings.keep };
+        Ok(engine::compare(self, &pair.reference, &pair.output, None, keep, self.settings.fields))
+    }
+
+    fn present(&self, c: &Comparison, details: &[Detail], _: &Pair<'_>) -> Score {
+        let score = c.tally.ratio_or(1.0);
+        let mut lines = vec![format!(
+            "Factuality score {}%: {}/{} leaf values match",
+            (score * 100.0).round(),
+            c.tally.matched,
+            c.tally.total
+        )];
+        lines.extend(failure_lines(details));
+        Score::new(SPEC.name, Some(score))
+            .with_label(super::similarity_label(score))
+            .with_explanation(lines.join("\n"))
+            .with_meta("matched", c.tally.matched)
+            .with_meta("total", c.tally.total)
     }
 }
+
+json_evaluator!(JsonStructural);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evaluator::EvalInput;
     use serde_json::json;
 
     fn score(o: Value, r: Value) -> f64 {
@@ -197,10 +208,10 @@ mod tests {
             &json!({"a": {"b": [1, {"c": "y"}]}, "z": 1}),
             &json!({"a": {"b": [1, {"c": "x"}]}, "q": true}),
         );
-        let checks: Vec<&str> = s.details.iter().map(|d| d.check.as_str()).collect();
-        assert!(checks.contains(&"json_path.$.a.b[1].c"), "{checks:?}");
-        assert!(checks.contains(&"json_path.$.q"));
-        assert!(checks.contains(&"json_path.$.z"));
+        let checks: Vec<String> = s.details.iter().map(|d| d.check.to_string()).collect();
+        assert!(checks.iter().any(|c| c == "json_path.$.a.b[1].c"), "{checks:?}");
+        assert!(checks.iter().any(|c| c == "json_path.$.q"));
+        assert!(checks.iter().any(|c| c == "json_path.$.z"));
         let msgs: Vec<&str> = s.details.iter().filter_map(|d| d.message.as_deref()).collect();
         assert!(
             msgs.contains(&"Missing key")
@@ -214,18 +225,22 @@ mod tests {
     fn details_option() {
         let opts = |d: &str| json!({"details": d}).as_object().cloned().unwrap_or_default();
         let (out, reference) = (json!({"t": ["a", "b"], "n": 1}), json!({"t": ["a"], "n": 2}));
-        let all =
-            JsonStructural::from_options(&opts("all")).unwrap().score_values(&out, &reference);
-        let checks: Vec<(&str, bool)> =
-            all.details.iter().map(|d| (d.check.as_str(), d.passed)).collect();
-        assert!(checks.contains(&("json_path.$.t", true)), "{checks:?}");
-        assert!(checks.contains(&("json_path.$.t", false)));
-        assert!(checks.contains(&("json_path.$.n", false)));
-        let none =
-            JsonStructural::from_options(&opts("none")).unwrap().score_values(&out, &reference);
+        let run = |d: &str| {
+            let m = JsonStructural::from_options(&opts(d), &BuildContext::default()).unwrap();
+            let input = EvalInput::pair(out.clone(), reference.clone());
+            m.evaluate(&input).unwrap().scores.remove(0)
+        };
+        let all = run("all");
+        let checks: Vec<(String, bool)> =
+            all.details.iter().map(|d| (d.check.to_string(), d.passed)).collect();
+        let has = |c: &str, p: bool| checks.iter().any(|(x, q)| x == c && *q == p);
+        assert!(has("json_path.$.t", true), "{checks:?}");
+        assert!(has("json_path.$.t", false));
+        assert!(has("json_path.$.n", false));
+        let none = run("none");
         assert!(none.details.is_empty());
         assert_eq!(none.explanation, all.explanation);
         assert!(none.explanation.unwrap().contains("Unexpected element (got b)"));
-        assert!(JsonStructural::from_options(&opts("some")).is_err());
+        assert!(JsonStructural::from_options(&opts("some"), &BuildContext::default()).is_err());
     }
 }

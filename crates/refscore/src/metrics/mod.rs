@@ -2,8 +2,11 @@
 //! make one by name from its options.
 
 pub(crate) mod input;
+pub(crate) mod json_metric;
 pub(crate) mod options;
+pub mod registry;
 
+pub mod exact_match;
 pub mod factuality;
 pub mod format;
 pub mod json_diff;
@@ -11,34 +14,51 @@ pub mod json_distance;
 pub mod json_match;
 pub mod json_similarity;
 pub mod json_structural;
+pub mod matches_regex;
+pub mod precision_recall_fscore;
 pub mod tone;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::engine::Keep;
+use std::sync::Arc;
+
 use crate::error::ConfigError;
 use crate::evaluator::Evaluator;
+use crate::judge::Judges;
 
-/// Names of the metrics [`build`] knows.
-pub const METRICS: &[&str] = &[
-    "json_match",
-    "json_distance",
-    "json_diff",
-    "json_similarity",
-    "json_structural",
-    "format",
-    "factuality",
-    "tone",
+pub use json_metric::JsonSettings;
+pub use registry::{MetricSpec, OptionSpec, OptionType};
+
+/// Every built-in metric, declared once: the registry's contents.
+pub(crate) static REGISTRY: &[MetricSpec] = &[
+    json_match::SPEC,
+    json_distance::SPEC,
+    json_diff::SPEC,
+    json_similarity::SPEC,
+    json_structural::SPEC,
+    format::SPEC,
+    factuality::SPEC,
+    tone::SPEC,
+    exact_match::SPEC,
+    matches_regex::SPEC,
+    precision_recall_fscore::SPEC,
 ];
 
-/// Where a metric's configuration comes from: relative file paths in its
-/// options (schemas, rules files) resolve against `base_dir`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Where a metric's configuration comes from, and what a run wants of it.
+#[derive(Debug, Clone, Default)]
 pub struct BuildContext {
-    /// Folder of the file that holds the options, if any.
+    /// Folder of the file that holds the options, if any: relative file
+    /// paths in the options (schemas, rules files) resolve against it.
     pub base_dir: Option<PathBuf>,
+    /// Whether JSON metrics gather per-field tallies on every evaluation
+    /// (a run's field table needs them; a single comparison does not).
+    pub field_tallies: bool,
+    /// The judges LLM metrics may name.
+    pub judges: Arc<Judges>,
+    /// The evaluator's name in its suite (judge accounting uses it).
+    pub evaluator: Option<String>,
 }
 
 impl BuildContext {
@@ -61,22 +81,7 @@ pub fn build(
     options: &Map<String, Value>,
     ctx: &BuildContext,
 ) -> Result<Box<dyn Evaluator>, ConfigError> {
-    Ok(match name {
-        "json_distance" => Box::new(json_distance::JsonDistance::from_options(options)?),
-        "json_diff" => Box::new(json_diff::JsonDiff::from_options(options)?),
-        "json_similarity" => Box::new(json_similarity::JsonSimilarity::from_options(options)?),
-        "json_structural" => Box::new(json_structural::JsonStructural::from_options(options)?),
-        "json_match" => Box::new(json_match::JsonMatch::from_options(options, ctx)?),
-        "format" => Box::new(format::Format::from_options(options, ctx)?),
-        "factuality" => Box::new(factuality::Factuality::from_options(options, ctx)?),
-        "tone" => Box::new(tone::Tone::from_options(options, ctx)?),
-        other => {
-            return Err(ConfigError::UnknownMetric {
-                name: other.to_owned(),
-                known: METRICS.join(", "),
-            });
-        }
-    })
+    (registry::find(name)?.build)(options, ctx)
 }
 
 /// `match` at 1, `mismatch` at 0, `partial` between.
@@ -88,15 +93,4 @@ pub(crate) fn similarity_label(score: f64) -> &'static str {
     } else {
         "mismatch"
     }
-}
-
-/// The `details` option: `failed` (default), `all`, `fields` (every
-/// leaf, passed ones by path only) or `none`.
-pub(crate) fn keep_option(o: &options::Opts<'_>) -> Result<Keep, ConfigError> {
-    Ok(match o.choice("details", &["failed", "all", "fields", "none"], "failed")?.as_str() {
-        "all" => Keep::All,
-        "fields" => Keep::Fields,
-        "none" => Keep::None,
-        _ => Keep::Failed,
-    })
 }

@@ -5,28 +5,65 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use super::registry::MetricSpec;
 use crate::error::ConfigError;
 
-/// Typed access to an options object; [`Opts::finish`] rejects any key that
-/// was never read.
+/// Typed access to an options object. A metric's own options are checked
+/// against its [`MetricSpec`] declaration ([`Opts::for_metric`]); a nested
+/// settings object rejects, in [`Opts::finish`], any key that was never
+/// read.
 pub(crate) struct Opts<'a> {
     metric: &'a str,
     map: &'a Map<String, Value>,
     read: RefCell<BTreeSet<&'a str>>,
+    spec: Option<&'static MetricSpec>,
 }
 
 impl<'a> Opts<'a> {
+    /// The options of a nested settings object named `context`.
     pub(crate) fn new(metric: &'a str, map: &'a Map<String, Value>) -> Self {
-        Opts { metric, map, read: RefCell::new(BTreeSet::new()) }
+        Opts { metric, map, read: RefCell::new(BTreeSet::new()), spec: None }
+    }
+
+    /// A metric's options, checked against its declaration.
+    ///
+    /// # Errors
+    /// [`ConfigError::UnknownOption`] for a key the metric does not declare.
+    pub(crate) fn for_metric(
+        spec: &'static MetricSpec,
+        map: &'a Map<String, Value>,
+    ) -> Result<Self, ConfigError> {
+        if let Some(unknown) = map.keys().find(|k| spec.option(k).is_none()) {
+            return Err(ConfigError::UnknownOption {
+                metric: spec.name.to_owned(),
+                option: unknown.clone(),
+                known: spec.all_options().map(|o| o.name.to_owned()).collect(),
+            });
+        }
+        Ok(Opts { metric: spec.name, map, read: RefCell::new(BTreeSet::new()), spec: Some(spec) })
     }
 
     fn get(&self, key: &'a str) -> Option<&'a Value> {
+        debug_assert!(
+            self.spec.is_none_or(|s| s.option(key).is_some()),
+            "metric {} reads undeclared option {key}",
+            self.metric
+        );
         self.read.borrow_mut().insert(key);
         self.map.get(key).filter(|v| !v.is_null())
     }
 
     fn err(&self, key: &str, msg: impl std::fmt::Display) -> ConfigError {
-        ConfigError::invalid(format!("metric `{}`, option `{key}`", self.metric), msg.to_string())
+        ConfigError::BadOption {
+            metric: self.metric.to_owned(),
+            option: key.to_owned(),
+            message: msg.to_string(),
+        }
+    }
+
+    /// An error about option `key`.
+    pub(crate) fn error(&self, key: &str, msg: impl std::fmt::Display) -> ConfigError {
+        self.err(key, msg)
     }
 
     pub(crate) fn bool(&self, key: &'a str, default: bool) -> Result<bool, ConfigError> {
@@ -60,7 +97,6 @@ impl<'a> Opts<'a> {
         }
     }
 
-    #[allow(dead_code)] // for metrics with numeric options
     pub(crate) fn number(&self, key: &'a str, default: f64) -> Result<f64, ConfigError> {
         match self.get(key) {
             None => Ok(default),
@@ -82,17 +118,20 @@ impl<'a> Opts<'a> {
     }
 
     pub(crate) fn finish(self) -> Result<(), ConfigError> {
+        if self.spec.is_some() {
+            return Ok(());
+        }
         let read = self.read.borrow();
         let unknown: Vec<&str> =
             self.map.keys().map(String::as_str).filter(|k| !read.contains(k)).collect();
         if unknown.is_empty() {
             Ok(())
         } else {
-            let known: Vec<&str> = read.iter().copied().collect();
-            Err(ConfigError::invalid(
-                format!("metric `{}`", self.metric),
-                format!("unknown option `{}` (known: {})", unknown.join("`, `"), known.join(", ")),
-            ))
+            Err(ConfigError::UnknownOption {
+                metric: self.metric.to_owned(),
+                option: unknown.join("`, `"),
+                known: read.iter().map(|k| (*k).to_owned()).collect(),
+            })
         }
     }
 }

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::*;
 use crate::error::EvalError;
-use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 use crate::mapping::InputMapping;
 use crate::suite::SuiteFormat;
 use crate::summary::Gate;
@@ -15,7 +15,8 @@ use crate::summary::Gate;
 /// gives an invalid score on "invalid".
 struct Flaky;
 
-const FLAKY_INPUTS: &[InputSpec] = &[InputSpec::required("output", false)];
+const FLAKY_INPUTS: &[InputSpec] =
+    &[InputSpec::required("output", InputType::Text, "a number, or boom, panic, invalid")];
 
 impl Evaluator for Flaky {
     fn name(&self) -> &str {
@@ -24,12 +25,17 @@ impl Evaluator for Flaky {
     fn inputs(&self) -> &[InputSpec] {
         FLAKY_INPUTS
     }
-    fn evaluate(&self, input: &EvalInput) -> Result<Vec<Score>, EvalError> {
+    fn compute(&self, input: &EvalInput) -> Result<Evaluation, EvalError> {
         match input.require("output")? {
             Value::String(s) if s == "boom" => Err(EvalError::Failed("boom".into())),
             Value::String(s) if s == "panic" => panic!("flaky panicked"),
-            Value::String(s) if s == "invalid" => Ok(vec![Score::invalid("flaky", "not a number")]),
-            v => Ok(vec![Score::new("flaky", v.as_f64()), Score::new("extra", Some(1.0))]),
+            Value::String(s) if s == "invalid" => {
+                Ok(Evaluation::one(Score::invalid("flaky", "not a number")))
+            }
+            v => Ok(Evaluation::of(vec![
+                Score::new("flaky", v.as_f64()),
+                Score::new("extra", Some(1.0)),
+            ])),
         }
     }
 }
@@ -268,6 +274,52 @@ fn json_metrics_feed_field_statistics_and_passed_details_are_stripped() {
     let opts = RunOptions { keep_passed_details: true, ..RunOptions::default() };
     let (rows, _) = collect(&suite, &opts);
     assert!(rows[0].scores[0].details.iter().any(|d| d.passed));
+
+    // The field table counts every comparison whatever `details` keeps:
+    // with `details: failed` written out, matched fields still count.
+    for details in ["failed", "none"] {
+        let t = text.replace(
+            "threshold: 0.99}",
+            &format!("threshold: 0.99, options: {{details: {details}}}}}"),
+        );
+        let suite = Suite::from_str(&t, SuiteFormat::Yaml, dir.path()).unwrap();
+        let (_, s) = collect(&suite, &RunOptions::default());
+        assert_eq!(s.fields, summary.fields, "details: {details}");
+        let price = s.fields.iter().find(|f| f.path == "$.items[*].price").unwrap();
+        assert_eq!((price.total, price.matched), (3, 2), "details: {details}");
+    }
+}
+
+#[test]
+fn several_scores_and_decode_decisions_reach_results_and_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = vec![
+        json!({"id": "a", "out": ["x", "y"], "gold": ["x", "z"], "doc": "{\"k\": 1}", "want": {"k": 1}})
+            .to_string(),
+        json!({"id": "b", "out": ["x"], "gold": ["x"], "doc": "```json\n{\"k\": 2}\n```", "want": {"k": 1}})
+            .to_string(),
+    ];
+    write_jsonl(dir.path(), &lines);
+    let text = "dataset: data.jsonl\nid: id\nevaluators:\n\
+                - {name: prf, metric: precision_recall_fscore, options: {mode: set},\n   \
+                   mapping: {output: out, reference: gold}}\n\
+                - {name: doc, metric: json_diff, mapping: {output: doc, reference: want}}\n";
+    let suite = Suite::from_str(text, SuiteFormat::Yaml, dir.path()).unwrap();
+    let (rows, summary) = collect(&suite, &RunOptions::default());
+    let names: Vec<&str> = rows[0].scores.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["prf", "prf.precision", "prf.recall", "doc"]);
+    assert_eq!(rows[0].scores[1].score, Some(0.5));
+    let decode = &rows[0].execution["doc"].decode;
+    assert_eq!(decode["output"]["method"], "whole", "{decode:?}");
+    assert!(decode.get("reference").is_none());
+    assert_eq!(rows[1].execution["doc"].decode["output"]["method"], "fence");
+    assert!(rows[0].execution["prf"].decode.is_empty());
+    let prf = &summary.evaluators[0];
+    let extra: Vec<(&str, u64)> = prf.scores.iter().map(|s| (s.name.as_str(), s.count)).collect();
+    assert_eq!(extra, [("prf.precision", 2), ("prf.recall", 2)]);
+    assert_eq!(prf.scores[0].mean, Some(0.75));
+    let json = serde_json::to_value(&rows[1]).unwrap();
+    assert_eq!(json["execution"]["doc"]["decode"]["output"]["method"], "fence");
 }
 
 #[test]

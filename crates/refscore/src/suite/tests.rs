@@ -60,14 +60,28 @@ fn loads_a_full_yaml_suite() {
 fn json_metrics_report_every_leaf_unless_told_otherwise() {
     let s = yaml(YAML).unwrap();
     let input = EvalInput::pair(json!({"a": 1, "b": 2}), json!({"a": 1, "b": 3}));
-    let all = &s.evaluators[0].evaluator.evaluate(&input).unwrap()[0];
-    // Every leaf is tallied per field; only failures become details.
-    let a = all.fields.iter().find(|f| f.path == "$.a").expect("a tally for $.a");
-    assert_eq!((a.counts.total(), a.counts.matched), (1, 1));
-    assert!(all.fields.iter().any(|f| f.path == "$.b" && f.failed()), "{:?}", all.fields);
-    assert!(all.details.iter().all(|d| !d.passed), "{:?}", all.details);
-    let failed_only = &s.evaluators[2].evaluator.evaluate(&input).unwrap()[0];
-    assert!(failed_only.details.iter().all(|d| !d.passed));
+    let mut details = Vec::new();
+    for ev in &s.evaluators {
+        let e = ev.evaluator.evaluate(&input).unwrap();
+        // Every leaf is tallied per field, whatever `details` says; only
+        // failures become details.
+        let a = e.fields.iter().find(|f| f.path == "$.a").expect("a tally for $.a");
+        assert_eq!((a.counts.total(), a.counts.matched), (1, 1), "{}", ev.name);
+        assert!(e.fields.iter().any(|f| f.path == "$.b" && f.failed()), "{:?}", e.fields);
+        for d in &e.scores[0].details {
+            details.push((ev.name.as_str(), d.check.to_string(), d.passed, d.outcome.as_str()));
+        }
+    }
+    // One failed detail per evaluator, for `$.b`; none for the matched `$.a`.
+    let b = || String::from("json_path.$.b");
+    assert_eq!(
+        details,
+        [
+            ("fields", b(), false, "partial"),
+            ("dist", b(), false, "value_mismatch"),
+            ("json_diff", b(), false, "partial"),
+        ]
+    );
 }
 
 #[test]
@@ -135,9 +149,13 @@ fn bad_metrics_names_thresholds_and_gates_are_errors() {
     let e =
         err("dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ngate: {min_mean: {nope: 1}}\n");
     assert!(e.contains("unknown evaluator `nope`"), "{e}");
-    let e =
-        err("dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ngate: {min_pass_rate: 0.5}\n");
-    assert!(e.contains("no threshold"), "{e}");
+    // Without a threshold of its own, an evaluator takes its metric's
+    // declared default, so a pass-rate gate applies to it.
+    let s =
+        yaml("dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ngate: {min_pass_rate: 0.5}\n")
+            .unwrap();
+    assert_eq!(s.evaluators[0].threshold, crate::metrics::json_diff::SPEC.threshold);
+    assert_eq!(s.gate.min_pass_rate.get("json_diff"), Some(&0.5));
     let e = err(
         "dataset: d.jsonl\nevaluators: [{metric: json_diff, threshold: 1}]\ngate: {min_pass_rate: 2}\n",
     );

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::detail::{Detail, Outcome};
 use crate::engine::{Counts, FieldTally};
 
 /// Distinct paths tracked per evaluator; further paths are counted in
@@ -84,21 +83,6 @@ pub(crate) struct FieldStats {
 }
 
 impl FieldStats {
-    /// Adds the `json_path.` details of one evaluation.
-    pub(crate) fn add(&mut self, evaluator: usize, row: u64, row_id: &str, details: &[Detail]) {
-        let mut buf = String::new();
-        for d in details {
-            let Some(path) = d.check.strip_prefix("json_path.") else { continue };
-            wildcard_into(path, &mut buf);
-            let Some(acc) = self.slot(evaluator, &buf) else { continue };
-            acc.counts.record(d.outcome, d.score.unwrap_or(0.5));
-            let failed = !d.passed || d.outcome == Outcome::Partial;
-            if failed {
-                acc.example(row, row_id);
-            }
-        }
-    }
-
     /// Adds the per-field tallies of one evaluation.
     pub(crate) fn add_tallies(
         &mut self,
@@ -167,7 +151,7 @@ impl FieldStats {
                 accuracy: if a.counts.total() == 0 {
                     1.0
                 } else {
-                    crate::score::finite(a.counts.credit / a.counts.total() as f64)
+                    crate::number::finite(a.counts.credit / a.counts.total() as f64)
                 },
                 examples: a.examples.into_iter().map(|(_, id)| id).collect(),
             })
@@ -183,82 +167,32 @@ impl FieldStats {
     }
 }
 
-/// Replaces every `[n]` index outside quoted keys with `[*]`.
-#[cfg(test)]
-fn wildcard_indices(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    wildcard_into(path, &mut out);
-    out
-}
-
-/// Replaces every `[n]` index outside quoted keys with `[*]`, into a
-/// reused buffer.
-fn wildcard_into(path: &str, out: &mut String) {
-    out.clear();
-    let mut rest = path;
-    while let Some(c) = rest.chars().next() {
-        if c == '[' {
-            let after = &rest[1..];
-            if after.starts_with('\'') {
-                // A quoted key: copy it through the closing `']`.
-                let mut end = None;
-                let mut escaped = false;
-                for (i, ch) in after.char_indices().skip(1) {
-                    if escaped {
-                        escaped = false;
-                    } else if ch == '\\' {
-                        escaped = true;
-                    } else if ch == '\'' {
-                        end = Some(i);
-                        break;
-                    }
-                }
-                let stop = end.map_or(rest.len(), |i| (1 + i + 1).min(rest.len()));
-                out.push_str(&rest[..stop]);
-                rest = &rest[stop..];
-                continue;
-            }
-            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-            if digits > 0 && after.as_bytes().get(digits) == Some(&b']') {
-                out.push_str("[*]");
-                rest = &after[digits + 1..];
-                continue;
-            }
-        }
-        out.push(c);
-        rest = &rest[c.len_utf8()..];
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn indices_become_wildcards_outside_quotes() {
-        assert_eq!(wildcard_indices("$.line_items[12].price"), "$.line_items[*].price");
-        assert_eq!(wildcard_indices("$[0][1]"), "$[*][*]");
-        assert_eq!(wildcard_indices("$['a[1]'].b[2]"), "$['a[1]'].b[*]");
-        assert_eq!(wildcard_indices("$['it\\'s[3]']"), "$['it\\'s[3]']");
-        assert_eq!(wildcard_indices("$.é[x]"), "$.é[x]");
-    }
+    use crate::detail::Outcome;
 
     #[test]
     fn tallies_verdicts_and_sorts_worst_first() {
         let mut f = FieldStats::default();
+        let tally = |path: &str, outcomes: &[(Outcome, f64)]| {
+            let mut t = FieldTally { path: path.to_owned(), ..FieldTally::default() };
+            for (o, s) in outcomes {
+                t.counts.record(*o, *s);
+            }
+            t
+        };
         let row1 = vec![
-            Detail::new("json_path.$.items[0].price", Outcome::Match),
-            Detail::new("json_path.$.items[1].price", Outcome::ValueMismatch),
-            Detail::new("json_path.$.vendor", Outcome::Partial).score(0.5),
-            Detail::new("format.length", Outcome::Fail),
+            tally("$.items[*].price", &[(Outcome::Match, 1.0), (Outcome::ValueMismatch, 0.0)]),
+            tally("$.vendor", &[(Outcome::Partial, 0.5)]),
         ];
         let row2 = vec![
-            Detail::new("json_path.$.items[0].price", Outcome::Missing),
-            Detail::new("json_path.$.vendor", Outcome::Match),
-            Detail::new("json_path.$.note", Outcome::Extra),
+            tally("$.items[*].price", &[(Outcome::Missing, 0.0)]),
+            tally("$.vendor", &[(Outcome::Match, 1.0)]),
+            tally("$.note", &[(Outcome::Extra, 0.0)]),
         ];
-        f.add(0, 1, "r1", &row1);
-        f.add(0, 2, "r2", &row2);
+        f.add_tallies(0, 1, "r1", &row1);
+        f.add_tallies(0, 2, "r2", &row2);
         let out = f.finish(&["fields".to_owned()]);
         assert_eq!(out.len(), 3);
         assert_eq!(out[0].path, "$.note");
@@ -278,10 +212,10 @@ mod tests {
     #[test]
     fn distinct_paths_are_capped() {
         let mut f = FieldStats::default();
-        let details: Vec<Detail> = (0..MAX_FIELDS_PER_EVALUATOR + 5)
-            .map(|i| Detail::new(format!("json_path.$.k{i}"), Outcome::Match))
+        let tallies: Vec<FieldTally> = (0..MAX_FIELDS_PER_EVALUATOR + 5)
+            .map(|i| FieldTally { path: format!("$.k{i}"), ..FieldTally::default() })
             .collect();
-        f.add(0, 1, "r", &details);
+        f.add_tallies(0, 1, "r", &tallies);
         assert_eq!(f.dropped, 5);
         assert_eq!(f.finish(&[]).len(), MAX_FIELDS_PER_EVALUATOR);
     }

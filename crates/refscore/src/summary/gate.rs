@@ -138,6 +138,7 @@ mod tests {
             threshold: pass_rate.map(|_| 0.5),
             pass_rate,
             passed: None,
+            scores: Vec::new(),
         }
     }
 

@@ -84,7 +84,7 @@ impl Stats {
     /// The mean, `None` without values.
     pub(crate) fn mean(&self) -> Option<f64> {
         (self.count > 0)
-            .then(|| crate::score::finite((self.sum + self.compensation) / self.count as f64))
+            .then(|| crate::number::finite((self.sum + self.compensation) / self.count as f64))
     }
 
     /// The smallest value.
@@ -114,7 +114,7 @@ impl Stats {
             Some(hi)
         } else {
             let lo = *self.sample.get(n / 2 - 1)?;
-            Some(crate::score::finite(lo / 2.0 + hi / 2.0))
+            Some(crate::number::finite(lo / 2.0 + hi / 2.0))
         }
     }
 }

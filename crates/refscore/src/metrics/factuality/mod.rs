@@ -31,18 +31,62 @@ use serde_json::{Map, Value};
 use super::BuildContext;
 use super::json_structural::JsonStructural;
 use super::options::Opts;
+use super::registry::{MetricSpec, OptionSpec, OptionType};
 use crate::detail::{Detail, Outcome, failure_lines};
 use crate::error::{ConfigError, EvalError};
-use crate::evaluator::{EvalInput, Evaluator, InputSpec};
-use crate::score::Score;
+use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
+use crate::score::{Direction, Kind, Score};
 use checks::Features;
 use evidence::{Passage, Verdict};
 
-const INPUTS: &[InputSpec] = &[
-    InputSpec::required("output", false),
-    InputSpec::required("reference", false),
-    InputSpec::optional("context", false),
-];
+/// The declaration of `factuality`.
+pub const SPEC: MetricSpec = MetricSpec {
+    name: "factuality",
+    description: "claims of the output supported, contradicted or unverifiable against the reference and context",
+    inputs: &[
+        InputSpec::required("output", InputType::Text, "the model's answer"),
+        InputSpec::required("reference", InputType::Text, "the expected answer"),
+        InputSpec::optional(
+            "context",
+            InputType::Text,
+            "further evidence (text or a list of passages)",
+        ),
+    ],
+    options: &[
+        OptionSpec::new(
+            "mode",
+            OptionType::Choice(&["strict", "lenient", "json_structural"]),
+            Some("strict"),
+            "strict: unverifiable claims count against; lenient: they do not; json_structural: compare JSON",
+        ),
+        OptionSpec::new(
+            "depth",
+            OptionType::Choice(&["shallow", "deep"]),
+            Some("shallow"),
+            "deep asks an LLM judge per claim; without one it is scored with the shallow heuristic (recorded in metadata)",
+        ),
+        OptionSpec::new(
+            "threshold",
+            OptionType::Number,
+            Some("0.7"),
+            "word overlap a passage needs to count as evidence",
+        ),
+        OptionSpec::new(
+            "scoring",
+            OptionType::Choice(&["claims", "overlap"]),
+            Some("claims"),
+            "claims: share of supported claims; overlap: token overlap",
+        ),
+    ],
+    json: false,
+    kind: Kind::Code,
+    direction: Direction::Maximize,
+    threshold: Some(0.8),
+    extra_scores: &[],
+    example: "- metric: factuality
+  options: {mode: lenient}",
+    build: |o, ctx| Ok(Box::new(Factuality::from_options(o, ctx)?) as Box<dyn Evaluator>),
+};
 
 /// Default word overlap a passage needs to count as a claim's evidence.
 pub const DEFAULT_THRESHOLD: f64 = 0.7;
@@ -96,11 +140,24 @@ struct Side<'a> {
 impl<'a> Side<'a> {
     fn of(v: &'a Value) -> Side<'a> {
         match v {
-            Value::String(s) => Side {
-                text: s.clone(),
-                json: crate::json::parse(crate::json::strip_code_fence(s)).map(Cow::Owned),
-            },
+            Value::String(s) => Side { text: s.clone(), json: json_answer(v) },
             other => Side { text: crate::json::compact(other), json: Ok(Cow::Borrowed(other)) },
+        }
+    }
+}
+
+/// A text that is a JSON answer: by the decode rule ([`crate::decode`]),
+/// the whole text or the one code fence around it is a JSON document. A
+/// document found inside prose makes the text prose with JSON in it, which
+/// factuality reads as claims.
+fn json_answer(v: &Value) -> Result<Cow<'_, Value>, String> {
+    use crate::decode::{DecodeOptions, Method, decode};
+    let d = decode(v, &DecodeOptions::default())?;
+    match d.method {
+        Method::Whole | Method::Fence | Method::Value => Ok(d.value),
+        _ => {
+            d.release();
+            Err(String::from("not a JSON document"))
         }
     }
 }
@@ -115,7 +172,7 @@ impl Factuality {
         ctx: &BuildContext,
     ) -> Result<Self, ConfigError> {
         let _ = ctx;
-        let o = Opts::new("factuality", options);
+        let o = Opts::for_metric(&SPEC, options)?;
         let mode =
             match o.choice("mode", &["strict", "lenient", "json_structural"], "strict")?.as_str() {
                 "lenient" => Mode::Lenient,
@@ -171,7 +228,7 @@ impl Factuality {
         let mut score = match (&out.json, &refv.json) {
             (Ok(o), Ok(r)) => {
                 let mut s = JsonStructural::default().score_values(o, r);
-                s.name = String::from("factuality");
+                s.name = SPEC.name.to_owned();
                 let pass = s.details.iter().all(|d| d.passed);
                 s.with_label(if pass { "pass" } else { "fail" })
                     .with_meta("method", "json_structural")
@@ -186,7 +243,7 @@ impl Factuality {
                 }
                 invalid = true;
                 Score::invalid(
-                    "factuality",
+                    SPEC.name,
                     format!("mode json_structural needs JSON on both sides: {}", why.join("; ")),
                 )
             }
@@ -239,7 +296,7 @@ impl Factuality {
                 .actual(output)
                 .score(o.score)
                 .message(msg.clone());
-        let mut s = Score::new("factuality", Some(o.score))
+        let mut s = Score::new(SPEC.name, Some(o.score))
             .with_label(if pass { "pass" } else { "fail" })
             .with_explanation(format!(
                 "Factuality (n-gram overlap): {:.2} ({msg}; threshold {:.2})",
@@ -284,7 +341,7 @@ impl Factuality {
             })
             .filter(|(_, f)| !f.is_empty() && !is_courtesy(f))
             .collect();
-        let base = Score::new("factuality", None).with_meta("method", "claims");
+        let base = Score::new(SPEC.name, None).with_meta("method", "claims");
         if claims.is_empty() {
             let mut s =
                 base.with_label("pass").with_explanation("Factuality: no claims in the output");
@@ -341,10 +398,12 @@ impl Factuality {
 /// Passage texts of a reference or context value.
 fn texts_of(v: &Value) -> Vec<Vec<String>> {
     match v {
-        Value::String(s) => match crate::json::parse(crate::json::strip_code_fence(s)) {
-            Ok(j @ (Value::Object(_) | Value::Array(_))) => {
+        Value::String(s) => match json_answer(v) {
+            Ok(j) if crate::json::is_container(&j) => {
                 let t = evidence::texts_of_json(&j);
-                crate::json::drop_deep(j);
+                if let Cow::Owned(j) = j {
+                    crate::json::drop_deep(j);
+                }
                 t
             }
             _ => evidence::texts_of_text(s),
@@ -393,14 +452,14 @@ fn is_courtesy(f: &Features) -> bool {
 
 impl Evaluator for Factuality {
     fn name(&self) -> &str {
-        "factuality"
+        SPEC.name
     }
 
     fn inputs(&self) -> &[InputSpec] {
-        INPUTS
+        SPEC.inputs
     }
 
-    fn evaluate(&self, input: &EvalInput) -> Result<Vec<Score>, EvalError> {
+    fn compute(&self, input: &EvalInput) -> Result<Evaluation, EvalError> {
         let output = input.require("output")?;
         let reference = input.require("reference")?;
         let context: Vec<&Value> = match input.get("context") {
@@ -408,7 +467,7 @@ impl Evaluator for Factuality {
             Some(Value::Array(items)) => items.iter().filter(|v| !v.is_null()).collect(),
             Some(other) => vec![other],
         };
-        Ok(vec![self.score_values(output, reference, &context)])
+        Ok(Evaluation::one(self.score_values(output, reference, &context)))
     }
 }
 

@@ -11,7 +11,11 @@ fn metric(options: Value) -> Box<dyn Evaluator> {
 }
 
 fn run(options: Value, output: &str, reference: &str) -> Score {
-    metric(options).evaluate(&EvalInput::pair(json!(output), json!(reference))).unwrap().remove(0)
+    metric(options)
+        .evaluate(&EvalInput::pair(json!(output), json!(reference)))
+        .unwrap()
+        .scores
+        .remove(0)
 }
 
 fn outcomes(s: &Score) -> Vec<Outcome> {
@@ -45,8 +49,8 @@ fn changed_number_is_contradicted() {
     assert_eq!(s.label.as_deref(), Some("fail"));
     let d = &s.details[0];
     assert_eq!(
-        (d.check.as_str(), d.outcome, d.passed),
-        ("factuality.claim[0]", Outcome::Contradicted, false)
+        (d.check.to_string(), d.outcome, d.passed),
+        ("factuality.claim[0]".to_string(), Outcome::Contradicted, false)
     );
     assert_eq!(d.message.as_deref(), Some("number 42% disagrees with 24% in reference"));
     assert_eq!(d.actual.as_deref(), Some("In 2023, revenue grew 42% to $5.2 million."));
@@ -95,7 +99,7 @@ fn absent_claim_fails_strict_passes_lenient() {
 fn context_is_evidence() {
     let input = EvalInput::pair(json!("Acme employs 300 engineers."), json!(REFERENCE))
         .with("context", json!(["Acme employs 300 engineers.", "Unrelated."]));
-    let s = metric(json!({})).evaluate(&input).unwrap().remove(0);
+    let s = metric(json!({})).evaluate(&input).unwrap().scores.remove(0);
     assert_eq!(outcomes(&s), [Outcome::Supported]);
     assert_eq!(s.details[0].message.as_deref(), Some("supported by context[0]"));
 }
@@ -105,7 +109,7 @@ fn json_reference_leaves_are_evidence() {
     let r = json!({"vendor": "Acme", "total": 1250.5, "currency": "EUR"});
     let input =
         EvalInput::pair(json!("The total is 1,250.50 and the vendor is Acme. The total is 99."), r);
-    let s = metric(json!({})).evaluate(&input).unwrap().remove(0);
+    let s = metric(json!({})).evaluate(&input).unwrap().scores.remove(0);
     assert_eq!(outcomes(&s), [Outcome::Supported, Outcome::Contradicted], "{:?}", s.details);
 }
 
@@ -170,8 +174,10 @@ fn no_claims_scores_one() {
     let s = run(json!({}), "Thanks! Hope this helps.", REFERENCE);
     assert_eq!(s.score, Some(1.0));
     assert_eq!(s.explanation.as_deref(), Some("Factuality: no claims in the output"));
-    let s = run(json!({}), "", "");
-    assert_eq!(s.score, Some(1.0));
+    // An empty answer is not a score: a required input is empty.
+    let m = build("factuality", &Map::new(), &BuildContext::default()).unwrap();
+    let e = m.evaluate(&EvalInput::pair(json!(""), json!(REFERENCE))).unwrap_err();
+    assert_eq!(e, crate::error::EvalError::EmptyInput { input: "output".into() });
 }
 
 #[test]
@@ -190,7 +196,7 @@ fn options_are_checked() {
 #[test]
 fn non_string_output_becomes_json_text() {
     let input = EvalInput::pair(json!(42), json!("The answer is 42."));
-    let s = metric(json!({})).evaluate(&input).unwrap().remove(0);
+    let s = metric(json!({})).evaluate(&input).unwrap().scores.remove(0);
     assert_eq!(s.metadata["method"], "claims");
     assert_eq!(outcomes(&s), [Outcome::Supported]);
 }
@@ -213,7 +219,7 @@ proptest::proptest! {
         let f = Factuality::default().with_mode(if lenient { Mode::Lenient } else { Mode::Strict });
         let s = f.score_values(&json!(out), &json!(r), &[&json!(r)]);
         proptest::prop_assert!(s.score.is_none_or(|x| (0.0..=1.0).contains(&x)));
-        let claims = s.details.iter().filter(|d| d.check.starts_with("factuality.claim")).count();
+        let claims = s.details.iter().filter(|d| d.check.to_string().starts_with("factuality.claim")).count();
         if s.metadata.get("method") == Some(&json!("claims")) {
             proptest::prop_assert_eq!(s.metadata["claims"].as_u64(), Some(claims as u64));
         }

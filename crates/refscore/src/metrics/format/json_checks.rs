@@ -372,7 +372,8 @@ mod tests {
         std::fs::write(dir.path().join("s.json"), r#"{"type": "object", "required": ["x"]}"#)
             .unwrap();
         std::fs::write(dir.path().join("bad.json"), r#"{"type": "nope"}"#).unwrap();
-        let ctx = BuildContext { base_dir: Some(dir.path().to_path_buf()) };
+        let ctx =
+            BuildContext { base_dir: Some(dir.path().to_path_buf()), ..BuildContext::default() };
         std::fs::write(
             dir.path().join("ref.json"),
             r#"{"type": "object", "properties": {"x": {"$ref": "num.json"}}}"#,

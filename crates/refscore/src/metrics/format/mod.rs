@@ -21,17 +21,92 @@ use serde_json::{Map, Value};
 
 use super::BuildContext;
 use super::options::Opts;
+use super::registry::{MetricSpec, OptionSpec, OptionType};
 use crate::detail::{Detail, failure_lines};
 use crate::error::{ConfigError, EvalError};
-use crate::evaluator::{EvalInput, Evaluator, InputSpec};
+use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 use crate::extract::{ExtractError, ExtractOptions, Extracted, Method, extract_json};
-use crate::score::Score;
+use crate::score::{Direction, Kind, Score};
 
-const INPUTS: &[InputSpec] = &[
-    InputSpec::required("output", false),
-    InputSpec::optional("reference", false),
-    InputSpec::optional("schema", true),
-];
+/// The declaration of `format`.
+pub const SPEC: MetricSpec = MetricSpec {
+    name: "format",
+    description: "length, JSON validity, JSON Schema, Markdown structure, required/forbidden terms, regex",
+    inputs: &[
+        InputSpec::required("output", InputType::Text, "the model's answer"),
+        InputSpec::optional(
+            "reference",
+            InputType::Text,
+            "the expected answer (for relative length)",
+        ),
+        InputSpec::optional("schema", InputType::Json, "a JSON Schema for this row"),
+    ],
+    options: &[
+        OptionSpec::new(
+            "length",
+            OptionType::Object,
+            None,
+            "length limits: min, max, unit (chars or words), tolerance",
+        ),
+        OptionSpec::new(
+            "json_validity",
+            OptionType::Bool,
+            Some("false"),
+            "the output must hold a JSON document",
+        ),
+        OptionSpec::new(
+            "json_schema",
+            OptionType::FileOrValue,
+            None,
+            "a JSON Schema (file or inline), or infer: true from the reference",
+        ),
+        OptionSpec::new(
+            "markdown_structure",
+            OptionType::Object,
+            None,
+            "Markdown rules: headings, lists, code blocks, tables",
+        ),
+        OptionSpec::new("required_fields", OptionType::List, None, "terms the output must contain"),
+        OptionSpec::new(
+            "forbidden_content",
+            OptionType::List,
+            None,
+            "terms the output must not contain",
+        ),
+        OptionSpec::new(
+            "regex_match",
+            OptionType::FileOrValue,
+            None,
+            "patterns the output must (or must not) match",
+        ),
+        OptionSpec::new(
+            "strict",
+            OptionType::Bool,
+            Some("false"),
+            "JSON checks: only a whole-text document counts",
+        ),
+        OptionSpec::new(
+            "pick",
+            OptionType::Choice(&["first", "last", "only"]),
+            Some("first"),
+            "JSON checks: which document when there are several",
+        ),
+        OptionSpec::new(
+            "repair",
+            OptionType::Bool,
+            Some("false"),
+            "JSON checks: close a document cut off at the end",
+        ),
+    ],
+    json: false,
+    kind: Kind::Code,
+    direction: Direction::Maximize,
+    threshold: Some(1.0),
+    extra_scores: &[],
+    example: "- metric: format
+  options: {json_validity: true, length: {max: 200, unit: words}}",
+    build: |o, ctx| Ok(Box::new(Format::from_options(o, ctx)?) as Box<dyn Evaluator>),
+};
 
 /// The format metric, built once from its options.
 #[derive(Debug)]
@@ -94,7 +169,7 @@ impl Format {
         options: &Map<String, Value>,
         ctx: &BuildContext,
     ) -> Result<Self, ConfigError> {
-        let o = Opts::new("format", options);
+        let o = Opts::for_metric(&SPEC, options)?;
         let f = Format {
             length: length::Length::from_setting(Setting::of(o.value("length")))?,
             json_validity: o.bool("json_validity", false)?,
@@ -169,14 +244,14 @@ pub(super) fn text_of(v: &Value) -> Cow<'_, str> {
 
 impl Evaluator for Format {
     fn name(&self) -> &str {
-        "format"
+        SPEC.name
     }
 
     fn inputs(&self) -> &[InputSpec] {
-        INPUTS
+        SPEC.inputs
     }
 
-    fn evaluate(&self, inp: &EvalInput) -> Result<Vec<Score>, EvalError> {
+    fn compute(&self, inp: &EvalInput) -> Result<Evaluation, EvalError> {
         let output = inp.require("output")?;
         let text = text_of(output);
         let mut details: Vec<Detail> = Vec::new();
@@ -228,7 +303,7 @@ impl Evaluator for Format {
         let score = if enabled == 0 { 0.0 } else { passed as f64 / enabled as f64 };
         let mut lines = vec![format!("Format: {passed}/{enabled} sub-checks passed")];
         lines.extend(failure_lines(&details));
-        let mut s = Score::new("format", Some(score))
+        let mut s = Score::new(SPEC.name, Some(score))
             .with_label(if passed == enabled { "pass" } else { "fail" })
             .with_explanation(lines.join("\n"))
             .with_meta("checks", Value::Object(checks))
@@ -236,7 +311,7 @@ impl Evaluator for Format {
             .with_meta("enabled", enabled);
         s.metadata.extend(meta);
         s.details = details;
-        Ok(vec![s])
+        Ok(Evaluation::one(s))
     }
 }
 

@@ -8,31 +8,57 @@
 //! metadata carries field-level precision, recall and F1. A model's raw
 //! text output is searched for its JSON first. See `docs/json_match.md`.
 
+pub mod comparators;
 mod rules;
 mod selector;
 mod tool_calls;
 
-use std::borrow::Cow;
-
 use serde_json::{Map, Value};
 
+use self::comparators::{Comparator, NullPolicy};
 use self::rules::{CompiledRules, DEFAULT_MIN_SIMILARITY};
+use super::json_metric::{JsonMetric, JsonSettings, Pair, json_evaluator};
 use super::options::Opts;
-use crate::compare::{Comparator, NullPolicy};
-use crate::detail::failure_lines;
+use super::registry::{MetricSpec, OptionSpec, OptionType};
+use crate::decode::Method;
+use crate::detail::{Detail, Outcome, failure_lines};
 use crate::engine::{
     self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
     Rules,
 };
 use crate::error::{ConfigError, EvalError};
-use crate::evaluator::{EvalInput, Evaluator, InputSpec};
-use crate::extract::{ExtractOptions, extract_json};
+use crate::evaluator::Evaluator;
 use crate::metrics::BuildContext;
 use crate::path::Seg;
-use crate::score::Score;
+use crate::score::{Direction, Kind, Score};
 
-const INPUTS: &[InputSpec] =
-    &[InputSpec::required("output", true), InputSpec::required("reference", true)];
+/// The declaration of `json_match`.
+pub const SPEC: MetricSpec = MetricSpec {
+    name: "json_match",
+    description: "field-level credit with order-free arrays and per-path rules; precision, recall and F1 of fields",
+    inputs: crate::metrics::json_metric::PAIR,
+    options: &[
+        OptionSpec::new(
+            "rules",
+            OptionType::FileOrValue,
+            None,
+            "per-path rules: a rules file (YAML, TOML, JSON) or the rules inline (docs/json_match.md)",
+        ),
+        OptionSpec::new(
+            "preset",
+            OptionType::Choice(&["tool_calls"]),
+            None,
+            "tool_calls: lists of tool calls in OpenAI or Anthropic shape, paired by name and arguments",
+        ),
+    ],
+    json: true,
+    kind: Kind::Code,
+    direction: Direction::Maximize,
+    threshold: Some(1.0),
+    extra_scores: &[],
+    example: "- metric: json_match\n  options:\n    rules:   # or a rules file: rules.yaml\n      rules:\n        - {path: $.line_items, array: by_key, keys: [sku]}\n        - {path: $.total, compare: {type: numeric, abs_tol: 0.01}}\n  threshold: 0.95",
+    build: |o, ctx| Ok(Box::new(JsonMatch::from_options(o, ctx)?) as Box<dyn Evaluator>),
+};
 
 /// A preset: rules and input shapes for a common task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,21 +73,19 @@ pub enum Preset {
 pub struct JsonMatch {
     rules: CompiledRules,
     policy: Policy,
-    extract: ExtractOptions,
-    keep: Keep,
+    settings: JsonSettings,
     preset: Option<Preset>,
 }
 
 impl Default for JsonMatch {
     fn default() -> Self {
-        JsonMatch::assemble(CompiledRules::default(), None, ExtractOptions::default(), Keep::Failed)
+        JsonMatch::assemble(CompiledRules::default(), None, JsonSettings::default())
     }
 }
 
 impl JsonMatch {
     /// From options: `rules` (a rules file path, or the rules inline),
-    /// `preset` (`tool_calls`), `strict`, `pick`, `repair` (extraction of
-    /// JSON from text), `details` (`failed`, `all`, `none`).
+    /// `preset` (`tool_calls`) and the shared JSON options.
     ///
     /// # Errors
     /// Unknown options, an unreadable rules file, or invalid rules (the
@@ -70,15 +94,14 @@ impl JsonMatch {
         options: &Map<String, Value>,
         ctx: &BuildContext,
     ) -> Result<Self, ConfigError> {
-        let o = Opts::new("json_match", options);
+        let o = Opts::for_metric(&SPEC, options)?;
         let preset = match o.string("preset")?.as_deref() {
             None => None,
             Some("tool_calls") => Some(Preset::ToolCalls),
             Some(other) => {
-                return Err(ConfigError::invalid(
-                    "metric `json_match`, option `preset`",
-                    format!("unknown preset `{other}` (known: tool_calls)"),
-                ));
+                return Err(
+                    o.error("preset", format!("unknown preset `{other}` (known: tool_calls)"))
+                );
             }
         };
         let rules_value = match o.value("rules") {
@@ -89,15 +112,12 @@ impl JsonMatch {
             }
             Some(v @ Value::Object(_)) => Some((v.clone(), None)),
             Some(other) => {
-                return Err(ConfigError::invalid(
-                    "metric `json_match`, option `rules`",
-                    format!("expected a file path or an object, got {other}"),
-                ));
+                return Err(
+                    o.error("rules", format!("expected a file path or an object, got {other}"))
+                );
             }
         };
-        let extract = ExtractOptions::from_opts(&o)?;
-        let keep = super::keep_option(&o)?;
-        o.finish()?;
+        let settings = JsonSettings::from_opts(&o, ctx)?;
         let mut compiled = match &rules_value {
             Some((v, path)) => {
                 let c = rules::compile(v);
@@ -112,16 +132,11 @@ impl JsonMatch {
             // Preset rules go first so that the user's rules override them.
             compiled.prepend(&tool_calls::preset_rules())?;
         }
-        Ok(JsonMatch::assemble(compiled, preset, extract, keep))
+        Ok(JsonMatch::assemble(compiled, preset, settings))
     }
 
     /// The metric from compiled rules: defaults become the policy.
-    fn assemble(
-        compiled: CompiledRules,
-        preset: Option<Preset>,
-        extract: ExtractOptions,
-        keep: Keep,
-    ) -> Self {
+    fn assemble(compiled: CompiledRules, preset: Option<Preset>, settings: JsonSettings) -> Self {
         let extra = compiled.base.extra.unwrap_or(Cost::LeavesAtLeastOne);
         let align = compiled
             .default_align
@@ -139,43 +154,17 @@ impl JsonMatch {
             empty_arrays: Empty::Leaf,
             empty_expected_object: Empty::IfBoth,
         };
-        JsonMatch { rules: compiled, policy, extract, keep, preset }
+        JsonMatch { rules: compiled, policy, settings, preset }
     }
 
     /// Compares two JSON values (already parsed) under the rules.
     pub fn compare_values(&self, output: &Value, reference: &Value, keep: Keep) -> Comparison {
-        engine::compare(self, reference, output, None, keep)
+        engine::compare(self, reference, output, None, keep, false)
     }
 
     /// Rule selectors that have matched no node in any evaluation so far.
     pub fn unmatched_selectors(&self) -> Vec<String> {
         self.rules.unmatched()
-    }
-
-    /// Builds the Score of a comparison.
-    fn score(&self, c: Comparison, extraction: Option<Value>) -> Score {
-        let score = c.tally.ratio_or(1.0);
-        let k = &c.counts;
-        let (p, r, f) = (k.precision(), k.recall(), k.f1());
-        let details: Vec<_> = c.records.iter().map(engine::Record::to_detail).collect();
-        let mut lines = vec![format!(
-            "{} matched, {} partial, {} wrong, {} missing, {} extra; precision {:.3}, recall {:.3}, F1 {:.3}",
-            k.matched, k.partial, k.wrong, k.missing, k.extra, p, r, f
-        )];
-        lines.extend(failure_lines(&details));
-        let mut s = Score::new("json_match", Some(score))
-            .with_label(super::similarity_label(score))
-            .with_explanation(lines.join("\n"))
-            .with_meta("precision", p)
-            .with_meta("recall", r)
-            .with_meta("f1", f)
-            .with_meta("fields", serde_json::to_value(k).unwrap_or(Value::Null));
-        if let Some(x) = extraction {
-            s = s.with_meta("extraction", x);
-        }
-        s.details = details;
-        s.fields = c.fields;
-        s
     }
 }
 
@@ -213,86 +202,77 @@ impl Rules for JsonMatch {
     }
 }
 
-/// The reference as JSON: text holding a JSON object or array is parsed,
-/// other text stays a string.
-fn reference_value(v: &Value) -> Cow<'_, Value> {
-    match v {
-        Value::String(s) => match crate::json::parse(s.trim()) {
-            Ok(p @ (Value::Object(_) | Value::Array(_))) => Cow::Owned(p),
-            _ => Cow::Borrowed(v),
-        },
-        other => Cow::Borrowed(other),
-    }
-}
-
-/// Frees a value made during an evaluation without deep recursion.
-fn release(v: Cow<'_, Value>) {
-    if let Cow::Owned(v) = v {
-        crate::json::drop_deep(v);
-    }
-}
-
-impl Evaluator for JsonMatch {
-    fn name(&self) -> &str {
-        "json_match"
+impl JsonMetric for JsonMatch {
+    fn spec(&self) -> &'static MetricSpec {
+        &SPEC
     }
 
-    fn inputs(&self) -> &[InputSpec] {
-        INPUTS
+    fn settings(&self) -> &JsonSettings {
+        &self.settings
     }
 
-    fn evaluate(&self, input: &EvalInput<'_>) -> Result<Vec<Score>, EvalError> {
-        let mut reference = reference_value(input.require("reference")?);
-        let raw = input.require("output")?;
-        let mut extraction = None;
-        let mut output = match raw {
-            Value::String(text)
-                if crate::json::is_container(&reference) || self.preset.is_some() =>
-            {
-                match extract_json(text, &self.extract) {
-                    Ok(x) => {
-                        extraction = Some(x.metadata());
-                        Cow::Owned(x.value)
-                    }
-                    Err(e) => {
-                        let s = self.no_json(&reference, &e.to_string());
-                        release(reference);
-                        return Ok(vec![s]);
-                    }
-                }
-            }
-            other => Cow::Borrowed(other),
-        };
+    /// An output with no usable JSON scores 0: every reference field is
+    /// missing.
+    fn undecodable(&self, reason: &str, reference: Option<&Value>) -> Score {
+        match (reason.strip_prefix("output: "), reference) {
+            (Some(why), Some(r)) => no_json(r, why),
+            _ => Score::invalid(SPEC.name, reason),
+        }
+    }
+
+    fn prepare(&self, pair: &mut Pair<'_>, output: Method) -> Result<Option<Score>, EvalError> {
+        let wants_json = crate::json::is_container(&pair.reference) || self.preset.is_some();
+        if output == Method::String && wants_json {
+            return Ok(Some(no_json(&pair.reference, "no JSON object or array found in the text")));
+        }
         if self.preset == Some(Preset::ToolCalls) {
-            let canonical = tool_calls::canonical(&reference).map_err(|reason| {
+            let canonical = tool_calls::canonical(&pair.reference).map_err(|reason| {
                 EvalError::InvalidInput { input: String::from("reference"), reason }
             })?;
-            release(std::mem::replace(&mut reference, Cow::Owned(canonical)));
-            match tool_calls::canonical(&output) {
-                Ok(v) => release(std::mem::replace(&mut output, Cow::Owned(v))),
-                Err(e) => {
-                    let s = self.no_json(&reference, &e);
-                    release(reference);
-                    release(output);
-                    return Ok(vec![s]);
-                }
+            super::json_metric::release(std::mem::replace(
+                &mut pair.reference,
+                std::borrow::Cow::Owned(canonical),
+            ));
+            match tool_calls::canonical(&pair.output) {
+                Ok(v) => super::json_metric::release(std::mem::replace(
+                    &mut pair.output,
+                    std::borrow::Cow::Owned(v),
+                )),
+                Err(e) => return Ok(Some(no_json(&pair.reference, &e))),
             }
         }
-        let tool_calls = self.preset == Some(Preset::ToolCalls);
+        Ok(None)
+    }
+
+    fn compare(&self, pair: &Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
         // Call counts come from the failed records, so keep those at least.
-        let keep = if tool_calls && self.keep == Keep::None { Keep::Failed } else { self.keep };
-        let c = self.compare_values(&output, &reference, keep);
-        let calls = tool_calls.then(|| call_counts(&c.records, &output, &reference));
-        let mut s = self.score(c, extraction);
-        if let Some(calls) = calls {
-            s = s.with_meta("calls", calls);
-            if self.keep == Keep::None {
-                s.details.clear();
-            }
+        let mut keep = self.settings.keep;
+        if self.preset == Some(Preset::ToolCalls) && keep == Keep::None {
+            keep = Keep::Failed;
         }
-        release(output);
-        release(reference);
-        Ok(vec![s])
+        Ok(engine::compare(self, &pair.reference, &pair.output, None, keep, self.settings.fields))
+    }
+
+    fn present(&self, c: &Comparison, details: &[Detail], pair: &Pair<'_>) -> Score {
+        let score = c.tally.ratio_or(1.0);
+        let k = &c.counts;
+        let (p, r, f) = (k.precision(), k.recall(), k.f1());
+        let mut lines = vec![format!(
+            "{} matched, {} partial, {} wrong, {} missing, {} extra; precision {:.3}, recall {:.3}, F1 {:.3}",
+            k.matched, k.partial, k.wrong, k.missing, k.extra, p, r, f
+        )];
+        lines.extend(failure_lines(details));
+        let mut s = Score::new(SPEC.name, Some(score))
+            .with_label(super::similarity_label(score))
+            .with_explanation(lines.join("\n"))
+            .with_meta("precision", p)
+            .with_meta("recall", r)
+            .with_meta("f1", f)
+            .with_meta("fields", serde_json::to_value(k).unwrap_or(Value::Null));
+        if self.preset == Some(Preset::ToolCalls) {
+            s = s.with_meta("calls", call_counts(&c.records, &pair.output, &pair.reference));
+        }
+        s
     }
 
     fn warnings(&self) -> Vec<String> {
@@ -303,34 +283,47 @@ impl Evaluator for JsonMatch {
     }
 }
 
-impl JsonMatch {
-    /// The score of an output with no usable JSON: every reference field
-    /// is missing.
-    fn no_json(&self, reference: &Value, why: &str) -> Score {
-        let fields = crate::json::leaves(reference).max(1);
-        Score::new("json_match", Some(0.0))
-            .with_label("no_json")
-            .with_explanation(format!("No JSON found in the output: {why}"))
-            .with_meta("precision", 0.0)
-            .with_meta("recall", 0.0)
-            .with_meta("f1", 0.0)
-            .with_meta("fields", serde_json::json!({"matched": 0, "partial": 0, "wrong": 0, "missing": fields, "extra": 0}))
-    }
+json_evaluator!(JsonMatch);
+
+/// The score of an output with no usable JSON: every reference field is
+/// missing.
+fn no_json(reference: &Value, why: &str) -> Score {
+    let fields = crate::json::leaves(reference).max(1);
+    Score::new(SPEC.name, Some(0.0))
+        .with_label("no_json")
+        .with_explanation(format!("No JSON found in the output: {why}"))
+        .with_meta("precision", 0.0)
+        .with_meta("recall", 0.0)
+        .with_meta("f1", 0.0)
+        .with_meta(
+            "fields",
+            serde_json::json!({"matched": 0, "partial": 0, "wrong": 0, "missing": fields, "extra": 0}),
+        )
 }
 
 /// Call-level counts for the tool_calls preset, from the failed records.
 fn call_counts(records: &[engine::Record], output: &Value, reference: &Value) -> Value {
-    let top = |o: crate::Outcome| {
+    // A whole call: a path of one element step. An argument: the
+    // `arguments` member of a call, then the argument's own step.
+    let top = |o: Outcome| {
         records
             .iter()
-            .filter(|r| r.outcome == o && r.path.starts_with("$[") && !r.path[2..].contains('.'))
+            .filter(|r| {
+                r.outcome == o && r.path.0.len() == 1 && r.path.segs().all(|s| s.index().is_some())
+            })
             .count()
     };
-    let missing = top(crate::Outcome::Missing);
-    let extra = top(crate::Outcome::Extra);
+    let missing = top(Outcome::Missing);
+    let extra = top(Outcome::Extra);
     let args_extra = records
         .iter()
-        .filter(|r| r.outcome == crate::Outcome::Extra && r.path.contains("].arguments."))
+        .filter(|r| {
+            let segs: Vec<Seg<'_>> = r.path.segs().collect();
+            r.outcome == Outcome::Extra
+                && segs.len() >= 3
+                && segs[0].index().is_some()
+                && segs[1] == Seg::Key("arguments")
+        })
         .count();
     let n_ref = reference.as_array().map_or(0, Vec::len);
     let n_out = output.as_array().map_or(0, Vec::len);

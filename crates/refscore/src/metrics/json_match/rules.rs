@@ -30,10 +30,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::comparators::Comparator;
 use super::selector::Selector;
-use crate::compare::{Comparator, Normalizer};
 use crate::engine::{Align, Cost, NodeRule};
 use crate::error::ConfigError;
+use crate::normalize::Normalizer;
 use crate::path::Seg;
 
 /// Default least similarity for two array elements to be paired.

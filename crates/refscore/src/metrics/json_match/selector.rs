@@ -129,8 +129,8 @@ fn step_matches(step: &Step, seg: &Seg<'_>) -> bool {
     match (step, seg) {
         (Step::Any, _) => true,
         (Step::Key(k), Seg::Key(s)) => k == s,
-        (Step::Index(i), Seg::Index(j)) => i == j,
-        _ => false,
+        (Step::Key(_), _) => false,
+        (Step::Index(i), seg) => seg.index() == Some(*i),
     }
 }
 

@@ -15,7 +15,7 @@
 //!
 //! so a dimension at the edge of the tolerance scores 0.5 and one twice as
 //! far scores 0. The score is the weighted average of the dimensions that
-//! have a target ([`crate::cascade::weighted_average`]).
+//! have a target ([`crate::row_score::weighted_average`]).
 //!
 //! Options: `dimensions` (list; default every dimension that has a
 //! target), `weights` (map, default 1 each), `profile` (see [`profile`]),
@@ -34,16 +34,53 @@ use serde_json::{Map, Value};
 
 use super::BuildContext;
 use super::options::Opts;
-use crate::cascade::weighted_average;
+use super::registry::{MetricSpec, OptionSpec, OptionType};
 use crate::detail::{Detail, Outcome, failure_lines};
 use crate::error::{ConfigError, EvalError};
-use crate::evaluator::{EvalInput, Evaluator, InputSpec};
-use crate::score::Score;
+use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
+use crate::row_score::weighted_average;
+use crate::score::{Direction, Kind, Score};
 use analysis::Analysed;
 use profile::{Dimension, Profile, Side};
 
-const INPUTS: &[InputSpec] =
-    &[InputSpec::required("output", false), InputSpec::optional("reference", false)];
+/// The declaration of `tone`.
+pub const SPEC: MetricSpec = MetricSpec {
+    name: "tone",
+    description: "formality, sentiment, assertiveness, persona and verbosity against a profile or the reference",
+    inputs: &[
+        InputSpec::required("output", InputType::Text, "the model's answer"),
+        InputSpec::optional("reference", InputType::Text, "an answer in the wanted tone"),
+    ],
+    options: &[
+        OptionSpec::new(
+            "dimensions",
+            OptionType::List,
+            None,
+            "dimensions to score (default: every one with a target)",
+        ),
+        OptionSpec::new("weights", OptionType::Object, None, "weight per dimension (default 1)"),
+        OptionSpec::new(
+            "profile",
+            OptionType::Object,
+            None,
+            "target per dimension (a number, a range, or a named level)",
+        ),
+        OptionSpec::new(
+            "tolerance",
+            OptionType::Number,
+            Some("0.2"),
+            "how far a measure may be from its target and pass",
+        ),
+    ],
+    json: false,
+    kind: Kind::Code,
+    direction: Direction::Maximize,
+    threshold: Some(0.8),
+    extra_scores: &[],
+    example: "- metric: tone
+  options: {profile: {formality: formal}}",
+    build: |o, ctx| Ok(Box::new(Tone::from_options(o, ctx)?) as Box<dyn Evaluator>),
+};
 
 /// Default tolerance: how far a measure may be from its target and pass.
 pub const DEFAULT_TOLERANCE: f64 = 0.2;
@@ -92,7 +129,7 @@ impl Tone {
         ctx: &BuildContext,
     ) -> Result<Self, ConfigError> {
         let _ = ctx;
-        let o = Opts::new("tone", options);
+        let o = Opts::for_metric(&SPEC, options)?;
         let mut tone = Tone::default();
         if let Some(v) = o.value("dimensions") {
             let names: Vec<&Value> = match v {
@@ -246,7 +283,7 @@ impl Tone {
     pub fn score_texts(&self, output: &str, reference: Option<&str>) -> Score {
         let out = Analysed::of(output);
         if out.word_count() == 0 {
-            return Score::invalid("tone", "tone: the output has no words to measure");
+            return Score::invalid(SPEC.name, "tone: the output has no words to measure");
         }
         let reference = reference.map(Analysed::of);
         let explicit = self.dimensions.is_some();
@@ -295,7 +332,7 @@ impl Tone {
             } else {
                 "tone: every measured dimension has weight 0"
             };
-            let mut s = Score::invalid("tone", why);
+            let mut s = Score::invalid(SPEC.name, why);
             s.details = details;
             return s;
         };
@@ -306,7 +343,7 @@ impl Tone {
             parts.join(", ")
         )];
         lines.extend(failure_lines(&details));
-        let mut s = Score::new("tone", Some(total))
+        let mut s = Score::new(SPEC.name, Some(total))
             .with_label(if pass { "pass" } else { "fail" })
             .with_explanation(lines.join("\n"))
             .with_meta("measured", measured_meta)
@@ -329,17 +366,17 @@ fn text_of(v: &Value) -> String {
 
 impl Evaluator for Tone {
     fn name(&self) -> &str {
-        "tone"
+        SPEC.name
     }
 
     fn inputs(&self) -> &[InputSpec] {
-        INPUTS
+        SPEC.inputs
     }
 
-    fn evaluate(&self, input: &EvalInput) -> Result<Vec<Score>, EvalError> {
+    fn compute(&self, input: &EvalInput) -> Result<Evaluation, EvalError> {
         let output = text_of(input.require("output")?);
         let reference = input.get("reference").filter(|v| !v.is_null()).map(text_of);
-        Ok(vec![self.score_texts(&output, reference.as_deref())])
+        Ok(Evaluation::one(self.score_texts(&output, reference.as_deref())))
     }
 }
 

@@ -19,7 +19,7 @@ fn run(options: Value, output: &str, reference: Option<&str>) -> Score {
     if let Some(r) = reference {
         input.set("reference", json!(r));
     }
-    m.evaluate(&input).unwrap().remove(0)
+    m.evaluate(&input).unwrap().scores.remove(0)
 }
 
 fn detail<'a>(s: &'a Score, check: &str) -> &'a Detail {
@@ -144,12 +144,19 @@ fn options_are_checked() {
 
 #[test]
 fn empty_and_odd_outputs() {
-    assert!(run(json!({}), "   ", Some("text")).is_invalid());
+    let m = build("tone", &Map::new(), &BuildContext::default()).unwrap();
+    let blank = EvalInput::new().with("output", json!("   ")).with("reference", json!("text"));
+    assert_eq!(
+        m.evaluate(&blank).unwrap_err(),
+        crate::error::EvalError::EmptyInput { input: "output".into() }
+    );
     let s = run(json!({}), "😀😀 !!! ??", Some("Fine."));
     assert!(s.is_invalid() || s.score.is_some_and(|x| (0.0..=1.0).contains(&x)));
-    let m = build("tone", &Map::new(), &BuildContext::default()).unwrap();
-    let s =
-        m.evaluate(&EvalInput::pair(json!({"a": "Great stuff"}), Value::Null)).unwrap().remove(0);
+    let s = m
+        .evaluate(&EvalInput::pair(json!({"a": "Great stuff"}), Value::Null))
+        .unwrap()
+        .scores
+        .remove(0);
     assert!(s.score.is_some());
 }
 

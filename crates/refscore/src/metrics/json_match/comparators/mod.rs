@@ -20,28 +20,26 @@ mod date_parse;
 mod default;
 mod enum_set;
 mod exact;
-mod normalize;
 mod number_string;
 mod numeric;
 #[cfg(test)]
 mod properties;
 mod spec;
 mod string;
-mod unicode_class;
 
 pub use date::{CalendarDate, DateError, DateTime, DayMonth, TimeOfDay, parse_date};
 pub use default::{NUMBER_PARTIAL_WITHIN, STRING_PARTIAL_FROM};
-pub use exact::json_equal;
-pub use normalize::{ALL as ALL_NORMALIZERS, Normalizer, UnknownNormalizer, normalize};
+
+pub use crate::normalize::{ALL as ALL_NORMALIZERS, Normalizer, UnknownNormalizer, normalize};
+pub use crate::unicode_class::{is_currency_symbol, is_punctuation};
 pub use number_string::{Amount, parse_number_string};
 pub use spec::{NUMERIC_DEFAULT, TYPES as COMPARATOR_TYPES};
-pub use unicode_class::{is_currency_symbol, is_punctuation};
 
 use std::fmt;
 
 use serde_json::Value;
 
-use crate::engine::Leaf;
+use crate::engine::{Leaf, json_equal};
 
 /// How one leaf is compared. See `docs/json_match.md` (Comparators and normalizers).
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -34,7 +34,7 @@ pub fn weighted_average(items: &[(f64, f64)]) -> Option<f64> {
     }
     let total: f64 = kept.iter().map(|&(_, w)| w / max).sum();
     let sum: f64 = kept.iter().map(|&(s, w)| s * (w / max / total)).sum();
-    Some(crate::score::finite(sum))
+    Some(crate::number::finite(sum))
 }
 
 /// Why a score was left out of a [`RowScore`].

@@ -2,10 +2,10 @@
 
 use serde_json::{Number, Value};
 
-use super::unicode_class::is_currency_symbol;
 use super::{Checked, Normalizer, Note, Side, as_text, exact};
 use crate::engine::Leaf;
 use crate::number::{as_i128, to_f64};
+use crate::unicode_class::is_currency_symbol;
 
 /// A number read from text or JSON.
 #[derive(Debug, Clone, Copy, PartialEq)]

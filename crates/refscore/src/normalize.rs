@@ -1,12 +1,18 @@
-//! String normalizers applied, in order, before leaf strings are compared.
+//! String normalizers applied, in order, before strings are compared.
+//!
+//! Shared by `json_match` rules (leaf strings), `exact_match` and
+//! `precision_recall_fscore` (their `normalize` option). Each step maps a
+//! string to a string; [`normalize`] applies a list of steps in the order
+//! given and borrows its input when no step changes it.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
+use caseless::Caseless;
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
-use super::unicode_class::is_punctuation;
+use crate::unicode_class::is_punctuation;
 
 /// One string normalization step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -15,10 +21,14 @@ pub enum Normalizer {
     /// canonical composition (`ﬁ` → `fi`, NBSP → space, full-width `Ａ` →
     /// `A`, `e` + combining acute → `é`).
     Nfkc,
-    /// Unicode default lowercase mapping (`str::to_lowercase`, with the
-    /// final-sigma rule). This is not full case folding: `ß` stays `ß`
-    /// (folding gives `ss`), `ς` stays `ς` (folding gives `σ`), and
-    /// ligatures such as `ﬁ` are kept (apply `nfkc` first).
+    /// Full Unicode default case folding (`CaseFolding.txt`, statuses C
+    /// and F, Unicode 16.0, by the `caseless` crate): `ß` and `ẞ` → `ss`,
+    /// `ﬁ` → `fi`, final `ς` → `σ`, `ǅ` → `ǆ`, so `"Straße"` and
+    /// `"STRASSE"` fold alike. The fold is language-independent: the
+    /// Turkish rules (status T) are not used, so `I` → `i` (not `ı`), `İ` →
+    /// `i` + U+0307 COMBINING DOT ABOVE, and `ı` is left as it is. Folding
+    /// does not normalize: a folded string may need `nfkc` again (`İ`
+    /// folds to two characters that NFKC keeps apart).
     Casefold,
     /// Removes leading and trailing Unicode `White_Space` characters and
     /// U+FEFF (byte-order mark).
@@ -64,13 +74,7 @@ impl Normalizer {
                 let out: String = s.nfkc().collect();
                 (out != s).then_some(out)
             }
-            Normalizer::Casefold => {
-                let changes = s.chars().any(|c| {
-                    let mut lower = c.to_lowercase();
-                    lower.next() != Some(c) || lower.next().is_some()
-                });
-                changes.then(|| s.to_lowercase())
-            }
+            Normalizer::Casefold => casefold(s),
             Normalizer::Trim => {
                 let t = crate::text::js_trim(s);
                 (t.len() != s.len()).then(|| t.to_string())
@@ -84,6 +88,24 @@ impl Normalizer {
             }
         }
     }
+}
+
+/// Full case folding of `s`, or `None` when no character folds to
+/// anything but itself.
+fn casefold(s: &str) -> Option<String> {
+    if s.is_ascii() {
+        // ASCII folds to ASCII: only `A`–`Z` change.
+        return s.bytes().any(|b| b.is_ascii_uppercase()).then(|| s.to_ascii_lowercase());
+    }
+    let folds = |c: char| {
+        let mut f = std::iter::once(c).default_case_fold();
+        f.next() != Some(c) || f.next().is_some()
+    };
+    let first = s.char_indices().find(|&(_, c)| folds(c))?.0;
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push_str(&s[..first]);
+    out.extend(s[first..].chars().default_case_fold());
+    Some(out)
 }
 
 fn collapse_whitespace(s: &str) -> Option<String> {
@@ -158,8 +180,8 @@ mod tests {
             ("a\u{a0}b", &[Nfkc], "a b"),
             ("ＡＢＣ１", &[Nfkc], "ABC1"),
             ("ACME GmbH", &[Casefold], "acme gmbh"),
-            ("STRASSE straße", &[Casefold], "strasse straße"),
-            ("ΟΔΟΣ", &[Casefold], "οδος"),
+            ("STRASSE straße", &[Casefold], "strasse strasse"),
+            ("ΟΔΟΣ", &[Casefold], "οδοσ"),
             ("ǅ", &[Casefold], "ǆ"),
             ("İ", &[Casefold], "i\u{307}"),
             ("  x y \n", &[Trim], "x y"),
@@ -183,10 +205,116 @@ mod tests {
         }
     }
 
+    /// Full case folding, exact outputs.
+    #[test]
+    fn casefold_table() {
+        let cases: &[(&str, &str)] = &[
+            // ß and capital ẞ fold to "ss".
+            ("Straße", "strasse"),
+            ("STRASSE", "strasse"),
+            ("straße", "strasse"),
+            ("\u{1e9e}", "ss"),
+            // Ligatures fold to their letters without NFKC.
+            ("\u{fb01}", "fi"),
+            ("\u{fb01}le", "file"),
+            ("\u{fb03}", "ffi"),
+            // Final sigma folds to σ, like capital Σ.
+            ("\u{3c2}", "\u{3c3}"),
+            ("\u{3a3}", "\u{3c3}"),
+            ("ΟΔΟΣ", "οδοσ"),
+            ("οδος", "οδοσ"),
+            // Turkish dotted and dotless I: the default (non-Turkic) rules.
+            ("I", "i"),
+            ("\u{130}", "i\u{307}"),
+            ("\u{130}stanbul", "i\u{307}stanbul"),
+            ("\u{131}", "\u{131}"),
+            ("D\u{131}YARBAKIR", "d\u{131}yarbakir"),
+            // Other characters whose folding is not their lowercase.
+            ("\u{b5}", "\u{3bc}"),
+            ("\u{17f}", "s"),
+            ("\u{212a}", "k"),
+            ("\u{ab70}", "\u{13a0}"),
+            ("\u{1c5}", "\u{1c6}"),
+            ("\u{345}", "\u{3b9}"),
+            ("\u{1f80}", "\u{1f00}\u{3b9}"),
+            // Mixed ASCII and non-ASCII, and unchanged prefixes.
+            ("abc ÉCOLE", "abc école"),
+            ("ACME GmbH", "acme gmbh"),
+            ("", ""),
+        ];
+        for (input, want) in cases {
+            assert_eq!(normalize(input, &[Casefold]), *want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn casefold_makes_caseless_matches_equal() {
+        let equal: &[(&str, &str)] = &[
+            ("Straße", "STRASSE"),
+            ("MASSE", "Maße"),
+            ("\u{fb01}nance", "FINANCE"),
+            ("ΣΊΣΥΦΟΣ", "σίσυφος"),
+            ("\u{3c2}", "\u{3c3}"),
+            ("\u{212a}elvin", "kelvin"),
+        ];
+        for (a, b) in equal {
+            assert_eq!(normalize(a, &[Casefold]), normalize(b, &[Casefold]), "{a:?} {b:?}");
+        }
+        let different: &[(&str, &str)] = &[("\u{131}", "i"), ("\u{130}", "i"), ("é", "e")];
+        for (a, b) in different {
+            assert_ne!(normalize(a, &[Casefold]), normalize(b, &[Casefold]), "{a:?} {b:?}");
+        }
+    }
+
+    /// NFKC, exact outputs.
+    #[test]
+    fn nfkc_table() {
+        let cases: &[(&str, &str)] = &[
+            // Full-width forms.
+            ("\u{ff21}\u{ff22}\u{ff23}\u{ff11}", "ABC1"),
+            ("\u{ff41}\u{ff42}\u{ff43}", "abc"),
+            ("\u{ff08}x\u{ff09}", "(x)"),
+            ("\u{3000}", " "),
+            // Half-width katakana.
+            ("\u{ff76}", "\u{30ab}"),
+            // No-break spaces.
+            ("a\u{a0}b", "a b"),
+            ("a\u{202f}b", "a b"),
+            // Ligatures.
+            ("\u{fb01}", "fi"),
+            ("\u{fb00}", "ff"),
+            ("\u{fb03}x", "ffix"),
+            ("\u{132}", "IJ"),
+            // Other compatibility characters.
+            ("x\u{b2}", "x2"),
+            ("\u{2460}", "1"),
+            ("\u{2126}", "\u{3a9}"),
+            ("\u{212b}", "\u{c5}"),
+            ("\u{2026}", "..."),
+            // Canonical composition.
+            ("e\u{301}", "\u{e9}"),
+            // NFKC does not fold case.
+            ("\u{df}", "\u{df}"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(normalize(input, &[Nfkc]), *want, "{input:?}");
+        }
+        // Folding İ leaves a combining dot that NFKC does not compose.
+        assert_eq!(normalize("\u{130}", &[Casefold, Nfkc]), "i\u{307}");
+        // Full-width capitals need NFKC and folding.
+        assert_eq!(normalize("\u{ff33}TRA\u{df}E", &[Nfkc, Casefold]), "strasse");
+    }
+
     #[test]
     fn borrows_when_unchanged() {
         for s in ["already clean", "", "a b", "é"] {
             assert!(matches!(normalize(s, &ALL), Cow::Borrowed(_)), "{s:?}");
+        }
+        for s in ["\u{131}", "\u{3c3}", "日本語", "école", "strasse"] {
+            assert!(matches!(normalize(s, &[Casefold]), Cow::Borrowed(_)), "{s:?}");
+        }
+        for s in ["\u{df}", "\u{3c2}", "\u{fb01}", "É"] {
+            assert!(matches!(normalize(s, &[Casefold]), Cow::Owned(_)), "{s:?}");
         }
         assert!(matches!(normalize("A", &[Casefold]), Cow::Owned(_)));
         assert!(matches!(normalize("a  b", &[CollapseWhitespace]), Cow::Owned(_)));

@@ -9,7 +9,7 @@ use super::{Checked, Normalizer, Note, exact, normalize};
 use crate::engine::Leaf;
 
 /// The comparison key of a label: the normalizers, then trimming (Unicode
-/// white space and U+FEFF), then Unicode lowercase.
+/// white space and U+FEFF), then full Unicode case folding.
 pub(super) fn label_key<'a>(s: &'a str, normalizers: &[Normalizer]) -> Cow<'a, str> {
     let n = normalize(s, normalizers);
     let fixed = [Normalizer::Trim, Normalizer::Casefold];

@@ -1,0 +1,196 @@
+//! Judge settings, as a suite writes them (`judge:` or `judges:`).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::ConfigError;
+
+/// The base URL used when neither the suite nor `OPENAI_BASE_URL` sets one.
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// Prices in a currency of the suite's choosing per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Prices {
+    /// Per million prompt (input) tokens.
+    #[serde(default)]
+    pub prompt: f64,
+    /// Per million completion (output) tokens.
+    #[serde(default)]
+    pub completion: f64,
+}
+
+/// One judge: an OpenAI-compatible chat completions endpoint and a model.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeConfig {
+    /// `https://host/v1`; default `OPENAI_BASE_URL`, else [`DEFAULT_BASE_URL`].
+    pub base_url: Option<String>,
+    /// The model name sent with every request.
+    pub model: String,
+    /// Environment variable holding the API key (default `OPENAI_API_KEY`);
+    /// no key is sent when it is unset (local servers).
+    pub api_key_env: Option<String>,
+    /// Sampling temperature (default 0).
+    #[serde(default)]
+    pub temperature: f64,
+    /// Reply length limit in tokens (default: the server's).
+    pub max_tokens: Option<u32>,
+    /// Sampling seed, sent when set.
+    pub seed: Option<u64>,
+    /// Per-request timeout in seconds (default 60).
+    pub timeout: Option<f64>,
+    /// Requests in flight at once across the whole run (default 8).
+    pub max_concurrency: Option<usize>,
+    /// Requests started per minute at most (default: no limit).
+    pub requests_per_minute: Option<u32>,
+    /// Retries after a 429, a 5xx, a timeout or a dropped connection
+    /// (default 4).
+    pub retries: Option<u32>,
+    /// Extra HTTP headers (`api-key` for Azure, an organisation header, ...).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Prices per million tokens, for the cost in the summary.
+    pub prices: Option<Prices>,
+    /// Cache replies even when sampling is not deterministic
+    /// (temperature > 0 without a seed).
+    #[serde(default)]
+    pub cache_nondeterministic: bool,
+}
+
+impl JudgeConfig {
+    /// A judge for `model` with every other setting at its default.
+    pub fn new(model: impl Into<String>) -> Self {
+        JudgeConfig {
+            base_url: None,
+            model: model.into(),
+            api_key_env: None,
+            temperature: 0.0,
+            max_tokens: None,
+            seed: None,
+            timeout: None,
+            max_concurrency: None,
+            requests_per_minute: None,
+            retries: None,
+            headers: BTreeMap::new(),
+            prices: None,
+            cache_nondeterministic: false,
+        }
+    }
+
+    /// Reads a judge's settings; `name` is used in errors.
+    ///
+    /// # Errors
+    /// Unknown keys, wrong types or values out of range.
+    pub fn from_value(name: &str, v: &Value) -> Result<Self, ConfigError> {
+        let ctx = format!("judges.{name}");
+        let c: JudgeConfig = serde_json::from_value(v.clone())
+            .map_err(|e| ConfigError::invalid(&ctx, e.to_string()))?;
+        if c.model.trim().is_empty() {
+            return Err(ConfigError::invalid(&ctx, "model must not be empty"));
+        }
+        if !(c.temperature.is_finite() && (0.0..=2.0).contains(&c.temperature)) {
+            return Err(ConfigError::invalid(&ctx, "temperature must be in [0, 2]"));
+        }
+        if c.timeout.is_some_and(|t| !(t.is_finite() && t > 0.0 && t <= 3600.0)) {
+            return Err(ConfigError::invalid(&ctx, "timeout must be in (0, 3600] seconds"));
+        }
+        if c.max_concurrency == Some(0) || c.max_concurrency.is_some_and(|n| n > 1024) {
+            return Err(ConfigError::invalid(&ctx, "max_concurrency must be in [1, 1024]"));
+        }
+        if c.requests_per_minute == Some(0) {
+            return Err(ConfigError::invalid(&ctx, "requests_per_minute must be ≥ 1"));
+        }
+        if c.retries.is_some_and(|r| r > 20) {
+            return Err(ConfigError::invalid(&ctx, "retries must be at most 20"));
+        }
+        if let Some(p) = c.prices
+            && !(p.prompt.is_finite()
+                && p.prompt >= 0.0
+                && p.completion.is_finite()
+                && p.completion >= 0.0)
+        {
+            return Err(ConfigError::invalid(&ctx, "prices must be numbers ≥ 0"));
+        }
+        for k in c.headers.keys() {
+            if k.eq_ignore_ascii_case("authorization") {
+                return Err(ConfigError::invalid(
+                    &ctx,
+                    "set the key with api_key_env, not an Authorization header",
+                ));
+            }
+        }
+        Ok(c)
+    }
+
+    /// The base URL without a trailing slash.
+    pub fn base_url(&self) -> String {
+        let url = self
+            .base_url
+            .clone()
+            .or_else(|| std::env::var("OPENAI_BASE_URL").ok().filter(|u| !u.trim().is_empty()))
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
+        url.trim().trim_end_matches('/').to_owned()
+    }
+
+    /// The environment variable holding the key.
+    pub fn key_var(&self) -> &str {
+        self.api_key_env.as_deref().unwrap_or("OPENAI_API_KEY")
+    }
+
+    /// The per-request timeout.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout.unwrap_or(60.0))
+    }
+
+    /// Requests in flight at once.
+    pub fn concurrency(&self) -> usize {
+        self.max_concurrency.unwrap_or(8)
+    }
+
+    /// Retries after a transient failure.
+    pub fn retries(&self) -> u32 {
+        self.retries.unwrap_or(4)
+    }
+
+    /// Whether the same request always gets the same reply, as far as the
+    /// settings can say (temperature 0, or a seed).
+    pub fn deterministic(&self) -> bool {
+        self.temperature == 0.0 || self.seed.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_and_checks_settings() {
+        let c = JudgeConfig::from_value(
+            "j",
+            &json!({"base_url": "http://127.0.0.1:9/v1/", "model": "m", "timeout": 2.5,
+                    "max_concurrency": 64, "headers": {"api-version": "1"},
+                    "prices": {"prompt": 0.15, "completion": 0.6}}),
+        )
+        .unwrap();
+        assert_eq!(c.base_url(), "http://127.0.0.1:9/v1");
+        assert_eq!(c.timeout(), Duration::from_millis(2500));
+        assert_eq!((c.concurrency(), c.retries(), c.key_var()), (64, 4, "OPENAI_API_KEY"));
+        assert!(c.deterministic());
+        for bad in [
+            json!({"model": ""}),
+            json!({"model": "m", "temperature": 3}),
+            json!({"model": "m", "max_concurrency": 0}),
+            json!({"model": "m", "headers": {"Authorization": "Bearer x"}}),
+            json!({"model": "m", "colour": 1}),
+            json!({"model": "m", "prices": {"prompt": -1}}),
+        ] {
+            let e = JudgeConfig::from_value("j", &bad).unwrap_err().to_string();
+            assert!(e.starts_with("judges.j"), "{e}");
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! LLM judges over any OpenAI-compatible server.
+//!
+//! A suite names its judges (`judges: {NAME: {model, base_url, ...}}`, or
+//! one `judge:` named `default`). Each becomes a [`Judge`]: one client for
+//! `POST {base_url}/chat/completions` shared by every evaluator and thread
+//! of a run, with bounded concurrency and rate, retries with backoff and
+//! jitter (honouring `Retry-After`), a persistent SQLite [`Cache`] of
+//! replies and per-evaluator accounting ([`JudgeUsage`]). The API key is
+//! read from the environment and appears nowhere else ([`ApiKey`]).
+
+mod cache;
+mod client;
+mod config;
+mod limiter;
+mod secret;
+pub mod template;
+mod usage;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::Value;
+
+pub use cache::{Cache, CacheError};
+pub use client::{CacheMode, Judge, JudgeError, Reply, StructuredMode};
+pub use config::{DEFAULT_BASE_URL, JudgeConfig, Prices};
+pub use secret::ApiKey;
+pub use usage::JudgeUsage;
+
+use crate::error::ConfigError;
+
+/// The name of a suite's single `judge:`.
+pub const DEFAULT_JUDGE: &str = "default";
+
+/// Where the cache lives and what it may do, as the command line says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CacheSettings {
+    /// The cache file; `None`: `.refscore/cache.db` beside the suite.
+    pub path: Option<std::path::PathBuf>,
+    /// Use, refresh or bypass.
+    pub mode: CacheMode,
+}
+
+/// The judges of a suite, by name, with the cancel flag they share.
+#[derive(Debug, Default)]
+pub struct Judges {
+    judges: BTreeMap<String, Arc<Judge>>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Judges {
+    /// No judge.
+    pub fn none() -> Self {
+        Judges::default()
+    }
+
+    /// Judges from a suite's `judge` and `judges` values; the cache is
+    /// opened only when a judge exists and caching is on.
+    ///
+    /// # Errors
+    /// Bad settings, a name used twice, or a cache that cannot be opened.
+    pub fn from_suite(
+        single: Option<&Value>,
+        named: Option<&Value>,
+        base_dir: &Path,
+        cache: &CacheSettings,
+    ) -> Result<Self, ConfigError> {
+        let mut configs: Vec<(String, JudgeConfig)> = Vec::new();
+        if let Some(v) = single {
+            configs.push((DEFAULT_JUDGE.to_owned(), JudgeConfig::from_value(DEFAULT_JUDGE, v)?));
+        }
+        match named {
+            None => {}
+            Some(Value::Object(map)) => {
+                for (name, v) in map {
+                    if configs.iter().any(|(n, _)| n == name) {
+                        return Err(ConfigError::invalid(
+                            format!("judges.{name}"),
+                            "defined twice (`judge` is the judge named `default`)",
+                        ));
+                    }
+                    configs.push((name.clone(), JudgeConfig::from_value(name, v)?));
+                }
+            }
+            Some(other) => {
+                return Err(ConfigError::invalid(
+                    "judges",
+                    format!("expected a map of judge name to settings, got {other}"),
+                ));
+            }
+        }
+        let cancel = Arc::new(AtomicBool::new(false));
+        let shared = if configs.is_empty() || cache.mode == CacheMode::Off {
+            None
+        } else {
+            let path = cache.path.clone().unwrap_or_else(|| base_dir.join(".refscore/cache.db"));
+            Some(Arc::new(
+                Cache::open(&path)
+                    .map_err(|e| ConfigError::File { path: path.clone(), message: e.message })?,
+            ))
+        };
+        let judges = configs
+            .into_iter()
+            .map(|(name, c)| {
+                let j = Judge::new(&name, c, shared.clone(), cache.mode, Arc::clone(&cancel));
+                (name, Arc::new(j))
+            })
+            .collect();
+        Ok(Judges { judges, cancel })
+    }
+
+    /// Judges given directly (tests, embedding applications).
+    pub fn from_judges(judges: Vec<Judge>, cancel: Arc<AtomicBool>) -> Self {
+        Judges {
+            judges: judges.into_iter().map(|j| (j.name().to_owned(), Arc::new(j))).collect(),
+            cancel,
+        }
+    }
+
+    /// The judge named `name`.
+    ///
+    /// # Errors
+    /// No such judge; the message lists the known ones.
+    pub fn get(&self, name: &str) -> Result<Arc<Judge>, String> {
+        self.judges.get(name).cloned().ok_or_else(|| {
+            if self.judges.is_empty() {
+                format!(
+                    "judge `{name}` is not defined: add `judge: {{model: ...}}` (or `judges:`) to the suite"
+                )
+            } else {
+                let known: Vec<&str> = self.judges.keys().map(String::as_str).collect();
+                format!("judge `{name}` is not defined (judges: {})", known.join(", "))
+            }
+        })
+    }
+
+    /// Whether the suite has any judge.
+    pub fn is_empty(&self) -> bool {
+        self.judges.is_empty()
+    }
+
+    /// The largest concurrency of any judge (0 without judges): how many
+    /// evaluations a run should keep in flight.
+    pub fn concurrency(&self) -> usize {
+        self.judges.values().map(|j| j.config().concurrency()).max().unwrap_or(0)
+    }
+
+    /// Stops sending: requests not yet sent fail as cancelled.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::SeqCst);
+    }
+
+    /// The shared cancel flag.
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.cancel)
+    }
+
+    /// Every judge's accounting, per evaluator.
+    pub fn usage(&self) -> Vec<JudgeUsage> {
+        self.judges.values().flat_map(|j| j.usage()).collect()
+    }
+}

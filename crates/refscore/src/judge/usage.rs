@@ -1,0 +1,182 @@
+//! What a judge cost: requests, retries, failures, cache hits, tokens,
+//! latency and money, per evaluator that called it.
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+
+use serde::Serialize;
+
+/// Latency samples kept per evaluator for the percentiles; past it, a
+/// sample is overwritten in turn (memory stays flat).
+const LATENCY_SAMPLES: usize = 100_000;
+
+#[derive(Debug, Default, Clone)]
+struct Tally {
+    evaluations: u64,
+    requests: u64,
+    retries: u64,
+    failures: u64,
+    cache_hits: u64,
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    latencies_ms: Vec<f64>,
+    seen: u64,
+}
+
+/// Per-evaluator counters of one judge; safe to update from many threads.
+#[derive(Debug, Default)]
+pub(crate) struct Usage {
+    by_caller: Mutex<BTreeMap<String, Tally>>,
+}
+
+/// What happened to one call of [`super::Judge::chat`].
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct CallRecord {
+    pub(crate) requests: u64,
+    pub(crate) retries: u64,
+    pub(crate) failed: bool,
+    pub(crate) cache_hit: bool,
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
+    pub(crate) latency_ms: Option<f64>,
+}
+
+impl Usage {
+    pub(crate) fn record(&self, caller: &str, c: CallRecord) {
+        let mut map = self.by_caller.lock().unwrap_or_else(PoisonError::into_inner);
+        let t = map.entry(caller.to_owned()).or_default();
+        t.evaluations += 1;
+        t.requests += c.requests;
+        t.retries += c.retries;
+        t.failures += u64::from(c.failed);
+        t.cache_hits += u64::from(c.cache_hit);
+        t.prompt_tokens += c.prompt_tokens;
+        t.completion_tokens += c.completion_tokens;
+        if let Some(ms) = c.latency_ms.filter(|x| x.is_finite()) {
+            t.seen += 1;
+            if t.latencies_ms.len() < LATENCY_SAMPLES {
+                t.latencies_ms.push(ms);
+            } else {
+                let i = usize::try_from(t.seen % LATENCY_SAMPLES as u64).unwrap_or(0);
+                t.latencies_ms[i] = ms;
+            }
+        }
+    }
+
+    /// The report, one entry per evaluator, in name order.
+    pub(crate) fn report(
+        &self,
+        judge: &str,
+        model: &str,
+        prices: Option<super::Prices>,
+    ) -> Vec<JudgeUsage> {
+        let map = self.by_caller.lock().unwrap_or_else(PoisonError::into_inner);
+        map.iter()
+            .map(|(caller, t)| {
+                let mut l = t.latencies_ms.clone();
+                l.sort_by(f64::total_cmp);
+                #[allow(clippy::cast_precision_loss)]
+                let cost = prices.map(|p| {
+                    crate::number::finite(
+                        (t.prompt_tokens as f64 * p.prompt
+                            + t.completion_tokens as f64 * p.completion)
+                            / 1e6,
+                    )
+                });
+                JudgeUsage {
+                    judge: judge.to_owned(),
+                    model: model.to_owned(),
+                    evaluator: caller.clone(),
+                    evaluations: t.evaluations,
+                    requests: t.requests,
+                    retries: t.retries,
+                    failures: t.failures,
+                    cache_hits: t.cache_hits,
+                    prompt_tokens: t.prompt_tokens,
+                    completion_tokens: t.completion_tokens,
+                    latency_p50_ms: percentile(&l, 0.50),
+                    latency_p95_ms: percentile(&l, 0.95),
+                    cost,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The `q` quantile of sorted values (nearest rank).
+fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted.get(rank - 1).copied()
+}
+
+/// One evaluator's use of one judge over a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeUsage {
+    /// The judge's name in the suite.
+    pub judge: String,
+    /// Its model.
+    pub model: String,
+    /// The evaluator that called it.
+    pub evaluator: String,
+    /// Judgements asked for (cache hits included).
+    pub evaluations: u64,
+    /// HTTP requests sent (retries included).
+    pub requests: u64,
+    /// Requests sent again after a transient failure.
+    pub retries: u64,
+    /// Judgements that failed (after the last retry, or a bad reply).
+    pub failures: u64,
+    /// Judgements answered from the cache (no request).
+    pub cache_hits: u64,
+    /// Prompt tokens the server reported.
+    pub prompt_tokens: u64,
+    /// Completion tokens the server reported.
+    pub completion_tokens: u64,
+    /// Median latency of answered requests, in milliseconds.
+    pub latency_p50_ms: Option<f64>,
+    /// 95th percentile latency, in milliseconds.
+    pub latency_p95_ms: Option<f64>,
+    /// Cost from the suite's prices per million tokens, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tallies_and_percentiles() {
+        let u = Usage::default();
+        for i in 1..=100 {
+            u.record(
+                "ev",
+                CallRecord {
+                    requests: 1,
+                    prompt_tokens: 10,
+                    completion_tokens: 2,
+                    latency_ms: Some(f64::from(i)),
+                    ..CallRecord::default()
+                },
+            );
+        }
+        u.record("ev", CallRecord { cache_hit: true, ..CallRecord::default() });
+        u.record(
+            "ev",
+            CallRecord { requests: 3, retries: 2, failed: true, ..CallRecord::default() },
+        );
+        let prices = super::super::Prices { prompt: 1.0, completion: 2.0 };
+        let r = &u.report("j", "m", Some(prices))[0];
+        assert_eq!(
+            (r.evaluations, r.requests, r.retries, r.failures, r.cache_hits),
+            (102, 103, 2, 1, 1)
+        );
+        assert_eq!((r.prompt_tokens, r.completion_tokens), (1000, 200));
+        assert_eq!((r.latency_p50_ms, r.latency_p95_ms), (Some(50.0), Some(95.0)));
+        assert!((r.cost.unwrap() - 0.0014).abs() < 1e-12);
+    }
+}

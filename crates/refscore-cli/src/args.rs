@@ -100,6 +100,16 @@ pub(crate) struct RunArgs {
     /// Keep passed details in results.jsonl (by default only failed ones are written).
     #[arg(long)]
     pub(crate) all_details: bool,
+    /// Judges: the reply cache file (default `.refscore/cache.db` beside the
+    /// suite; also `REFSCORE_CACHE`).
+    #[arg(long, env = "REFSCORE_CACHE")]
+    pub(crate) cache: Option<PathBuf>,
+    /// Judges: neither read nor write the reply cache.
+    #[arg(long, conflicts_with = "refresh_cache")]
+    pub(crate) no_cache: bool,
+    /// Judges: ask again and replace every cached reply used.
+    #[arg(long)]
+    pub(crate) refresh_cache: bool,
 }
 
 /// `refscore metrics [NAME]`.

@@ -49,6 +49,7 @@ pub(crate) fn run(
         }],
         // Any unreadable line or failed evaluation fails the command.
         gate: Gate { max_failed_rows: Some(0), ..Gate::default() },
+        judges: std::sync::Arc::default(),
     };
     let opts = RunOptions {
         threads,

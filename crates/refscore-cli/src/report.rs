@@ -108,6 +108,48 @@ pub(crate) fn summary(
         table(out, &rows, p)?;
     }
 
+    if !s.judges.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "{}", p.bold("Judges"))?;
+        let mut rows = vec![
+            [
+                "JUDGE",
+                "MODEL",
+                "EVALUATOR",
+                "ASKED",
+                "REQUESTS",
+                "RETRIES",
+                "FAILED",
+                "CACHED",
+                "TOKENS IN",
+                "TOKENS OUT",
+                "P50 MS",
+                "P95 MS",
+                "COST",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ];
+        for j in &s.judges {
+            rows.push(vec![
+                j.judge.clone(),
+                j.model.clone(),
+                j.evaluator.clone(),
+                j.evaluations.to_string(),
+                j.requests.to_string(),
+                j.retries.to_string(),
+                j.failures.to_string(),
+                j.cache_hits.to_string(),
+                j.prompt_tokens.to_string(),
+                j.completion_tokens.to_string(),
+                num(j.latency_p50_ms),
+                num(j.latency_p95_ms),
+                j.cost.map_or_else(|| String::from("—"), |c| format!("{c:.4}")),
+            ]);
+        }
+        table(out, &rows, p)?;
+    }
+
     writeln!(out)?;
     let verdict = if s.gate.passed { p.green("PASSED") } else { p.red("FAILED") };
     writeln!(out, "{} {verdict}", p.bold("Gate"))?;

@@ -9,14 +9,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use refscore::judge::{CacheMode, CacheSettings};
 use refscore::runner::{self, Progress, RowResult, RunOptions};
-use refscore::suite::Suite;
+use refscore::suite::{LoadOptions, Suite};
 
 use crate::args::RunArgs;
 use crate::color::Palette;
 
 pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let suite = Suite::load(&args.suite)?;
+    let mode = if args.no_cache {
+        CacheMode::Off
+    } else if args.refresh_cache {
+        CacheMode::Refresh
+    } else {
+        CacheMode::Use
+    };
+    let load = LoadOptions { cache: CacheSettings { path: args.cache.clone(), mode } };
+    let suite = Suite::load_with(&args.suite, &load)?;
     let dir = match &args.output {
         Some(d) => d.clone(),
         None => PathBuf::from("refscore-out").join(timestamp()),
@@ -32,8 +41,11 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let cancel = Arc::new(AtomicBool::new(false));
     {
         let cancel = Arc::clone(&cancel);
-        // A second Ctrl-C while stopping ends the process at once.
+        let judges = suite.judges.cancel_flag();
+        // The first Ctrl-C stops reading rows and sending judge requests
+        // (those in flight finish); a second one ends the process at once.
         let _ = ctrlc::set_handler(move || {
+            judges.store(true, Ordering::SeqCst);
             if cancel.swap(true, Ordering::SeqCst) {
                 std::process::exit(130);
             }

@@ -6,6 +6,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+mod judge;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }

@@ -181,7 +181,7 @@ pub fn run_rows(
 ) -> Result<RunSummary, RunError> {
     let start = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.unwrap_or(0))
+        .num_threads(opts.threads.unwrap_or_else(|| default_threads(suite)))
         .stack_size(WORKER_STACK)
         .thread_name(|i| format!("refscore-{i}"))
         .build()
@@ -257,7 +257,9 @@ pub fn run_rows(
             fraction_read: rows.fraction_read(),
         });
     }
-    Ok(collector.finish(cancelled, start.elapsed().as_secs_f64(), &suite.gate))
+    let mut summary = collector.finish(cancelled, start.elapsed().as_secs_f64(), &suite.gate);
+    summary.judges = suite.judges.usage();
+    Ok(summary)
 }
 
 /// The [`LineFormat::Scores`] lines of a row.
@@ -285,6 +287,15 @@ fn score_lines(suite: &Suite, r: &RowResult) -> String {
     }
     lines.extend(r.scores.iter().map(with_id));
     lines.join("\n")
+}
+
+/// Worker threads when the options set none: one per core, or as many as
+/// the judges keep requests in flight when an evaluator asks an LLM (its
+/// threads mostly wait on the network).
+fn default_threads(suite: &Suite) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let asks = suite.evaluators.iter().any(|e| e.evaluator.kind() == crate::score::Kind::Llm);
+    if asks { cores.max(suite.judges.concurrency()) } else { cores }
 }
 
 /// Feeds one row into the summary.

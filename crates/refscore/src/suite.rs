@@ -13,9 +13,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use std::sync::Arc;
+
 use crate::dataset::DatasetFormat;
 use crate::error::ConfigError;
 use crate::evaluator::Evaluator;
+use crate::judge::{CacheSettings, Judges};
 use crate::mapping::InputMapping;
 use crate::metrics::{self, BuildContext};
 use crate::score::Direction;
@@ -58,6 +61,15 @@ pub struct Suite {
     pub evaluators: Vec<SuiteEvaluator>,
     /// The gate, resolved per evaluator.
     pub gate: Gate,
+    /// The judges its LLM evaluators ask (none when it has no `judge`).
+    pub judges: Arc<Judges>,
+}
+
+/// How a suite is loaded: settings from the command line, not the file.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Where the judges' reply cache lives and what it may do.
+    pub cache: CacheSettings,
 }
 
 /// One evaluator of a suite.
@@ -102,13 +114,22 @@ impl Suite {
     /// The file cannot be read or is not a valid suite; the error names
     /// the file.
     pub fn load(path: &Path) -> Result<Suite, ConfigError> {
+        Suite::load_with(path, &LoadOptions::default())
+    }
+
+    /// Loads a suite file with settings from the command line.
+    ///
+    /// # Errors
+    /// The file cannot be read or is not a valid suite; the error names
+    /// the file.
+    pub fn load_with(path: &Path, opts: &LoadOptions) -> Result<Suite, ConfigError> {
         let file_err = |message: String| ConfigError::File { path: path.to_path_buf(), message };
         let format = SuiteFormat::from_path(path).ok_or_else(|| {
             file_err("unknown suite format (use .yaml, .yml or .toml)".to_owned())
         })?;
         let text = std::fs::read_to_string(path).map_err(|e| file_err(e.to_string()))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Suite::parse(&text, format, path, &base)
+        Suite::parse(&text, format, path, &base, opts)
     }
 
     /// Parses suite text; relative paths resolve against `base_dir`.
@@ -122,7 +143,7 @@ impl Suite {
         format: SuiteFormat,
         base_dir: &Path,
     ) -> Result<Suite, ConfigError> {
-        Suite::parse(text, format, Path::new("<suite>"), base_dir)
+        Suite::parse(text, format, Path::new("<suite>"), base_dir, &LoadOptions::default())
     }
 
     fn parse(
@@ -130,13 +151,14 @@ impl Suite {
         format: SuiteFormat,
         path: &Path,
         base_dir: &Path,
+        opts: &LoadOptions,
     ) -> Result<Suite, ConfigError> {
         let raw: raw::RawSuite = match format {
             SuiteFormat::Yaml => serde_saphyr::from_str(text).map_err(|e| e.to_string()),
             SuiteFormat::Toml => toml::from_str(text).map_err(|e| e.to_string()),
         }
         .map_err(|message| ConfigError::File { path: path.to_path_buf(), message })?;
-        build(raw, path, base_dir).map_err(|e| e.in_file(path))
+        build(raw, path, base_dir, opts).map_err(|e| e.in_file(path))
     }
 
     /// The evaluator with this name.
@@ -145,7 +167,12 @@ impl Suite {
     }
 }
 
-fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, ConfigError> {
+fn build(
+    raw: raw::RawSuite,
+    path: &Path,
+    base_dir: &Path,
+    opts: &LoadOptions,
+) -> Result<Suite, ConfigError> {
     if raw.dataset.trim().is_empty() {
         return Err(ConfigError::invalid("dataset", "must name a file"));
     }
@@ -159,10 +186,17 @@ fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, Conf
         return Err(ConfigError::invalid("evaluators", "at least one evaluator is needed"));
     }
     // A run's field table needs every JSON metric's per-field tallies.
+    let judges = Arc::new(Judges::from_suite(
+        raw.judge.as_ref(),
+        raw.judges.as_ref(),
+        base_dir,
+        &opts.cache,
+    )?);
     let ctx = BuildContext {
         base_dir: Some(base_dir.to_path_buf()),
         field_tallies: true,
-        ..BuildContext::default()
+        judges: Arc::clone(&judges),
+        evaluator: None,
     };
     let mut evaluators: Vec<SuiteEvaluator> = Vec::new();
     for (i, e) in raw.evaluators.into_iter().enumerate() {
@@ -189,6 +223,7 @@ fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, Conf
             return Err(ConfigError::invalid(context, "threshold must be a finite number"));
         }
         let spec = metrics::registry::find(&e.metric).map_err(wrap)?;
+        let ctx = BuildContext { evaluator: Some(name.clone()), ..ctx.clone() };
         let evaluator = (spec.build)(&e.options, &ctx).map_err(wrap)?;
         let inputs: Vec<&str> = evaluator.inputs().iter().map(|s| s.name.as_ref()).collect();
         for key in e.mapping.keys() {
@@ -240,6 +275,7 @@ fn build(raw: raw::RawSuite, path: &Path, base_dir: &Path) -> Result<Suite, Conf
         id_column: raw.id.filter(|s| !s.is_empty()),
         evaluators,
         gate,
+        judges,
     })
 }
 

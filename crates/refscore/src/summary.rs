@@ -44,6 +44,9 @@ pub struct RunSummary {
     pub fields_dropped: u64,
     /// The gate's verdict.
     pub gate: GateResult,
+    /// What each judge cost, per evaluator (LLM evaluators only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<crate::judge::JudgeUsage>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -315,6 +318,7 @@ impl Collector {
             fields: self.fields.finish(&names),
             fields_dropped,
             gate,
+            judges: Vec::new(),
         }
     }
 }
@@ -361,7 +365,16 @@ mod tests {
         assert_eq!((dist.min, dist.max, dist.median), (Some(0.0), Some(3.0), Some(1.0)));
         let plain = &s.evaluators[2];
         assert_eq!((plain.pass_rate, plain.passed, plain.threshold), (None, None, None));
-        assert!(s.gate.passed);
+        // Three rows failed (two evaluations, one unreadable): by default no
+        // failed row is allowed; a suite may allow some.
+        assert!(!s.gate.passed);
+        let failed = s.gate.checks.iter().find(|c| c.name == "max_failed_rows").unwrap();
+        assert_eq!((failed.required, failed.actual), (0.0, Some(3.0)));
+        let mut c = collector();
+        c.row(&[Failed, Score(1.0), Score(0.0)]);
+        c.row(&[Score(1.0), Score(1.0), Score(1.0)]);
+        let allow = Gate { max_failed_rows: Some(1), ..Gate::default() };
+        assert!(c.finish(false, 1.0, &allow).gate.passed);
     }
 
     #[test]

@@ -238,6 +238,12 @@ impl Judge {
         self.usage.report(&self.name, &self.config.model, self.config.prices)
     }
 
+    /// Records that `caller` could not use a reply (it counts as a failed
+    /// judgement in the accounting).
+    pub fn reply_unusable(&self, caller: &str) {
+        self.usage.unusable(caller);
+    }
+
     /// The request body: `body` (messages, tools, ...) with the judge's
     /// model and sampling settings.
     pub fn body(&self, mut body: Map<String, Value>) -> Value {

@@ -63,6 +63,13 @@ impl Usage {
         }
     }
 
+    /// Counts a judgement whose reply the caller could not use (a label
+    /// outside the choices, say) as a failure.
+    pub(crate) fn unusable(&self, caller: &str) {
+        let mut map = self.by_caller.lock().unwrap_or_else(PoisonError::into_inner);
+        map.entry(caller.to_owned()).or_default().failures += 1;
+    }
+
     /// The report, one entry per evaluator, in name order.
     pub(crate) fn report(
         &self,

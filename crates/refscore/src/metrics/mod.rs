@@ -6,6 +6,7 @@ pub(crate) mod json_metric;
 pub(crate) mod options;
 pub mod registry;
 
+pub mod classify;
 pub mod exact_match;
 pub mod factuality;
 pub mod format;
@@ -14,6 +15,7 @@ pub mod json_distance;
 pub mod json_match;
 pub mod json_similarity;
 pub mod json_structural;
+pub mod llm_judges;
 pub mod matches_regex;
 pub mod precision_recall_fscore;
 pub mod tone;
@@ -41,6 +43,11 @@ pub(crate) static REGISTRY: &[MetricSpec] = &[
     format::SPEC,
     factuality::SPEC,
     tone::SPEC,
+    classify::SPEC,
+    llm_judges::HALLUCINATION,
+    llm_judges::CORRECTNESS,
+    llm_judges::RELEVANCE,
+    llm_judges::TOXICITY,
     exact_match::SPEC,
     matches_regex::SPEC,
     precision_recall_fscore::SPEC,

@@ -65,6 +65,7 @@ fn flaky_suite(dataset: PathBuf, gate: Gate) -> Suite {
             weight: 1.0,
         }],
         gate,
+        judges: std::sync::Arc::default(),
     }
 }
 

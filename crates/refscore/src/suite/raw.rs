@@ -16,6 +16,10 @@ pub(super) struct RawSuite {
     pub(super) evaluators: Vec<RawEvaluator>,
     #[serde(default)]
     pub(super) gate: RawGate,
+    /// One judge, named `default`.
+    pub(super) judge: Option<Value>,
+    /// Judges by name.
+    pub(super) judges: Option<Value>,
 }
 
 /// One entry of `evaluators`.

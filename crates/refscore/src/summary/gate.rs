@@ -3,6 +3,9 @@
 //!
 //! A run where no row was scored (empty dataset, every row unreadable or
 //! every evaluation failed) never passes, and neither does a cancelled one.
+//! Nor does a run with an unreadable row or a failed evaluation (a judge
+//! that never answered, say), unless the suite allows some with
+//! `max_failed_rows`: an errored run never passes by default.
 
 use std::collections::BTreeMap;
 
@@ -25,7 +28,7 @@ pub struct Gate {
     /// threshold / rows read), per evaluator.
     pub min_pass_rate: BTreeMap<String, f64>,
     /// Most rows allowed to be unreadable or to have a failed evaluation;
-    /// `None`: no limit.
+    /// `None`: none (the check is made with a limit of 0).
     pub max_failed_rows: Option<u64>,
 }
 
@@ -106,13 +109,12 @@ impl Gate {
             let actual = find(name).and_then(|e| e.pass_rate);
             checks.push(at_least(format!("min_pass_rate.{name}"), limit, actual));
         }
-        if let Some(limit) = self.max_failed_rows {
-            checks.push(at_most(
-                "max_failed_rows".into(),
-                limit as f64,
-                Some(counts.failed_rows as f64),
-            ));
-        }
+        let limit = self.max_failed_rows.unwrap_or(0);
+        checks.push(at_most(
+            "max_failed_rows".into(),
+            limit as f64,
+            Some(counts.failed_rows as f64),
+        ));
         GateResult { passed: checks.iter().all(|c| c.passed), checks }
     }
 }

@@ -1,0 +1,229 @@
+//! LLM judges end to end: the real binary against the scripted
+//! OpenAI-compatible server on 127.0.0.1 (no network).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use refscore_scripted_llm::{Reply, Rule, Script, ScriptedServer, When};
+use serde_json::{Value, json};
+
+use super::{code, stderr, stdout};
+
+/// The key the tests give the binary; it must appear nowhere but in the
+/// request header.
+const KEY: &str = "sk-test-0123456789abcdef-SECRET";
+
+/// A folder with a dataset of `rows` answers (`LABEL=` markers drive the
+/// scripted server's replies) and a suite asking `classify` with `judge`
+/// settings added to the defaults.
+fn setup(dir: &Path, base_url: &str, rows: &[&str], judge: &Value, gate: &str) {
+    let lines: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, text)| json!({"id": format!("r{i}"), "answer": text}).to_string())
+        .collect();
+    std::fs::write(dir.join("data.jsonl"), lines.join("\n") + "\n").unwrap();
+    let mut judge_cfg = json!({"base_url": base_url, "model": "judge-model", "timeout": 2,
+                               "api_key_env": "TEST_JUDGE_KEY", "prices": {"prompt": 1.0, "completion": 2.0}});
+    if let (Some(base), Some(extra)) = (judge_cfg.as_object_mut(), judge.as_object()) {
+        base.extend(extra.clone());
+    }
+    let suite = json!({
+        "dataset": "data.jsonl",
+        "id": "id",
+        "judge": judge_cfg,
+        "evaluators": [{
+            "name": "polite",
+            "metric": "classify",
+            "mapping": {"output": "answer"},
+            "options": {"template": "Is this polite?\n{output}", "choices": {"polite": 1, "rude": 0}},
+            "threshold": 1
+        }],
+        "gate": serde_json::from_str::<Value>(gate).unwrap(),
+    });
+    std::fs::write(dir.join("suite.yaml"), serde_json::to_string_pretty(&suite).unwrap()).unwrap();
+}
+
+fn run(dir: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .arg("run")
+        .arg(dir.join("suite.yaml"))
+        .arg("-o")
+        .arg(dir.join("out"))
+        .args(extra)
+        .env("TEST_JUDGE_KEY", KEY)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("REFSCORE_CACHE")
+        .output()
+        .expect("runs")
+}
+
+fn results(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("out/results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn summary(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("out/summary.json")).unwrap()).unwrap()
+}
+
+/// Every file under `dir` and the outputs, as one text, for leak checks.
+fn everything(dir: &Path, o: &Output) -> String {
+    let mut all = stdout(o) + &stderr(o);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                all.push_str(&String::from_utf8_lossy(&std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn classify_scores_caches_accounts_and_never_leaks_the_key() {
+    let server = ScriptedServer::start(Script::new(vec![])).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ["Thank you kindly LABEL=polite", "Go away LABEL=rude", "Cheers LABEL=polite"];
+    setup(dir.path(), &server.base_url(), &rows, &json!({}), r#"{"min_pass_rate": 0.5}"#);
+    let o = run(dir.path(), &[]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    let labels: Vec<&str> = r.iter().map(|x| x["scores"][0]["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["polite", "rude", "polite"]);
+    assert_eq!(r[1]["scores"][0]["score"], 0.0);
+    assert_eq!(r[0]["scores"][0]["kind"], "llm");
+    assert_eq!(r[0]["scores"][0]["explanation"], "scripted");
+    assert_eq!(r[0]["scores"][0]["metadata"]["mode"], "tools");
+    assert_eq!(server.request_count(), 3);
+    let req = &server.requests()[0];
+    assert_eq!(req.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    assert_eq!(req.body["model"], "judge-model");
+    assert_eq!(req.body["temperature"], 0.0);
+    let s = summary(dir.path());
+    let j = &s["judges"][0];
+    assert_eq!((j["judge"].as_str(), j["evaluator"].as_str()), (Some("default"), Some("polite")));
+    assert_eq!(
+        (j["requests"].as_u64(), j["cache_hits"].as_u64(), j["failures"].as_u64()),
+        (Some(3), Some(0), Some(0))
+    );
+    assert!(j["prompt_tokens"].as_u64().unwrap() > 0);
+    assert_eq!(j["completion_tokens"], 30);
+    assert!(j["cost"].as_f64().unwrap() > 0.0);
+    assert!(j["latency_p95_ms"].as_f64().is_some());
+    assert!(stdout(&o).contains("Judges"), "{}", stdout(&o));
+
+    // The same suite again: every judgement from the cache, no request.
+    let o = run(dir.path(), &[]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(server.request_count(), 3);
+    let j = &summary(dir.path())["judges"][0];
+    assert_eq!((j["requests"].as_u64(), j["cache_hits"].as_u64()), (Some(0), Some(3)));
+    assert_eq!(results(dir.path())[1]["scores"][0]["metadata"]["cached"], true);
+    // --refresh-cache asks again; --no-cache neither reads nor writes.
+    assert_eq!(code(&run(dir.path(), &["--refresh-cache"])), 0);
+    assert_eq!(server.request_count(), 6);
+    assert_eq!(code(&run(dir.path(), &["--no-cache"])), 0);
+    assert_eq!(server.request_count(), 9);
+    assert!(dir.path().join(".refscore/cache.db").exists());
+    let o = run(dir.path(), &[]);
+    assert!(!everything(dir.path(), &o).contains(KEY), "the key leaked");
+}
+
+#[test]
+fn transient_faults_are_retried_and_failures_fail_closed() {
+    let server = ScriptedServer::start(Script::new(vec![
+        Rule::new(When::PromptContains("flaky-429".into()), Reply::rate_limited("1")).times(1),
+        Rule::new(When::PromptContains("flaky-500".into()), Reply::status(500)).times(2),
+        Rule::new(When::PromptContains("slow".into()), Reply::Auto.delayed(3000)).times(1),
+        Rule::new(When::PromptContains("dropped".into()), Reply::Drop).times(1),
+        Rule::new(When::PromptContains("always-500".into()), Reply::status(500)),
+        Rule::new(When::PromptContains("garbage".into()), Reply::Garbage("<html>oops".into())),
+        Rule::new(
+            When::PromptContains("off-choices".into()),
+            Reply::tool_call(json!({"label": "neutral"})),
+        ),
+        Rule::new(When::PromptContains("empty".into()), Reply::Empty),
+    ]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rows = [
+        "flaky-429 LABEL=polite",
+        "flaky-500 LABEL=polite",
+        "slow LABEL=polite",
+        "dropped LABEL=polite",
+        "always-500",
+        "garbage",
+        "off-choices",
+        "empty",
+    ];
+    setup(dir.path(), &server.base_url(), &rows, &json!({"retries": 2}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    // Failed judgements: the run does not pass.
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    for row in &r[..4] {
+        assert_eq!(row["scores"][0]["label"], "polite", "{row}");
+        assert_eq!(row["passed"]["polite"], true);
+    }
+    let error = |i: usize| r[i]["execution"]["polite"]["error"].as_str().unwrap_or("").to_owned();
+    assert!(error(4).contains("HTTP 500 after 3 attempt(s)"), "{}", error(4));
+    assert!(
+        error(5).contains("malformed reply (not JSON)") && error(5).contains("<html>oops"),
+        "{}",
+        error(5)
+    );
+    assert!(
+        error(6).contains("label `neutral` is not one of the choices")
+            && error(6).contains("neutral"),
+        "{}",
+        error(6)
+    );
+    assert!(error(7).contains("no choices"), "{}", error(7));
+    for row in &r[4..8] {
+        assert_eq!(row["execution"]["polite"]["status"], "failed");
+        assert_eq!(row["passed"]["polite"], false, "a failed judgement never passes");
+        assert!(row["scores"].as_array().unwrap().is_empty());
+    }
+    let j = &summary(dir.path())["judges"][0];
+    // 429 once, 500 twice, a timeout, a dropped connection: 5 retries;
+    // always-500: 2 more retries.
+    assert_eq!(j["retries"], 7, "{j}");
+    assert_eq!(j["failures"], 4, "{j}");
+    assert!(!everything(dir.path(), &o).contains(KEY));
+}
+
+#[test]
+fn a_server_without_tools_gets_a_json_schema_then_plain_text() {
+    let server = ScriptedServer::start(Script::new(vec![
+        Rule::new(
+            When::All(vec![When::PromptContains("Is this polite".into())]),
+            Reply::Status { code: 400, retry_after: None, body: "tools are not supported".into() },
+        )
+        .times(1),
+        Rule::new(
+            When::PromptContains("no-json-either".into()),
+            Reply::Text("Rude.\nBlunt words.".into()),
+        ),
+    ]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &server.base_url(), &["Hello LABEL=polite"], &json!({}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    assert_eq!(r[0]["scores"][0]["label"], "polite");
+    assert_eq!(r[0]["scores"][0]["metadata"]["mode"], "json_schema");
+    let reqs = server.requests();
+    assert!(reqs[0].body.get("tools").is_some());
+    assert!(reqs[1].body.get("tools").is_none());
+    assert_eq!(reqs[1].body["response_format"]["type"], "json_schema");
+}

@@ -1,0 +1,291 @@
+//! Turn a chosen [`Reply`] into response bytes (or a dropped connection).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::auto::{AutoChat, auto_chat, default_tool_name};
+use crate::embedding;
+use crate::openai::{self, ChatOutput, TokenUsage};
+use crate::reply::{Reply, Usage};
+use crate::request::RequestView;
+
+/// `usage.completion_tokens` unless a reply says otherwise.
+const DEFAULT_COMPLETION_TOKENS: u64 = 10;
+
+const JSON: &str = "application/json";
+const TEXT: &str = "text/plain; charset=utf-8";
+
+/// What to do with the connection once the body is built.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Action<'s> {
+    /// Send a response with the built body.
+    Send {
+        /// Status code.
+        status: u16,
+        /// `Content-Type`.
+        content_type: &'static str,
+        /// `Retry-After`, if any.
+        retry_after: Option<&'s str>,
+    },
+    /// Close the connection without answering.
+    Close,
+}
+
+/// The reply inside any `Delay` and `WithUsage` wrappers, with the total
+/// delay in milliseconds and the token counts the outermost wrappers set.
+pub(crate) fn unwrap(mut reply: &Reply) -> (u64, Usage, &Reply) {
+    let mut delay = 0u64;
+    let mut usage = Usage::default();
+    loop {
+        match reply {
+            Reply::Delay { ms, then } => {
+                delay = delay.saturating_add(*ms);
+                reply = then;
+            }
+            Reply::WithUsage { usage: u, then } => {
+                usage.prompt_tokens = usage.prompt_tokens.or(u.prompt_tokens);
+                usage.completion_tokens = usage.completion_tokens.or(u.completion_tokens);
+                reply = then;
+            }
+            _ => return (delay, usage, reply),
+        }
+    }
+}
+
+/// Build the answer to request number `seq` into `body`.
+pub(crate) fn build<'s>(
+    reply: &'s Reply,
+    request: &RequestView<'_>,
+    usage: Usage,
+    seq: usize,
+    body: &mut Vec<u8>,
+) -> Action<'s> {
+    let tokens = TokenUsage::new(
+        usage.prompt_tokens.unwrap_or((request.body_len / 4) as u64),
+        usage.completion_tokens.unwrap_or(DEFAULT_COMPLETION_TOKENS),
+    );
+    let chat = |body: &mut Vec<u8>, output| {
+        openai::chat_completion(body, seq, request.model(), output, tokens);
+        ok()
+    };
+    match reply {
+        Reply::ToolCall { name, arguments } => {
+            let name =
+                name.as_deref().or_else(|| default_tool_name(request.body)).unwrap_or("tool");
+            let arguments: Cow<'_, str> = match arguments {
+                Value::String(raw) => Cow::Borrowed(raw),
+                other => Cow::Owned(other.to_string()),
+            };
+            chat(body, ChatOutput::ToolCall { name, arguments: &arguments })
+        }
+        Reply::Json(value) => chat(body, ChatOutput::Content(&value.to_string())),
+        Reply::Text(text) => chat(body, ChatOutput::Content(text)),
+        Reply::Empty if request.is_embeddings() => {
+            openai::embedding_list::<Vec<f32>>(
+                body,
+                request.model(),
+                Vec::new(),
+                tokens.prompt_tokens,
+            );
+            ok()
+        }
+        Reply::Empty => chat(body, ChatOutput::Nothing),
+        Reply::Auto => auto(request, seq, tokens, body),
+        Reply::Status { code, retry_after, body: text } => {
+            let content_type = if text.is_empty() {
+                let message = format!("scripted status {code}");
+                openai::error(body, &message, "scripted_error", Some(&code.to_string()));
+                JSON
+            } else {
+                body.extend_from_slice(text.as_bytes());
+                let trimmed = text.trim_start();
+                if trimmed.starts_with('{') || trimmed.starts_with('[') { JSON } else { TEXT }
+            };
+            Action::Send { status: *code, content_type, retry_after: retry_after.as_deref() }
+        }
+        Reply::Garbage(text) => {
+            body.extend_from_slice(text.as_bytes());
+            ok()
+        }
+        Reply::Drop => Action::Close,
+        // Unwrapped by the caller; answered without waiting if not.
+        Reply::Delay { then, .. } | Reply::WithUsage { then, .. } => {
+            build(then, request, usage, seq, body)
+        }
+    }
+}
+
+fn ok() -> Action<'static> {
+    Action::Send { status: 200, content_type: JSON, retry_after: None }
+}
+
+fn error(body: &mut Vec<u8>, status: u16, message: &str) -> Action<'static> {
+    openai::error(body, message, "invalid_request_error", Some(&status.to_string()));
+    Action::Send { status, content_type: JSON, retry_after: None }
+}
+
+/// [`Reply::Auto`]: a sensible answer for the request's path.
+fn auto(
+    request: &RequestView<'_>,
+    seq: usize,
+    tokens: TokenUsage,
+    body: &mut Vec<u8>,
+) -> Action<'static> {
+    let post = request.method == "POST";
+    if request.is_chat() {
+        if !post {
+            return error(body, 405, "use POST for chat completions");
+        }
+        match auto_chat(request.body, request.prompt()) {
+            AutoChat::ToolCall { name, arguments } => openai::chat_completion(
+                body,
+                seq,
+                request.model(),
+                ChatOutput::ToolCall { name, arguments: &arguments },
+                tokens,
+            ),
+            AutoChat::Content(content) => openai::chat_completion(
+                body,
+                seq,
+                request.model(),
+                ChatOutput::Content(&content),
+                tokens,
+            ),
+        }
+        return ok();
+    }
+    if request.is_embeddings() {
+        if !post {
+            return error(body, 405, "use POST for embeddings");
+        }
+        let Some(inputs) = embedding::inputs(request.body) else {
+            return error(body, 400, "input must be a string, a list of strings or token lists");
+        };
+        let dims = embedding::dimensions(request.body);
+        let vectors = inputs.iter().map(|text| embedding::embed(text, dims));
+        let base64 = request.body.get("encoding_format").and_then(Value::as_str) == Some("base64");
+        if base64 {
+            let encoded = vectors.map(|v| embedding::base64_f32(&v)).collect();
+            openai::embedding_list::<String>(body, request.model(), encoded, tokens.prompt_tokens);
+        } else {
+            openai::embedding_list(body, request.model(), vectors.collect(), tokens.prompt_tokens);
+        }
+        return ok();
+    }
+    if matches!(request.path, "/v1/models" | "/models") && request.method == "GET" {
+        openai::model_list(body);
+        return ok();
+    }
+    error(body, 404, "no such endpoint on the scripted server")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run<'r>(reply: &'r Reply, path: &str, request: Value) -> (Action<'r>, Value, Vec<u8>) {
+        let text = request.to_string();
+        let view = RequestView::new("POST", path, &request, text.len());
+        let (_, usage, inner) = unwrap(reply);
+        let mut body = Vec::new();
+        let action = build(inner, &view, usage, 1, &mut body);
+        let parsed = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        (action, parsed, body)
+    }
+
+    #[test]
+    fn unwrap_sums_delays_and_keeps_outer_usage() {
+        let reply =
+            Reply::Text("x".into()).with_usage(1, 2).delayed(5).with_usage(7, 8).delayed(10);
+        let (delay, usage, inner) = unwrap(&reply);
+        assert_eq!(delay, 15);
+        assert_eq!(usage.prompt_tokens, Some(7));
+        assert_eq!(usage.completion_tokens, Some(8));
+        assert_eq!(inner, &Reply::Text("x".into()));
+    }
+
+    #[test]
+    fn tool_call_arguments_are_a_json_string() {
+        let req = json!({"model": "judge-model", "tools": [{"type": "function", "function": {"name": "grade"}}]});
+        let reply = Reply::tool_call(json!({"label": "good", "n": 1}));
+        let (action, v, _) = run(&reply, "/v1/chat/completions", req.clone());
+        assert_eq!(action, ok());
+        let function = &v["choices"][0]["message"]["tool_calls"][0]["function"];
+        assert_eq!(function["name"], "grade");
+        assert_eq!(function["arguments"], r#"{"label":"good","n":1}"#);
+        assert_eq!(v["model"], "judge-model");
+        let len = req.to_string().len() as u64;
+        assert_eq!(v["usage"]["prompt_tokens"], len / 4);
+        assert_eq!(v["usage"]["completion_tokens"], 10);
+        let raw = Reply::tool_call(json!("{not json"));
+        let (_, v, _) = run(&raw, "/v1/chat/completions", json!({}));
+        let function = &v["choices"][0]["message"]["tool_calls"][0]["function"];
+        assert_eq!(function["arguments"], "{not json");
+        assert_eq!(function["name"], "tool");
+    }
+
+    #[test]
+    fn usage_overrides_apply() {
+        let reply = Reply::Text("t".into()).with_usage(100, 5);
+        let (_, v, _) = run(&reply, "/v1/chat/completions", json!({}));
+        assert_eq!(
+            v["usage"],
+            json!({"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105})
+        );
+    }
+
+    #[test]
+    fn status_bodies_and_headers() {
+        let reply = Reply::rate_limited("2");
+        let (action, v, _) = run(&reply, "/v1/chat/completions", json!({}));
+        assert_eq!(
+            action,
+            Action::Send { status: 429, content_type: JSON, retry_after: Some("2") }
+        );
+        assert_eq!(v["error"]["message"], "scripted status 429");
+        let text = Reply::Status { code: 503, retry_after: None, body: "busy".into() };
+        let (action, _, raw) = run(&text, "/v1/chat/completions", json!({}));
+        assert_eq!(raw, b"busy");
+        assert!(matches!(action, Action::Send { status: 503, content_type: TEXT, .. }));
+    }
+
+    #[test]
+    fn garbage_drop_and_empty() {
+        let garbage = Reply::Garbage("<html>".into());
+        let (action, v, raw) = run(&garbage, "/v1/chat/completions", json!({}));
+        assert_eq!(action, ok());
+        assert_eq!(v, Value::Null);
+        assert_eq!(raw, b"<html>");
+        assert_eq!(run(&Reply::Drop, "/v1/chat/completions", json!({})).0, Action::Close);
+        let (_, v, _) = run(&Reply::Empty, "/v1/chat/completions", json!({}));
+        assert_eq!(v["choices"], json!([]));
+        let (_, v, _) = run(&Reply::Empty, "/v1/embeddings", json!({"input": "a"}));
+        assert_eq!(v["data"], json!([]));
+    }
+
+    #[test]
+    fn auto_embeddings_are_deterministic() {
+        let req = json!({"model": "emb", "input": ["same", "other", "same"]});
+        let (_, v, _) = run(&Reply::Auto, "/v1/embeddings", req);
+        let data = v["data"].as_array().unwrap();
+        assert_eq!(data.len(), 3);
+        assert_eq!(data[0]["embedding"], data[2]["embedding"]);
+        assert_ne!(data[0]["embedding"], data[1]["embedding"]);
+        assert_eq!(data[2]["index"], 2);
+        assert_eq!(data[0]["embedding"].as_array().unwrap().len(), 8);
+        let (_, v, _) =
+            run(&Reply::Auto, "/v1/embeddings", json!({"input": "a", "encoding_format": "base64"}));
+        assert!(v["data"][0]["embedding"].is_string());
+        let (action, _, _) = run(&Reply::Auto, "/v1/embeddings", json!({"input": 5}));
+        assert!(matches!(action, Action::Send { status: 400, .. }));
+    }
+
+    #[test]
+    fn auto_unknown_path_is_404() {
+        let (action, v, _) = run(&Reply::Auto, "/v2/other", json!({}));
+        assert!(matches!(action, Action::Send { status: 404, .. }));
+        assert_eq!(v["error"]["code"], "404");
+    }
+}

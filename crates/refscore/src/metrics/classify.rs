@@ -1,0 +1,473 @@
+//! `classify`: an LLM judge that picks one label among choices.
+//!
+//! A prompt template's `{placeholders}` are the evaluator's inputs (each
+//! required, mapped from the row as usual). The judge is asked for its
+//! label (and, with `explanation: true`, a short rationale) as a forced
+//! tool call whose parameters are a JSON Schema (label enum +
+//! explanation); a server that rejects tools is asked again with
+//! `response_format: json_schema`, then for plain text, and the judge
+//! remembers what the server accepts. A reply is read from a tool call, a
+//! JSON content or, last, text naming exactly one label. A label outside
+//! the choices, or a reply that names none, is a failed evaluation with
+//! the raw reply in the error: never a guessed score.
+//!
+//! `choices` is a list of labels (the score is then empty: a label-only
+//! judgement), a map label → score, or label → `{score, description}`
+//! (descriptions are given to the judge).
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::BuildContext;
+use super::options::Opts;
+use super::registry::{MetricSpec, OptionSpec, OptionType};
+use crate::error::{ConfigError, EvalError};
+use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
+use crate::judge::template::Template;
+use crate::judge::{DEFAULT_JUDGE, Judge, Reply, StructuredMode};
+use crate::score::{Direction, Kind, Score};
+
+/// Options every judge metric takes.
+pub(crate) const JUDGE_OPTIONS: [OptionSpec; 4] = [
+    OptionSpec::new("judge", OptionType::String, Some("default"), "the suite's judge to ask"),
+    OptionSpec::new(
+        "explanation",
+        OptionType::Bool,
+        Some("true"),
+        "ask the judge for a short rationale with its label",
+    ),
+    OptionSpec::new(
+        "mode",
+        OptionType::Choice(&["auto", "tools", "json_schema", "text"]),
+        Some("auto"),
+        "how the reply is asked for; auto starts with tools and falls back as the server requires",
+    ),
+    OptionSpec::new("system", OptionType::String, None, "a system message sent before the prompt"),
+];
+
+/// The declaration of `classify`.
+pub const SPEC: MetricSpec = MetricSpec {
+    name: "classify",
+    description: "an LLM judge picks one label among choices from a prompt template",
+    inputs: &[],
+    options: &[
+        OptionSpec::new(
+            "template",
+            OptionType::String,
+            None,
+            "the prompt; {name} placeholders are the evaluator's inputs",
+        ),
+        OptionSpec::new(
+            "choices",
+            OptionType::Object,
+            None,
+            "labels: a list, a map label → score, or label → {score, description}",
+        ),
+        OptionSpec::new(
+            "direction",
+            OptionType::Choice(&["maximize", "minimize", "neutral"]),
+            Some("maximize"),
+            "whether higher choice scores are better",
+        ),
+        JUDGE_OPTIONS[0],
+        JUDGE_OPTIONS[1],
+        JUDGE_OPTIONS[2],
+        JUDGE_OPTIONS[3],
+    ],
+    json: false,
+    kind: Kind::Llm,
+    direction: Direction::Maximize,
+    threshold: None,
+    extra_scores: &[],
+    example: "- metric: classify\n  options:\n    template: \"Is this answer polite? {output}\"\n    choices: {polite: 1, rude: 0}\n  threshold: 1",
+    build: |o, ctx| Ok(Box::new(Classify::from_options(o, ctx)?) as Box<dyn Evaluator>),
+};
+
+/// One label the judge may pick.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    /// The label.
+    pub label: String,
+    /// Its score, if the choices give scores.
+    pub score: Option<f64>,
+    /// What it means, for the judge.
+    pub description: Option<String>,
+}
+
+/// A built classification judge.
+#[derive(Debug)]
+pub struct Classify {
+    name: &'static str,
+    caller: String,
+    template: Template,
+    system: Option<String>,
+    choices: Vec<Choice>,
+    explanation: bool,
+    direction: Direction,
+    mode: Option<StructuredMode>,
+    judge: Arc<Judge>,
+    inputs: Vec<InputSpec>,
+}
+
+/// Reads `choices`.
+fn read_choices(o: &Opts<'_>, v: &Value) -> Result<Vec<Choice>, ConfigError> {
+    let bad = |m: String| o.error("choices", m);
+    let choices: Vec<Choice> = match v {
+        Value::Array(items) => items
+            .iter()
+            .map(|i| match i {
+                Value::String(s) => Ok(Choice { label: s.clone(), score: None, description: None }),
+                other => Err(bad(format!("a label must be a string, got {other}"))),
+            })
+            .collect::<Result<_, _>>()?,
+        Value::Object(map) => map
+            .iter()
+            .map(|(label, v)| {
+                let (score, description) = match v {
+                    Value::Number(n) => (n.as_f64(), None),
+                    Value::Object(m) => (
+                        m.get("score").and_then(Value::as_f64),
+                        m.get("description").and_then(Value::as_str).map(str::to_owned),
+                    ),
+                    other => {
+                        return Err(bad(format!(
+                            "`{label}`: expected a score or {{score, description}}, got {other}"
+                        )));
+                    }
+                };
+                if score.is_some_and(|x| !x.is_finite()) {
+                    return Err(bad(format!("`{label}`: the score must be finite")));
+                }
+                Ok(Choice { label: label.clone(), score, description })
+            })
+            .collect::<Result<_, _>>()?,
+        other => return Err(bad(format!("expected a list or a map of labels, got {other}"))),
+    };
+    if choices.len() < 2 {
+        return Err(bad(String::from("at least two labels are needed")));
+    }
+    for (i, c) in choices.iter().enumerate() {
+        if c.label.trim().is_empty() {
+            return Err(bad(String::from("a label is empty")));
+        }
+        if choices[..i].iter().any(|d| d.label.eq_ignore_ascii_case(&c.label)) {
+            return Err(bad(format!("label `{}` is given twice", c.label)));
+        }
+    }
+    Ok(choices)
+}
+
+/// The judge options shared by every judge metric: the judge, the
+/// explanation flag, the mode and the system message.
+pub(crate) struct JudgeOptions {
+    pub(crate) judge: Arc<Judge>,
+    pub(crate) explanation: bool,
+    pub(crate) mode: Option<StructuredMode>,
+    pub(crate) system: Option<String>,
+}
+
+impl JudgeOptions {
+    pub(crate) fn read(o: &Opts<'_>, ctx: &BuildContext) -> Result<Self, ConfigError> {
+        let name = o.string("judge")?.unwrap_or_else(|| DEFAULT_JUDGE.to_owned());
+        let judge = ctx.judges.get(&name).map_err(|m| o.error("judge", m))?;
+        let mode =
+            match o.choice("mode", &["auto", "tools", "json_schema", "text"], "auto")?.as_str() {
+                "tools" => Some(StructuredMode::Tools),
+                "json_schema" => Some(StructuredMode::JsonSchema),
+                "text" => Some(StructuredMode::Text),
+                _ => None,
+            };
+        Ok(JudgeOptions {
+            judge,
+            explanation: o.bool("explanation", true)?,
+            mode,
+            system: o.string("system")?,
+        })
+    }
+}
+
+impl Classify {
+    /// From options: `template`, `choices`, `direction` and the judge
+    /// options (`judge`, `explanation`, `mode`, `system`).
+    ///
+    /// # Errors
+    /// A missing template or choices, bad choices, or an unknown judge.
+    pub fn from_options(
+        options: &Map<String, Value>,
+        ctx: &BuildContext,
+    ) -> Result<Self, ConfigError> {
+        let o = Opts::for_metric(&SPEC, options)?;
+        let template = o
+            .string("template")?
+            .ok_or_else(|| o.error("template", "a prompt template is required"))?;
+        let choices =
+            o.value("choices").ok_or_else(|| o.error("choices", "the labels are required"))?;
+        let choices = read_choices(&o, choices)?;
+        let direction =
+            match o.choice("direction", &["maximize", "minimize", "neutral"], "maximize")?.as_str()
+            {
+                "minimize" => Direction::Minimize,
+                "neutral" => Direction::Neutral,
+                _ => Direction::Maximize,
+            };
+        let j = JudgeOptions::read(&o, ctx)?;
+        Classify::new(SPEC.name, Template::parse(&template), choices, direction, j, ctx, &[])
+            .map_err(|m| o.error("template", m))
+    }
+
+    /// A judge from its parts (the built-in judges use this).
+    pub(crate) fn new(
+        name: &'static str,
+        template: Template,
+        choices: Vec<Choice>,
+        direction: Direction,
+        j: JudgeOptions,
+        ctx: &BuildContext,
+        declared: &[InputSpec],
+    ) -> Result<Self, String> {
+        let inputs: Vec<InputSpec> = template
+            .placeholders()
+            .into_iter()
+            .map(|p| {
+                declared.iter().find(|d| d.name == p).cloned().unwrap_or_else(|| {
+                    InputSpec::named(
+                        p.to_owned(),
+                        true,
+                        InputType::Text,
+                        "a placeholder of the template",
+                    )
+                })
+            })
+            .collect();
+        if inputs.is_empty() {
+            return Err(String::from(
+                "the template has no {placeholder}: it would ask the same for every row",
+            ));
+        }
+        Ok(Classify {
+            name,
+            caller: ctx.evaluator.clone().unwrap_or_else(|| name.to_owned()),
+            template,
+            system: j.system,
+            choices,
+            explanation: j.explanation,
+            direction,
+            mode: j.mode,
+            judge: j.judge,
+            inputs,
+        })
+    }
+
+    /// The JSON Schema of a reply.
+    fn schema(&self) -> Value {
+        let labels: Vec<&str> = self.choices.iter().map(|c| c.label.as_str()).collect();
+        let mut props = Map::new();
+        props.insert("label".into(), json!({"type": "string", "enum": labels}));
+        let mut required = vec!["label"];
+        if self.explanation {
+            props.insert(
+                "explanation".into(),
+                json!({"type": "string", "description": "one or two sentences on why"}),
+            );
+            required.insert(0, "explanation");
+        }
+        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+    }
+
+    /// The request body (without model and sampling) for `mode`.
+    fn request(&self, prompt: &str, mode: StructuredMode) -> Map<String, Value> {
+        let mut text = prompt.to_owned();
+        if self.choices.iter().any(|c| c.description.is_some()) {
+            text.push_str("\n\nLabels:");
+            for c in &self.choices {
+                text.push_str(&format!("\n- {}", c.label));
+                if let Some(d) = &c.description {
+                    text.push_str(&format!(": {d}"));
+                }
+            }
+        }
+        let labels: Vec<&str> = self.choices.iter().map(|c| c.label.as_str()).collect();
+        if mode == StructuredMode::Text {
+            text.push_str(&format!(
+                "\n\nAnswer with exactly one of these labels: {}.{}",
+                labels.join(", "),
+                if self.explanation {
+                    " Put the label on the first line, then a short reason."
+                } else {
+                    ""
+                }
+            ));
+        }
+        let mut messages = Vec::new();
+        if let Some(s) = &self.system {
+            messages.push(json!({"role": "system", "content": s}));
+        }
+        messages.push(json!({"role": "user", "content": text}));
+        let mut body = Map::new();
+        body.insert("messages".into(), Value::Array(messages));
+        match mode {
+            StructuredMode::Tools => {
+                body.insert(
+                    "tools".into(),
+                    json!([{"type": "function", "function": {
+                        "name": "record_judgement",
+                        "description": "Record the label chosen for the item.",
+                        "parameters": self.schema(),
+                    }}]),
+                );
+                body.insert(
+                    "tool_choice".into(),
+                    json!({"type": "function", "function": {"name": "record_judgement"}}),
+                );
+            }
+            StructuredMode::JsonSchema => {
+                body.insert(
+                    "response_format".into(),
+                    json!({"type": "json_schema", "json_schema": {
+                        "name": "judgement", "schema": self.schema(), "strict": true}}),
+                );
+            }
+            StructuredMode::Text => {}
+        }
+        body
+    }
+
+    /// The label and explanation of a reply, or why there is none.
+    fn read_reply(&self, reply: &Reply) -> Result<(&Choice, Option<String>), String> {
+        let m = &reply.message;
+        let structured = m
+            .get("tool_calls")
+            .and_then(|t| t.get(0))
+            .and_then(|c| c.get("function"))
+            .and_then(|f| f.get("arguments"))
+            .map(|a| match a {
+                Value::String(s) => serde_json::from_str::<Value>(s).unwrap_or(Value::Null),
+                other => other.clone(),
+            })
+            .or_else(|| {
+                let text = m.get("content").and_then(Value::as_str)?;
+                crate::decode::decode(&Value::String(text.to_owned()), &Default::default())
+                    .ok()
+                    .map(|d| d.value.into_owned())
+                    .filter(|v| v.get("label").is_some())
+            });
+        if let Some(v) = structured {
+            let label = v.get("label").and_then(Value::as_str).ok_or("the reply has no label")?;
+            let explanation = v.get("explanation").and_then(Value::as_str).map(str::to_owned);
+            let choice = self
+                .choice(label)
+                .ok_or_else(|| format!("label `{label}` is not one of the choices"))?;
+            return Ok((choice, explanation));
+        }
+        let text = m.get("content").and_then(Value::as_str).unwrap_or("").trim();
+        if text.is_empty() {
+            return Err(String::from("the reply is empty"));
+        }
+        let first = text
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-');
+        if let Some(c) = self.choice(first) {
+            let rest = text.lines().skip(1).collect::<Vec<_>>().join("\n").trim().to_owned();
+            return Ok((c, (!rest.is_empty()).then_some(rest)));
+        }
+        let named: Vec<&Choice> =
+            self.choices.iter().filter(|c| mentions(text, &c.label)).collect();
+        match named.as_slice() {
+            [one] => Ok((one, Some(text.to_owned()))),
+            [] => Err(String::from("the reply names none of the labels")),
+            _ => Err(String::from("the reply names several labels")),
+        }
+    }
+
+    /// The choice whose label equals `label` (case aside).
+    fn choice(&self, label: &str) -> Option<&Choice> {
+        let label = label.trim();
+        self.choices.iter().find(|c| c.label == label).or_else(|| {
+            self.choices.iter().find(|c| c.label.to_lowercase() == label.to_lowercase())
+        })
+    }
+
+    /// Asks the judge, falling back through the structured-output modes.
+    pub(crate) fn ask(&self, prompt: &str) -> Result<(Reply, StructuredMode), EvalError> {
+        let mut mode = self.mode.unwrap_or_else(|| self.judge.preferred_mode());
+        loop {
+            match self.judge.chat(&self.caller, self.request(prompt, mode)) {
+                Ok(r) => return Ok((r, mode)),
+                Err(e) if e.is_rejection() && self.mode.is_none() => match mode.next() {
+                    Some(next) => {
+                        self.judge.reject_mode(mode);
+                        mode = next;
+                    }
+                    None => return Err(EvalError::Failed(e.to_string())),
+                },
+                Err(e) => return Err(EvalError::Failed(e.to_string())),
+            }
+        }
+    }
+
+    /// The score of one judgement.
+    pub(crate) fn judge_prompt(&self, prompt: &str) -> Result<Score, EvalError> {
+        let (reply, mode) = self.ask(prompt)?;
+        let (choice, explanation) = self.read_reply(&reply).map_err(|why| {
+            self.judge.reply_unusable(&self.caller);
+            let raw = crate::detail::truncate(&crate::json::compact(&reply.message));
+            EvalError::Failed(format!("judge `{}`: {why}; reply: {raw}", self.judge.name()))
+        })?;
+        let mut s = Score::new(self.name, choice.score)
+            .with_label(choice.label.clone())
+            .with_direction(self.direction)
+            .with_meta("judge", self.judge.name())
+            .with_meta("model", self.judge.model())
+            .with_meta("mode", mode.as_str())
+            .with_meta("cached", reply.cached)
+            .with_meta("prompt_tokens", reply.prompt_tokens)
+            .with_meta("completion_tokens", reply.completion_tokens);
+        s.kind = Kind::Llm;
+        if self.explanation
+            && let Some(e) = explanation
+        {
+            s = s.with_explanation(e);
+        }
+        Ok(s)
+    }
+}
+
+/// Whether `label` appears in `text` as a whole word (case aside).
+fn mentions(text: &str, label: &str) -> bool {
+    let (t, l) = (text.to_lowercase(), label.to_lowercase());
+    t.match_indices(&l).any(|(i, _)| {
+        let before = t[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        let after = t[i + l.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+        before && after
+    })
+}
+
+impl Evaluator for Classify {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn inputs(&self) -> &[InputSpec] {
+        &self.inputs
+    }
+
+    fn direction(&self) -> Direction {
+        self.direction
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Llm
+    }
+
+    fn compute(&self, input: &EvalInput<'_>) -> Result<Evaluation, EvalError> {
+        let prompt = self.template.render(|n| input.get(n));
+        Ok(Evaluation::one(self.judge_prompt(&prompt)?))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

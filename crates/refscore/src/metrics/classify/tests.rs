@@ -1,0 +1,127 @@
+//! Tests of `classify` that need no server: options, request bodies and
+//! reply reading. The HTTP round trips are tested against the scripted
+//! server in the CLI tests.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use serde_json::json;
+
+use super::*;
+use crate::judge::{CacheMode, JudgeConfig, Judges};
+
+/// A context with one judge named `default` that is never called.
+pub(crate) fn context() -> BuildContext {
+    let judge = Judge::with_key(
+        "default",
+        JudgeConfig::new("test-model"),
+        None,
+        None,
+        CacheMode::Off,
+        Arc::new(AtomicBool::new(false)),
+    );
+    BuildContext {
+        judges: Arc::new(Judges::from_judges(vec![judge], Arc::new(AtomicBool::new(false)))),
+        ..BuildContext::default()
+    }
+}
+
+fn classify(options: Value) -> Result<Classify, ConfigError> {
+    Classify::from_options(options.as_object().unwrap(), &context())
+}
+
+fn polite() -> Classify {
+    classify(json!({
+        "template": "Is this polite? {output}",
+        "choices": {"polite": {"score": 1, "description": "courteous"}, "rude": 0},
+    }))
+    .unwrap()
+}
+
+fn reply(message: Value) -> Reply {
+    Reply { message, prompt_tokens: 1, completion_tokens: 1, cached: false }
+}
+
+#[test]
+fn choices_come_as_a_list_a_map_of_scores_or_of_settings() {
+    let c = classify(json!({"template": "{x}", "choices": ["yes", "no"]})).unwrap();
+    assert_eq!(
+        c.choices.iter().map(|c| (c.label.as_str(), c.score)).collect::<Vec<_>>(),
+        [("yes", None), ("no", None)]
+    );
+    let c = polite();
+    assert_eq!(c.choices[0].description.as_deref(), Some("courteous"));
+    assert_eq!((c.choices[0].score, c.choices[1].score), (Some(1.0), Some(0.0)));
+    assert_eq!(c.inputs().iter().map(|i| i.name.as_ref()).collect::<Vec<_>>(), ["output"]);
+    for (bad, says) in [
+        (json!({"choices": ["a", "b"]}), "template"),
+        (json!({"template": "{x}"}), "choices"),
+        (json!({"template": "{x}", "choices": ["a"]}), "at least two"),
+        (json!({"template": "{x}", "choices": ["a", "A"]}), "twice"),
+        (json!({"template": "{x}", "choices": [1, 2]}), "must be a string"),
+        (json!({"template": "no placeholder", "choices": ["a", "b"]}), "no {placeholder}"),
+        (
+            json!({"template": "{x}", "choices": ["a", "b"], "judge": "other"}),
+            "judge `other` is not defined",
+        ),
+    ] {
+        let e = classify(bad).unwrap_err().to_string();
+        assert!(e.contains(says), "{e}");
+    }
+}
+
+#[test]
+fn requests_ask_for_a_tool_call_a_json_schema_or_text() {
+    let c = polite();
+    let tools = c.request("P", StructuredMode::Tools);
+    let f = &tools["tools"][0]["function"];
+    assert_eq!(f["parameters"]["properties"]["label"]["enum"], json!(["polite", "rude"]));
+    assert_eq!(f["parameters"]["required"], json!(["explanation", "label"]));
+    assert_eq!(tools["tool_choice"]["function"]["name"], f["name"]);
+    let content = tools["messages"][0]["content"].as_str().unwrap();
+    assert!(content.starts_with("P\n\nLabels:\n- polite: courteous\n- rude"), "{content}");
+    let js = c.request("P", StructuredMode::JsonSchema);
+    assert_eq!(js["response_format"]["json_schema"]["schema"], f["parameters"]);
+    assert!(js.get("tools").is_none());
+    let text = c.request("P", StructuredMode::Text);
+    let content = text["messages"][0]["content"].as_str().unwrap();
+    assert!(content.contains("exactly one of these labels: polite, rude"), "{content}");
+}
+
+#[test]
+fn replies_are_read_from_tool_calls_json_or_text() {
+    let c = polite();
+    let tool = reply(json!({"tool_calls": [{"type": "function", "function": {
+        "name": "record_judgement", "arguments": "{\"explanation\": \"kind words\", \"label\": \"polite\"}"}}]}));
+    let (choice, why) = c.read_reply(&tool).unwrap();
+    assert_eq!((choice.label.as_str(), why.as_deref()), ("polite", Some("kind words")));
+    let json_content = reply(json!({"content": "{\"label\": \"RUDE\"}"}));
+    assert_eq!(c.read_reply(&json_content).unwrap().0.label, "rude");
+    let first_line = reply(json!({"content": "Rude.\nIt insults the reader."}));
+    let (choice, why) = c.read_reply(&first_line).unwrap();
+    assert_eq!((choice.label.as_str(), why.as_deref()), ("rude", Some("It insults the reader.")));
+    let sentence = reply(json!({"content": "I would call this answer polite overall"}));
+    assert_eq!(c.read_reply(&sentence).unwrap().0.label, "polite");
+}
+
+#[test]
+fn labels_outside_the_choices_are_never_guessed() {
+    let c = polite();
+    for (message, says) in [
+        (
+            json!({"tool_calls": [{"function": {"arguments": "{\"label\": \"neutral\"}"}}]}),
+            "`neutral` is not one of",
+        ),
+        (json!({"content": "{\"label\": \"maybe\"}"}), "`maybe` is not one of"),
+        (json!({"content": "polite or rude, hard to say"}), "several labels"),
+        (json!({"content": "impolite"}), "none of the labels"),
+        (json!({"content": ""}), "empty"),
+        (
+            json!({"tool_calls": [{"function": {"arguments": "{\"explanation\": \"x\"}"}}]}),
+            "no label",
+        ),
+    ] {
+        let e = c.read_reply(&reply(message.clone())).unwrap_err();
+        assert!(e.contains(says), "{message}: {e}");
+    }
+}

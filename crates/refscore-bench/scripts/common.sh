@@ -55,3 +55,63 @@ timed() {
     RUN_SECONDS=$(calc "($end - $start) / 1e9")
     RUN_RSS_KB=${RUN_RSS_KB:-0}
 }
+
+# Release build of the CLI, the scripted OpenAI-compatible server and the
+# bench crate (judge-bench.sh).
+build_release_judges() {
+    (cd "$ROOT" && cargo build --release -p refscore-cli -p refscore-scripted-llm -p refscore-bench) >&2
+}
+
+# CPU time (user + system) of a live process so far, in clock ticks; empty
+# when it is gone: proc_cpu_ticks PID.
+proc_cpu_ticks() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+    # Fields after the command name (which may hold spaces): utime and stime
+    # are the 12th and 13th.
+    stat=${stat##*) }
+    awk '{ print $12 + $13 }' <<<"$stat"
+}
+
+# Like timed, and also sets RUN_CPU_SECONDS: user + system CPU seconds of
+# the command (GNU time -v; else the last /proc sample, up to 50 ms short).
+timed_cpu() {
+    local start end tv
+    tv=$(mktemp)
+    start=$(date +%s%N)
+    RUN_STATUS=0
+    if [[ -x /usr/bin/time ]] && /usr/bin/time -v true >/dev/null 2>&1; then
+        /usr/bin/time -v -o "$tv" "$@" >/dev/null 2>"$ERR_FILE" || RUN_STATUS=$?
+        end=$(date +%s%N)
+        RUN_RSS_KB=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")
+        RUN_CPU_SECONDS=$(awk -F': ' '/User time \(seconds\)/ { u = $2 } /System time \(seconds\)/ { s = $2 }
+            END { printf "%.2f", u + s }' "$tv")
+    else
+        "$@" >/dev/null 2>"$ERR_FILE" &
+        local pid=$! peak=0 hwm ticks=0 t
+        while kill -0 "$pid" 2>/dev/null; do
+            hwm=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$pid/status" 2>/dev/null || true)
+            [[ -n $hwm && $hwm -gt $peak ]] && peak=$hwm
+            t=$(proc_cpu_ticks "$pid")
+            [[ -n $t ]] && ticks=$t
+            sleep 0.05
+        done
+        wait "$pid" || RUN_STATUS=$?
+        end=$(date +%s%N)
+        RUN_RSS_KB=$peak
+        RUN_CPU_SECONDS=$(calc "$ticks / $(getconf CLK_TCK)")
+    fi
+    rm -f "$tv"
+    RUN_SECONDS=$(calc "($end - $start) / 1e9")
+    RUN_RSS_KB=${RUN_RSS_KB:-0}
+}
+
+# The first value of "KEY" in a pretty-printed JSON file (quotes and the
+# trailing comma removed), searching after the first line that contains
+# AFTER when it is given: json_value KEY FILE [AFTER].
+json_value() {
+    awk -v key="\"$1\":" -v after="${3:-}" '
+        after != "" && !seen { if (index($0, after)) seen = 1; next }
+        index($0, key) { sub(/^[^:]*:[[:space:]]*/, ""); sub(/,[[:space:]]*$/, ""); gsub(/"/, ""); print; exit }
+    ' "$2"
+}

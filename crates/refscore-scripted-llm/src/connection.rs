@@ -143,23 +143,27 @@ impl Connection<'_> {
         }
     }
 
-    /// Make space after `end`: move unconsumed bytes to the front, or grow.
+    /// Make space after `end`: move unconsumed bytes to the front, or grow
+    /// (up to [`MAX_HEAD_BYTES`]); at least one byte is always free after.
     fn make_room(&mut self) {
+        const ENOUGH: usize = 2048;
         if self.start == self.end {
             self.start = 0;
             self.end = 0;
         }
-        if self.end < self.buf.len() {
+        if self.buf.len() - self.end >= ENOUGH {
             return;
         }
         if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);
             self.end -= self.start;
             self.start = 0;
-        } else {
-            // Full of one unfinished head, shorter than MAX_HEAD_BYTES.
-            let grown = (self.buf.len() * 2).min(MAX_HEAD_BYTES);
-            self.buf.resize(grown.max(self.buf.len() + 1), 0);
+        }
+        if self.buf.len() - self.end < ENOUGH && self.buf.len() < MAX_HEAD_BYTES {
+            self.buf.resize((self.buf.len() * 2).min(MAX_HEAD_BYTES), 0);
+        }
+        if self.end == self.buf.len() {
+            self.buf.push(0);
         }
     }
 

@@ -446,6 +446,40 @@ fn a_request_per_new_connection_works() {
 }
 
 #[test]
+fn large_split_and_pipelined_requests() {
+    let s = server(vec![]);
+    let mut client = Client::connect(s.addr());
+    // A 1 MiB prompt and a 20 KiB header, sent in small pieces.
+    let big = chat(&format!("{} LABEL=big", "x".repeat(1 << 20))).to_string();
+    let request = format!(
+        "POST {CHAT} HTTP/1.1\r\nX-Long: {}\r\nContent-Length: {}\r\n\r\n{big}",
+        "h".repeat(20_000),
+        big.len()
+    );
+    for piece in request.as_bytes().chunks(300_000) {
+        client.reader.get_mut().write_all(piece).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(content(&client.read().unwrap().unwrap()), "LABEL=big");
+    // Two requests in one write are answered in order.
+    let one = chat("LABEL=one").to_string();
+    let two = chat("LABEL=two").to_string();
+    let both = format!(
+        "POST {CHAT} HTTP/1.1\r\nContent-Length: {}\r\n\r\n{one}\
+         POST {CHAT} HTTP/1.1\r\nContent-Length: {}\r\n\r\n{two}",
+        one.len(),
+        two.len()
+    );
+    client.reader.get_mut().write_all(both.as_bytes()).unwrap();
+    assert_eq!(content(&client.read().unwrap().unwrap()), "LABEL=one");
+    assert_eq!(content(&client.read().unwrap().unwrap()), "LABEL=two");
+    let requests = s.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[0].raw_body.len(), big.len());
+    assert_eq!(requests[0].header("x-long").map(str::len), Some(20_000));
+}
+
+#[test]
 fn protocol_errors_get_4xx() {
     let s = server(vec![]);
     // Chunked bodies are refused.

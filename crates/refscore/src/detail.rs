@@ -166,7 +166,16 @@ impl PartialEq<&str> for Check {
 
 impl Serialize for Check {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        match self {
+            // One string, escaped once.
+            Check::Path(p) => {
+                let mut text = String::with_capacity(PATH_PREFIX.len() + 8 * p.0.len() + 1);
+                text.push_str(PATH_PREFIX);
+                p.write_to(&mut text);
+                s.serialize_str(&text)
+            }
+            Check::Name(n) => s.serialize_str(n),
+        }
     }
 }
 

@@ -171,12 +171,20 @@ impl JsonPath {
     }
 }
 
+impl JsonPath {
+    /// Appends the printed path (`$.items[2].price`) to `out`.
+    pub fn write_to(&self, out: &mut String) {
+        out.push('$');
+        for s in self.segs() {
+            push_seg(out, s);
+        }
+    }
+}
+
 impl fmt::Display for JsonPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut out = String::from("$");
-        for s in self.segs() {
-            push_seg(&mut out, s);
-        }
+        let mut out = String::with_capacity(1 + 8 * self.0.len());
+        self.write_to(&mut out);
         f.write_str(&out)
     }
 }

@@ -227,3 +227,5 @@ fn a_server_without_tools_gets_a_json_schema_then_plain_text() {
     assert!(reqs[1].body.get("tools").is_none());
     assert_eq!(reqs[1].body["response_format"]["type"], "json_schema");
 }
+mod factuality_tone;
+mod fields;

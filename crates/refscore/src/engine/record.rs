@@ -38,13 +38,15 @@ impl Record {
     /// The record as a detail: check `json_path.<path>`, with a message
     /// naming the outcome.
     pub fn to_detail(&self) -> Detail {
-        let mut d = Detail::new(Check::Path(self.path.clone()), self.outcome);
-        if let Some(e) = &self.expected {
-            d = d.expected(e);
-        }
-        if let Some(a) = &self.actual {
-            d = d.actual(a);
-        }
+        self.clone().into_detail()
+    }
+
+    /// The record turned into its detail, without copying its path.
+    pub fn into_detail(self) -> Detail {
+        let mut d = Detail::new(Check::Path(self.path), self.outcome);
+        // Already cut to the limit by the walk: moved, not copied.
+        d.expected = self.expected;
+        d.actual = self.actual;
         if self.outcome == Outcome::Partial {
             d = d.score(self.score);
         }

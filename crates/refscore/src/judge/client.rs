@@ -1,5 +1,6 @@
-//! [`Judge`]: one client for `POST {base_url}/chat/completions`, with the
-//! cache, bounded concurrency, retries and accounting.
+//! [`Judge`]: one client for `POST {base_url}/chat/completions` and
+//! `POST {base_url}/embeddings`, with the cache, bounded concurrency,
+//! retries and accounting.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -86,6 +87,19 @@ pub struct Reply {
     /// Completion tokens.
     pub completion_tokens: u64,
     /// Whether it came from the cache.
+    pub cached: bool,
+}
+
+/// The vectors of one embeddings request, one per input, in input order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embeddings {
+    /// One vector per input.
+    pub vectors: Vec<Vec<f32>>,
+    /// The model asked.
+    pub model: String,
+    /// Prompt tokens the server reported (0 from the cache).
+    pub prompt_tokens: u64,
+    /// Whether they came from the cache.
     pub cached: bool,
 }
 
@@ -218,6 +232,11 @@ impl Judge {
         self.mode.fetch_max(next, Ordering::Relaxed);
     }
 
+    /// Whether the run was cancelled: requests not yet sent fail.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
     /// The judge's name in the suite.
     pub fn name(&self) -> &str {
         &self.name
@@ -231,6 +250,12 @@ impl Judge {
     /// Its model.
     pub fn model(&self) -> &str {
         &self.config.model
+    }
+
+    /// The model embedding requests name by default (`embedding_model`,
+    /// else `model`).
+    pub fn embedding_model(&self) -> &str {
+        self.config.embedding_model()
     }
 
     /// What it cost so far, per evaluator.
@@ -276,7 +301,7 @@ impl Judge {
             return Ok(Reply { cached: true, ..reply });
         }
         let mut record = CallRecord::default();
-        let result = self.send(&body, &mut record);
+        let result = self.send("chat/completions", &body, &mut record);
         let result = result.and_then(|text| {
             let reply = self.parse(&text)?;
             if let (Some(c), Some(k)) = (cache, &key) {
@@ -296,9 +321,151 @@ impl Judge {
         result
     }
 
-    /// Sends with retries; the reply body on a 2xx.
-    fn send(&self, body: &Value, record: &mut CallRecord) -> Result<String, JudgeError> {
-        let url = format!("{}/chat/completions", self.base_url);
+    /// Embeds `inputs` for `caller` with `model` (default
+    /// [`Judge::embedding_model`]) through `POST {base_url}/embeddings`
+    /// (`{"model", "input": [...]}`), from the cache when it can: one
+    /// vector per input, in order. No input, no request.
+    ///
+    /// # Errors
+    /// See [`JudgeError`]; a reply without one finite, non-empty vector per
+    /// input (all of one length) is [`JudgeError::Malformed`].
+    pub fn embed(
+        &self,
+        caller: &str,
+        model: Option<&str>,
+        inputs: &[&str],
+    ) -> Result<Vec<Vec<f32>>, JudgeError> {
+        self.embeddings(caller, model, inputs).map(|e| e.vectors)
+    }
+
+    /// Like [`Judge::embed`], with the model, the token count and whether
+    /// the vectors came from the cache.
+    ///
+    /// Embeddings are deterministic: they are cached whatever the sampling
+    /// settings (under the same key scheme as chat replies: the base URL
+    /// and the request body); the cache stores the vectors as JSON.
+    ///
+    /// # Errors
+    /// As [`Judge::embed`].
+    pub fn embeddings(
+        &self,
+        caller: &str,
+        model: Option<&str>,
+        inputs: &[&str],
+    ) -> Result<Embeddings, JudgeError> {
+        let model = model.unwrap_or_else(|| self.embedding_model()).to_owned();
+        if inputs.is_empty() {
+            return Ok(Embeddings { vectors: Vec::new(), model, prompt_tokens: 0, cached: false });
+        }
+        let body = serde_json::json!({"model": model, "input": inputs});
+        let cache = self.cache.as_ref().filter(|_| self.cache_mode != CacheMode::Off);
+        let key = cache.map(|_| Cache::key(&self.base_url, &body));
+        if let (Some(c), Some(k), CacheMode::Use) = (cache, &key, self.cache_mode)
+            && let Some(text) = c.get(k)
+            && let Ok(Value::Array(stored)) = serde_json::from_str::<Value>(&text)
+            && let Ok(vectors) = self.vectors(stored.iter(), inputs.len(), &text)
+        {
+            self.usage.record(caller, CallRecord { cache_hit: true, ..CallRecord::default() });
+            return Ok(Embeddings { vectors, model, prompt_tokens: 0, cached: true });
+        }
+        let mut record = CallRecord::default();
+        let result = self.send("embeddings", &body, &mut record).and_then(|text| {
+            let (vectors, prompt_tokens) = self.parse_embeddings(&text, inputs.len())?;
+            if let (Some(c), Some(k)) = (cache, &key) {
+                // f32 → f64 is exact, and so is the f64 text: the vectors
+                // read back are the ones received.
+                let exact: Vec<Vec<f64>> =
+                    vectors.iter().map(|v| v.iter().map(|x| f64::from(*x)).collect()).collect();
+                // A cache that cannot be written costs a rerun, not this call.
+                let _ = c.put(k, &model, &serde_json::to_string(&exact).unwrap_or_default());
+            }
+            Ok(Embeddings { vectors, model: model.clone(), prompt_tokens, cached: false })
+        });
+        match &result {
+            Ok(e) => record.prompt_tokens = e.prompt_tokens,
+            Err(_) => record.failed = true,
+        }
+        self.usage.record(caller, record);
+        result
+    }
+
+    /// The vectors and prompt tokens of an embeddings reply body: `data`
+    /// items ordered by their `index` (else as listed).
+    fn parse_embeddings(&self, text: &str, n: usize) -> Result<(Vec<Vec<f32>>, u64), JudgeError> {
+        let v: Value =
+            serde_json::from_str(text).map_err(|_| self.malformed_embeddings("not JSON", text))?;
+        let data = v
+            .get("data")
+            .and_then(Value::as_array)
+            .ok_or_else(|| self.malformed_embeddings("no data", text))?;
+        let mut items: Vec<(u64, &Value)> = data
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let at = d.get("index").and_then(Value::as_u64);
+                (at.unwrap_or_else(|| u64::try_from(i).unwrap_or(u64::MAX)), d)
+            })
+            .collect();
+        items.sort_by_key(|(i, _)| *i);
+        let embeddings = items.iter().map(|(_, d)| d.get("embedding").unwrap_or(&Value::Null));
+        let vectors = self.vectors(embeddings, n, text)?;
+        let tokens = v
+            .get("usage")
+            .and_then(|u| u.get("prompt_tokens"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        Ok((vectors, tokens))
+    }
+
+    /// `n` vectors of finite numbers, all of one non-zero length.
+    fn vectors<'a>(
+        &self,
+        items: impl Iterator<Item = &'a Value>,
+        n: usize,
+        raw: &str,
+    ) -> Result<Vec<Vec<f32>>, JudgeError> {
+        let mut out: Vec<Vec<f32>> = Vec::with_capacity(n);
+        for item in items {
+            let numbers = item.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
+                self.malformed_embeddings("an embedding is not a list of numbers", raw)
+            })?;
+            #[allow(clippy::cast_possible_truncation)]
+            let v: Vec<f32> = numbers
+                .iter()
+                .map(|x| x.as_f64().map(|f| f as f32).filter(|f| f.is_finite()))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    self.malformed_embeddings("an embedding has a non-finite value", raw)
+                })?;
+            if out.first().is_some_and(|f| f.len() != v.len()) {
+                return Err(self.malformed_embeddings("embeddings of different lengths", raw));
+            }
+            out.push(v);
+        }
+        if out.len() != n {
+            let why = format!("{} embedding(s) for {n} input(s)", out.len());
+            return Err(self.malformed_embeddings(&why, raw));
+        }
+        Ok(out)
+    }
+
+    fn malformed_embeddings(&self, reason: &str, raw: &str) -> JudgeError {
+        JudgeError::Malformed {
+            judge: self.name.clone(),
+            reason: format!("embeddings: {reason}"),
+            raw: cut(&redact(self.key.as_ref(), raw)),
+        }
+    }
+
+    /// Sends to `{base_url}/{endpoint}` with retries; the reply body on a
+    /// 2xx.
+    fn send(
+        &self,
+        endpoint: &str,
+        body: &Value,
+        record: &mut CallRecord,
+    ) -> Result<String, JudgeError> {
+        let url = format!("{}/{endpoint}", self.base_url);
         let retries = self.config.retries();
         let mut attempt: u32 = 0;
         loop {
@@ -478,6 +645,66 @@ mod tests {
             let full = BASE_BACKOFF.saturating_mul(1 << (attempt - 1)).min(MAX_BACKOFF);
             assert!(d >= full / 2 && d <= full, "{attempt}: {d:?}");
         }
+    }
+
+    fn nowhere(cache: Option<Arc<Cache>>) -> Judge {
+        let mut c = JudgeConfig::new("chat-model");
+        c.base_url = Some(String::from("http://127.0.0.1:1/v1"));
+        c.retries = Some(0);
+        c.embedding_model = Some(String::from("embed-model"));
+        Judge::with_key("j", c, None, cache, CacheMode::Use, Arc::new(AtomicBool::new(false)))
+    }
+
+    #[test]
+    fn embedding_replies_are_read_in_index_order_and_checked() {
+        let j = nowhere(None);
+        let (v, tokens) = j
+            .parse_embeddings(
+                r#"{"data": [{"index": 1, "embedding": [0, 1]}, {"index": 0, "embedding": [1, 0.5]}],
+                    "usage": {"prompt_tokens": 4}}"#,
+                2,
+            )
+            .unwrap();
+        assert_eq!((v, tokens), (vec![vec![1.0, 0.5], vec![0.0, 1.0]], 4));
+        for (bad, says) in [
+            ("<html>", "not JSON"),
+            (r#"{"object": "list"}"#, "no data"),
+            (r#"{"data": [{"embedding": [1]}]}"#, "1 embedding(s) for 2 input(s)"),
+            (r#"{"data": [{"embedding": [1]}, {"embedding": [1, 2]}]}"#, "different lengths"),
+            (r#"{"data": [{"embedding": [1]}, {"embedding": ["x"]}]}"#, "non-finite"),
+            (r#"{"data": [{"embedding": [1]}, {"embedding": [1e300]}]}"#, "non-finite"),
+            (r#"{"data": [{"embedding": [1]}, {"embedding": []}]}"#, "not a list"),
+            (r#"{"data": [{"embedding": [1]}, {"embedding": "AACAPw=="}]}"#, "not a list"),
+        ] {
+            let e = j.parse_embeddings(bad, 2).unwrap_err().to_string();
+            assert!(e.contains("malformed reply (embeddings: ") && e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn embeddings_use_the_embedding_model_and_the_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Arc::new(Cache::open(&dir.path().join("c.db")).unwrap());
+        let j = nowhere(Some(Arc::clone(&cache)));
+        assert_eq!(j.embedding_model(), "embed-model");
+        // No input: no request.
+        assert_eq!(j.embed("ev", None, &[]).unwrap(), Vec::<Vec<f32>>::new());
+        // Nothing listens: the request fails and is accounted as failed.
+        let e = j.embed("ev", None, &["a", "b"]).unwrap_err();
+        assert!(matches!(e, JudgeError::Transport { attempts: 1, .. }), "{e}");
+        // A stored reply for the same body answers without a request.
+        let body = serde_json::json!({"model": "embed-model", "input": ["a", "b"]});
+        cache
+            .put(&Cache::key(&j.base_url, &body), "embed-model", "[[1.0, 0.25], [0.5, 2.0]]")
+            .unwrap();
+        let got = j.embeddings("ev", None, &["a", "b"]).unwrap();
+        assert_eq!(got.vectors, vec![vec![1.0, 0.25], vec![0.5, 2.0]]);
+        assert!(got.cached);
+        assert_eq!(got.model, "embed-model");
+        // Another model is another request.
+        assert!(j.embed("ev", Some("other"), &["a", "b"]).is_err());
+        let u = &j.usage()[0];
+        assert_eq!((u.evaluations, u.requests, u.failures, u.cache_hits), (3, 2, 2, 1));
     }
 
     #[test]

@@ -59,6 +59,10 @@ pub struct JudgeConfig {
     /// (temperature > 0 without a seed).
     #[serde(default)]
     pub cache_nondeterministic: bool,
+    /// The model `POST {base_url}/embeddings` requests name (embedding
+    /// rules of json_match, `semantic_similarity`); default: [`Self::model`].
+    #[serde(default)]
+    pub embedding_model: Option<String>,
 }
 
 impl JudgeConfig {
@@ -78,6 +82,7 @@ impl JudgeConfig {
             headers: BTreeMap::new(),
             prices: None,
             cache_nondeterministic: false,
+            embedding_model: None,
         }
     }
 
@@ -91,6 +96,9 @@ impl JudgeConfig {
             .map_err(|e| ConfigError::invalid(&ctx, e.to_string()))?;
         if c.model.trim().is_empty() {
             return Err(ConfigError::invalid(&ctx, "model must not be empty"));
+        }
+        if c.embedding_model.as_deref().is_some_and(|m| m.trim().is_empty()) {
+            return Err(ConfigError::invalid(&ctx, "embedding_model must not be empty"));
         }
         if !(c.temperature.is_finite() && (0.0..=2.0).contains(&c.temperature)) {
             return Err(ConfigError::invalid(&ctx, "temperature must be in [0, 2]"));
@@ -134,6 +142,11 @@ impl JudgeConfig {
             .or_else(|| std::env::var("OPENAI_BASE_URL").ok().filter(|u| !u.trim().is_empty()))
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
         url.trim().trim_end_matches('/').to_owned()
+    }
+
+    /// The model embedding requests name: `embedding_model`, else `model`.
+    pub fn embedding_model(&self) -> &str {
+        self.embedding_model.as_deref().unwrap_or(&self.model)
     }
 
     /// The environment variable holding the key.
@@ -181,6 +194,10 @@ mod tests {
         assert_eq!(c.timeout(), Duration::from_millis(2500));
         assert_eq!((c.concurrency(), c.retries(), c.key_var()), (64, 4, "OPENAI_API_KEY"));
         assert!(c.deterministic());
+        assert_eq!(c.embedding_model(), "m");
+        let e =
+            JudgeConfig::from_value("j", &json!({"model": "m", "embedding_model": "emb"})).unwrap();
+        assert_eq!(e.embedding_model(), "emb");
         for bad in [
             json!({"model": ""}),
             json!({"model": "m", "temperature": 3}),
@@ -188,6 +205,7 @@ mod tests {
             json!({"model": "m", "headers": {"Authorization": "Bearer x"}}),
             json!({"model": "m", "colour": 1}),
             json!({"model": "m", "prices": {"prompt": -1}}),
+            json!({"model": "m", "embedding_model": " "}),
         ] {
             let e = JudgeConfig::from_value("j", &bad).unwrap_err().to_string();
             assert!(e.starts_with("judges.j"), "{e}");

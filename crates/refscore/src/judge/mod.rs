@@ -7,6 +7,11 @@
 //! jitter (honouring `Retry-After`), a persistent SQLite [`Cache`] of
 //! replies and per-evaluator accounting ([`JudgeUsage`]). The API key is
 //! read from the environment and appears nowhere else ([`ApiKey`]).
+//!
+//! A judge also embeds texts (`POST {base_url}/embeddings`,
+//! [`Judge::embed`]) with its `embedding_model`, under the same cache,
+//! limits, retries and accounting; [`cosine_similarity`] compares two
+//! vectors.
 
 mod cache;
 mod client;
@@ -24,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::Value;
 
 pub use cache::{Cache, CacheError};
-pub use client::{CacheMode, Judge, JudgeError, Reply, StructuredMode};
+pub use client::{CacheMode, Embeddings, Judge, JudgeError, Reply, StructuredMode};
 pub use config::{DEFAULT_BASE_URL, JudgeConfig, Prices};
 pub use secret::ApiKey;
 pub use usage::JudgeUsage;
@@ -33,6 +38,25 @@ use crate::error::ConfigError;
 
 /// The name of a suite's single `judge:`.
 pub const DEFAULT_JUDGE: &str = "default";
+
+/// Cosine similarity of two embeddings, computed in `f64`: in [−1, 1] and
+/// always finite. Vectors of different lengths, empty vectors and vectors
+/// of norm 0 (or whose products overflow) give 0.
+pub fn cosine_similarity(a: &[f32], b: &[f32]) -> f64 {
+    if a.len() != b.len() || a.is_empty() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0_f64, 0.0_f64, 0.0_f64);
+    for (x, y) in a.iter().zip(b) {
+        let (x, y) = (f64::from(*x), f64::from(*y));
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    let norm = na.sqrt() * nb.sqrt();
+    let c = dot / norm;
+    if norm > 0.0 && c.is_finite() { c.clamp(-1.0, 1.0) } else { 0.0 }
+}
 
 /// Where the cache lives and what it may do, as the command line says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -160,5 +184,30 @@ impl Judges {
     /// Every judge's accounting, per evaluator.
     pub fn usage(&self) -> Vec<JudgeUsage> {
         self.judges.values().flat_map(|j| j.usage()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cosine_is_bounded_and_finite() {
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-9;
+        assert!(close(cosine_similarity(&[1.0, 0.0], &[1.0, 0.0]), 1.0));
+        assert!(close(cosine_similarity(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]), 1.0));
+        assert!(close(cosine_similarity(&[1.0, 0.0], &[0.0, 1.0]), 0.0));
+        assert!(close(cosine_similarity(&[1.0, 0.0], &[-1.0, 0.0]), -1.0));
+        assert!(close(cosine_similarity(&[3.0, 4.0], &[4.0, 3.0]), 24.0 / 25.0));
+        // Zero, empty, mismatched and overflowing vectors: 0, never NaN.
+        assert_eq!(cosine_similarity(&[0.0, 0.0], &[1.0, 0.0]), 0.0);
+        assert_eq!(cosine_similarity(&[0.0, 0.0], &[0.0, 0.0]), 0.0);
+        assert_eq!(cosine_similarity(&[], &[]), 0.0);
+        assert_eq!(cosine_similarity(&[1.0], &[1.0, 0.0]), 0.0);
+        let big = [f32::MAX; 4];
+        let c = cosine_similarity(&big, &big);
+        assert!(c.is_finite() && (-1.0..=1.0).contains(&c), "{c}");
+        let tiny = [f32::MIN_POSITIVE, 0.0];
+        assert!(close(cosine_similarity(&tiny, &tiny), 1.0));
     }
 }

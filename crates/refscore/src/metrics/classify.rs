@@ -187,6 +187,159 @@ impl JudgeOptions {
     }
 }
 
+impl JudgeOptions {
+    /// Like [`JudgeOptions::read`], for metrics that judge only in some
+    /// configurations: the structured-output mode is read from option
+    /// `mode_key` (a metric whose `mode` means something else names it
+    /// otherwise). Every value is checked; the judge is looked up only
+    /// when `wanted`, and a suite without any judge gives `Ok(None)` so
+    /// the caller can fall back. A judge name the suite does not define,
+    /// when it defines others, is an error.
+    ///
+    /// # Errors
+    /// A bad option value, or (when wanted) an unknown judge name.
+    pub(crate) fn read_optional(
+        o: &Opts<'_>,
+        ctx: &BuildContext,
+        mode_key: &'static str,
+        wanted: bool,
+    ) -> Result<Option<Self>, ConfigError> {
+        let name = o.string("judge")?.unwrap_or_else(|| DEFAULT_JUDGE.to_owned());
+        let mode =
+            match o.choice(mode_key, &["auto", "tools", "json_schema", "text"], "auto")?.as_str() {
+                "tools" => Some(StructuredMode::Tools),
+                "json_schema" => Some(StructuredMode::JsonSchema),
+                "text" => Some(StructuredMode::Text),
+                _ => None,
+            };
+        let explanation = o.bool("explanation", true)?;
+        let system = o.string("system")?;
+        if !wanted || ctx.judges.is_empty() {
+            return Ok(None);
+        }
+        let judge = ctx.judges.get(&name).map_err(|m| o.error("judge", m))?;
+        Ok(Some(JudgeOptions { judge, explanation, mode, system }))
+    }
+}
+
+/// The request body (without model and sampling) asking for one JSON
+/// object that follows `schema`, in `mode`: a forced tool call, a
+/// `response_format: json_schema`, or text that should hold the object.
+pub(crate) fn object_request(
+    prompt: &str,
+    system: Option<&str>,
+    schema: &Value,
+    mode: StructuredMode,
+) -> Map<String, Value> {
+    let mut text = prompt.to_owned();
+    if mode == StructuredMode::Text {
+        text.push_str(&format!(
+            "\n\nAnswer with only a JSON object that follows this JSON Schema:\n{}",
+            crate::json::compact(schema)
+        ));
+    }
+    let mut messages = Vec::new();
+    if let Some(s) = system {
+        messages.push(json!({"role": "system", "content": s}));
+    }
+    messages.push(json!({"role": "user", "content": text}));
+    let mut body = Map::new();
+    body.insert("messages".into(), Value::Array(messages));
+    match mode {
+        StructuredMode::Tools => {
+            body.insert(
+                "tools".into(),
+                json!([{"type": "function", "function": {
+                    "name": "record_judgement",
+                    "description": "Record the judgement of the item.",
+                    "parameters": schema,
+                }}]),
+            );
+            body.insert(
+                "tool_choice".into(),
+                json!({"type": "function", "function": {"name": "record_judgement"}}),
+            );
+        }
+        StructuredMode::JsonSchema => {
+            body.insert(
+                "response_format".into(),
+                json!({"type": "json_schema", "json_schema": {
+                    "name": "judgement", "schema": schema, "strict": true}}),
+            );
+        }
+        StructuredMode::Text => {}
+    }
+    body
+}
+
+/// The JSON object of a reply: a tool call's arguments, else a JSON
+/// document in the content (whole, fenced or inside prose).
+pub(crate) fn reply_object(reply: &Reply) -> Option<Map<String, Value>> {
+    let m = &reply.message;
+    let from_tool = m
+        .get("tool_calls")
+        .and_then(|t| t.get(0))
+        .and_then(|c| c.get("function"))
+        .and_then(|f| f.get("arguments"))
+        .and_then(|a| match a {
+            Value::String(s) => serde_json::from_str::<Value>(s).ok(),
+            other => Some(other.clone()),
+        });
+    let value = from_tool.or_else(|| {
+        let text = m.get("content").and_then(Value::as_str)?;
+        crate::decode::decode(&Value::String(text.to_owned()), &Default::default())
+            .ok()
+            .map(|d| d.value.into_owned())
+    })?;
+    match value {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+/// Asks `judge` for one JSON object that follows `schema`, falling back
+/// through the structured-output modes as [`Classify`] does (unless `mode`
+/// fixes one). Returns the object, the reply and the mode used. A reply
+/// with no JSON object is counted as unusable and is an error holding
+/// the raw reply; checking the object against the schema is the caller's.
+///
+/// # Errors
+/// The request failed, or the reply holds no JSON object.
+pub(crate) fn ask_object(
+    judge: &Judge,
+    caller: &str,
+    mode: Option<StructuredMode>,
+    system: Option<&str>,
+    prompt: &str,
+    schema: &Value,
+) -> Result<(Map<String, Value>, Reply, StructuredMode), EvalError> {
+    let mut current = mode.unwrap_or_else(|| judge.preferred_mode());
+    let reply = loop {
+        match judge.chat(caller, object_request(prompt, system, schema, current)) {
+            Ok(r) => break r,
+            Err(e) if e.is_rejection() && mode.is_none() => match current.next() {
+                Some(next) => {
+                    judge.reject_mode(current);
+                    current = next;
+                }
+                None => return Err(EvalError::Failed(e.to_string())),
+            },
+            Err(e) => return Err(EvalError::Failed(e.to_string())),
+        }
+    };
+    match reply_object(&reply) {
+        Some(object) => Ok((object, reply, current)),
+        None => {
+            judge.reply_unusable(caller);
+            let raw = crate::detail::truncate(&crate::json::compact(&reply.message));
+            Err(EvalError::Failed(format!(
+                "judge `{}`: the reply holds no JSON object; reply: {raw}",
+                judge.name()
+            )))
+        }
+    }
+}
+
 impl Classify {
     /// From options: `template`, `choices`, `direction` and the judge
     /// options (`judge`, `explanation`, `mode`, `system`).

@@ -195,7 +195,9 @@ pub(crate) fn evaluate<M: JsonMetric + ?Sized>(
             return Err(e);
         }
     };
-    let details: Vec<Detail> = c.records.iter().map(engine::Record::to_detail).collect();
+    let mut c = c;
+    let details: Vec<Detail> =
+        std::mem::take(&mut c.records).into_iter().map(engine::Record::into_detail).collect();
     let mut score = m.present(&c, &details, &pair);
     pair.release();
     if m.settings().keep != Keep::None {

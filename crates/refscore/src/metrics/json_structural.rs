@@ -91,7 +91,9 @@ impl JsonStructural {
     /// Scores two parsed documents, with every mismatch as a detail.
     pub fn score_values(&self, output: &Value, reference: &Value) -> Score {
         let c = engine::compare(self, reference, output, None, Keep::Failed, false);
-        let details: Vec<Detail> = c.records.iter().map(engine::Record::to_detail).collect();
+        let mut c = c;
+        let details: Vec<Detail> =
+            std::mem::take(&mut c.records).into_iter().map(engine::Record::into_detail).collect();
         let pair = Pair {
             output: std::borrow::Cow::Borrowed(output),
             reference: std::borrow::Cow::Borrowed(reference),

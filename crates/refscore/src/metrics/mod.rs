@@ -18,6 +18,7 @@ pub mod json_structural;
 pub mod llm_judges;
 pub mod matches_regex;
 pub mod precision_recall_fscore;
+pub mod semantic_similarity;
 pub mod tone;
 
 use std::path::{Path, PathBuf};
@@ -51,6 +52,7 @@ pub(crate) static REGISTRY: &[MetricSpec] = &[
     exact_match::SPEC,
     matches_regex::SPEC,
     precision_recall_fscore::SPEC,
+    semantic_similarity::SPEC,
 ];
 
 /// Where a metric's configuration comes from, and what a run wants of it.

@@ -1,8 +1,9 @@
 //! `factuality`: whether the output's claims agree with the reference (and
-//! optional context), deterministically.
+//! optional context).
 //!
 //! * Both `output` and `reference` JSON (after removing a code fence): the
-//!   [`json_structural`](super::json_structural) comparison, in any mode.
+//!   [`json_structural`](super::json_structural) comparison, in any mode
+//!   and depth.
 //! * Otherwise, with `scoring: claims` (default): the output is cut into
 //!   claims (`claims`), each claim is matched with the best evidence
 //!   passage of the reference and context (`evidence`) and checked for
@@ -10,25 +11,36 @@
 //!   claims / claims.
 //! * With `scoring: overlap`: Regtrace's whole-text n-gram overlap
 //!   (`overlap`).
+//! * With `depth: deep` and a judge: each claim is judged by the LLM
+//!   (`judged`) and the verdicts are scored like the shallow claims. When
+//!   the suite has no judge, or (with `fallback: heuristic`) a judgement
+//!   fails, the row is scored by the shallow path above; metadata
+//!   `method` says which (`judge` or `heuristic`) and `fallback_reason`
+//!   why.
 //!
 //! Options: `mode` (`strict` | `lenient` | `json_structural`), `depth`
-//! (`shallow` | `deep`; no judge exists, so `deep` runs the shallow path
-//! and says so), `threshold` (word overlap a passage needs to be evidence,
-//! default [`DEFAULT_THRESHOLD`]), `scoring` (`claims` | `overlap`).
+//! (`shallow` | `deep`), `threshold` (word overlap a passage needs to be
+//! evidence, default [`DEFAULT_THRESHOLD`]), `scoring` (`claims` |
+//! `overlap`), and for `deep`: `fallback` (`heuristic` | `fail`) and the
+//! judge options `judge`, `judge_mode` (classify's `mode`, renamed),
+//! `explanation`, `system`.
 
 pub(crate) mod checks;
 pub(crate) mod claims;
 pub(crate) mod evidence;
+pub(crate) mod judged;
 pub(crate) mod overlap;
 pub(crate) mod quantities;
 pub(crate) mod tokens;
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use super::BuildContext;
+use super::classify::{JUDGE_OPTIONS, JudgeOptions};
 use super::json_structural::JsonStructural;
 use super::options::Opts;
 use super::registry::{MetricSpec, OptionSpec, OptionType};
@@ -38,6 +50,7 @@ use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 use crate::score::{Direction, Kind, Score};
 use checks::Features;
 use evidence::{Passage, Verdict};
+use judged::{ClaimJudge, Judged};
 
 /// The declaration of `factuality`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -63,7 +76,7 @@ pub const SPEC: MetricSpec = MetricSpec {
             "depth",
             OptionType::Choice(&["shallow", "deep"]),
             Some("shallow"),
-            "deep asks an LLM judge per claim; without one it is scored with the shallow heuristic (recorded in metadata)",
+            "deep asks the LLM judge about each claim; shallow checks claims deterministically",
         ),
         OptionSpec::new(
             "threshold",
@@ -77,6 +90,11 @@ pub const SPEC: MetricSpec = MetricSpec {
             Some("claims"),
             "claims: share of supported claims; overlap: token overlap",
         ),
+        FALLBACK_OPTION,
+        JUDGE_OPTIONS[0],
+        JUDGE_MODE_OPTION,
+        JUDGE_OPTIONS[1],
+        JUDGE_OPTIONS[3],
     ],
     json: false,
     kind: Kind::Code,
@@ -87,6 +105,56 @@ pub const SPEC: MetricSpec = MetricSpec {
   options: {mode: lenient}",
     build: |o, ctx| Ok(Box::new(Factuality::from_options(o, ctx)?) as Box<dyn Evaluator>),
 };
+
+/// The `fallback` option of the metrics that may ask a judge (`factuality`
+/// with `depth: deep`, `tone` with `method: judge`).
+pub(crate) const FALLBACK_OPTION: OptionSpec = OptionSpec::new(
+    "fallback",
+    OptionType::Choice(&["heuristic", "fail"]),
+    Some("heuristic"),
+    "when the judge fails or no judge is configured: heuristic scores the row deterministically (metadata fallback_reason); fail fails the evaluation",
+);
+
+/// classify's `mode` option under the name `judge_mode` (factuality's
+/// `mode` is strict/lenient).
+pub(crate) const JUDGE_MODE_OPTION: OptionSpec = OptionSpec::new(
+    "judge_mode",
+    OptionType::Choice(&["auto", "tools", "json_schema", "text"]),
+    Some("auto"),
+    "how the judge's reply is asked for; auto starts with tools and falls back as the server requires",
+);
+
+/// What to do when the judge cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fallback {
+    /// Score deterministically and say why in metadata.
+    #[default]
+    Heuristic,
+    /// Fail the evaluation (fail closed).
+    Fail,
+}
+
+impl Fallback {
+    /// Reads `fallback`; with `fail`, a suite without judges is an error
+    /// when `needs_judge` (the metric would always fail).
+    pub(crate) fn read(
+        o: &Opts<'_>,
+        needs_judge: bool,
+        ctx: &BuildContext,
+    ) -> Result<Self, ConfigError> {
+        let f = match o.choice("fallback", &["heuristic", "fail"], "heuristic")?.as_str() {
+            "fail" => Fallback::Fail,
+            _ => Fallback::Heuristic,
+        };
+        if f == Fallback::Fail && needs_judge && ctx.judges.is_empty() {
+            return Err(o.error(
+                "fallback",
+                "`fail` needs a judge, and the suite has none: add `judge: {model: ...}` (or `judges:`) to the suite, or use `fallback: heuristic`",
+            ));
+        }
+        Ok(f)
+    }
+}
 
 /// Default word overlap a passage needs to count as a claim's evidence.
 pub const DEFAULT_THRESHOLD: f64 = 0.7;
@@ -111,6 +179,9 @@ pub enum Scoring {
     Overlap,
 }
 
+/// Judges one claim prompt (`depth: deep`).
+type AskClaim<'a> = dyn FnMut(&str) -> Result<Judged, EvalError> + 'a;
+
 /// The factuality metric.
 #[derive(Debug, Clone)]
 pub struct Factuality {
@@ -118,6 +189,9 @@ pub struct Factuality {
     deep: bool,
     threshold: f64,
     scoring: Scoring,
+    fallback: Fallback,
+    /// The judge of `depth: deep`, when the suite has one.
+    judge: Option<Arc<ClaimJudge>>,
 }
 
 impl Default for Factuality {
@@ -127,6 +201,8 @@ impl Default for Factuality {
             deep: false,
             threshold: DEFAULT_THRESHOLD,
             scoring: Scoring::Claims,
+            fallback: Fallback::Heuristic,
+            judge: None,
         }
     }
 }
@@ -163,15 +239,18 @@ fn json_answer(v: &Value) -> Result<Cow<'_, Value>, String> {
 }
 
 impl Factuality {
-    /// From options: `mode`, `depth`, `threshold` (in [0, 1]), `scoring`.
+    /// From options: `mode`, `depth`, `threshold` (in [0, 1]), `scoring`,
+    /// `fallback` and the judge options (`judge`, `judge_mode`,
+    /// `explanation`, `system`), read only for `depth: deep`.
     ///
     /// # Errors
-    /// An unknown option or a bad value.
+    /// An unknown option or a bad value; with `depth: deep`, a judge name
+    /// the suite does not define, or `fallback: fail` in a suite without
+    /// judges.
     pub fn from_options(
         options: &Map<String, Value>,
         ctx: &BuildContext,
     ) -> Result<Self, ConfigError> {
-        let _ = ctx;
         let o = Opts::for_metric(&SPEC, options)?;
         let mode =
             match o.choice("mode", &["strict", "lenient", "json_structural"], "strict")?.as_str() {
@@ -192,8 +271,13 @@ impl Factuality {
         } else {
             Scoring::Claims
         };
+        let fallback = Fallback::read(&o, deep, ctx)?;
+        let judge = match JudgeOptions::read_optional(&o, ctx, "judge_mode", deep)? {
+            Some(j) => Some(Arc::new(ClaimJudge::new(SPEC.name, j, ctx)?)),
+            None => None,
+        };
         o.finish()?;
-        Ok(Factuality { mode, deep, threshold, scoring })
+        Ok(Factuality { mode, deep, threshold, scoring, fallback, judge })
     }
 
     /// With another mode.
@@ -221,17 +305,57 @@ impl Factuality {
     }
 
     /// Scores an output against a reference and context items (each a
-    /// string or any JSON value).
+    /// string or any JSON value) without asking a judge: the shallow
+    /// path. With `depth: deep` this is the heuristic's score, marked
+    /// `method: heuristic` with a `fallback_reason`.
     pub fn score_values(&self, output: &Value, reference: &Value, context: &[&Value]) -> Score {
+        match self.score_with(output, reference, context, None) {
+            Ok(s) => s,
+            // Without a judge nothing can fail; kept total all the same.
+            Err(e) => Score::invalid(SPEC.name, e.to_string()),
+        }
+    }
+
+    /// The score of one row. `ask` judges one claim prompt (`depth: deep`
+    /// with a judge); without it the heuristic scores the row.
+    ///
+    /// # Errors
+    /// A failed judgement with `fallback: fail`.
+    fn score_with(
+        &self,
+        output: &Value,
+        reference: &Value,
+        context: &[&Value],
+        ask: Option<&mut AskClaim<'_>>,
+    ) -> Result<Score, EvalError> {
         let (out, refv) = (Side::of(output), Side::of(reference));
-        let mut invalid = false;
-        let mut score = match (&out.json, &refv.json) {
+        let result = self.score_sides(&out, &refv, reference, context, ask);
+        // Parsed documents can be deep: free them without recursion.
+        for json in [out.json, refv.json].into_iter().flatten() {
+            if let Cow::Owned(v) = json {
+                crate::json::drop_deep(v);
+            }
+        }
+        result
+    }
+
+    fn score_sides(
+        &self,
+        out: &Side<'_>,
+        refv: &Side<'_>,
+        reference: &Value,
+        context: &[&Value],
+        ask: Option<&mut AskClaim<'_>>,
+    ) -> Result<Score, EvalError> {
+        let json_score = match (&out.json, &refv.json) {
             (Ok(o), Ok(r)) => {
                 let mut s = JsonStructural::default().score_values(o, r);
                 s.name = SPEC.name.to_owned();
                 let pass = s.details.iter().all(|d| d.passed);
-                s.with_label(if pass { "pass" } else { "fail" })
-                    .with_meta("method", "json_structural")
+                Some(
+                    s.with_label(if pass { "pass" } else { "fail" })
+                        .with_meta("method", "json_structural"),
+                )
             }
             (o, r) if self.mode == Mode::JsonStructural => {
                 let mut why = Vec::new();
@@ -241,37 +365,90 @@ impl Factuality {
                 if let Err(e) = r {
                     why.push(format!("reference is not JSON ({e})"));
                 }
-                invalid = true;
-                Score::invalid(
+                return Ok(Score::invalid(
                     SPEC.name,
                     format!("mode json_structural needs JSON on both sides: {}", why.join("; ")),
-                )
+                ));
             }
-            _ => match self.scoring {
-                Scoring::Claims => self.score_claims(&out.text, reference, context),
-                Scoring::Overlap => self.score_overlap(&out.text, &refv.text),
+            _ => None,
+        };
+        let heuristic = || match self.scoring {
+            Scoring::Claims => self.score_claims(&out.text, reference, context),
+            Scoring::Overlap => self.score_overlap(&out.text, &refv.text),
+        };
+        let score = match (self.deep, json_score, ask) {
+            (false, Some(s), _) => s,
+            (false, None, _) => heuristic(),
+            (true, Some(s), _) => fell_back(s, "both sides are JSON: compared structurally"),
+            (true, None, None) => {
+                let why = if self.judge.is_none() {
+                    "no judge is configured"
+                } else {
+                    "scored without the judge"
+                };
+                fell_back(heuristic(), why)
+            }
+            (true, None, Some(ask)) => match self.judge_claims(&out.text, &refv.text, context, ask)
+            {
+                Ok(s) => s,
+                Err(e) if self.fallback == Fallback::Heuristic => {
+                    fell_back(heuristic(), &e.to_string())
+                }
+                Err(e) => return Err(e),
             },
         };
-        // Parsed documents can be deep: free them without recursion.
-        for json in [out.json, refv.json].into_iter().flatten() {
-            if let Cow::Owned(v) = json {
-                crate::json::drop_deep(v);
-            }
+        Ok(score
+            .with_meta("mode", self.mode_name())
+            .with_meta("depth", if self.deep { "deep" } else { "shallow" }))
+    }
+
+    /// `depth: deep`: each claim judged through `ask`, then scored like
+    /// the shallow claims.
+    ///
+    /// # Errors
+    /// The first failed judgement.
+    fn judge_claims(
+        &self,
+        output: &str,
+        reference: &str,
+        context: &[&Value],
+        ask: &mut AskClaim<'_>,
+    ) -> Result<Score, EvalError> {
+        let context: Vec<String> = context.iter().map(|c| text_of(c)).collect();
+        let claims: Vec<String> = claims::claims(output)
+            .into_iter()
+            .filter(|c| is_claim(&Features::of(c, &BTreeSet::new())))
+            .collect();
+        let mut details = Vec::with_capacity(claims.len());
+        let (mut prompt_tokens, mut completion_tokens, mut cached) = (0u64, 0u64, 0usize);
+        let mut mode = None;
+        for (i, claim) in claims.iter().enumerate() {
+            let j = ask(&judged::claim_prompt(output, reference, &context, claim))?;
+            prompt_tokens = prompt_tokens.saturating_add(j.prompt_tokens);
+            completion_tokens = completion_tokens.saturating_add(j.completion_tokens);
+            cached += usize::from(j.cached);
+            mode = j.mode.or(mode);
+            let message = j.explanation.unwrap_or_else(|| format!("judged {}", j.outcome.as_str()));
+            details.push(
+                Detail::new(format!("factuality.claim[{i}]"), j.outcome)
+                    .actual(claim)
+                    .message(message),
+            );
         }
-        if invalid {
-            return score;
+        let mut base = Score::new(SPEC.name, None).with_meta("method", "judge");
+        if let Some(judge) = &self.judge {
+            base = base.with_meta("judge", judge.name()).with_meta("model", judge.model());
         }
-        score = score.with_meta("mode", self.mode_name()).with_meta("depth", "shallow");
-        if self.deep {
-            score = score.with_meta("depth_requested", "deep");
-            let note = "Depth `deep` needs an LLM judge, which is not available: scored with the shallow heuristic.";
-            let text = match score.explanation.take() {
-                Some(e) => format!("{e}\n{note}"),
-                None => note.to_owned(),
-            };
-            score = score.with_explanation(text);
+        if let Some(m) = mode {
+            base = base.with_meta("judge_mode", m);
         }
-        score
+        let mut s = self
+            .claims_score(base, details)
+            .with_meta("prompt_tokens", prompt_tokens)
+            .with_meta("completion_tokens", completion_tokens)
+            .with_meta("cached", cached);
+        s.kind = Kind::Llm;
+        Ok(s)
     }
 
     fn mode_name(&self) -> &'static str {
@@ -339,43 +516,59 @@ impl Factuality {
                 let f = Features::of(&c, &known);
                 (c, f)
             })
-            .filter(|(_, f)| !f.is_empty() && !is_courtesy(f))
+            .filter(|(_, f)| is_claim(f))
             .collect();
-        let base = Score::new(SPEC.name, None).with_meta("method", "claims");
-        if claims.is_empty() {
+        let mut details = Vec::with_capacity(claims.len());
+        for (i, (text, f)) in claims.iter().enumerate() {
+            let check = format!("factuality.claim[{i}]");
+            let d = match evidence::judge(f, &passages, self.threshold) {
+                Verdict::Supported(p) => {
+                    let src = passages.get(p).map_or("reference", |p| p.source.as_str());
+                    Detail::new(check, Outcome::Supported)
+                        .expected(passages.get(p).map_or("", |p| p.text.as_str()))
+                        .message(format!("supported by {src}"))
+                }
+                Verdict::Contradicted(p, why) => Detail::new(check, Outcome::Contradicted)
+                    .expected(passages.get(p).map_or("", |p| p.text.as_str()))
+                    .message(why),
+                Verdict::Unverifiable(why) => {
+                    Detail::new(check, Outcome::Unverifiable).message(why)
+                }
+            };
+            details.push(d.actual(text));
+        }
+        self.claims_score(Score::new(SPEC.name, None).with_meta("method", "claims"), details)
+    }
+
+    /// The score of claim verdicts, shared by the shallow and the deep
+    /// path: a claim passes when supported, or (lenient) unverifiable;
+    /// score = supported / claims (1 without claims); label `pass` when
+    /// every claim passes.
+    fn claims_score(&self, base: Score, mut details: Vec<Detail>) -> Score {
+        if details.is_empty() {
             let mut s =
                 base.with_label("pass").with_explanation("Factuality: no claims in the output");
             s.score = Some(1.0);
             return s.with_meta("claims", 0);
         }
         let (mut supported, mut contradicted, mut unverifiable) = (0usize, 0usize, 0usize);
-        let mut details = Vec::with_capacity(claims.len());
-        for (i, (text, f)) in claims.iter().enumerate() {
-            let check = format!("factuality.claim[{i}]");
-            let d = match evidence::judge(f, &passages, self.threshold) {
-                Verdict::Supported(p) => {
+        for d in &mut details {
+            d.passed = match d.outcome {
+                Outcome::Supported => {
                     supported += 1;
-                    let src = passages.get(p).map_or("reference", |p| p.source.as_str());
-                    Detail::new(check, Outcome::Supported)
-                        .expected(passages.get(p).map_or("", |p| p.text.as_str()))
-                        .message(format!("supported by {src}"))
+                    true
                 }
-                Verdict::Contradicted(p, why) => {
-                    contradicted += 1;
-                    Detail::new(check, Outcome::Contradicted)
-                        .expected(passages.get(p).map_or("", |p| p.text.as_str()))
-                        .message(why)
-                }
-                Verdict::Unverifiable(why) => {
+                Outcome::Unverifiable => {
                     unverifiable += 1;
-                    Detail::new(check, Outcome::Unverifiable)
-                        .passed(self.mode == Mode::Lenient)
-                        .message(why)
+                    self.mode == Mode::Lenient
+                }
+                _ => {
+                    contradicted += 1;
+                    false
                 }
             };
-            details.push(d.actual(text));
         }
-        let n = claims.len();
+        let n = details.len();
         let score = supported as f64 / n as f64;
         let pass = details.iter().all(|d| d.passed);
         let mut lines = vec![format!(
@@ -393,6 +586,35 @@ impl Factuality {
         s.details = details;
         s
     }
+}
+
+/// A heuristic score in `depth: deep`: `method` becomes `heuristic` (the
+/// heuristic's own method moves to `heuristic`), with the reason.
+fn fell_back(mut s: Score, reason: &str) -> Score {
+    let own = s.metadata.remove("method").unwrap_or(Value::Null);
+    let note = format!("Scored with the heuristic, not the judge: {reason}");
+    let text = match s.explanation.take() {
+        Some(e) => format!("{e}\n{note}"),
+        None => note,
+    };
+    s.with_explanation(text)
+        .with_meta("method", "heuristic")
+        .with_meta("heuristic", own)
+        .with_meta("fallback_reason", reason)
+}
+
+/// Text of an input: a string as is, anything else as compact JSON.
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => crate::json::compact(other),
+    }
+}
+
+/// Whether a piece of the output states something to check: a content
+/// word, number or date, and not only courtesy words.
+fn is_claim(f: &Features) -> bool {
+    !f.is_empty() && !is_courtesy(f)
 }
 
 /// Passage texts of a reference or context value.
@@ -459,6 +681,10 @@ impl Evaluator for Factuality {
         SPEC.inputs
     }
 
+    fn kind(&self) -> Kind {
+        if self.judge.is_some() { Kind::Llm } else { Kind::Code }
+    }
+
     fn compute(&self, input: &EvalInput) -> Result<Evaluation, EvalError> {
         let output = input.require("output")?;
         let reference = input.require("reference")?;
@@ -467,7 +693,14 @@ impl Evaluator for Factuality {
             Some(Value::Array(items)) => items.iter().filter(|v| !v.is_null()).collect(),
             Some(other) => vec![other],
         };
-        Ok(Evaluation::one(self.score_values(output, reference, &context)))
+        let score = match &self.judge {
+            Some(judge) => {
+                let mut ask = |prompt: &str| judge.ask(prompt);
+                self.score_with(output, reference, &context, Some(&mut ask))?
+            }
+            None => self.score_values(output, reference, &context),
+        };
+        Ok(Evaluation::one(score))
     }
 }
 

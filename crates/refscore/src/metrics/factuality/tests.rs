@@ -162,11 +162,27 @@ fn overlap_scoring_reproduces_regtrace() {
 }
 
 #[test]
-fn deep_falls_back_and_says_so() {
+fn deep_without_a_judge_falls_back_and_says_so() {
     let s = run(json!({"depth": "deep"}), "Acme was founded in 1998.", REFERENCE);
     assert_eq!(s.score, Some(1.0));
-    assert!(s.explanation.unwrap().contains("not available: scored with the shallow heuristic"));
-    assert_eq!(s.metadata["depth_requested"], "deep");
+    assert_eq!(s.kind, Kind::Code);
+    assert!(
+        s.explanation
+            .unwrap()
+            .ends_with("\nScored with the heuristic, not the judge: no judge is configured")
+    );
+    assert_eq!(
+        (&s.metadata["method"], &s.metadata["heuristic"], &s.metadata["depth"]),
+        (&json!("heuristic"), &json!("claims"), &json!("deep"))
+    );
+    assert_eq!(s.metadata["fallback_reason"], "no judge is configured");
+    // Shallow scores say nothing of a fallback.
+    let s = run(json!({}), "Acme was founded in 1998.", REFERENCE);
+    assert_eq!(
+        (s.metadata["method"].as_str(), s.metadata["depth"].as_str()),
+        (Some("claims"), Some("shallow"))
+    );
+    assert!(s.metadata.get("fallback_reason").is_none());
 }
 
 #[test]
@@ -260,4 +276,209 @@ fn deep_json_values_are_not_copied_or_recursed() {
     let s = Factuality::default().score_values(&deep, &deep, &[]);
     assert_eq!((s.score, s.metadata["method"].as_str()), (Some(1.0), Some("json_structural")));
     crate::json::drop_deep(deep);
+}
+
+/// `depth: deep` built with a judge named `default` that is never called:
+/// the tests below judge through a scripted `ask`.
+fn deep(options: Value) -> Factuality {
+    let mut map = options.as_object().cloned().unwrap_or_default();
+    map.insert("depth".into(), json!("deep"));
+    Factuality::from_options(&map, &crate::metrics::classify::tests::context()).unwrap()
+}
+
+/// A verdict for every prompt whose claim contains a key of `script`.
+fn scripted<'a>(
+    script: &'a [(&'a str, Outcome, &'a str)],
+    prompts: &'a std::cell::RefCell<Vec<String>>,
+) -> impl FnMut(&str) -> Result<Judged, EvalError> + 'a {
+    move |prompt: &str| {
+        prompts.borrow_mut().push(prompt.to_owned());
+        let claim = prompt.split("\n\nClaim: ").nth(1).unwrap_or("");
+        let (_, outcome, why) = script
+            .iter()
+            .find(|(k, _, _)| claim.contains(k))
+            .ok_or_else(|| EvalError::Failed(format!("judge `default`: HTTP 500 for {claim}")))?;
+        Ok(Judged {
+            outcome: *outcome,
+            explanation: (!why.is_empty()).then(|| (*why).to_owned()),
+            prompt_tokens: 100,
+            completion_tokens: 10,
+            cached: claim.contains("Berlin"),
+            mode: Some(String::from("tools")),
+        })
+    }
+}
+
+const ANSWER: &str =
+    "Acme was established in 1998. Its headquarters are in Munich. Acme employs 40 people.";
+
+const SCRIPT: &[(&str, Outcome, &str)] = &[
+    ("established in 1998", Outcome::Supported, "Founded in 1998, same meaning."),
+    ("Munich", Outcome::Contradicted, "The reference says Berlin."),
+    ("40 people", Outcome::Unverifiable, ""),
+];
+
+#[test]
+fn deep_scores_the_judges_verdicts_with_the_shallow_formula() {
+    let f = deep(json!({}));
+    assert_eq!(f.kind(), Kind::Llm);
+    let prompts = std::cell::RefCell::new(Vec::new());
+    let mut ask = scripted(SCRIPT, &prompts);
+    let s = f
+        .score_with(
+            &json!(ANSWER),
+            &json!(REFERENCE),
+            &[&json!("Acme is a software firm.")],
+            Some(&mut ask),
+        )
+        .unwrap();
+    assert_eq!(s.score, Some(1.0 / 3.0));
+    assert_eq!(s.label.as_deref(), Some("fail"));
+    assert_eq!(s.kind, Kind::Llm);
+    assert_eq!(outcomes(&s), [Outcome::Supported, Outcome::Contradicted, Outcome::Unverifiable]);
+    assert_eq!(s.details.iter().map(|d| d.passed).collect::<Vec<_>>(), [true, false, false]);
+    let d = &s.details[1];
+    assert_eq!(d.check.to_string(), "factuality.claim[1]");
+    assert_eq!(d.actual.as_deref(), Some("Its headquarters are in Munich."));
+    assert_eq!(d.message.as_deref(), Some("The reference says Berlin."));
+    assert_eq!(s.details[2].message.as_deref(), Some("judged unverifiable"));
+    for (k, v) in [
+        ("method", json!("judge")),
+        ("judge", json!("default")),
+        ("model", json!("test-model")),
+        ("judge_mode", json!("tools")),
+        ("depth", json!("deep")),
+        ("mode", json!("strict")),
+        ("claims", json!(3)),
+        ("supported", json!(1)),
+        ("contradicted", json!(1)),
+        ("unverifiable", json!(1)),
+        ("prompt_tokens", json!(300)),
+        ("completion_tokens", json!(30)),
+        ("cached", json!(0)),
+    ] {
+        assert_eq!(s.metadata[k], v, "{k}");
+    }
+    assert!(s.metadata.get("fallback_reason").is_none());
+    let e = s.explanation.unwrap();
+    assert!(e.starts_with("Factuality: 1/3 claims supported (1 contradicted, 1 unverifiable)\n  ✗ factuality.claim[1]: The reference says Berlin."), "{e}");
+    // One request per claim, each with the material and its own claim.
+    assert_eq!(prompts.borrow().len(), 3);
+    assert!(
+        prompts.borrow()[0].contains("Reference:\nAcme Corp was founded in 1998"),
+        "{}",
+        prompts.borrow()[0]
+    );
+    assert!(
+        prompts.borrow()[0].contains("\nContext:\nAcme is a software firm.\n"),
+        "{}",
+        prompts.borrow()[0]
+    );
+    assert!(prompts.borrow()[2].contains("\n\nClaim: Acme employs 40 people.\n\n"));
+
+    // Lenient: unverifiable claims pass; the score is the same.
+    let f = deep(json!({"mode": "lenient"}));
+    let prompts = std::cell::RefCell::new(Vec::new());
+    let mut ask = scripted(SCRIPT, &prompts);
+    let s = f.score_with(&json!(ANSWER), &json!(REFERENCE), &[], Some(&mut ask)).unwrap();
+    assert_eq!(s.score, Some(1.0 / 3.0));
+    assert_eq!(s.details.iter().map(|d| d.passed).collect::<Vec<_>>(), [true, false, true]);
+    let prompts = std::cell::RefCell::new(Vec::new());
+    let mut ask = scripted(SCRIPT, &prompts);
+    let s = f
+        .score_with(
+            &json!("Acme was established in 1998. Thanks!"),
+            &json!(REFERENCE),
+            &[],
+            Some(&mut ask),
+        )
+        .unwrap();
+    assert_eq!((s.score, s.label.as_deref()), (Some(1.0), Some("pass")));
+    assert_eq!(prompts.borrow().len(), 1, "courtesy sentences are not claims");
+}
+
+#[test]
+fn deep_falls_back_or_fails_when_a_judgement_fails() {
+    let failing: &[(&str, Outcome, &str)] = &[("established", Outcome::Supported, "")];
+    let f = deep(json!({}));
+    let prompts = std::cell::RefCell::new(Vec::new());
+    let mut ask = scripted(failing, &prompts);
+    let s = f.score_with(&json!(ANSWER), &json!(REFERENCE), &[], Some(&mut ask)).unwrap();
+    assert_eq!(prompts.borrow().len(), 2, "the first failure stops the judging");
+    assert_eq!(s.kind, Kind::Code);
+    assert_eq!(
+        (s.metadata["method"].as_str(), s.metadata["heuristic"].as_str()),
+        (Some("heuristic"), Some("claims"))
+    );
+    let reason = s.metadata["fallback_reason"].as_str().unwrap();
+    assert!(reason.starts_with("judge `default`: HTTP 500 for Its headquarters"), "{reason}");
+    // The heuristic's own verdicts: `established` is not `founded`.
+    assert_eq!(outcomes(&s), [Outcome::Unverifiable, Outcome::Contradicted, Outcome::Unverifiable]);
+    assert!(
+        s.explanation
+            .unwrap()
+            .contains("\nScored with the heuristic, not the judge: judge `default`: HTTP 500")
+    );
+
+    let f = deep(json!({"fallback": "fail"}));
+    let prompts = std::cell::RefCell::new(Vec::new());
+    let mut ask = scripted(failing, &prompts);
+    let e = f.score_with(&json!(ANSWER), &json!(REFERENCE), &[], Some(&mut ask)).unwrap_err();
+    assert!(e.to_string().starts_with("judge `default`: HTTP 500"), "{e}");
+}
+
+#[test]
+fn deep_compares_json_structurally_without_the_judge() {
+    let f = deep(json!({"fallback": "fail"}));
+    let prompts = std::cell::RefCell::new(Vec::new());
+    let mut ask = scripted(SCRIPT, &prompts);
+    let s = f.score_with(&json!({"a": 1}), &json!("{\"a\": 1}"), &[], Some(&mut ask)).unwrap();
+    assert!(prompts.borrow().is_empty());
+    assert_eq!(s.score, Some(1.0));
+    assert_eq!(
+        (&s.metadata["method"], &s.metadata["heuristic"], &s.metadata["fallback_reason"]),
+        (
+            &json!("heuristic"),
+            &json!("json_structural"),
+            &json!("both sides are JSON: compared structurally")
+        )
+    );
+    // score_values never asks: the heuristic, saying so.
+    let s = f.score_values(&json!(ANSWER), &json!(REFERENCE), &[]);
+    assert_eq!(s.metadata["fallback_reason"], "scored without the judge");
+}
+
+#[test]
+fn judge_options_are_checked_and_resolved_only_for_deep() {
+    let judges = crate::metrics::classify::tests::context();
+    let none = BuildContext::default();
+    let build =
+        |o: Value, ctx: &BuildContext| Factuality::from_options(o.as_object().unwrap(), ctx);
+    // Shallow never looks the judge up, and stays deterministic.
+    let f = build(json!({"judge": "missing", "fallback": "fail"}), &judges).unwrap();
+    assert_eq!(f.kind(), Kind::Code);
+    assert!(build(json!({"judge": "missing"}), &none).is_ok());
+    // Deep: a judge name the suite does not define is an error...
+    let e = build(json!({"depth": "deep", "judge": "missing"}), &judges).unwrap_err().to_string();
+    assert!(e.contains("judge `missing` is not defined (judges: default)"), "{e}");
+    // ... no judge at all falls back, unless `fallback: fail`.
+    let f = build(json!({"depth": "deep", "judge": "missing"}), &none).unwrap();
+    assert_eq!(f.kind(), Kind::Code);
+    let e = build(json!({"depth": "deep", "fallback": "fail"}), &none).unwrap_err().to_string();
+    assert!(e.contains("`fail` needs a judge"), "{e}");
+    for bad in [
+        json!({"fallback": "maybe"}),
+        json!({"judge_mode": "smoke"}),
+        json!({"explanation": 3}),
+        json!({"system": 1}),
+        json!({"mode": "tools"}),
+    ] {
+        assert!(build(bad.clone(), &judges).is_err(), "{bad}");
+    }
+    let f = build(
+        json!({"depth": "deep", "judge_mode": "text", "explanation": false, "system": "Be strict."}),
+        &judges,
+    )
+    .unwrap();
+    assert_eq!(f.kind(), Kind::Llm);
 }

@@ -6,18 +6,25 @@
 //! both documents ends as `match`, `partial`, `wrong`, `missing` or
 //! `extra`. The score is the weighted share of credit earned; the
 //! metadata carries field-level precision, recall and F1. A model's raw
-//! text output is searched for its JSON first. See `docs/json_match.md`.
+//! text output is searched for its JSON first. Rules may also compare a
+//! field by embeddings or ask a judge about the pairs the deterministic
+//! comparators leave unresolved (module `field_judge`). See
+//! `docs/json_match.md`.
 
 pub mod comparators;
+mod field_judge;
 mod rules;
 mod selector;
 mod tool_calls;
 
+use std::sync::{Mutex, PoisonError};
+
 use serde_json::{Map, Value};
 
 use self::comparators::{Comparator, NullPolicy};
+use self::field_judge::{FieldJudges, Settled};
 use self::rules::{CompiledRules, DEFAULT_MIN_SIMILARITY};
-use super::json_metric::{JsonMetric, JsonSettings, Pair, json_evaluator};
+use super::json_metric::{JsonMetric, JsonSettings, Pair};
 use super::options::Opts;
 use super::registry::{MetricSpec, OptionSpec, OptionType};
 use crate::decode::Method;
@@ -27,7 +34,7 @@ use crate::engine::{
     Rules,
 };
 use crate::error::{ConfigError, EvalError};
-use crate::evaluator::Evaluator;
+use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec};
 use crate::metrics::BuildContext;
 use crate::path::Seg;
 use crate::score::{Direction, Kind, Score};
@@ -75,6 +82,8 @@ pub struct JsonMatch {
     policy: Policy,
     settings: JsonSettings,
     preset: Option<Preset>,
+    /// The judges of embedding and judge rules, when the rules have any.
+    judges: Option<FieldJudges>,
 }
 
 impl Default for JsonMatch {
@@ -132,7 +141,15 @@ impl JsonMatch {
             // Preset rules go first so that the user's rules override them.
             compiled.prepend(&tool_calls::preset_rules())?;
         }
-        Ok(JsonMatch::assemble(compiled, preset, settings))
+        let judges = FieldJudges::build(&compiled, ctx).map_err(|e| {
+            match rules_value.as_ref().and_then(|(_, path)| path.as_deref()) {
+                Some(p) => e.in_file(p),
+                None => e,
+            }
+        })?;
+        let mut m = JsonMatch::assemble(compiled, preset, settings);
+        m.judges = judges;
+        Ok(m)
     }
 
     /// The metric from compiled rules: defaults become the policy.
@@ -154,10 +171,12 @@ impl JsonMatch {
             empty_arrays: Empty::Leaf,
             empty_expected_object: Empty::IfBoth,
         };
-        JsonMatch { rules: compiled, policy, settings, preset }
+        JsonMatch { rules: compiled, policy, settings, preset, judges: None }
     }
 
-    /// Compares two JSON values (already parsed) under the rules.
+    /// Compares two JSON values (already parsed) under the rules, with the
+    /// deterministic comparators only (no judge is asked: embedding rules
+    /// compare as `string`, judge rules keep the comparator's verdict).
     pub fn compare_values(&self, output: &Value, reference: &Value, keep: Keep) -> Comparison {
         engine::compare(self, reference, output, None, keep, false)
     }
@@ -245,12 +264,7 @@ impl JsonMetric for JsonMatch {
     }
 
     fn compare(&self, pair: &Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
-        // Call counts come from the failed records, so keep those at least.
-        let mut keep = self.settings.keep;
-        if self.preset == Some(Preset::ToolCalls) && keep == Keep::None {
-            keep = Keep::Failed;
-        }
-        Ok(engine::compare(self, &pair.reference, &pair.output, None, keep, self.settings.fields))
+        Ok(self.walk(pair, self.keep()))
     }
 
     fn present(&self, c: &Comparison, details: &[Detail], pair: &Pair<'_>) -> Score {
@@ -270,7 +284,7 @@ impl JsonMetric for JsonMatch {
             .with_meta("f1", f)
             .with_meta("fields", serde_json::to_value(k).unwrap_or(Value::Null));
         if self.preset == Some(Preset::ToolCalls) {
-            s = s.with_meta("calls", call_counts(&c.records, &pair.output, &pair.reference));
+            s = s.with_meta("calls", call_counts(details, &pair.output, &pair.reference));
         }
         s
     }
@@ -283,7 +297,144 @@ impl JsonMetric for JsonMatch {
     }
 }
 
-json_evaluator!(JsonMatch);
+impl JsonMatch {
+    /// The records a comparison keeps: the `details` option, but at least
+    /// the failed ones for the tool_calls preset (call counts come from
+    /// them).
+    fn keep(&self) -> Keep {
+        let keep = self.settings.keep;
+        if self.preset == Some(Preset::ToolCalls) && keep == Keep::None {
+            return Keep::Failed;
+        }
+        keep
+    }
+
+    /// The engine walk of a pair.
+    fn walk(&self, pair: &Pair<'_>, keep: Keep) -> Comparison {
+        engine::compare(self, &pair.reference, &pair.output, None, keep, self.settings.fields)
+    }
+}
+
+impl Evaluator for JsonMatch {
+    fn name(&self) -> &str {
+        SPEC.name
+    }
+
+    fn inputs(&self) -> &[InputSpec] {
+        SPEC.inputs
+    }
+
+    fn direction(&self) -> Direction {
+        SPEC.direction
+    }
+
+    /// `llm` when a rule embeds or asks a judge.
+    fn kind(&self) -> Kind {
+        if self.judges.is_some() { Kind::Llm } else { SPEC.kind }
+    }
+
+    fn compute(&self, input: &EvalInput<'_>) -> Result<Evaluation, EvalError> {
+        let Some(judges) = &self.judges else {
+            return super::json_metric::evaluate(self, input);
+        };
+        let judging = Judging { m: self, judges, settled: Mutex::new(None) };
+        let mut ev = super::json_metric::evaluate(&judging, input)?;
+        let settled = judging.settled.into_inner().unwrap_or_else(PoisonError::into_inner);
+        if let Some(s) = settled {
+            if let Some(why) = s.cancelled {
+                return Err(EvalError::Failed(why));
+            }
+            for score in &mut ev.scores {
+                s.annotate(&mut score.details);
+            }
+        }
+        Ok(ev)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        JsonMetric::warnings(self)
+    }
+}
+
+/// One evaluation of a json_match with field judges: the walk, then the
+/// judges' decisions ([`FieldJudges::settle`]), kept for the details.
+struct Judging<'m> {
+    m: &'m JsonMatch,
+    judges: &'m FieldJudges,
+    settled: Mutex<Option<Settled>>,
+}
+
+impl Rules for Judging<'_> {
+    fn policy(&self) -> &Policy {
+        self.m.policy()
+    }
+
+    fn leaf(&self, e: &Value, a: &Value, rule: &NodeRule) -> Leaf {
+        self.m.leaf(e, a, rule)
+    }
+
+    fn has_rules(&self) -> bool {
+        self.m.has_rules()
+    }
+
+    fn rule_at(&self, path: &[Seg<'_>]) -> NodeRule {
+        self.m.rule_at(path)
+    }
+
+    fn alignment(&self, index: u16) -> &Align {
+        self.m.alignment(index)
+    }
+}
+
+impl JsonMetric for Judging<'_> {
+    fn spec(&self) -> &'static MetricSpec {
+        &SPEC
+    }
+
+    fn settings(&self) -> &JsonSettings {
+        &self.m.settings
+    }
+
+    fn undecodable(&self, reason: &str, reference: Option<&Value>) -> Score {
+        let mut s = self.m.undecodable(reason, reference);
+        s.kind = Kind::Llm;
+        field_judge::Stats::default().annotate(s)
+    }
+
+    fn prepare(&self, pair: &mut Pair<'_>, output: Method) -> Result<Option<Score>, EvalError> {
+        self.m.prepare(pair, output)
+    }
+
+    fn compare(&self, pair: &Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
+        let keep = self.m.keep();
+        // The judges decide failed leaves: keep those records at least.
+        let mut c = self.m.walk(pair, if keep == Keep::None { Keep::Failed } else { keep });
+        let settled = self.judges.settle(&self.m.rules, &mut c, &pair.reference, &pair.output);
+        match keep {
+            Keep::None => c.records.clear(),
+            Keep::Failed => c.records.retain(|r| r.outcome != Outcome::Match),
+            Keep::All => {}
+        }
+        *self.settled.lock().unwrap_or_else(PoisonError::into_inner) = Some(settled);
+        Ok(c)
+    }
+
+    fn present(&self, c: &Comparison, details: &[Detail], pair: &Pair<'_>) -> Score {
+        let guard = self.settled.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut details = details.to_vec();
+        let stats = guard.as_ref().map(|s| {
+            s.annotate(&mut details);
+            s.stats
+        });
+        let mut s = self.m.present(c, &details, pair);
+        s.kind = Kind::Llm;
+        stats.unwrap_or_default().annotate(s)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        JsonMetric::warnings(self.m)
+    }
+}
 
 /// The score of an output with no usable JSON: every reference field is
 /// missing.
@@ -301,28 +452,21 @@ fn no_json(reference: &Value, why: &str) -> Score {
         )
 }
 
-/// Call-level counts for the tool_calls preset, from the failed records.
-fn call_counts(records: &[engine::Record], output: &Value, reference: &Value) -> Value {
+/// Call-level counts for the tool_calls preset, from the failed details.
+fn call_counts(details: &[Detail], output: &Value, reference: &Value) -> Value {
+    let paths =
+        |o: Outcome| details.iter().filter(move |d| d.outcome == o).filter_map(|d| d.check.path());
     // A whole call: a path of one element step. An argument: the
     // `arguments` member of a call, then the argument's own step.
     let top = |o: Outcome| {
-        records
-            .iter()
-            .filter(|r| {
-                r.outcome == o && r.path.0.len() == 1 && r.path.segs().all(|s| s.index().is_some())
-            })
-            .count()
+        paths(o).filter(|p| p.0.len() == 1 && p.segs().all(|s| s.index().is_some())).count()
     };
     let missing = top(Outcome::Missing);
     let extra = top(Outcome::Extra);
-    let args_extra = records
-        .iter()
-        .filter(|r| {
-            let segs: Vec<Seg<'_>> = r.path.segs().collect();
-            r.outcome == Outcome::Extra
-                && segs.len() >= 3
-                && segs[0].index().is_some()
-                && segs[1] == Seg::Key("arguments")
+    let args_extra = paths(Outcome::Extra)
+        .filter(|p| {
+            let segs: Vec<Seg<'_>> = p.segs().collect();
+            segs.len() >= 3 && segs[0].index().is_some() && segs[1] == Seg::Key("arguments")
         })
         .count();
     let n_ref = reference.as_array().map_or(0, Vec::len);

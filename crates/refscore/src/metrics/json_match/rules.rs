@@ -23,6 +23,10 @@
 //!
 //! A rule applies to the nodes its selector selects; when several rules
 //! select a node, later rules override earlier ones field by field.
+//!
+//! Two kinds of rules ask a suite's judge (see [`super::field_judge`]):
+//! `compare: {type: embedding, threshold, floor, judge}` and
+//! `judge: NAME` with `criterion` and `judge_floor`.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,6 +35,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::comparators::Comparator;
+use super::field_judge::{EmbeddingRule, FieldRule, JudgeRule};
 use super::selector::Selector;
 use crate::engine::{Align, Cost, NodeRule};
 use crate::error::ConfigError;
@@ -66,6 +71,9 @@ struct Spec {
     empty_string_is_null: Option<bool>,
     extra_keys: Option<String>,
     optional: Option<bool>,
+    judge: Option<String>,
+    criterion: Option<String>,
+    judge_floor: Option<f64>,
 }
 
 /// What one rule sets.
@@ -80,9 +88,23 @@ struct Patch {
     comparator: Option<u16>,
     normalize: Option<u16>,
     optional: Option<bool>,
+    /// `Some(Some(i))`: `compare: embedding` (embedding rule `i`);
+    /// `Some(None)`: another comparator, which ends an earlier embedding.
+    embedding: Option<Option<u16>>,
+    /// The judge rule asked for unresolved pairs.
+    judge: Option<u16>,
 }
 
 impl Patch {
+    fn apply_field(&self, f: &mut FieldRule) {
+        if let Some(e) = self.embedding {
+            f.embedding = e;
+        }
+        if self.judge.is_some() {
+            f.judge = self.judge;
+        }
+    }
+
     fn apply(&self, r: &mut NodeRule) {
         if let Some(v) = self.ignore {
             r.ignore = v;
@@ -127,6 +149,12 @@ pub(crate) struct CompiledRules {
     pub(crate) aligns: Vec<Align>,
     pub(crate) comparators: Vec<Comparator>,
     pub(crate) normalizers: Vec<Vec<Normalizer>>,
+    /// Embedding rules, referred to by [`FieldRule::embedding`].
+    pub(crate) embeddings: Vec<EmbeddingRule>,
+    /// Judge rules, referred to by [`FieldRule::judge`].
+    pub(crate) judges: Vec<JudgeRule>,
+    /// The field judges `defaults` sets.
+    pub(crate) base_field: FieldRule,
 }
 
 impl CompiledRules {
@@ -149,6 +177,24 @@ impl CompiledRules {
         r
     }
 
+    /// Whether any rule embeds or asks a judge.
+    pub(crate) fn has_field_judges(&self) -> bool {
+        !self.embeddings.is_empty() || !self.judges.is_empty()
+    }
+
+    /// The field judges of the node at `path` (later rules override
+    /// earlier ones); unlike [`CompiledRules::at`], no selector is marked
+    /// as matched.
+    pub(crate) fn field_at(&self, path: &[Seg<'_>]) -> FieldRule {
+        let mut f = self.base_field;
+        for (sel, patch) in &self.rules {
+            if (patch.embedding.is_some() || patch.judge.is_some()) && sel.matches(path) {
+                patch.apply_field(&mut f);
+            }
+        }
+        f
+    }
+
     /// Selectors that have not matched any node so far.
     pub(crate) fn unmatched(&self) -> Vec<String> {
         self.rules
@@ -165,7 +211,8 @@ impl CompiledRules {
         let spec: Spec = serde_json::from_value(spec.clone())
             .map_err(|e| rule_err(n, selector, &e.to_string()))?;
         let sel = Selector::parse(selector).map_err(|e| rule_err(n, selector, &e))?;
-        let patch = self.patch(&spec).map_err(|e| rule_err(n, selector, &e))?;
+        let origin = format!("rule {n} (`{selector}`)");
+        let patch = self.patch(&spec, &origin).map_err(|e| rule_err(n, selector, &e))?;
         self.rules.push((sel, patch));
         self.hits.push(AtomicBool::new(false));
         Ok(())
@@ -178,7 +225,8 @@ impl CompiledRules {
             let parsed: Spec = serde_json::from_value(spec.clone())
                 .map_err(|e| rule_err(n + 1, selector, &e.to_string()))?;
             let sel = Selector::parse(selector).map_err(|e| rule_err(n + 1, selector, &e))?;
-            let patch = self.patch(&parsed).map_err(|e| rule_err(n + 1, selector, &e))?;
+            let origin = format!("rule {} (`{selector}`)", n + 1);
+            let patch = self.patch(&parsed, &origin).map_err(|e| rule_err(n + 1, selector, &e))?;
             front.push((sel, patch));
         }
         let hits: Vec<AtomicBool> = front.iter().map(|_| AtomicBool::new(false)).collect();
@@ -187,7 +235,7 @@ impl CompiledRules {
         Ok(())
     }
 
-    fn patch(&mut self, s: &Spec) -> Result<Patch, String> {
+    fn patch(&mut self, s: &Spec, origin: &str) -> Result<Patch, String> {
         let mut p = Patch {
             ignore: s.ignore,
             weight: s.weight,
@@ -215,9 +263,27 @@ impl CompiledRules {
             });
         }
         if let Some(c) = &s.compare {
-            let c = Comparator::from_spec(c)?;
+            let c = match EmbeddingRule::from_spec(c, origin)? {
+                Some(e) => {
+                    self.embeddings.push(e);
+                    p.embedding = Some(Some(index(self.embeddings.len() - 1)?));
+                    // Before (and instead of) the embeddings, in array
+                    // alignment: text similarity.
+                    Comparator::String { threshold: None }
+                }
+                None => {
+                    p.embedding = Some(None);
+                    Comparator::from_spec(c)?
+                }
+            };
             self.comparators.push(c);
             p.comparator = Some(index(self.comparators.len() - 1)?);
+        }
+        if let Some(j) =
+            JudgeRule::from_spec(s.judge.as_deref(), s.criterion.as_deref(), s.judge_floor, origin)?
+        {
+            self.judges.push(j);
+            p.judge = Some(index(self.judges.len() - 1)?);
         }
         if let Some(ns) = &s.normalize {
             let ns = ns
@@ -276,7 +342,10 @@ pub(crate) fn compile(value: &Value) -> Result<CompiledRules, ConfigError> {
             "`path` belongs in a rule, not in defaults",
         ));
     }
-    let base = c.patch(&file.defaults).map_err(|e| ConfigError::invalid("rules defaults", e))?;
+    let base = c
+        .patch(&file.defaults, "rules defaults")
+        .map_err(|e| ConfigError::invalid("rules defaults", e))?;
+    base.apply_field(&mut c.base_field);
     if base.align.is_some() {
         c.default_align = c.aligns.first().cloned();
         c.aligns.clear();

@@ -32,18 +32,16 @@ impl<R: BufRead> Iterator for JsonlRows<R> {
                 Ok(0) => self.done = true,
                 Ok(_) => {
                     self.line += 1;
-                    let mut bytes = self.buf.as_slice();
-                    if self.line == 1 {
-                        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+                    if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+                        self.buf.drain(..3);
                     }
-                    if bytes.iter().all(u8::is_ascii_whitespace) {
+                    if self.buf.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    let bytes = bytes.to_vec();
-                    if self.buf.capacity() > 1 << 24 {
-                        // One huge line: do not keep its buffer for the rest of the file.
-                        self.buf = Vec::new();
-                    }
+                    // The line's buffer goes with the row (no copy); the next
+                    // line gets a new one of a typical size.
+                    let next = self.buf.len().clamp(256, 1 << 16);
+                    let bytes = std::mem::replace(&mut self.buf, Vec::with_capacity(next));
                     return Some(Pending::Line {
                         path: Arc::clone(&self.path),
                         number: self.line,

@@ -32,6 +32,17 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let results_path = dir.join("results.jsonl");
+    // Writing the results must never overwrite the data being read.
+    for out in [&results_path, &dir.join("summary.json")] {
+        if same_file(out, &suite.dataset) {
+            anyhow::bail!(
+                "the output folder {} holds the dataset {}: writing {} would overwrite it; choose another folder with -o",
+                dir.display(),
+                suite.dataset.display(),
+                out.display()
+            );
+        }
+    }
     let mut results = BufWriter::with_capacity(
         1 << 20,
         File::create(&results_path)
@@ -146,6 +157,14 @@ impl ProgressView {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+/// Whether two paths name the same existing file.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
     }
 }
 

@@ -311,6 +311,20 @@ fn run_the_example_suite_passes_its_gate() {
 }
 
 #[test]
+fn run_never_writes_over_its_own_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n";
+    write(dir.path(), "results.jsonl", data);
+    let suite =
+        write(dir.path(), "s.yaml", "dataset: results.jsonl\nevaluators: [{metric: json_diff}]\n");
+    let out_dir = dir.path().to_string_lossy().into_owned();
+    let o = refscore(&["run", &suite, "-o", &out_dir, "--quiet"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("would overwrite it"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap(), data);
+}
+
+#[test]
 fn run_a_failing_gate_exits_1_and_json_summary() {
     let dir = tempfile::tempdir().unwrap();
     let o = refscore(&[

@@ -403,8 +403,13 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     fn pair_similarity(&self, ea: &'v [Value], aa: &'v [Value], i: usize, j: usize) -> f64 {
         let (Some(e), Some(a)) = (ea.get(i), aa.get(j)) else { return 0.0 };
         let mut sub = Walk::new(self.m, Keep::None, false);
-        sub.path.clone_from(&self.path);
-        sub.path.push(Seg::Pair { expected: Some(i), actual: Some(j) });
+        // The path only serves rule lookups here (no records, no tallies):
+        // without rules, not copying it keeps nested arrays from costing
+        // memory quadratic in their depth.
+        if self.m.has_rules() {
+            sub.path.clone_from(&self.path);
+            sub.path.push(Seg::Pair { expected: Some(i), actual: Some(j) });
+        }
         sub.element = true;
         let rule = sub.rule();
         if rule.ignore {

@@ -74,7 +74,8 @@ proc_cpu_ticks() {
 }
 
 # Like timed, and also sets RUN_CPU_SECONDS: user + system CPU seconds of
-# the command (GNU time -v; else the last /proc sample, up to 50 ms short).
+# the command, with RUN_USER_SECONDS and RUN_SYS_SECONDS (GNU time -v; else
+# the last /proc sample, up to 50 ms short, and the split is unknown: "?").
 timed_cpu() {
     local start end tv
     tv=$(mktemp)
@@ -84,8 +85,9 @@ timed_cpu() {
         /usr/bin/time -v -o "$tv" "$@" >/dev/null 2>"$ERR_FILE" || RUN_STATUS=$?
         end=$(date +%s%N)
         RUN_RSS_KB=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")
-        RUN_CPU_SECONDS=$(awk -F': ' '/User time \(seconds\)/ { u = $2 } /System time \(seconds\)/ { s = $2 }
-            END { printf "%.2f", u + s }' "$tv")
+        RUN_USER_SECONDS=$(sed -n 's/.*User time (seconds): //p' "$tv")
+        RUN_SYS_SECONDS=$(sed -n 's/.*System time (seconds): //p' "$tv")
+        RUN_CPU_SECONDS=$(calc "${RUN_USER_SECONDS:-0} + ${RUN_SYS_SECONDS:-0}")
     else
         "$@" >/dev/null 2>"$ERR_FILE" &
         local pid=$! peak=0 hwm ticks=0 t
@@ -100,6 +102,8 @@ timed_cpu() {
         end=$(date +%s%N)
         RUN_RSS_KB=$peak
         RUN_CPU_SECONDS=$(calc "$ticks / $(getconf CLK_TCK)")
+        RUN_USER_SECONDS="?"
+        RUN_SYS_SECONDS="?"
     fi
     rm -f "$tv"
     RUN_SECONDS=$(calc "($end - $start) / 1e9")

@@ -10,11 +10,15 @@
 # a LABEL= marker (4 in 5 `good`, 1 in 5 `bad`) and a suite with one
 # `classify` evaluator and `judge: {base_url: <server>, model: bench,
 # max_concurrency: C, timeout: 30}` (C default 64), then times `refscore run`
-# twice with a fresh cache file: the first run sends every request, the
-# rerun answers every row from the cache. Prints one table row per run:
-# seconds, rows/s, requests sent (summary.json judges[0].requests),
-# requests/s, refscore's CPU seconds (user + system) and CPU per request,
-# the server's CPU seconds over the run, and refscore's peak RSS.
+# twice with a fresh cache file (the first run sends every request, the
+# rerun answers every row from the cache) and once with --no-cache (every
+# request sent, nothing stored). Prints one table row per run: seconds,
+# rows/s, requests sent (summary.json judges[0].requests), requests/s,
+# refscore's CPU seconds (user + system) and CPU per request, the server's
+# CPU seconds over the run, and refscore's peak RSS; then refscore's user
+# and system seconds and the judge's latency percentiles per run.
+# --threads T is passed to `refscore run` (default: max(cores, C) workers);
+# --keep leaves the work folder (rows, suite, cache, outputs) in place.
 set -euo pipefail
 
 # shellcheck source=common.sh
@@ -27,7 +31,7 @@ SERVER_SECONDS=600
 KEEP=0
 BUILD=1
 
-usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
+usage() { sed -n '2,22s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
 while [[ $# -gt 0 ]]; do
     case $1 in
         --count) COUNT=$2; shift 2 ;;
@@ -43,7 +47,7 @@ done
 [[ $COUNT =~ ^[0-9]+$ && $COUNT -gt 0 ]] || die "--count wants a positive integer"
 [[ $CONCURRENCY =~ ^[0-9]+$ && $CONCURRENCY -ge 1 && $CONCURRENCY -le 1024 ]] \
     || die "--concurrency wants an integer in [1, 1024]"
-[[ -z $THREADS || $THREADS =~ ^[0-9]+$ ]] || die "--threads wants a positive integer"
+[[ -z $THREADS || $THREADS =~ ^[1-9][0-9]*$ ]] || die "--threads wants a positive integer"
 [[ $SERVER_SECONDS =~ ^[0-9]+$ && $SERVER_SECONDS -gt 0 ]] || die "--server-seconds wants a positive integer"
 
 if [[ $BUILD == 1 ]]; then build_release_judges; fi
@@ -127,40 +131,49 @@ ARGS=(--quiet)
 
 machine_info
 printf '# load average before the runs: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '# %s rows (%.1f MB), one classify evaluator, max_concurrency %s, server %s\n' \
-    "$COUNT" "$(calc "$(stat -c %s "$WORK/rows.jsonl") / 1e6")" "$CONCURRENCY" "$URL"
+printf '# %s rows (%.1f MB), one classify evaluator, max_concurrency %s, refscore threads %s, server %s\n' \
+    "$COUNT" "$(calc "$(stat -c %s "$WORK/rows.jsonl") / 1e6")" "$CONCURRENCY" \
+    "${THREADS:-default (max of cores and max_concurrency)}" "$URL"
 printf '| %-12s | %6s | %7s | %7s | %8s | %8s | %6s | %10s | %10s | %6s |\n' \
     run rows seconds 'rows/s' requests 'req/s' 'CPU s' 'CPU ms/req' 'server CPU' 'RSS MB'
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------------- -------- --------- --------- ---------- \
     ---------- -------- ------------ ------------ --------
 HZ=$(getconf CLK_TCK)
 
-bench_run() { # label outdir
-    local before after requests rows mean failures hits server_cpu
+SPLITS=()
+bench_run() { # label outdir cache-args...
+    local label=$1 out=$2 before after requests rows mean failures hits server_cpu
+    shift 2
     before=$(proc_cpu_ticks "$SERVER_PID")
-    timed_cpu "$BIN/refscore" run "$WORK/suite.yaml" -o "$2" --cache "$WORK/cache.db" "${ARGS[@]}"
+    timed_cpu "$BIN/refscore" run "$WORK/suite.yaml" -o "$out" "$@" "${ARGS[@]}"
     after=$(proc_cpu_ticks "$SERVER_PID")
     [[ $RUN_STATUS == 0 ]] || die "refscore run exited $RUN_STATUS: $(head -n 5 "$ERR_FILE")"
     [[ -n $before && -n $after ]] || die "the server stopped during the run"
-    rows=$(json_value rows "$2/summary.json")
-    requests=$(json_value requests "$2/summary.json" '"judges"')
-    failures=$(json_value failures "$2/summary.json" '"judges"')
-    hits=$(json_value cache_hits "$2/summary.json" '"judges"')
-    mean=$(json_value mean "$2/summary.json" '"name": "verdict"')
-    [[ $failures == 0 ]] || note "$1: $failures failed judgements"
+    rows=$(json_value rows "$out/summary.json")
+    requests=$(json_value requests "$out/summary.json" '"judges"')
+    failures=$(json_value failures "$out/summary.json" '"judges"')
+    hits=$(json_value cache_hits "$out/summary.json" '"judges"')
+    mean=$(json_value mean "$out/summary.json" '"name": "verdict"')
+    [[ $failures == 0 ]] || note "$label: $failures failed judgements"
     awk "BEGIN { exit !($mean * $COUNT > $GOOD - 0.5 && $mean * $COUNT < $GOOD + 0.5) }" \
-        || note "$1: mean $mean, expected $GOOD good rows of $COUNT"
+        || note "$label: mean $mean, expected $GOOD good rows of $COUNT"
     server_cpu=$(calc "($after - $before) / $HZ")
     local per_request="-" rate
     if [[ $requests -gt 0 ]]; then per_request=$(printf '%.3f' "$(calc "1000 * $RUN_CPU_SECONDS / $requests")"); fi
     rate=$(calc "$requests / $RUN_SECONDS")
     printf '| %-12s | %6s | %7.2f | %7.0f | %8s | %8.0f | %6.2f | %10s | %10.2f | %6.0f |\n' \
-        "$1" "$rows" "$RUN_SECONDS" "$(calc "$rows / $RUN_SECONDS")" "$requests" "$rate" \
+        "$label" "$rows" "$RUN_SECONDS" "$(calc "$rows / $RUN_SECONDS")" "$requests" "$rate" \
         "$RUN_CPU_SECONDS" "$per_request" "$server_cpu" "$(calc "$RUN_RSS_KB / 1024")"
-    printf '%s\n' "$hits" >"$2/cache_hits"
+    local p50 p95
+    p50=$(json_value latency_p50_ms "$out/summary.json" '"judges"')
+    p95=$(json_value latency_p95_ms "$out/summary.json" '"judges"')
+    if [[ $p50 == null ]]; then p50="-"; else p50=$(printf '%.2f ms' "$p50"); fi
+    if [[ $p95 == null ]]; then p95="-"; else p95=$(printf '%.2f ms' "$p95"); fi
+    SPLITS+=("$(printf '# %s: refscore user %s s, system %s s; cache hits %s; judge latency p50 %s, p95 %s' \
+        "$label" "$RUN_USER_SECONDS" "$RUN_SYS_SECONDS" "$hits" "$p50" "$p95")")
 }
 
-rm -f "$WORK/cache.db" "$WORK/cache.db-wal" "$WORK/cache.db-shm"
-bench_run "first run" "$WORK/out-1"
-bench_run "cached rerun" "$WORK/out-2"
-printf '# cache hits: first run %s, rerun %s\n' "$(cat "$WORK/out-1/cache_hits")" "$(cat "$WORK/out-2/cache_hits")"
+bench_run "first run" "$WORK/out-1" --cache "$WORK/cache.db"
+bench_run "cached rerun" "$WORK/out-2" --cache "$WORK/cache.db"
+bench_run "no cache" "$WORK/out-3" --no-cache
+printf '%s\n' "${SPLITS[@]}"

@@ -28,7 +28,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let suite = Suite::load_with(&args.suite, &load)?;
     let dir = match &args.output {
         Some(d) => d.clone(),
-        None => PathBuf::from("refscore-out").join(timestamp()),
+        None => fresh_dir(&PathBuf::from("refscore-out").join(timestamp())),
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let results_path = dir.join("results.jsonl");
@@ -158,6 +158,18 @@ impl ProgressView {
             b.finish_and_clear();
         }
     }
+}
+
+/// `base`, or `base-2`, `base-3`, ... when it exists already: two runs in
+/// the same second keep their own outputs.
+fn fresh_dir(base: &std::path::Path) -> PathBuf {
+    if !base.exists() {
+        return base.to_path_buf();
+    }
+    (2..10_000)
+        .map(|n| PathBuf::from(format!("{}-{n}", base.display())))
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| base.to_path_buf())
 }
 
 /// Whether two paths name the same existing file.

@@ -292,7 +292,7 @@ impl Judge {
         let body = self.body(body);
         let cacheable = self.config.deterministic() || self.config.cache_nondeterministic;
         let cache = self.cache.as_ref().filter(|_| cacheable && self.cache_mode != CacheMode::Off);
-        let key = cache.map(|_| Cache::key(&self.base_url, &body));
+        let key = cache.map(|_| Cache::key(&self.cache_scope(), &body));
         if let (Some(c), Some(k), CacheMode::Use) = (cache, &key, self.cache_mode)
             && let Some(text) = c.get(k)
             && let Ok(reply) = self.parse(&text)
@@ -359,7 +359,7 @@ impl Judge {
         }
         let body = serde_json::json!({"model": model, "input": inputs});
         let cache = self.cache.as_ref().filter(|_| self.cache_mode != CacheMode::Off);
-        let key = cache.map(|_| Cache::key(&self.base_url, &body));
+        let key = cache.map(|_| Cache::key(&self.cache_scope(), &body));
         if let (Some(c), Some(k), CacheMode::Use) = (cache, &key, self.cache_mode)
             && let Some(text) = c.get(k)
             && let Ok(Value::Array(stored)) = serde_json::from_str::<Value>(&text)
@@ -455,6 +455,24 @@ impl Judge {
             reason: format!("embeddings: {reason}"),
             raw: cut(&redact(self.key.as_ref(), raw)),
         }
+    }
+
+    /// What besides the body decides a reply: the base URL and the extra
+    /// headers that are not credentials (an API version, say). Headers
+    /// whose name says key, auth, token, secret or cookie never enter it.
+    fn cache_scope(&self) -> String {
+        let mut scope = self.base_url.clone();
+        for (h, v) in &self.config.headers {
+            let name = h.to_ascii_lowercase();
+            if ["key", "auth", "token", "secret", "cookie"].iter().any(|s| name.contains(s)) {
+                continue;
+            }
+            scope.push('\n');
+            scope.push_str(&name);
+            scope.push(':');
+            scope.push_str(v);
+        }
+        scope
     }
 
     /// Sends to `{base_url}/{endpoint}` with retries; the reply body on a
@@ -695,7 +713,7 @@ mod tests {
         // A stored reply for the same body answers without a request.
         let body = serde_json::json!({"model": "embed-model", "input": ["a", "b"]});
         cache
-            .put(&Cache::key(&j.base_url, &body), "embed-model", "[[1.0, 0.25], [0.5, 2.0]]")
+            .put(&Cache::key(&j.cache_scope(), &body), "embed-model", "[[1.0, 0.25], [0.5, 2.0]]")
             .unwrap();
         let got = j.embeddings("ev", None, &["a", "b"]).unwrap();
         assert_eq!(got.vectors, vec![vec![1.0, 0.25], vec![0.5, 2.0]]);
@@ -705,6 +723,24 @@ mod tests {
         assert!(j.embed("ev", Some("other"), &["a", "b"]).is_err());
         let u = &j.usage()[0];
         assert_eq!((u.evaluations, u.requests, u.failures, u.cache_hits), (3, 2, 2, 1));
+    }
+
+    #[test]
+    fn headers_that_change_replies_are_in_the_cache_key_and_credentials_never() {
+        let judge = |headers: &[(&str, &str)]| {
+            let mut c = JudgeConfig::new("m");
+            c.base_url = Some("http://127.0.0.1:9/v1".into());
+            c.headers = headers.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+            Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)))
+        };
+        let plain = judge(&[]).cache_scope();
+        assert_eq!(plain, "http://127.0.0.1:9/v1");
+        let versioned = judge(&[("api-version", "2024-06-01")]).cache_scope();
+        assert_ne!(versioned, plain);
+        assert!(versioned.ends_with("api-version:2024-06-01"));
+        let secret = judge(&[("api-key", "sk-very-secret"), ("X-Auth-Token", "t0k")]).cache_scope();
+        assert_eq!(secret, plain);
+        assert!(!secret.contains("sk-very-secret"));
     }
 
     #[test]

@@ -114,11 +114,34 @@ pub struct Classify {
 fn read_choices(o: &Opts<'_>, v: &Value) -> Result<Vec<Choice>, ConfigError> {
     let bad = |m: String| o.error("choices", m);
     let choices: Vec<Choice> = match v {
+        // A list keeps the order the judge sees; a map is read in label order.
         Value::Array(items) => items
             .iter()
             .map(|i| match i {
                 Value::String(s) => Ok(Choice { label: s.clone(), score: None, description: None }),
-                other => Err(bad(format!("a label must be a string, got {other}"))),
+                Value::Object(m) => {
+                    let label = m
+                        .get("label")
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| bad(format!("a choice needs a `label` string, got {i}")))?;
+                    if let Some(k) =
+                        m.keys().find(|k| !["label", "score", "description"].contains(&k.as_str()))
+                    {
+                        return Err(bad(format!("`{label}`: unknown key `{k}`")));
+                    }
+                    let score = match m.get("score") {
+                        None | Some(Value::Null) => None,
+                        Some(s) => Some(s.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
+                            bad(format!("`{label}`: the score must be a finite number"))
+                        })?),
+                    };
+                    let description =
+                        m.get("description").and_then(Value::as_str).map(str::to_owned);
+                    Ok(Choice { label: label.to_owned(), score, description })
+                }
+                other => Err(bad(format!(
+                    "a choice must be a label or {{label, score, description}}, got {other}"
+                ))),
             })
             .collect::<Result<_, _>>()?,
         Value::Object(map) => map

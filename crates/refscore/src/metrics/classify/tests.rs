@@ -49,6 +49,16 @@ fn choices_come_as_a_list_a_map_of_scores_or_of_settings() {
         c.choices.iter().map(|c| (c.label.as_str(), c.score)).collect::<Vec<_>>(),
         [("yes", None), ("no", None)]
     );
+    let ordered = classify(json!({"template": "{x}", "choices": [
+        {"label": "resolved", "score": 1, "description": "fixed"},
+        {"label": "partial", "score": 0.5},
+        {"label": "deflected", "score": 0}]}))
+    .unwrap();
+    let labels: Vec<&str> = ordered.choices.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["resolved", "partial", "deflected"], "a list keeps its order");
+    assert_eq!(ordered.choices[1].score, Some(0.5));
+    let schema = ordered.schema();
+    assert_eq!(schema["properties"]["label"]["enum"], json!(["resolved", "partial", "deflected"]));
     let c = polite();
     assert_eq!(c.choices[0].description.as_deref(), Some("courteous"));
     assert_eq!((c.choices[0].score, c.choices[1].score), (Some(1.0), Some(0.0)));
@@ -58,7 +68,12 @@ fn choices_come_as_a_list_a_map_of_scores_or_of_settings() {
         (json!({"template": "{x}"}), "choices"),
         (json!({"template": "{x}", "choices": ["a"]}), "at least two"),
         (json!({"template": "{x}", "choices": ["a", "A"]}), "twice"),
-        (json!({"template": "{x}", "choices": [1, 2]}), "must be a string"),
+        (json!({"template": "{x}", "choices": [1, 2]}), "a choice must be a label"),
+        (json!({"template": "{x}", "choices": [{"score": 1}, "b"]}), "needs a `label`"),
+        (
+            json!({"template": "{x}", "choices": [{"label": "a", "colour": 1}, "b"]}),
+            "unknown key `colour`",
+        ),
         (json!({"template": "no placeholder", "choices": ["a", "b"]}), "no {placeholder}"),
         (
             json!({"template": "{x}", "choices": ["a", "b"], "judge": "other"}),

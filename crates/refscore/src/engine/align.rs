@@ -145,6 +145,17 @@ pub(super) fn assignment(
 ) -> Pairs {
     let mut pairs = Pairs::with_capacity(e.len().max(a.len()));
     let mut used = vec![false; a.len()];
+    if e.len() == 1 && a.len() == 1 {
+        // One element each: the similarity alone decides (equal elements
+        // score 1), and blocking would read both subtrees once more at
+        // every level of nested one-element arrays.
+        let paired = !assignment_indices(&[0], &[0], min_similarity, &sim).is_empty();
+        return if paired {
+            vec![(Some(0), Some(0))]
+        } else {
+            vec![(Some(0), None), (None, Some(0))]
+        };
+    }
     // Block on exact equality first: most elements of a good output are
     // identical to one in the reference, and most often at the same place.
     let mut same_place = vec![false; e.len()];

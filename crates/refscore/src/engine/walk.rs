@@ -1,15 +1,20 @@
 //! The recursive walk behind [`super::compare`].
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::rc::Rc;
+
 use serde_json::{Map, Value};
 
-use super::align::{self, Pairs};
+use super::align::{self, Fx, Pairs};
 use super::fields::FieldTallies;
 use super::{
     Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, NodeRule, Record, Rules,
 };
 use super::{Counts, Tally};
 use crate::detail::{Outcome, truncate};
-use crate::json::{display, is_container, leaves};
+use crate::json::{display, is_container};
 use crate::path::{JsonPath, Seg};
 
 static NULL: Value = Value::Null;
@@ -96,15 +101,6 @@ fn shown(v: &Value, outcome: Outcome) -> String {
     if outcome == Outcome::TypeMismatch { crate::json::compact(v) } else { display(v) }
 }
 
-fn cost(c: Cost, v: &Value) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
-    match c {
-        Cost::Free => 0.0,
-        Cost::One => 1.0,
-        Cost::Leaves => leaves(v) as f64,
-        Cost::LeavesAtLeastOne => leaves(v).max(1) as f64,
-    }
-}
 
 pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     m: &'m M,
@@ -115,7 +111,20 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     fields: Option<FieldTallies>,
     relabel: Option<Outcome>,
     element: bool,
+    /// Similarities of element pairs already computed in this comparison,
+    /// by the pair's addresses: nested arrays ask for the same pair at
+    /// every level above it, which would cost time quadratic in depth.
+    memo: Memo,
+    /// Leaf counts of subtrees already counted in this comparison, by
+    /// address (a missing subtree is counted at every level above it).
+    leaf_counts: LeafCounts,
 }
+
+/// Leaf counts of one comparison, shared by its sub-walks.
+type LeafCounts = Rc<RefCell<HashMap<usize, usize, BuildHasherDefault<Fx>>>>;
+
+/// Pair similarities of one comparison, shared by its sub-walks.
+type Memo = Rc<RefCell<HashMap<(usize, usize), f64, BuildHasherDefault<Fx>>>>;
 
 impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     pub(super) fn new(m: &'m M, keep: Keep, fields: bool) -> Self {
@@ -128,7 +137,39 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             fields: fields.then(FieldTallies::new),
             relabel: None,
             element: false,
+            memo: Memo::default(),
+            leaf_counts: LeafCounts::default(),
         }
+    }
+
+    /// What a subtree costs under `c`.
+    fn cost(&self, c: Cost, v: &Value) -> f64 {
+        #[allow(clippy::cast_precision_loss)]
+        match c {
+            Cost::Free => 0.0,
+            Cost::One => 1.0,
+            Cost::Leaves => self.leaves(v) as f64,
+            Cost::LeavesAtLeastOne => self.leaves(v).max(1) as f64,
+        }
+    }
+
+    /// The number of leaves of `v`, each container counted once per
+    /// comparison.
+    fn leaves(&self, v: &Value) -> usize {
+        if !is_container(v) {
+            return 1;
+        }
+        let key = std::ptr::from_ref(v) as usize;
+        if let Some(&n) = self.leaf_counts.borrow().get(&key) {
+            return n;
+        }
+        let n = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || match v {
+            Value::Array(items) => items.iter().map(|x| self.leaves(x)).sum(),
+            Value::Object(map) => map.values().map(|x| self.leaves(x)).sum(),
+            _ => 1,
+        });
+        self.leaf_counts.borrow_mut().insert(key, n);
+        n
     }
 
     pub(super) fn run(
@@ -202,17 +243,17 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     fn leaf(&mut self, e: &'v Value, a: &'v Value, rule: NodeRule) -> Tally {
         let mut l = self.m.leaf(e, a, &rule);
         let containers = is_container(e) || is_container(a);
-        let total = if containers { cost(self.m.policy().mismatch, e) } else { 1.0 };
+        let total = if containers { self.cost(self.m.policy().mismatch, e) } else { 1.0 };
         match (l.outcome, self.relabel) {
             (Outcome::Match, _) => self.counts.matched += 1,
             (Outcome::Partial, _) => self.counts.partial += 1,
             // Compared with `null` in place of an absent value: only the
             // side that exists has fields.
-            (_, Some(Outcome::Missing)) => self.counts.missing += leaves(e).max(1) as u64,
-            (_, Some(Outcome::Extra)) => self.counts.extra += leaves(a).max(1) as u64,
+            (_, Some(Outcome::Missing)) => self.counts.missing += self.leaves(e).max(1) as u64,
+            (_, Some(Outcome::Extra)) => self.counts.extra += self.leaves(a).max(1) as u64,
             _ if containers => {
-                self.counts.missing += leaves(e).max(1) as u64;
-                self.counts.extra += leaves(a).max(1) as u64;
+                self.counts.missing += self.leaves(e).max(1) as u64;
+                self.counts.extra += self.leaves(a).max(1) as u64;
             }
             _ => self.counts.wrong += 1,
         }
@@ -254,9 +295,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if rule.optional || pol.missing == Cost::Free {
             return Tally::ZERO;
         }
-        self.counts.missing += leaves(ev).max(1) as u64;
+        self.counts.missing += self.leaves(ev).max(1) as u64;
         self.emit(Outcome::Missing, Some(ev), None, 0.0);
-        Tally::new(0.0, cost(pol.missing, ev))
+        Tally::new(0.0, self.cost(pol.missing, ev))
     }
 
     fn extra(&mut self, av: &'v Value, parent: NodeRule, rule: NodeRule) -> Option<Tally> {
@@ -274,9 +315,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             self.emit(Outcome::Match, None, Some(av), 1.0);
             return Some(Tally::new(1.0, 1.0));
         }
-        self.counts.extra += leaves(av).max(1) as u64;
+        self.counts.extra += self.leaves(av).max(1) as u64;
         self.emit(Outcome::Extra, None, Some(av), 0.0);
-        Some(Tally::new(0.0, cost(c, av)))
+        Some(Tally::new(0.0, self.cost(c, av)))
     }
 
     fn object(
@@ -402,7 +443,16 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     /// `j` of the arrays at the current path, without records or counts.
     fn pair_similarity(&self, ea: &'v [Value], aa: &'v [Value], i: usize, j: usize) -> f64 {
         let (Some(e), Some(a)) = (ea.get(i), aa.get(j)) else { return 0.0 };
+        let memo_key = (is_container(e) && is_container(a))
+            .then(|| (std::ptr::from_ref(e) as usize, std::ptr::from_ref(a) as usize));
+        if let Some(k) = memo_key
+            && let Some(&s) = self.memo.borrow().get(&k)
+        {
+            return s;
+        }
         let mut sub = Walk::new(self.m, Keep::None, false);
+        sub.memo = Rc::clone(&self.memo);
+        sub.leaf_counts = Rc::clone(&self.leaf_counts);
         // The path only serves rule lookups here (no records, no tallies):
         // without rules, not copying it keeps nested arrays from costing
         // memory quadratic in their depth.
@@ -415,7 +465,11 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if rule.ignore {
             return 1.0;
         }
-        sub.walk(e, a, W::One, rule).ratio_or(1.0)
+        let s = sub.walk(e, a, W::One, rule).ratio_or(1.0);
+        if let Some(k) = memo_key {
+            self.memo.borrow_mut().insert(k, s);
+        }
+        s
     }
 
     /// Arrays of scalars as sets: each distinct value counts once.

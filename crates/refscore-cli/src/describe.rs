@@ -22,7 +22,10 @@ pub(crate) fn run(args: &MetricsArgs) -> anyhow::Result<ExitCode> {
     };
     let spec = registry::find(name)?;
     if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(spec)?)?;
+        // Every option it takes, the shared JSON ones included.
+        let mut v = serde_json::to_value(spec)?;
+        v["options"] = serde_json::to_value(spec.all_options().collect::<Vec<_>>())?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     writeln!(out, "{}: {}", spec.name, spec.description)?;
@@ -32,11 +35,16 @@ pub(crate) fn run(args: &MetricsArgs) -> anyhow::Result<ExitCode> {
         refscore::Direction::Neutral => "informational",
     };
     let threshold = spec.threshold.map_or_else(|| String::from("none"), |t| t.to_string());
-    writeln!(out, "kind: {:?}; {direction}; default threshold: {threshold}", spec.kind)?;
+    let kind = serde_json::to_value(spec.kind)?;
+    let kind = kind.as_str().unwrap_or("code");
+    writeln!(out, "kind: {kind}; {direction}; default threshold: {threshold}")?;
     if !spec.extra_scores.is_empty() {
         writeln!(out, "also returns: {}", spec.extra_scores.join(", "))?;
     }
     writeln!(out, "\ninputs:")?;
+    if spec.inputs.is_empty() {
+        writeln!(out, "  the template's {{placeholders}}, each a required text input")?;
+    }
     for i in spec.inputs {
         let need = if i.required { "required" } else { "optional" };
         writeln!(out, "  {:<10} {:<8} {need:<8}  {}", i.name, i.kind.as_str(), i.description)?;

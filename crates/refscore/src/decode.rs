@@ -22,9 +22,7 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
-use crate::error::ConfigError;
 use crate::extract::{ExtractError, ExtractOptions, Pick, extract_json};
-use crate::metrics::options::Opts;
 
 /// How a string input becomes JSON (the `decode` option).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -53,21 +51,6 @@ impl DecodeOptions {
     /// Strings are strings: inputs are JSON values already.
     pub const VALUES: DecodeOptions =
         DecodeOptions { mode: Mode::Value, repair: false, pick: Pick::First };
-
-    /// Reads `decode`, `repair` and `pick`.
-    pub(crate) fn from_opts(o: &Opts<'_>) -> Result<Self, ConfigError> {
-        let mode = match o.choice("decode", &["auto", "json", "value"], "auto")?.as_str() {
-            "json" => Mode::Json,
-            "value" => Mode::Value,
-            _ => Mode::Auto,
-        };
-        let pick = match o.choice("pick", &["first", "last", "only"], "first")?.as_str() {
-            "last" => Pick::Last,
-            "only" => Pick::Only,
-            _ => Pick::First,
-        };
-        Ok(DecodeOptions { mode, repair: o.bool("repair", false)?, pick })
-    }
 }
 
 /// What [`decode`] did with one input.

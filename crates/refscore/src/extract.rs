@@ -24,9 +24,6 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::error::ConfigError;
-use crate::metrics::options::Opts;
-
 mod fence;
 mod prose;
 mod repair;
@@ -54,23 +51,6 @@ pub struct ExtractOptions {
     pub pick: Pick,
     /// Close a document that was cut off (unclosed strings and brackets).
     pub repair: bool,
-}
-
-impl ExtractOptions {
-    /// Reads the options `strict` (bool), `pick` (`first`, `last`, `only`)
-    /// and `repair` (bool).
-    pub(crate) fn from_opts(o: &Opts<'_>) -> Result<Self, ConfigError> {
-        let pick = match o.choice("pick", &["first", "last", "only"], "first")?.as_str() {
-            "last" => Pick::Last,
-            "only" => Pick::Only,
-            _ => Pick::First,
-        };
-        Ok(ExtractOptions {
-            strict: o.bool("strict", false)?,
-            pick,
-            repair: o.bool("repair", false)?,
-        })
-    }
 }
 
 /// Where the document came from.

@@ -260,6 +260,9 @@ pub fn run_rows(
             fraction_read: rows.fraction_read(),
         });
     }
+    // A stop asked for during the last batch (its judge requests then
+    // failed as cancelled) is a cancelled run too.
+    let cancelled = cancelled || opts.cancel.load(Ordering::Relaxed);
     let mut summary = collector.finish(cancelled, start.elapsed().as_secs_f64(), &suite.gate);
     summary.judges = suite.judges.usage();
     Ok(summary)

@@ -152,6 +152,17 @@ fn transient_faults_are_retried_and_failures_fail_closed() {
             Reply::tool_call(json!({"label": "neutral"})),
         ),
         Rule::new(When::PromptContains("empty".into()), Reply::Empty),
+        Rule::new(When::PromptContains("unauthorized".into()), Reply::status(401)),
+        Rule::new(
+            When::PromptContains("echo-key".into()),
+            Reply::tool_call(
+                json!({"label": "polite", "explanation": format!("your key is {KEY}")}),
+            ),
+        ),
+        Rule::new(
+            When::PromptContains("echo-label".into()),
+            Reply::tool_call(json!({"label": KEY})),
+        ),
     ]))
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -164,6 +175,9 @@ fn transient_faults_are_retried_and_failures_fail_closed() {
         "garbage",
         "off-choices",
         "empty",
+        "unauthorized",
+        "echo-key LABEL=polite",
+        "echo-label",
     ];
     setup(dir.path(), &server.base_url(), &rows, &json!({"retries": 2}), "{}");
     let o = run(dir.path(), &["--no-cache"]);
@@ -188,7 +202,11 @@ fn transient_faults_are_retried_and_failures_fail_closed() {
         error(6)
     );
     assert!(error(7).contains("no choices"), "{}", error(7));
-    for row in &r[4..8] {
+    assert!(error(8).contains("HTTP 401 after 1 attempt(s)"), "{}", error(8));
+    // A key a server echoes back is replaced before it reaches anything.
+    assert_eq!(r[9]["scores"][0]["explanation"], "your key is ***");
+    assert!(error(10).contains("label `***` is not one of the choices"), "{}", error(10));
+    for row in r[4..9].iter().chain(&r[10..11]) {
         assert_eq!(row["execution"]["polite"]["status"], "failed");
         assert_eq!(row["passed"]["polite"], false, "a failed judgement never passes");
         assert!(row["scores"].as_array().unwrap().is_empty());
@@ -197,7 +215,7 @@ fn transient_faults_are_retried_and_failures_fail_closed() {
     // 429 once, 500 twice, a timeout, a dropped connection: 5 retries;
     // always-500: 2 more retries.
     assert_eq!(j["retries"], 7, "{j}");
-    assert_eq!(j["failures"], 4, "{j}");
+    assert_eq!(j["failures"], 6, "{j}");
     assert!(!everything(dir.path(), &o).contains(KEY));
 }
 
@@ -205,13 +223,19 @@ fn transient_faults_are_retried_and_failures_fail_closed() {
 fn a_server_without_tools_gets_a_json_schema_then_plain_text() {
     let server = ScriptedServer::start(Script::new(vec![
         Rule::new(
-            When::All(vec![When::PromptContains("Is this polite".into())]),
+            When::PromptContains("Is this polite".into()),
             Reply::Status { code: 400, retry_after: None, body: "tools are not supported".into() },
         )
         .times(1),
+        // Plain-text requests (they ask for "exactly one of these labels")
+        // are answered; anything else about this row is refused.
+        Rule::new(
+            When::PromptContains("exactly one of these labels".into()),
+            Reply::Text("Rude.\nBlunt words.".into()),
+        ),
         Rule::new(
             When::PromptContains("no-json-either".into()),
-            Reply::Text("Rude.\nBlunt words.".into()),
+            Reply::Status { code: 400, retry_after: None, body: "no response_format".into() },
         ),
     ]))
     .unwrap();
@@ -226,6 +250,16 @@ fn a_server_without_tools_gets_a_json_schema_then_plain_text() {
     assert!(reqs[0].body.get("tools").is_some());
     assert!(reqs[1].body.get("tools").is_none());
     assert_eq!(reqs[1].body["response_format"]["type"], "json_schema");
+
+    // A server that takes neither tools nor json_schema gets plain text.
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &server.base_url(), &["no-json-either"], &json!({}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    assert_eq!(r[0]["scores"][0]["label"], "rude", "{}", r[0]);
+    assert_eq!(r[0]["scores"][0]["explanation"], "Blunt words.");
+    assert_eq!(r[0]["scores"][0]["metadata"]["mode"], "text");
 }
 mod factuality_tone;
 mod fields;

@@ -101,7 +101,6 @@ fn shown(v: &Value, outcome: Outcome) -> String {
     if outcome == Outcome::TypeMismatch { crate::json::compact(v) } else { display(v) }
 }
 
-
 pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     m: &'m M,
     keep: Keep,

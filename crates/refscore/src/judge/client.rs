@@ -73,7 +73,9 @@ impl JudgeError {
     /// Whether the server rejected the request's shape (a 4xx other than
     /// 408 and 429): the caller may try another structured-output mode.
     pub fn is_rejection(&self) -> bool {
-        matches!(self, JudgeError::Status { status, .. } if (400..500).contains(status) && *status != 408 && *status != 429)
+        // 400 and 422 are what servers answer to a field they do not
+        // support; 401, 403, 404 or 413 say something else and are errors.
+        matches!(self, JudgeError::Status { status: 400 | 422, .. })
     }
 }
 
@@ -526,7 +528,9 @@ impl Judge {
                     };
                     if (200..300).contains(&status) {
                         record.latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
-                        return Ok(text);
+                        // A server that echoes the key back must not carry it
+                        // into scores, errors or the cache.
+                        return Ok(redact(self.key.as_ref(), &text));
                     }
                     let transient = status == 429 || status == 408 || status >= 500;
                     if !transient || attempt > retries {

@@ -24,7 +24,8 @@ pub struct Prices {
 }
 
 /// One judge: an OpenAI-compatible chat completions endpoint and a model.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// Its `Debug` shows header names, not their values (one may hold a key).
+#[derive(Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeConfig {
     /// `https://host/v1`; default `OPENAI_BASE_URL`, else [`DEFAULT_BASE_URL`].
@@ -63,6 +64,25 @@ pub struct JudgeConfig {
     /// rules of json_match, `semantic_similarity`); default: [`Self::model`].
     #[serde(default)]
     pub embedding_model: Option<String>,
+}
+
+impl std::fmt::Debug for JudgeConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: Vec<&str> = self.headers.keys().map(String::as_str).collect();
+        f.debug_struct("JudgeConfig")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key_env", &self.api_key_env)
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .field("seed", &self.seed)
+            .field("timeout", &self.timeout)
+            .field("max_concurrency", &self.max_concurrency)
+            .field("requests_per_minute", &self.requests_per_minute)
+            .field("retries", &self.retries)
+            .field("headers", &headers)
+            .finish_non_exhaustive()
+    }
 }
 
 impl JudgeConfig {

@@ -354,7 +354,7 @@ pub(crate) fn ask_object(
         Some(object) => Ok((object, reply, current)),
         None => {
             judge.reply_unusable(caller);
-            let raw = crate::detail::truncate(&crate::json::compact(&reply.message));
+            let raw = raw_reply(&reply);
             Err(EvalError::Failed(format!(
                 "judge `{}`: the reply holds no JSON object; reply: {raw}",
                 judge.name()
@@ -546,17 +546,14 @@ impl Classify {
             .unwrap_or("")
             .trim()
             .trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-');
+        // Plain text: the label must stand alone on the first line, as
+        // asked. A label merely mentioned in a sentence ("not factual") is
+        // never read as the verdict.
         if let Some(c) = self.choice(first) {
             let rest = text.lines().skip(1).collect::<Vec<_>>().join("\n").trim().to_owned();
             return Ok((c, (!rest.is_empty()).then_some(rest)));
         }
-        let named: Vec<&Choice> =
-            self.choices.iter().filter(|c| mentions(text, &c.label)).collect();
-        match named.as_slice() {
-            [one] => Ok((one, Some(text.to_owned()))),
-            [] => Err(String::from("the reply names none of the labels")),
-            _ => Err(String::from("the reply names several labels")),
-        }
+        Err(String::from("the reply's first line is not one of the labels"))
     }
 
     /// The choice whose label equals `label` (case aside).
@@ -590,7 +587,7 @@ impl Classify {
         let (reply, mode) = self.ask(prompt)?;
         let (choice, explanation) = self.read_reply(&reply).map_err(|why| {
             self.judge.reply_unusable(&self.caller);
-            let raw = crate::detail::truncate(&crate::json::compact(&reply.message));
+            let raw = raw_reply(&reply);
             EvalError::Failed(format!("judge `{}`: {why}; reply: {raw}", self.judge.name()))
         })?;
         let mut s = Score::new(self.name, choice.score)
@@ -612,14 +609,15 @@ impl Classify {
     }
 }
 
-/// Whether `label` appears in `text` as a whole word (case aside).
-fn mentions(text: &str, label: &str) -> bool {
-    let (t, l) = (text.to_lowercase(), label.to_lowercase());
-    t.match_indices(&l).any(|(i, _)| {
-        let before = t[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
-        let after = t[i + l.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
-        before && after
-    })
+/// A reply's message as kept in an error: compact JSON, at most 500
+/// characters (enough to show a tool call's arguments).
+pub(crate) fn raw_reply(reply: &Reply) -> String {
+    const KEPT: usize = 500;
+    let text = crate::json::compact(&reply.message);
+    match text.char_indices().nth(KEPT) {
+        None => text,
+        Some((i, _)) => format!("{}…", &text[..i]),
+    }
 }
 
 impl Evaluator for Classify {

@@ -20,11 +20,12 @@ use serde_json::{Map, Value};
 use super::BuildContext;
 use super::options::Opts;
 use super::registry::MetricSpec;
-use crate::decode::{DecodeOptions, Decoded, Method, decode};
+use crate::decode::{DecodeOptions, Decoded, Method, Mode, decode};
 use crate::detail::Detail;
 use crate::engine::{self, Comparison, Keep, Rules};
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, InputSpec, InputType};
+use crate::extract::Pick;
 use crate::score::Score;
 
 /// The inputs of a JSON metric that compares two documents.
@@ -55,8 +56,27 @@ impl JsonSettings {
             "none" => Keep::None,
             _ => Keep::Failed,
         };
-        Ok(JsonSettings { decode: DecodeOptions::from_opts(o)?, keep, fields: ctx.field_tallies })
+        Ok(JsonSettings { decode: decode_options(o)?, keep, fields: ctx.field_tallies })
     }
+}
+
+/// Reads `decode`, `repair` and `pick`.
+fn decode_options(o: &Opts<'_>) -> Result<DecodeOptions, ConfigError> {
+    let mode = match o.choice("decode", &["auto", "json", "value"], "auto")?.as_str() {
+        "json" => Mode::Json,
+        "value" => Mode::Value,
+        _ => Mode::Auto,
+    };
+    Ok(DecodeOptions { mode, repair: o.bool("repair", false)?, pick: pick_option(o)? })
+}
+
+/// Reads `pick`: which document to take when a text holds several.
+pub(crate) fn pick_option(o: &Opts<'_>) -> Result<Pick, ConfigError> {
+    Ok(match o.choice("pick", &["first", "last", "only"], "first")?.as_str() {
+        "last" => Pick::Last,
+        "only" => Pick::Only,
+        _ => Pick::First,
+    })
 }
 
 /// A decoded pair ready to compare.

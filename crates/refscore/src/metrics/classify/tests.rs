@@ -115,8 +115,8 @@ fn replies_are_read_from_tool_calls_json_or_text() {
     let first_line = reply(json!({"content": "Rude.\nIt insults the reader."}));
     let (choice, why) = c.read_reply(&first_line).unwrap();
     assert_eq!((choice.label.as_str(), why.as_deref()), ("rude", Some("It insults the reader.")));
-    let sentence = reply(json!({"content": "I would call this answer polite overall"}));
-    assert_eq!(c.read_reply(&sentence).unwrap().0.label, "polite");
+    let bold = reply(json!({"content": "**polite**"}));
+    assert_eq!(c.read_reply(&bold).unwrap().0.label, "polite");
 }
 
 #[test]
@@ -128,8 +128,14 @@ fn labels_outside_the_choices_are_never_guessed() {
             "`neutral` is not one of",
         ),
         (json!({"content": "{\"label\": \"maybe\"}"}), "`maybe` is not one of"),
-        (json!({"content": "polite or rude, hard to say"}), "several labels"),
-        (json!({"content": "impolite"}), "none of the labels"),
+        (json!({"content": "polite or rude, hard to say"}), "first line is not one of the labels"),
+        (json!({"content": "impolite"}), "first line is not one of the labels"),
+        // A label mentioned in a sentence is never the verdict.
+        (json!({"content": "The answer is not polite."}), "first line is not one of the labels"),
+        (
+            json!({"content": "I would call this answer polite overall"}),
+            "first line is not one of the labels",
+        ),
         (json!({"content": ""}), "empty"),
         (
             json!({"tool_calls": [{"function": {"arguments": "{\"explanation\": \"x\"}"}}]}),

@@ -129,8 +129,15 @@ pub(crate) fn read_score(s: &Score) -> Result<Judged, EvalError> {
     })
 }
 
-/// The prompt for one claim: the reference, each context item, the whole
-/// answer and the claim.
+/// Characters of the answer shown with each claim.
+pub(crate) const ANSWER_IN_PROMPT: usize = 2_000;
+
+/// Claims judged per row at most: past it, the row is not judged (cost is
+/// bounded) and falls back, or fails, as `fallback` says.
+pub(crate) const MAX_JUDGED_CLAIMS: usize = 50;
+
+/// The prompt for one claim: the reference, each context item, the answer
+/// (its first [`ANSWER_IN_PROMPT`] characters) and the claim.
 pub(crate) fn claim_prompt(
     answer: &str,
     reference: &str,
@@ -157,7 +164,16 @@ pub(crate) fn claim_prompt(
         }
     }
     p.push_str("\nThe whole answer (only to understand the claim; judge nothing else in it):\n");
-    p.push_str(answer.trim());
+    // Each claim's request carries the answer: cut, so that a long answer
+    // does not cost its length once per claim.
+    let answer = answer.trim();
+    match answer.char_indices().nth(ANSWER_IN_PROMPT) {
+        None => p.push_str(answer),
+        Some((i, _)) => {
+            p.push_str(&answer[..i]);
+            p.push_str(" […]");
+        }
+    }
     p.push_str("\n\nClaim: ");
     p.push_str(claim.trim());
     p.push_str(

@@ -419,6 +419,13 @@ impl Factuality {
             .into_iter()
             .filter(|c| is_claim(&Features::of(c, &BTreeSet::new())))
             .collect();
+        if claims.len() > judged::MAX_JUDGED_CLAIMS {
+            return Err(EvalError::Failed(format!(
+                "{} claims: more than the {} a row may send to the judge",
+                claims.len(),
+                judged::MAX_JUDGED_CLAIMS
+            )));
+        }
         let mut details = Vec::with_capacity(claims.len());
         let (mut prompt_tokens, mut completion_tokens, mut cached) = (0u64, 0u64, 0usize);
         let mut mode = None;

@@ -428,6 +428,24 @@ fn deep_falls_back_or_fails_when_a_judgement_fails() {
 }
 
 #[test]
+fn a_row_with_too_many_claims_is_not_judged() {
+    let answer: String = (0..=super::judged::MAX_JUDGED_CLAIMS)
+        .map(|i| format!("Acme Corp opened office number {i} in 1998. "))
+        .collect();
+    let f = deep(json!({}));
+    let prompts = std::cell::RefCell::new(Vec::new());
+    let mut ask = scripted(SCRIPT, &prompts);
+    let s = f.score_with(&json!(answer), &json!(REFERENCE), &[], Some(&mut ask)).unwrap();
+    assert!(prompts.borrow().is_empty(), "no request for an over-long row");
+    let reason = s.metadata["fallback_reason"].as_str().unwrap();
+    assert!(reason.contains("more than the 50 a row may send"), "{reason}");
+    let f = deep(json!({"fallback": "fail"}));
+    let mut ask = scripted(SCRIPT, &prompts);
+    let e = f.score_with(&json!(answer), &json!(REFERENCE), &[], Some(&mut ask)).unwrap_err();
+    assert!(e.to_string().contains("claims: more than"), "{e}");
+}
+
+#[test]
 fn deep_compares_json_structurally_without_the_judge() {
     let f = deep(json!({"fallback": "fail"}));
     let prompts = std::cell::RefCell::new(Vec::new());

@@ -187,7 +187,11 @@ impl Format {
                 Setting::of(o.value("forbidden_content")),
             )?,
             regex: regex_check::RegexCheck::from_setting(Setting::of(o.value("regex_match")))?,
-            extract: ExtractOptions::from_opts(&o)?,
+            extract: ExtractOptions {
+                strict: o.bool("strict", false)?,
+                pick: super::json_metric::pick_option(&o)?,
+                repair: o.bool("repair", false)?,
+            },
         };
         o.finish()?;
         if f.enabled() == 0 {

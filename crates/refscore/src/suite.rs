@@ -129,7 +129,53 @@ impl Suite {
         })?;
         let text = std::fs::read_to_string(path).map_err(|e| file_err(e.to_string()))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Suite::parse(&text, format, path, &base, opts)
+        let suite = Suite::parse(&text, format, path, &base, opts)?;
+        suite.check_judge_inputs().map_err(|e| e.in_file(path))?;
+        Ok(suite)
+    }
+
+    /// Checks that every input of an LLM evaluator (a template's
+    /// placeholders) is mapped or is a column of the dataset's first row,
+    /// so that a misspelt placeholder is a load error naming it rather
+    /// than a failed evaluation on every row. A dataset that cannot be
+    /// read yet is left to the run to report.
+    fn check_judge_inputs(&self) -> Result<(), ConfigError> {
+        let asks: Vec<&SuiteEvaluator> = self
+            .evaluators
+            .iter()
+            .filter(|e| e.evaluator.kind() == crate::score::Kind::Llm)
+            .collect();
+        if asks.is_empty() {
+            return Ok(());
+        }
+        let Ok(mut rows) = crate::dataset::open(&self.dataset, self.format) else { return Ok(()) };
+        let Some(Ok(first)) = rows.next() else { return Ok(()) };
+        let columns: std::collections::BTreeSet<String> =
+            first.value.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+        // A first row may be nested deep: freed without recursion.
+        crate::json::drop_deep(first.value);
+        for (i, e) in self.evaluators.iter().enumerate() {
+            if !asks.iter().any(|a| std::ptr::eq(*a, e)) {
+                continue;
+            }
+            for input in e.evaluator.inputs().iter().filter(|s| s.required) {
+                let name = input.name.as_ref();
+                let found = e.mapping.source(name).is_some()
+                    || columns.contains(name)
+                    || (name == "reference" && columns.contains("expected"));
+                if !found {
+                    let known: Vec<&str> = columns.iter().map(String::as_str).collect();
+                    return Err(ConfigError::invalid(
+                        format!("evaluators[{i}] `{}`", e.name),
+                        format!(
+                            "input `{name}` (a template placeholder) has no mapping and the dataset has no column `{name}` (columns: {})",
+                            known.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Parses suite text; relative paths resolve against `base_dir`.

@@ -263,3 +263,77 @@ fn a_server_without_tools_gets_a_json_schema_then_plain_text() {
 }
 mod factuality_tone;
 mod fields;
+
+#[test]
+fn a_template_placeholder_with_no_column_is_a_load_error() {
+    let server = ScriptedServer::start(Script::new(vec![])).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &server.base_url(), &["Hello LABEL=polite"], &json!({}), "{}");
+    let path = dir.path().join("suite.yaml");
+    let mut suite: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let ev = &mut suite["evaluators"][0];
+    ev["options"]["template"] = json!("Is this polite?\n{anwser}");
+    ev["mapping"] = json!({});
+    std::fs::write(&path, suite.to_string()).unwrap();
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("input `anwser` (a template placeholder) has no mapping"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("columns: answer, id"), "{}", stderr(&o));
+    assert_eq!(server.request_count(), 0);
+}
+
+#[test]
+fn ctrl_c_stops_waiting_for_slow_judges_and_keeps_what_is_done() {
+    // Every request takes 20 s (the judge's timeout is 30 s): without a
+    // bound on the wait, Ctrl-C would take that long.
+    let server = ScriptedServer::start(Script::new(vec![Rule::new(
+        When::PromptContains("slow".into()),
+        Reply::Auto.delayed(20_000),
+    )]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ["quick LABEL=polite", "slow one", "slow two"];
+    setup(
+        dir.path(),
+        &server.base_url(),
+        &rows,
+        &json!({"timeout": 30, "max_concurrency": 4}),
+        "{}",
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .arg("run")
+        .arg(dir.path().join("suite.yaml"))
+        .arg("-o")
+        .arg(dir.path().join("out"))
+        .arg("--no-cache")
+        .env("TEST_JUDGE_KEY", KEY)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the slow requests are in flight.
+    let t0 = std::time::Instant::now();
+    while server.request_count() < 3 && t0.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(server.request_count(), 3);
+    let sent = std::time::Instant::now();
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    let waited = sent.elapsed();
+    assert!(waited < std::time::Duration::from_secs(8), "stopped after {waited:?}");
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let s = summary(dir.path());
+    assert_eq!(s["cancelled"], true, "{s}");
+    let r = results(dir.path());
+    assert_eq!(r.len(), 3, "every row of the batch is written");
+    assert_eq!(r[0]["scores"][0]["label"], "polite", "the finished judgement is kept");
+    assert!(r[1]["execution"]["polite"]["error"].as_str().unwrap().contains("cancelled"));
+}

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::cache::Cache;
 use super::config::JudgeConfig;
+use super::io::{Answer, Exchange};
 use super::limiter::Limiter;
 use super::secret::{ApiKey, redact};
 use super::usage::{CallRecord, JudgeUsage, Usage};
@@ -135,6 +136,9 @@ pub struct Judge {
     /// The structured-output mode the server accepted last (see
     /// [`Judge::preferred_mode`]).
     mode: std::sync::atomic::AtomicU8,
+    /// Threads that do the HTTP exchanges, so that a caller can stop
+    /// waiting when the run is cancelled.
+    io: super::io::IoPool,
 }
 
 /// How a judge is asked for a structured reply.
@@ -211,6 +215,7 @@ impl Judge {
             usage: Usage::default(),
             jitter: AtomicU64::new(0x2545_F491_4F6C_DD1D),
             mode: std::sync::atomic::AtomicU8::new(0),
+            io: super::io::IoPool::new(concurrency),
             config,
         }
     }
@@ -496,28 +501,28 @@ impl Judge {
             attempt += 1;
             record.requests += 1;
             let started = Instant::now();
-            let mut req = self.agent.post(&url).header("content-type", "application/json");
+            let mut headers: Vec<(String, String)> =
+                vec![("content-type".into(), "application/json".into())];
             if let Some(k) = &self.key {
-                req = req.header("authorization", k.bearer());
+                headers.push(("authorization".into(), k.bearer()));
             }
-            for (h, v) in &self.config.headers {
-                req = req.header(h.as_str(), v.as_str());
-            }
-            let outcome = req.send(serde_json::to_vec(body).unwrap_or_default());
+            headers.extend(self.config.headers.iter().map(|(h, v)| (h.clone(), v.clone())));
+            let request = Exchange {
+                agent: self.agent.clone(),
+                url: url.clone(),
+                headers,
+                body: serde_json::to_vec(body).unwrap_or_default(),
+            };
+            let Some(outcome) = self.io.run(request, &self.cancel) else {
+                return Err(JudgeError::Cancelled { judge: self.name.clone() });
+            };
+            drop(permit);
             let wait = match outcome {
-                Ok(mut resp) => {
-                    let status = resp.status().as_u16();
-                    let retry_after = resp
-                        .headers()
-                        .get("retry-after")
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(parse_retry_after);
-                    let text = resp.body_mut().with_config().limit(64 << 20).read_to_string();
-                    drop(permit);
+                Ok(Answer { status, retry_after, text }) => {
                     let text = match text {
                         Ok(t) => t,
                         Err(e) => {
-                            let reason = redact(self.key.as_ref(), &e.to_string());
+                            let reason = redact(self.key.as_ref(), &e);
                             if attempt > retries {
                                 return Err(self.transport(reason, attempt));
                             }
@@ -544,8 +549,7 @@ impl Judge {
                     retry_after.unwrap_or_else(|| self.backoff(attempt))
                 }
                 Err(e) => {
-                    drop(permit);
-                    let reason = redact(self.key.as_ref(), &describe(&e));
+                    let reason = redact(self.key.as_ref(), &e);
                     if attempt > retries {
                         return Err(self.transport(reason, attempt));
                     }
@@ -622,19 +626,9 @@ impl Judge {
 
 /// Seconds in a `Retry-After` header (an HTTP date is not honoured: the
 /// backoff applies), at most [`MAX_RETRY_AFTER`].
-fn parse_retry_after(v: &str) -> Option<Duration> {
+pub(super) fn parse_retry_after(v: &str) -> Option<Duration> {
     let secs: f64 = v.trim().parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0)?;
     Some(Duration::from_secs_f64(secs).min(MAX_RETRY_AFTER))
-}
-
-fn describe(e: &ureq::Error) -> String {
-    match e {
-        ureq::Error::Timeout(_) => String::from("timed out"),
-        ureq::Error::ConnectionFailed => String::from("connection failed"),
-        ureq::Error::HostNotFound => String::from("host not found"),
-        ureq::Error::Io(io) => format!("connection error: {io}"),
-        other => other.to_string(),
-    }
 }
 
 fn cut(text: &str) -> String {

@@ -16,6 +16,7 @@
 mod cache;
 mod client;
 mod config;
+mod io;
 mod limiter;
 mod secret;
 pub mod template;
@@ -31,6 +32,8 @@ use serde_json::Value;
 pub use cache::{Cache, CacheError};
 pub use client::{CacheMode, Embeddings, Judge, JudgeError, Reply, StructuredMode};
 pub use config::{DEFAULT_BASE_URL, JudgeConfig, Prices};
+/// How long a cancelled run still waits for a judge request in flight.
+pub const CANCEL_GRACE: std::time::Duration = io::CANCEL_GRACE;
 pub use secret::ApiKey;
 pub use usage::JudgeUsage;
 

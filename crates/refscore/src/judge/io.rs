@@ -1,0 +1,154 @@
+//! The threads that do a judge's HTTP exchanges.
+//!
+//! A blocking request cannot be interrupted, so a run stopped with Ctrl-C
+//! would wait for every request in flight (up to the judge's timeout). The
+//! exchanges run on these threads instead; the caller waits for the answer
+//! and, once the run is cancelled, gives up after [`CANCEL_GRACE`]: the
+//! row fails as cancelled and the run ends with what is finished. The
+//! abandoned exchange ends by its own timeout.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long a cancelled run still waits for a request in flight.
+pub(super) const CANCEL_GRACE: Duration = Duration::from_secs(2);
+
+/// Largest reply body read, in bytes.
+const BODY_LIMIT: u64 = 64 << 20;
+
+/// One HTTP exchange to run.
+pub(super) struct Exchange {
+    pub(super) agent: ureq::Agent,
+    pub(super) url: String,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) body: Vec<u8>,
+}
+
+/// What the server answered: status, `Retry-After`, and the body (or why
+/// it could not be read).
+pub(super) struct Answer {
+    pub(super) status: u16,
+    pub(super) retry_after: Option<Duration>,
+    pub(super) text: Result<String, String>,
+}
+
+impl Exchange {
+    /// Sends the request and reads the reply; `Err` is a transport failure.
+    fn send(self) -> Result<Answer, String> {
+        let mut req = self.agent.post(&self.url);
+        for (h, v) in &self.headers {
+            req = req.header(h.as_str(), v.as_str());
+        }
+        match req.send(self.body) {
+            Ok(mut resp) => {
+                let status = resp.status().as_u16();
+                let retry_after = resp
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(super::client::parse_retry_after);
+                let text = resp
+                    .body_mut()
+                    .with_config()
+                    .limit(BODY_LIMIT)
+                    .read_to_string()
+                    .map_err(|e| e.to_string());
+                Ok(Answer { status, retry_after, text })
+            }
+            Err(e) => Err(describe(&e)),
+        }
+    }
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A fixed set of threads, started on first use.
+#[derive(Debug)]
+pub(super) struct IoPool {
+    size: usize,
+    sender: Mutex<Option<mpsc::Sender<Job>>>,
+}
+
+impl IoPool {
+    pub(super) fn new(size: usize) -> Self {
+        IoPool { size: size.max(1), sender: Mutex::new(None) }
+    }
+
+    /// Runs `x` on a pool thread and waits for it; `None` when the run was
+    /// cancelled and the answer did not come within [`CANCEL_GRACE`].
+    pub(super) fn run(&self, x: Exchange, cancel: &AtomicBool) -> Option<Result<Answer, String>> {
+        let (tx, rx) = mpsc::channel();
+        let job: Job = Box::new(move || {
+            // The caller may have given up: then nobody reads the answer.
+            let _ = tx.send(x.send());
+        });
+        if let Err(job) = self.submit(job) {
+            // No thread could be started: do the exchange here.
+            (job.0)();
+        }
+        let mut cancelled_at: Option<Instant> = None;
+        loop {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(answer) => return Some(answer),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Some(Err(String::from("the request's thread ended without an answer")));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if cancel.load(Ordering::Relaxed) {
+                        let since = *cancelled_at.get_or_insert_with(Instant::now);
+                        if since.elapsed() >= CANCEL_GRACE {
+                            return None;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hands a job to the threads, starting them on first use.
+    fn submit(&self, job: Job) -> Result<(), Unsent> {
+        let mut guard = self.sender.lock().unwrap_or_else(PoisonError::into_inner);
+        if guard.is_none() {
+            let (tx, rx) = mpsc::channel::<Job>();
+            let rx = std::sync::Arc::new(Mutex::new(rx));
+            for i in 0..self.size {
+                let rx = std::sync::Arc::clone(&rx);
+                let started = std::thread::Builder::new()
+                    .name(format!("refscore-judge-{i}"))
+                    .stack_size(256 * 1024)
+                    .spawn(move || {
+                        loop {
+                            let next = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                            match next {
+                                Ok(job) => job(),
+                                Err(_) => return,
+                            }
+                        }
+                    });
+                if started.is_err() && i == 0 {
+                    return Err(Unsent(job));
+                }
+            }
+            *guard = Some(tx);
+        }
+        match guard.as_ref() {
+            Some(tx) => tx.send(job).map_err(|e| Unsent(e.0)),
+            None => Err(Unsent(job)),
+        }
+    }
+}
+
+/// A job no thread took.
+struct Unsent(Job);
+
+fn describe(e: &ureq::Error) -> String {
+    match e {
+        ureq::Error::Timeout(_) => String::from("timed out"),
+        ureq::Error::ConnectionFailed => String::from("connection failed"),
+        ureq::Error::HostNotFound => String::from("host not found"),
+        ureq::Error::Io(io) => format!("connection error: {io}"),
+        other => other.to_string(),
+    }
+}

@@ -261,6 +261,20 @@ pub(crate) fn object_request(
             crate::json::compact(schema)
         ));
     }
+    chat_body(&text, system, schema, mode, "Record the judgement of the item.")
+}
+
+/// A chat request body (without model and sampling): an optional system
+/// message, the user's `text`, and the structured-output request of
+/// `mode` for `schema` (a forced tool call described by `tool`, or a
+/// `response_format: json_schema`; nothing for text).
+fn chat_body(
+    text: &str,
+    system: Option<&str>,
+    schema: &Value,
+    mode: StructuredMode,
+    tool: &str,
+) -> Map<String, Value> {
     let mut messages = Vec::new();
     if let Some(s) = system {
         messages.push(json!({"role": "system", "content": s}));
@@ -274,7 +288,7 @@ pub(crate) fn object_request(
                 "tools".into(),
                 json!([{"type": "function", "function": {
                     "name": "record_judgement",
-                    "description": "Record the judgement of the item.",
+                    "description": tool,
                     "parameters": schema,
                 }}]),
             );
@@ -475,59 +489,22 @@ impl Classify {
                 }
             ));
         }
-        let mut messages = Vec::new();
-        if let Some(s) = &self.system {
-            messages.push(json!({"role": "system", "content": s}));
-        }
-        messages.push(json!({"role": "user", "content": text}));
-        let mut body = Map::new();
-        body.insert("messages".into(), Value::Array(messages));
-        match mode {
-            StructuredMode::Tools => {
-                body.insert(
-                    "tools".into(),
-                    json!([{"type": "function", "function": {
-                        "name": "record_judgement",
-                        "description": "Record the label chosen for the item.",
-                        "parameters": self.schema(),
-                    }}]),
-                );
-                body.insert(
-                    "tool_choice".into(),
-                    json!({"type": "function", "function": {"name": "record_judgement"}}),
-                );
-            }
-            StructuredMode::JsonSchema => {
-                body.insert(
-                    "response_format".into(),
-                    json!({"type": "json_schema", "json_schema": {
-                        "name": "judgement", "schema": self.schema(), "strict": true}}),
-                );
-            }
-            StructuredMode::Text => {}
-        }
-        body
+        chat_body(
+            &text,
+            self.system.as_deref(),
+            &self.schema(),
+            mode,
+            "Record the label chosen for the item.",
+        )
     }
 
     /// The label and explanation of a reply, or why there is none.
     fn read_reply(&self, reply: &Reply) -> Result<(&Choice, Option<String>), String> {
         let m = &reply.message;
-        let structured = m
-            .get("tool_calls")
-            .and_then(|t| t.get(0))
-            .and_then(|c| c.get("function"))
-            .and_then(|f| f.get("arguments"))
-            .map(|a| match a {
-                Value::String(s) => serde_json::from_str::<Value>(s).unwrap_or(Value::Null),
-                other => other.clone(),
-            })
-            .or_else(|| {
-                let text = m.get("content").and_then(Value::as_str)?;
-                crate::decode::decode(&Value::String(text.to_owned()), &Default::default())
-                    .ok()
-                    .map(|d| d.value.into_owned())
-                    .filter(|v| v.get("label").is_some())
-            });
+        // A tool call is read whatever it holds; a JSON content only when
+        // it carries a label (else the content is a plain-text verdict).
+        let called = m.get("tool_calls").and_then(|t| t.get(0)).is_some();
+        let structured = reply_object(reply).filter(|o| called || o.contains_key("label"));
         if let Some(v) = structured {
             let label = v.get("label").and_then(Value::as_str).ok_or("the reply has no label")?;
             let explanation = v.get("explanation").and_then(Value::as_str).map(str::to_owned);

@@ -30,7 +30,7 @@ pub(crate) enum Command {
 #[derive(Debug, Args)]
 pub(crate) struct CompareArgs {
     /// Metric name (see `refscore metrics`).
-    #[arg(long, short = 'm', default_value = refscore::metrics::registry::DEFAULT_COMPARE)]
+    #[arg(long, short = 'm', default_value = refscore::metrics::DEFAULT_COMPARE)]
     pub(crate) metric: String,
     /// Output file (JSON text), or `-` for standard input.
     #[arg(required_unless_present = "pairs", conflicts_with = "pairs")]

@@ -11,14 +11,14 @@ use serde_json::{Map, Value};
 use super::cache::Cache;
 use super::config::JudgeConfig;
 use super::io::{Answer, Exchange};
+#[cfg(test)]
+use super::io::{MAX_RETRY_AFTER, parse_retry_after};
 use super::limiter::Limiter;
 use super::secret::{ApiKey, redact};
 use super::usage::{CallRecord, JudgeUsage, Usage};
 
 /// Longest error body kept in an error message, in characters.
 const BODY_IN_ERRORS: usize = 500;
-/// Longest wait a `Retry-After` may ask for.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 /// First backoff delay; doubled each retry, up to [`MAX_BACKOFF`].
 const BASE_BACKOFF: Duration = Duration::from_millis(250);
 /// Longest backoff delay.
@@ -622,13 +622,6 @@ impl Judge {
             cached: false,
         })
     }
-}
-
-/// Seconds in a `Retry-After` header (an HTTP date is not honoured: the
-/// backoff applies), at most [`MAX_RETRY_AFTER`].
-pub(super) fn parse_retry_after(v: &str) -> Option<Duration> {
-    let secs: f64 = v.trim().parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0)?;
-    Some(Duration::from_secs_f64(secs).min(MAX_RETRY_AFTER))
 }
 
 fn cut(text: &str) -> String {

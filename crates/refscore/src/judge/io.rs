@@ -48,7 +48,7 @@ impl Exchange {
                     .headers()
                     .get("retry-after")
                     .and_then(|v| v.to_str().ok())
-                    .and_then(super::client::parse_retry_after);
+                    .and_then(parse_retry_after);
                 let text = resp
                     .body_mut()
                     .with_config()
@@ -60,6 +60,16 @@ impl Exchange {
             Err(e) => Err(describe(&e)),
         }
     }
+}
+
+/// Longest wait a `Retry-After` may ask for.
+pub(super) const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+
+/// Seconds in a `Retry-After` header (an HTTP date is not honoured: the
+/// backoff applies), at most [`MAX_RETRY_AFTER`].
+pub(super) fn parse_retry_after(v: &str) -> Option<Duration> {
+    let secs: f64 = v.trim().parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0)?;
+    Some(Duration::from_secs_f64(secs).min(MAX_RETRY_AFTER))
 }
 
 type Job = Box<dyn FnOnce() + Send>;

@@ -55,6 +55,9 @@ pub(crate) static REGISTRY: &[MetricSpec] = &[
     semantic_similarity::SPEC,
 ];
 
+/// The metric `refscore compare` uses when none is named.
+pub const DEFAULT_COMPARE: &str = json_distance::SPEC.name;
+
 /// Where a metric's configuration comes from, and what a run wants of it.
 #[derive(Debug, Clone, Default)]
 pub struct BuildContext {

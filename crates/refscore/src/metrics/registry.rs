@@ -159,9 +159,6 @@ impl MetricSpec {
     }
 }
 
-/// The metric `refscore compare` uses when none is named.
-pub const DEFAULT_COMPARE: &str = super::json_distance::SPEC.name;
-
 /// Every built-in metric, in the order they are listed.
 pub fn all() -> &'static [MetricSpec] {
     super::REGISTRY

@@ -13,6 +13,7 @@
 
 pub mod comparators;
 mod field_judge;
+mod field_rule;
 mod rules;
 mod selector;
 mod tool_calls;

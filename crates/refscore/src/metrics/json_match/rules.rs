@@ -35,7 +35,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::comparators::Comparator;
-use super::field_judge::{EmbeddingRule, FieldRule, JudgeRule};
+use super::field_rule::{EmbeddingRule, FieldRule, JudgeRule};
 use super::selector::Selector;
 use crate::engine::{Align, Cost, NodeRule};
 use crate::error::ConfigError;

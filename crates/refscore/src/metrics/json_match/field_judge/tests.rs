@@ -12,6 +12,9 @@ use crate::engine::Keep;
 use crate::evaluator::{EvalInput, Evaluator};
 use crate::judge::{CacheMode, JudgeConfig, Judges};
 use crate::metrics::json_match::JsonMatch;
+use crate::metrics::json_match::field_rule::{
+    EMBEDDING_FLOOR, EMBEDDING_THRESHOLD, EmbeddingRule, JudgeRule,
+};
 use crate::metrics::json_match::rules::compile;
 
 fn context() -> BuildContext {

@@ -29,7 +29,17 @@ pub struct CacheError {
 pub struct Cache {
     path: PathBuf,
     conn: Mutex<Connection>,
+    /// Replies not written yet: written together, one transaction per
+    /// [`WRITE_BATCH`], and when the cache is dropped.
+    pending: Mutex<Vec<Pending>>,
 }
+
+/// Replies written in one transaction (a transaction per reply cost about
+/// as much as the request itself against a fast server).
+const WRITE_BATCH: usize = 64;
+
+/// A reply waiting to be written: key, model, reply, time.
+type Pending = (String, String, String, i64);
 
 impl Cache {
     /// Opens (creating when needed, with its folder) the cache at `path`.
@@ -63,7 +73,11 @@ impl Cache {
         )
         .map_err(|e| err(e.to_string()))?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(|e| err(e.to_string()))?;
-        Ok(Cache { path: path.to_path_buf(), conn: Mutex::new(conn) })
+        Ok(Cache {
+            path: path.to_path_buf(),
+            conn: Mutex::new(conn),
+            pending: Mutex::new(Vec::new()),
+        })
     }
 
     /// The cache file.
@@ -83,6 +97,12 @@ impl Cache {
 
     /// The stored reply, if any. A failed read is a miss.
     pub fn get(&self, key: &str) -> Option<String> {
+        {
+            let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some((_, _, reply, _)) = pending.iter().rev().find(|p| p.0 == key) {
+                return Some(reply.clone());
+            }
+        }
         let conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
         conn.query_row("SELECT reply FROM judge_replies WHERE key = ?1", params![key], |r| r.get(0))
             .optional()
@@ -98,17 +118,46 @@ impl Cache {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-        let conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
-        conn.execute(
-            "INSERT OR REPLACE INTO judge_replies (key, model, reply, created_at) VALUES (?1, ?2, ?3, ?4)",
-            params![key, model, reply, now],
-        )
-        .map(|_| ())
-        .map_err(|e| CacheError { path: self.path.clone(), message: e.to_string() })
+        let batch = {
+            let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+            pending.push((key.to_owned(), model.to_owned(), reply.to_owned(), now));
+            if pending.len() < WRITE_BATCH {
+                return Ok(());
+            }
+            std::mem::take(&mut *pending)
+        };
+        self.write(&batch)
     }
 
-    /// Number of stored replies.
+    /// Writes every reply not written yet.
+    ///
+    /// # Errors
+    /// The write failed.
+    pub fn flush(&self) -> Result<(), CacheError> {
+        let batch =
+            std::mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner));
+        if batch.is_empty() { Ok(()) } else { self.write(&batch) }
+    }
+
+    /// Writes replies in one transaction.
+    fn write(&self, batch: &[Pending]) -> Result<(), CacheError> {
+        let err =
+            |e: rusqlite::Error| CacheError { path: self.path.clone(), message: e.to_string() };
+        let conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
+        let tx = conn.unchecked_transaction().map_err(err)?;
+        for (key, model, reply, at) in batch {
+            tx.execute(
+                "INSERT OR REPLACE INTO judge_replies (key, model, reply, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![key, model, reply, at],
+            )
+            .map_err(err)?;
+        }
+        tx.commit().map_err(err)
+    }
+
+    /// Number of stored replies (written or not yet).
     pub fn len(&self) -> usize {
+        let _ = self.flush();
         let conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
         conn.query_row("SELECT COUNT(*) FROM judge_replies", [], |r| r.get::<_, i64>(0))
             .map_or(0, |n| usize::try_from(n).unwrap_or(0))
@@ -117,6 +166,13 @@ impl Cache {
     /// Whether nothing is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        // A reply that cannot be stored costs a request on the next run.
+        let _ = self.flush();
     }
 }
 
@@ -143,7 +199,16 @@ mod tests {
         // A second handle (another run) sees the same file.
         let other = Cache::open(&path).unwrap();
         other.put("k2", "m", "x").unwrap();
+        // Seen by its writer at once, by others once written.
+        assert_eq!(other.get("k2").as_deref(), Some("x"));
+        assert!(c.get("k2").is_none());
+        other.flush().unwrap();
         assert_eq!(c.get("k2").as_deref(), Some("x"));
+        // A full batch is written without a flush.
+        for i in 0..WRITE_BATCH {
+            other.put(&format!("b{i}"), "m", "y").unwrap();
+        }
+        assert_eq!(c.get("b0").as_deref(), Some("y"));
     }
 
     #[test]

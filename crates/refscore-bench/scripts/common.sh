@@ -28,33 +28,9 @@ calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 
 # Runs a command with stdout to /dev/null, stderr to $ERR_FILE, and sets
-# RUN_SECONDS, RUN_RSS_KB (peak resident set, 0 if unknown) and RUN_STATUS.
-# Uses GNU time -v when present, else samples /proc/PID/status.
-timed() {
-    local start end tv
-    tv=$(mktemp)
-    start=$(date +%s%N)
-    RUN_STATUS=0
-    if [[ -x /usr/bin/time ]] && /usr/bin/time -v true >/dev/null 2>&1; then
-        /usr/bin/time -v -o "$tv" "$@" >/dev/null 2>"$ERR_FILE" || RUN_STATUS=$?
-        end=$(date +%s%N)
-        RUN_RSS_KB=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")
-    else
-        "$@" >/dev/null 2>"$ERR_FILE" &
-        local pid=$! peak=0 hwm
-        while kill -0 "$pid" 2>/dev/null; do
-            hwm=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$pid/status" 2>/dev/null || true)
-            [[ -n $hwm && $hwm -gt $peak ]] && peak=$hwm
-            sleep 0.05
-        done
-        wait "$pid" || RUN_STATUS=$?
-        end=$(date +%s%N)
-        RUN_RSS_KB=$peak
-    fi
-    rm -f "$tv"
-    RUN_SECONDS=$(calc "($end - $start) / 1e9")
-    RUN_RSS_KB=${RUN_RSS_KB:-0}
-}
+# RUN_SECONDS, RUN_RSS_KB (peak resident set, 0 if unknown) and RUN_STATUS
+# (timed_cpu, below, which also measures CPU time).
+timed() { timed_cpu "$@"; }
 
 # Release build of the CLI, the scripted OpenAI-compatible server and the
 # bench crate (judge-bench.sh).

@@ -10,9 +10,9 @@
 use serde_json::{Map, Value};
 
 use super::BuildContext;
-use super::input::py_float;
 use super::json_metric::{JsonMetric, JsonSettings, Pair, json_evaluator};
 use super::options::Opts;
+use super::python_repr::py_float;
 use super::registry::{MetricSpec, OptionSpec, OptionType};
 use crate::detail::{Detail, Outcome, truncate};
 use crate::engine::{

@@ -1,9 +1,9 @@
 //! The metrics, each an [`Evaluator`](crate::Evaluator), and [`build`] to
 //! make one by name from its options.
 
-pub(crate) mod input;
 pub(crate) mod json_metric;
 pub(crate) mod options;
+pub(crate) mod python_repr;
 pub mod registry;
 
 pub mod classify;

@@ -1,4 +1,4 @@
-//! Number formatting shared by the JSON metrics.
+//! Floats written as Python writes them, for the messages the seed metrics copy.
 
 /// Formats a float as Python's `repr` does (`3.0`, `0.1`, `1e+20`).
 pub(crate) fn py_float(x: f64) -> String {

@@ -13,6 +13,7 @@ pub use fields::{FieldStat, MAX_FIELDS_PER_EVALUATOR};
 pub use gate::{Gate, GateCheck, GateResult};
 pub use stats::EXACT_LIMIT;
 
+use crate::history::{Comparison, EvaluatorScores, FieldAccuracy, RowScores, RunInfo, RunScores};
 use crate::score::Direction;
 
 /// The summary of a run (`summary.json`).
@@ -47,6 +48,49 @@ pub struct RunSummary {
     /// What each judge cost, per evaluator (LLM evaluators only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<crate::judge::JudgeUsage>,
+    /// Where the run came from: suite, dataset, hashes, git, tags, store id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunInfo>,
+    /// The comparison with the baseline run, when one was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
+}
+
+impl RunSummary {
+    /// What a comparison reads of this run, with its rows.
+    pub fn scores(&self, rows: Vec<RowScores>) -> RunScores {
+        RunScores {
+            evaluators: self
+                .evaluators
+                .iter()
+                .map(|e| EvaluatorScores {
+                    name: e.name.clone(),
+                    metric: e.metric.clone(),
+                    direction: e.direction,
+                    mean: e.mean,
+                })
+                .collect(),
+            rows,
+            fields: self
+                .fields
+                .iter()
+                .map(|f| FieldAccuracy {
+                    evaluator: f.evaluator.clone(),
+                    path: f.path.clone(),
+                    accuracy: f.accuracy,
+                })
+                .collect(),
+        }
+    }
+
+    /// Sets the comparison and adds its gate check (`regression`), when
+    /// the suite's gate has one.
+    pub fn set_comparison(&mut self, comparison: Comparison, gate: &Gate) {
+        if let Some(fail_on) = gate.regression {
+            self.gate.add_regression(&comparison, fail_on);
+        }
+        self.comparison = Some(comparison);
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -131,16 +175,8 @@ pub fn passes(direction: Direction, threshold: f64, score: f64) -> bool {
     }
 }
 
-/// What one evaluator came to on one row.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum EvalOutcome {
-    /// A numeric main score.
-    Score(f64),
-    /// Completed without a number.
-    Invalid,
-    /// The evaluation failed.
-    Failed,
-}
+/// What one evaluator came to on one row (a score, invalid, failed).
+pub(crate) use crate::history::Cell as EvalOutcome;
 
 #[derive(Debug, Clone)]
 struct EvalAcc {
@@ -319,6 +355,8 @@ impl Collector {
             fields_dropped,
             gate,
             judges: Vec::new(),
+            run: None,
+            comparison: None,
         }
     }
 }

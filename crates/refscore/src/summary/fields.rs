@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::{Counts, FieldTally};
 
@@ -17,7 +17,7 @@ pub const MAX_FIELDS_PER_EVALUATOR: usize = 10_000;
 const EXAMPLES: usize = 3;
 
 /// How one field fared over the run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldStat {
     /// The evaluator that compared the field.
     pub evaluator: String,
@@ -71,6 +71,36 @@ impl Acc {
         }
         self.examples.sort_by_key(|(r, _)| *r);
     }
+}
+
+#[derive(Serialize)]
+struct Snapshot<'a> {
+    dropped: u64,
+    fields: Vec<SnapshotField<'a>>,
+}
+
+#[derive(Serialize)]
+struct SnapshotField<'a> {
+    ev: usize,
+    path: &'a str,
+    counts: [u64; 5],
+    credit: f64,
+    examples: Vec<(u64, &'a str)>,
+}
+
+#[derive(Deserialize)]
+struct OwnedSnapshot {
+    dropped: u64,
+    fields: Vec<OwnedField>,
+}
+
+#[derive(Deserialize)]
+struct OwnedField {
+    ev: usize,
+    path: String,
+    counts: [u64; 5],
+    credit: f64,
+    examples: Vec<(u64, String)>,
 }
 
 /// Accumulates [`FieldStat`]s.
@@ -132,6 +162,48 @@ impl FieldStats {
         }
     }
 
+    /// The statistics as compact JSON, to be stored with a batch and
+    /// merged again by [`FieldStats::from_snapshot`] when a run resumes.
+    pub(crate) fn to_snapshot(&self) -> String {
+        let fields: Vec<SnapshotField<'_>> = self
+            .fields
+            .iter()
+            .enumerate()
+            .flat_map(|(ev, map)| {
+                map.iter().map(move |(path, a)| SnapshotField {
+                    ev,
+                    path: path.as_str(),
+                    counts: [
+                        a.counts.matched,
+                        a.counts.partial,
+                        a.counts.wrong,
+                        a.counts.missing,
+                        a.counts.extra,
+                    ],
+                    credit: a.counts.credit,
+                    examples: a.examples.iter().map(|(r, id)| (*r, id.as_str())).collect(),
+                })
+            })
+            .collect();
+        serde_json::to_string(&Snapshot { dropped: self.dropped, fields }).unwrap_or_default()
+    }
+
+    /// Statistics from [`FieldStats::to_snapshot`].
+    pub(crate) fn from_snapshot(text: &str) -> Result<FieldStats, String> {
+        let snap: OwnedSnapshot =
+            serde_json::from_str(text).map_err(|e| format!("stored field statistics: {e}"))?;
+        let mut out = FieldStats { fields: Vec::new(), dropped: snap.dropped };
+        for f in snap.fields {
+            if out.fields.len() <= f.ev {
+                out.fields.resize_with(f.ev + 1, HashMap::new);
+            }
+            let [matched, partial, wrong, missing, extra] = f.counts;
+            let counts = Counts { matched, partial, wrong, missing, extra, credit: f.credit };
+            out.fields[f.ev].insert(f.path, Acc { counts, examples: f.examples });
+        }
+        Ok(out)
+    }
+
     /// The statistics, worst accuracy first.
     pub(crate) fn finish(self, names: &[String]) -> Vec<FieldStat> {
         let mut out: Vec<FieldStat> = self
@@ -171,6 +243,19 @@ impl FieldStats {
 mod tests {
     use super::*;
     use crate::detail::Outcome;
+
+    #[test]
+    fn snapshots_round_trip() {
+        let mut f = FieldStats::default();
+        let mut t = FieldTally { path: "$.a".to_owned(), ..FieldTally::default() };
+        t.counts.record(Outcome::Partial, 0.25);
+        t.counts.record(Outcome::Missing, 0.0);
+        f.add_tallies(1, 7, "row-7", &[t]);
+        let back = FieldStats::from_snapshot(&f.to_snapshot()).unwrap();
+        let names = ["x".to_owned(), "y".to_owned()];
+        assert_eq!(back.finish(&names), f.finish(&names));
+        assert!(FieldStats::from_snapshot("{").is_err());
+    }
 
     #[test]
     fn tallies_verdicts_and_sorts_worst_first() {

@@ -10,10 +10,13 @@ mod args;
 mod color;
 mod compare;
 mod describe;
+mod history;
 mod pairs;
+mod regression;
 mod render;
 mod report;
 mod run;
+mod runs;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -52,6 +55,7 @@ fn run(cli: args::Cli) -> anyhow::Result<ExitCode> {
         args::Command::Compare(c) => compare::run(&c),
         args::Command::Run(r) => run::run(&r),
         args::Command::Metrics(m) => describe::run(&m),
+        args::Command::Runs(r) => runs::run(&r),
     }
 }
 

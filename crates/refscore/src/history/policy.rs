@@ -149,7 +149,8 @@ pub fn relative_change(direction: Direction, baseline: f64, current: f64) -> f64
         Direction::Minimize => -raw,
         Direction::Maximize | Direction::Neutral => raw,
     };
-    crate::number::finite(oriented)
+    // `+ 0.0` turns −0 into 0.
+    crate::number::finite(oriented) + 0.0
 }
 
 /// The status for an oriented relative change (seed 001's table).

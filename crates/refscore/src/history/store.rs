@@ -659,6 +659,12 @@ pub struct Recorder<'a> {
 }
 
 impl Recorder<'_> {
+    /// Time spent on the run so far, in seconds: the parts before a
+    /// resume and this one.
+    pub fn total_duration(&self) -> f64 {
+        self.base_duration + self.started.elapsed().as_secs_f64()
+    }
+
     fn write(&self, b: &BatchRecord<'_>) -> Result<(), rusqlite::Error> {
         let pack = |bytes: &[u8]| {
             zstd::encode_all(bytes, ZSTD_LEVEL)

@@ -116,7 +116,7 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) store: StoreArgs,
     /// Record nothing in the run store (a `--baseline` folder can still be compared).
-    #[arg(long, conflicts_with_all = ["resume", "store"])]
+    #[arg(long, conflicts_with = "resume")]
     pub(crate) no_store: bool,
     /// Compare with this baseline instead of the suite's strategy: a run id
     /// of the store, or a previous run's output folder.

@@ -38,6 +38,15 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         let path = args.store.store.clone().unwrap_or_else(|| history::store_beside(&suite.path));
         Some(Store::open(&path)?)
     };
+    // The baseline is found first: a bad --baseline fails before any run
+    // is recorded or any row evaluated.
+    let baseline = history::baseline(
+        store.as_ref(),
+        args.baseline.as_deref(),
+        &history::suite_name(&suite),
+        suite.regression.baseline,
+        None,
+    )?;
     // A new run, or the continuation of an interrupted one.
     let (mut info, run_id, prior) = match (&store, &args.resume) {
         (Some(store), Some(which)) => {
@@ -67,14 +76,6 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let dir = PathBuf::from(info.output.clone().unwrap_or_else(|| "refscore-out".to_owned()));
-    // The baseline is found before evaluating: a bad --baseline fails fast.
-    let baseline = history::baseline(
-        store.as_ref(),
-        args.baseline.as_deref(),
-        &info.suite,
-        suite.regression.baseline,
-        run_id,
-    )?;
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let results_path = dir.join("results.jsonl");
     // Writing the results must never overwrite the data being read.

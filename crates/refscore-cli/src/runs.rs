@@ -94,7 +94,7 @@ fn open(args: &StoreArgs) -> anyhow::Result<Store> {
 /// The store when one exists (a diff of two folders needs none).
 fn open_if_any(args: &StoreArgs) -> anyhow::Result<Option<Store>> {
     let path: PathBuf = store_for_runs(args.store.as_ref());
-    if args.store.is_none() && !path.exists() {
+    if !path.exists() {
         return Ok(None);
     }
     Ok(Some(Store::open_existing(&path)?))

@@ -14,7 +14,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+// Write transactions are IMMEDIATE: they take the write lock at once and
+// wait for it (busy timeout), instead of failing when another process
+// wrote between their read and their write.
+use rusqlite::{
+    Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
+};
 
 use super::policy::RegressionPolicy;
 use super::run_info::{RunInfo, RunStatus};
@@ -240,7 +245,8 @@ impl Store {
         if version == known {
             return Ok(());
         }
-        let tx = self.conn.unchecked_transaction().map_err(|e| self.io(&e))?;
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| self.io(&e))?;
         // Another process may have migrated while this one waited.
         let version: i64 =
             tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| self.io(&e))?;
@@ -495,7 +501,8 @@ impl Store {
                 ),
             });
         }
-        let tx = self.conn.unchecked_transaction().map_err(|e| self.io(&e))?;
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| self.io(&e))?;
         if pinned {
             tx.execute("UPDATE runs SET pinned = 0 WHERE suite = ?1", [&run.suite])
                 .map_err(|e| self.io(&e))?;
@@ -512,7 +519,8 @@ impl Store {
     /// The store cannot be written.
     pub fn prune(&self, keep: usize) -> Result<Vec<i64>, StoreError> {
         let keep = i64::try_from(keep).unwrap_or(i64::MAX);
-        let tx = self.conn.unchecked_transaction().map_err(|e| self.io(&e))?;
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| self.io(&e))?;
         let ids: Vec<i64> = {
             let mut stmt = tx
                 .prepare(
@@ -674,7 +682,7 @@ impl Recorder<'_> {
         let fields = pack(b.fields.as_bytes())?;
         let lines = pack(b.lines.join("\n").as_bytes())?;
         let count = b.records.len() as i64;
-        let tx = self.store.conn.unchecked_transaction()?;
+        let tx = Transaction::new_unchecked(&self.store.conn, TransactionBehavior::Immediate)?;
         tx.prepare_cached(
             "INSERT INTO batches (run, first, count, records, fields, lines) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?

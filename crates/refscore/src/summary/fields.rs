@@ -41,9 +41,25 @@ pub struct FieldStat {
     pub examples: Vec<String>,
 }
 
+/// Credit is summed in fixed point (units of 2⁻⁴⁰), so that the field
+/// table does not depend on how rows were split between threads or
+/// between the parts of a resumed run (floating-point sums do).
+const CREDIT_SCALE: f64 = 1_099_511_627_776.0;
+
+fn credit_units(credit: f64) -> u128 {
+    if credit.is_finite() && credit > 0.0 {
+        // Saturating float-to-int conversion; credit per leaf is at most 1.
+        (credit * CREDIT_SCALE).round() as u128
+    } else {
+        0
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 struct Acc {
     counts: Counts,
+    /// Sum of the credit, in units of 2⁻⁴⁰ (`counts.credit` is unused).
+    credit: u128,
     /// `(row number, row id)` of failing rows, lowest row numbers kept.
     examples: Vec<(u64, String)>,
 }
@@ -51,6 +67,7 @@ struct Acc {
 impl Acc {
     fn merge(&mut self, o: Acc) {
         self.counts.add(&o.counts);
+        self.credit += o.credit;
         for e in o.examples {
             self.example(e.0, &e.1);
         }
@@ -84,7 +101,7 @@ struct SnapshotField<'a> {
     ev: usize,
     path: &'a str,
     counts: [u64; 5],
-    credit: f64,
+    credit: u128,
     examples: Vec<(u64, &'a str)>,
 }
 
@@ -99,7 +116,7 @@ struct OwnedField {
     ev: usize,
     path: String,
     counts: [u64; 5],
-    credit: f64,
+    credit: u128,
     examples: Vec<(u64, String)>,
 }
 
@@ -124,6 +141,7 @@ impl FieldStats {
         for t in tallies {
             let Some(acc) = self.slot(evaluator, &t.path) else { continue };
             acc.counts.add(&t.counts);
+            acc.credit += credit_units(t.counts.credit);
             if t.failed() {
                 acc.example(row, row_id);
             }
@@ -180,7 +198,7 @@ impl FieldStats {
                         a.counts.missing,
                         a.counts.extra,
                     ],
-                    credit: a.counts.credit,
+                    credit: a.credit,
                     examples: a.examples.iter().map(|(r, id)| (*r, id.as_str())).collect(),
                 })
             })
@@ -198,8 +216,8 @@ impl FieldStats {
                 out.fields.resize_with(f.ev + 1, HashMap::new);
             }
             let [matched, partial, wrong, missing, extra] = f.counts;
-            let counts = Counts { matched, partial, wrong, missing, extra, credit: f.credit };
-            out.fields[f.ev].insert(f.path, Acc { counts, examples: f.examples });
+            let counts = Counts { matched, partial, wrong, missing, extra, credit: 0.0 };
+            out.fields[f.ev].insert(f.path, Acc { counts, credit: f.credit, examples: f.examples });
         }
         Ok(out)
     }
@@ -223,7 +241,9 @@ impl FieldStats {
                 accuracy: if a.counts.total() == 0 {
                     1.0
                 } else {
-                    crate::number::finite(a.counts.credit / a.counts.total() as f64)
+                    #[allow(clippy::cast_precision_loss)]
+                    let credit = a.credit as f64 / CREDIT_SCALE;
+                    crate::number::finite(credit / a.counts.total() as f64)
                 },
                 examples: a.examples.into_iter().map(|(_, id)| id).collect(),
             })

@@ -116,7 +116,11 @@ pub(crate) fn comparison(out: &mut impl Write, c: &Comparison, p: Palette) -> st
         }
         table(out, &rows, p)?;
         if c.regressed_rows.len() > ROWS_SHOWN {
-            writeln!(out, "  + {} more in summary.json", c.regressed_rows.len() - ROWS_SHOWN)?;
+            writeln!(
+                out,
+                "  + {} more listed in summary.json's comparison",
+                c.regressed_rows.len() - ROWS_SHOWN
+            )?;
         }
     }
     let moved: Vec<_> =

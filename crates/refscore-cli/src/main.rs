@@ -17,6 +17,7 @@ mod render;
 mod report;
 mod run;
 mod runs;
+mod table;
 
 use std::io::Write;
 use std::process::ExitCode;

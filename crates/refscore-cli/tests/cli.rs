@@ -13,9 +13,17 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The run store of tests that do not name one: outside the checkout.
+/// The run store of tests that do not name one: outside the checkout,
+/// new for each run of the tests.
 fn test_store() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-tests-runs.db")
+    static FRESH: std::sync::Once = std::sync::Once::new();
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-tests-runs.db");
+    FRESH.call_once(|| {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    });
+    path
 }
 
 fn refscore(args: &[&str]) -> Output {

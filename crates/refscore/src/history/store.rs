@@ -55,6 +55,7 @@ const MIGRATIONS: &[&str] = &[
         first INTEGER NOT NULL,
         count INTEGER NOT NULL,
         records BLOB NOT NULL,
+        cells BLOB NOT NULL,
         fields BLOB NOT NULL,
         lines BLOB NOT NULL,
         PRIMARY KEY (run, first)

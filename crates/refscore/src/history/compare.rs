@@ -358,23 +358,39 @@ fn row_change(direction: Direction, before: Cell, after: Cell) -> (RowChange, Op
 }
 
 /// Pairs rows by id: `(baseline index, current index)`. The k-th row with
-/// a given id pairs with the k-th of the other run.
+/// a given id pairs with the k-th of the other run. Ids are usually
+/// unique: one map of first positions, and a second one only for ids that
+/// repeat.
 fn match_rows(baseline: &RunScores, current: &RunScores) -> Vec<(usize, usize)> {
-    let mut by_id: HashMap<(&str, u32), usize> = HashMap::with_capacity(baseline.rows.len());
-    let mut seen: HashMap<&str, u32> = HashMap::new();
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(baseline.rows.len());
+    let mut repeated: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, r) in baseline.rows.iter().enumerate() {
-        let k = seen.entry(r.id.as_str()).or_insert(0);
-        by_id.insert((r.id.as_str(), *k), i);
-        *k += 1;
+        match first.entry(r.id.as_str()) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(i);
+            }
+            std::collections::hash_map::Entry::Occupied(o) => {
+                repeated.entry(r.id.as_str()).or_insert_with(|| vec![*o.get()]).push(i);
+            }
+        }
     }
-    seen.clear();
+    let mut taken = vec![false; baseline.rows.len()];
+    let mut next: HashMap<&str, usize> = HashMap::new();
     let mut pairs = Vec::with_capacity(current.rows.len().min(baseline.rows.len()));
     for (i, r) in current.rows.iter().enumerate() {
-        let k = seen.entry(r.id.as_str()).or_insert(0);
-        if let Some(&b) = by_id.get(&(r.id.as_str(), *k)) {
+        let id = r.id.as_str();
+        let b = match repeated.get(id) {
+            Some(list) => {
+                let k = next.entry(id).or_insert(0);
+                *k += 1;
+                list.get(*k - 1).copied()
+            }
+            None => first.get(id).copied().filter(|&b| !taken[b]),
+        };
+        if let Some(b) = b {
+            taken[b] = true;
             pairs.push((b, i));
         }
-        *k += 1;
     }
     pairs
 }

@@ -245,9 +245,11 @@ fn write_batches(
 ) -> Result<(), String> {
     let store = Store::open_existing(path).map_err(|e| e.to_string())?;
     let fail = |e: rusqlite::Error| format!("{}: {}", path.display(), describe(&e));
-    let pack = |bytes: &[u8]| {
-        zstd::encode_all(bytes, ZSTD_LEVEL).map_err(|e| format!("{}: {e}", path.display()))
-    };
+    // One compression context for the whole run: creating one per blob
+    // costs more than compressing a small batch.
+    let mut zstd = zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(|e| e.to_string())?;
+    let mut pack =
+        |bytes: &[u8]| zstd.compress(bytes).map_err(|e| format!("{}: {e}", path.display()));
     for job in rx {
         let records = pack(&serde_json::to_vec(&job.records).unwrap_or_default())?;
         let cells = pack(&encode_cells(&job.records))?;

@@ -222,8 +222,10 @@ impl Comparison {
                 continue;
             };
             out.baseline_mean = baseline.evaluators[bi].mean;
-            let mut diffs = Vec::new();
-            let mut worst: Vec<RowDelta> = Vec::new();
+            let mut diffs = Vec::with_capacity(pairs.len());
+            // (how far it fell, baseline row, current row) of regressed rows;
+            // only the worst few become RowDeltas.
+            let mut fallen: Vec<(f64, usize, usize)> = Vec::new();
             for &(b, c) in &pairs {
                 let before = baseline.rows[b].cells.get(bi).copied().unwrap_or(Cell::Failed);
                 let after = current.rows[c].cells.get(ci).copied().unwrap_or(Cell::Failed);
@@ -236,20 +238,31 @@ impl Comparison {
                     RowChange::Unchanged => out.unchanged += 1,
                     RowChange::Regressed => {
                         out.regressed += 1;
-                        worst.push(RowDelta {
-                            evaluator: ev.name.clone(),
-                            id: current.rows[c].id.clone(),
-                            baseline: before,
-                            current: after,
-                            change,
-                            delta,
-                        });
+                        fallen.push((severity(ev.direction, change), b, c));
                     }
                 }
             }
-            worst.sort_by(|a, b| severity(ev.direction, b).total_cmp(&severity(ev.direction, a)));
-            worst.truncate(MAX_REGRESSED_ROWS);
-            regressed_rows.extend(worst);
+            // Worst first; ties in input order.
+            let by_severity = |x: &(f64, usize, usize), y: &(f64, usize, usize)| {
+                y.0.total_cmp(&x.0).then(x.2.cmp(&y.2))
+            };
+            if fallen.len() > MAX_REGRESSED_ROWS {
+                fallen.select_nth_unstable_by(MAX_REGRESSED_ROWS, by_severity);
+                fallen.truncate(MAX_REGRESSED_ROWS);
+            }
+            fallen.sort_by(by_severity);
+            regressed_rows.extend(fallen.into_iter().map(|(_, b, c)| {
+                let before = baseline.rows[b].cells.get(bi).copied().unwrap_or(Cell::Failed);
+                let after = current.rows[c].cells.get(ci).copied().unwrap_or(Cell::Failed);
+                RowDelta {
+                    evaluator: ev.name.clone(),
+                    id: current.rows[c].id.clone(),
+                    baseline: before,
+                    current: after,
+                    change: row_change(ev.direction, before, after).1,
+                    delta: RowChange::Regressed,
+                }
+            }));
             out.test = policy.alpha.and_then(|alpha| paired_t(&diffs, alpha));
             decide(&mut out, policy);
             evaluators.push(out);
@@ -310,8 +323,8 @@ fn decide(out: &mut EvaluatorComparison, policy: &RegressionPolicy) {
 }
 
 /// How far a regressed row fell: failures count as the worst.
-fn severity(direction: Direction, d: &RowDelta) -> f64 {
-    match d.change {
+fn severity(direction: Direction, change: Option<f64>) -> f64 {
+    match change {
         None => f64::INFINITY,
         Some(c) => match direction {
             Direction::Minimize => c,

@@ -22,7 +22,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
-use self::comparators::{Comparator, NullPolicy};
+use self::comparators::{Comparator, Normalizer, NullPolicy};
 use self::field_judge::{FieldJudges, Settled};
 use self::rules::{CompiledRules, DEFAULT_MIN_SIMILARITY};
 use super::json_metric::{JsonMetric, JsonSettings, Pair};
@@ -31,8 +31,8 @@ use super::registry::{MetricSpec, OptionSpec, OptionType};
 use crate::decode::Method;
 use crate::detail::{Detail, Outcome, failure_lines};
 use crate::engine::{
-    self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
-    Rules,
+    self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Pairing,
+    Policy, Rules,
 };
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec};
@@ -51,6 +51,12 @@ pub const SPEC: MetricSpec = MetricSpec {
             OptionType::FileOrValue,
             None,
             "per-path rules: a rules file (YAML, TOML, JSON) or the rules inline (docs/json_match.md)",
+        ),
+        OptionSpec::new(
+            "strict",
+            OptionType::Bool,
+            Some("false"),
+            "compare raw values: no zero-config readings (numbers as text, dates, free text), absent is not null",
         ),
         OptionSpec::new(
             "preset",
@@ -85,11 +91,14 @@ pub struct JsonMatch {
     preset: Option<Preset>,
     /// The judges of embedding and judge rules, when the rules have any.
     judges: Option<FieldJudges>,
+    /// The comparator of leaves no rule gives one: `auto`, or `default`
+    /// under `strict`.
+    fallback: Comparator,
 }
 
 impl Default for JsonMatch {
     fn default() -> Self {
-        JsonMatch::assemble(CompiledRules::default(), None, JsonSettings::default())
+        JsonMatch::assemble(CompiledRules::default(), None, JsonSettings::default(), false)
     }
 }
 
@@ -127,6 +136,7 @@ impl JsonMatch {
                 );
             }
         };
+        let strict = o.bool("strict", false)?;
         let settings = JsonSettings::from_opts(&o, ctx)?;
         let mut compiled = match &rules_value {
             Some((v, path)) => {
@@ -148,18 +158,29 @@ impl JsonMatch {
                 None => e,
             }
         })?;
-        let mut m = JsonMatch::assemble(compiled, preset, settings);
+        let mut m = JsonMatch::assemble(compiled, preset, settings, strict);
         m.judges = judges;
         Ok(m)
     }
 
-    /// The metric from compiled rules: defaults become the policy.
-    fn assemble(compiled: CompiledRules, preset: Option<Preset>, settings: JsonSettings) -> Self {
+    /// The metric from compiled rules: defaults become the policy. Unless
+    /// `strict`, leaves without a comparator compare as `auto` and an
+    /// absent key equals `null` (where the rules' defaults do not say).
+    fn assemble(
+        mut compiled: CompiledRules,
+        preset: Option<Preset>,
+        settings: JsonSettings,
+        strict: bool,
+    ) -> Self {
+        if !strict && compiled.base.absent_is_null.is_none() {
+            compiled.base.absent_is_null = Some(true);
+        }
+        let fallback = if strict { Comparator::Default } else { Comparator::Auto };
         let extra = compiled.base.extra.unwrap_or(Cost::LeavesAtLeastOne);
-        let align = compiled
-            .default_align
-            .clone()
-            .unwrap_or(Align::Auto { min_similarity: DEFAULT_MIN_SIMILARITY });
+        let align = compiled.default_align.clone().unwrap_or(Align::Auto(Pairing {
+            min_similarity: DEFAULT_MIN_SIMILARITY,
+            identity: true,
+        }));
         let policy = Policy {
             aggregate: Aggregate::Sum,
             keys: KeySet::Union,
@@ -172,7 +193,7 @@ impl JsonMatch {
             empty_arrays: Empty::Leaf,
             empty_expected_object: Empty::IfBoth,
         };
-        JsonMatch { rules: compiled, policy, settings, preset, judges: None }
+        JsonMatch { rules: compiled, policy, settings, preset, judges: None, fallback }
     }
 
     /// Compares two JSON values (already parsed) under the rules, with the
@@ -194,19 +215,19 @@ impl Rules for JsonMatch {
     }
 
     fn leaf(&self, e: &Value, a: &Value, rule: &NodeRule) -> Leaf {
-        let cmp = rule
-            .comparator
-            .and_then(|i| self.rules.comparators.get(usize::from(i)))
-            .unwrap_or(&Comparator::Default);
-        let norms = rule
-            .normalize
-            .and_then(|i| self.rules.normalizers.get(usize::from(i)))
-            .map_or(&[][..], Vec::as_slice);
-        let nulls = NullPolicy {
-            absent_is_null: rule.absent_is_null.unwrap_or(false),
-            empty_string_is_null: rule.empty_string_is_null.unwrap_or(false),
-        };
+        let (cmp, norms, nulls) = self.leaf_rule(rule);
         cmp.compare_with(e, a, norms, &nulls)
+    }
+
+    /// The note of the comparator that decided a leaf: which reading made
+    /// two values equal, or why it compared them as text.
+    fn explain(&self, e: &Value, a: &Value, rule: &NodeRule) -> Option<String> {
+        let (cmp, norms, nulls) = self.leaf_rule(rule);
+        cmp.check(e, a, norms, &nulls).note.map(|n| n.to_string())
+    }
+
+    fn report_pairs(&self) -> bool {
+        true
     }
 
     fn has_rules(&self) -> bool {
@@ -299,6 +320,23 @@ impl JsonMetric for JsonMatch {
 }
 
 impl JsonMatch {
+    /// The comparator, normalizers and null policy of a leaf under `rule`.
+    fn leaf_rule(&self, rule: &NodeRule) -> (&Comparator, &[Normalizer], NullPolicy) {
+        let cmp = rule
+            .comparator
+            .and_then(|i| self.rules.comparators.get(usize::from(i)))
+            .unwrap_or(&self.fallback);
+        let norms = rule
+            .normalize
+            .and_then(|i| self.rules.normalizers.get(usize::from(i)))
+            .map_or(&[][..], Vec::as_slice);
+        let nulls = NullPolicy {
+            absent_is_null: rule.absent_is_null.unwrap_or(false),
+            empty_string_is_null: rule.empty_string_is_null.unwrap_or(false),
+        };
+        (cmp, norms, nulls)
+    }
+
     /// The records a comparison keeps: the `details` option, but at least
     /// the failed ones for the tool_calls preset (call counts come from
     /// them).
@@ -384,6 +422,14 @@ impl Rules for Judging<'_> {
 
     fn alignment(&self, index: u16) -> &Align {
         self.m.alignment(index)
+    }
+
+    fn explain(&self, e: &Value, a: &Value, rule: &NodeRule) -> Option<String> {
+        self.m.explain(e, a, rule)
+    }
+
+    fn report_pairs(&self) -> bool {
+        true
     }
 }
 

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::date::{DateError, DateTime, DayMonth, parse_date};
 use super::number_string::{Amount, parse_number_string};
-use super::{Checked, Normalization, Normalizer, Note, default, normalize};
+use super::{Checked, Normalization, Normalizer, Note, default, is_currency_symbol, normalize};
 use crate::engine::Leaf;
 
 /// Compares under the zero-config readings.
@@ -28,7 +28,7 @@ pub(super) fn compare(e: &Value, a: &Value, normalizers: &[Normalizer]) -> Check
     match (e, a) {
         (Value::Number(n), Value::String(s)) | (Value::String(s), Value::Number(n)) => {
             match text_number(&normalize(s, normalizers)) {
-                Some(x) => numbers(&Amount::from_number(n), &x),
+                Some((x, _)) => numbers(&Amount::from_number(n), &x),
                 None => Leaf::TYPE.into(),
             }
         }
@@ -79,9 +79,10 @@ fn strings(e: &str, a: &str, normalizers: &[Normalizer]) -> Checked {
         }
         _ => {}
     }
-    if let (Some(p), Some(q)) = (text_number(x), text_number(y))
+    if let (Some((p, cp)), Some((q, cq))) = (text_number(x), text_number(y))
         && !leading_zero(x)
         && !leading_zero(y)
+        && (cp.is_none() || cq.is_none() || cp == cq)
     {
         return numbers(&p, &q);
     }
@@ -105,20 +106,67 @@ fn free_text(s: &str) -> String {
     folded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// A number written as text in zero config: `parse_number_string` with a
-/// decimal point, but no percent sign and no accounting parentheses (both
-/// have more than one reading), and at least one digit.
-pub(super) fn text_number(s: &str) -> Option<Amount> {
-    let t = s.trim();
-    if t.contains(['%', '(', ')']) || !t.bytes().any(|b| b.is_ascii_digit()) {
+/// Currency codes read around a number written as text.
+const CURRENCY_CODES: [&str; 24] = [
+    "USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "NZD", "CNY", "HKD", "SGD", "INR", "SEK",
+    "NOK", "DKK", "PLN", "CZK", "HUF", "BRL", "MXN", "ZAR", "KRW", "TRY", "AED",
+];
+
+/// A number written as text in zero config: an optional currency (a
+/// currency symbol, or one of [`CURRENCY_CODES`]) before or after, an
+/// optional minus sign, digits (grouped in threes by commas, or not) and
+/// an optional fraction after a point. Nothing else: no percent sign, no
+/// accounting parentheses, no other separators (each has more than one
+/// reading). The currency, when written, comes back with the amount.
+pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
+    let mut t = s.trim();
+    let mut currency = None;
+    if let Some(c) = t.chars().next().filter(|c| is_currency_symbol(*c)) {
+        currency = Some(c.to_string());
+        t = t[c.len_utf8()..].trim_start();
+    } else if let Some(code) = CURRENCY_CODES.iter().find(|c| t.starts_with(**c)) {
+        let rest = &t[3..];
+        if rest.starts_with(char::is_alphabetic) {
+            return None;
+        }
+        currency = Some((*code).to_owned());
+        t = rest.trim_start();
+    }
+    if currency.is_none() {
+        if let Some(c) = t.chars().next_back().filter(|c| is_currency_symbol(*c)) {
+            currency = Some(c.to_string());
+            t = t[..t.len() - c.len_utf8()].trim_end();
+        } else if let Some(code) = CURRENCY_CODES.iter().find(|c| t.ends_with(**c)) {
+            let rest = &t[..t.len() - 3];
+            if rest.ends_with(char::is_alphabetic) {
+                return None;
+            }
+            currency = Some((*code).to_owned());
+            t = rest.trim_end();
+        }
+    }
+    let body = t.strip_prefix('-').unwrap_or(t);
+    let (int, frac) = match body.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (body, None),
+    };
+    let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    let grouped = {
+        let groups: Vec<&str> = int.split(',').collect();
+        groups.len() > 1
+            && groups[0].len() <= 3
+            && digits(groups[0])
+            && groups[1..].iter().all(|g| g.len() == 3 && digits(g))
+    };
+    if !(digits(int) || grouped) || frac.is_some_and(|f| !digits(f)) {
         return None;
     }
-    parse_number_string(t, '.')
+    parse_number_string(&t.replace(',', ""), '.').map(|a| (a, currency))
 }
 
 /// `007`: digits with a leading zero are an identifier, not a number.
 fn leading_zero(s: &str) -> bool {
-    let t = s.trim_start_matches(['-', '+']);
+    let t = s.trim_start_matches(|c: char| !c.is_ascii_digit());
     t.len() > 1 && t.starts_with('0') && t.as_bytes().get(1).is_some_and(u8::is_ascii_digit)
 }
 
@@ -209,6 +257,11 @@ mod tests {
             (json!(12), json!("(12)")),
             (json!("Acme Corp"), json!("Acme Corp.")),
             (json!(true), json!("true")),
+            (json!("EIN 123456789"), json!("EIM 123456789")),
+            (json!("TNR-12345"), json!("TMR-12345")),
+            (json!("$5"), json!("5 EUR")),
+            (json!(1234.5), json!("1.234,50")),
+            (json!(1234), json!("12,34")),
         ];
         for (e, a) in cases {
             let got = cmp(e.clone(), a.clone());

@@ -15,6 +15,7 @@ pub mod comparators;
 mod field_judge;
 mod field_rule;
 mod rules;
+mod schema_rules;
 mod selector;
 mod tool_calls;
 
@@ -51,6 +52,12 @@ pub const SPEC: MetricSpec = MetricSpec {
             OptionType::FileOrValue,
             None,
             "per-path rules: a rules file (YAML, TOML, JSON) or the rules inline (docs/json_match.md)",
+        ),
+        OptionSpec::new(
+            "rules_from_schema",
+            OptionType::FileOrValue,
+            None,
+            "derive comparators from a JSON Schema (a file or the schema inline); explicit rules override them",
         ),
         OptionSpec::new(
             "strict",
@@ -148,9 +155,35 @@ impl JsonMatch {
             }
             None => CompiledRules::default(),
         };
+        if let Some((schema, path)) = match o.value("rules_from_schema") {
+            None => None,
+            Some(Value::String(p)) => {
+                let p = ctx.resolve(p);
+                Some((rules::read_file(&p)?, Some(p)))
+            }
+            Some(v @ Value::Object(_)) => Some((v.clone(), None)),
+            Some(other) => {
+                return Err(o.error(
+                    "rules_from_schema",
+                    format!("expected a file path or a schema object, got {other}"),
+                ));
+            }
+        } {
+            let in_file = |e: ConfigError| match &path {
+                Some(p) => e.in_file(p),
+                None => e,
+            };
+            let derived = schema_rules::derive(&schema)
+                .map_err(|m| in_file(ConfigError::invalid("rules_from_schema", m)))?;
+            let derived: Vec<(&str, Value)> =
+                derived.iter().map(|(s, v)| (s.as_str(), v.clone())).collect();
+            // Before the rules file's, so that explicit rules override them;
+            // a derived rule that matches nothing is no warning.
+            compiled.prepend(&derived, true).map_err(in_file)?;
+        }
         if preset == Some(Preset::ToolCalls) {
             // Preset rules go first so that the user's rules override them.
-            compiled.prepend(&tool_calls::preset_rules())?;
+            compiled.prepend(&tool_calls::preset_rules(), false)?;
         }
         let judges = FieldJudges::build(&compiled, ctx).map_err(|e| {
             match rules_value.as_ref().and_then(|(_, path)| path.as_deref()) {

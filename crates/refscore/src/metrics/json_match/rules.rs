@@ -222,8 +222,13 @@ impl CompiledRules {
         Ok(())
     }
 
-    /// Puts rules before all others, so that later rules override them.
-    pub(crate) fn prepend(&mut self, rules: &[(&str, Value)]) -> Result<(), ConfigError> {
+    /// Puts rules before all others, so that later rules override them;
+    /// `quiet` ones are never reported as matching nothing.
+    pub(crate) fn prepend(
+        &mut self,
+        rules: &[(&str, Value)],
+        quiet: bool,
+    ) -> Result<(), ConfigError> {
         let mut front = Vec::with_capacity(rules.len());
         for (n, (selector, spec)) in rules.iter().enumerate() {
             let parsed: Spec = serde_json::from_value(spec.clone())
@@ -233,7 +238,7 @@ impl CompiledRules {
             let patch = self.patch(&parsed, &origin).map_err(|e| rule_err(n + 1, selector, &e))?;
             front.push((sel, patch));
         }
-        let hits: Vec<AtomicBool> = front.iter().map(|_| AtomicBool::new(false)).collect();
+        let hits: Vec<AtomicBool> = front.iter().map(|_| AtomicBool::new(quiet)).collect();
         self.rules.splice(0..0, front);
         self.hits.splice(0..0, hits);
         Ok(())

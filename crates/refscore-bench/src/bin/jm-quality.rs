@@ -5,8 +5,9 @@
 //! For each configuration it prints the field-level precision, recall
 //! and F1 of the flagged paths against the planted errors (summed over
 //! all cases), the share of clean outputs (noise only) with any flagged
-//! path, and the ROC AUC of the row score for "has an error". Run from
-//! the repository root.
+//! path, and the ROC AUC of the row score for "has an error"; for
+//! comparison, also under `strict: true` (raw values, absent is not
+//! null). Run from the repository root.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -153,8 +154,10 @@ fn run(args: &Args) -> anyhow::Result<()> {
     let rules = json!({"rules": args.rules}).as_object().cloned().unwrap_or_default();
     // The third line leaves out the one-cent errors on line items that
     // the example's rules tolerate on purpose.
+    let strict = json!({"strict": true}).as_object().cloned().unwrap_or_default();
     let configs = [
         ("zero config", Map::new(), false),
+        ("strict: true (raw values)", strict, false),
         ("example rules", rules.clone(), false),
         ("example rules, within its tolerances", rules, true),
     ];

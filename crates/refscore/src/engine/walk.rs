@@ -442,6 +442,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         };
         let was_element = self.element;
         let mut acc = Acc::new(pol.aggregate);
+        // The identifying fields, for the pairs' records: read once.
+        let mut ids: Option<Identities<'v>> = None;
         for (i, j) in pairs {
             self.enter(Seg::Pair { expected: i, actual: j });
             self.element = true;
@@ -459,7 +461,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                             && is_container(&ea[i])
                             && self.records[at..].iter().any(|x| x.outcome != Outcome::Match)
                         {
-                            let note = self.pair_note(ea, aa, i, j, align);
+                            let ids = ids.get_or_insert_with(|| Identities::new(ea, aa));
+                            let note = self.pair_note(ea, aa, (i, j), align, ids);
                             let rec = Record {
                                 path: JsonPath::from_segs(&self.path),
                                 expected: None,
@@ -511,12 +514,11 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         &self,
         ea: &'v [Value],
         aa: &'v [Value],
-        i: usize,
-        j: usize,
+        (i, j): (usize, usize),
         al: &Align,
+        ids: &Identities<'v>,
     ) -> String {
         let s = self.pair_similarity(ea, aa, i, j);
-        let ids = Identities::new(ea, aa);
         let mut why = match al {
             Align::ByKey { keys, .. }
                 if keys.iter().all(|k| match (ea[i].get(k), aa[j].get(k)) {

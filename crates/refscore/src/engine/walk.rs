@@ -1,6 +1,6 @@
 //! The recursive walk behind [`super::compare`].
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::rc::Rc;
@@ -123,11 +123,14 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
 
 /// A pair's weight for the assignment when it is plausible under `p`:
 /// similar enough, or (with identity pairing) sharing an identifying
-/// field, which adds 1 so that such pairs are preferred.
-fn plausible(similarity: f64, p: &Pairing, agree: bool) -> Option<f64> {
+/// field (`agree`, asked only then), which adds 1 so that such pairs are
+/// preferred. Equal elements weigh as much as any pair can (2).
+fn plausible(similarity: f64, p: &Pairing, agree: impl FnOnce() -> bool) -> Option<f64> {
     let s = crate::number::clamp01(similarity);
-    let agree = agree && p.identity;
-    if agree { Some(s + 1.0) } else { align::viable(s, p.min_similarity) }
+    if s >= 1.0 {
+        return Some(2.0);
+    }
+    if p.identity && agree() { Some(s + 1.0) } else { align::viable(s, p.min_similarity) }
 }
 
 /// Leaf counts of one comparison, shared by its sub-walks.
@@ -426,10 +429,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 let sim = |i, j| self.pair_similarity(ea, aa, i, j);
                 match fallback {
                     Some(p) => {
-                        let ids = p.identity.then(|| Identities::new(ea, aa));
+                        let ids = OnceCell::new();
                         let weigh = |i: usize, j: usize| {
                             let s = (sim(i, j) + key_similarity(&ea[i], &aa[j], keys)) / 2.0;
-                            plausible(s, p, ids.as_ref().and_then(|x| x.agree(i, j)).is_some())
+                            plausible(s, p, || {
+                                ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
+                            })
                         };
                         align::by_key(ea, aa, keys, sim, Some(&weigh))
                     }
@@ -502,10 +507,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 align::viable(self.pair_similarity(ea, aa, i, j), 1.0)
             });
         };
-        let ids = p.identity.then(|| Identities::new(ea, aa));
+        // Identifying fields are read only when some pair is not equal.
+        let ids = OnceCell::new();
         align::assignment(ea, aa, &|i, j| {
-            let agree = ids.as_ref().and_then(|x| x.agree(i, j)).is_some();
-            plausible(self.pair_similarity(ea, aa, i, j), &p, agree)
+            plausible(self.pair_similarity(ea, aa, i, j), &p, || {
+                ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
+            })
         })
     }
 

@@ -98,9 +98,6 @@ pub struct JsonMatch {
     preset: Option<Preset>,
     /// The judges of embedding and judge rules, when the rules have any.
     judges: Option<FieldJudges>,
-    /// The comparator of leaves no rule gives one: `auto`, or `default`
-    /// under `strict`.
-    fallback: Comparator,
 }
 
 impl Default for JsonMatch {
@@ -208,7 +205,7 @@ impl JsonMatch {
         if !strict && compiled.base.absent_is_null.is_none() {
             compiled.base.absent_is_null = Some(true);
         }
-        let fallback = if strict { Comparator::Default } else { Comparator::Auto };
+        compiled.fallback = if strict { Comparator::Default } else { Comparator::Auto };
         let extra = compiled.base.extra.unwrap_or(Cost::LeavesAtLeastOne);
         let align = compiled.default_align.clone().unwrap_or(Align::Auto(Pairing {
             min_similarity: DEFAULT_MIN_SIMILARITY,
@@ -226,7 +223,7 @@ impl JsonMatch {
             empty_arrays: Empty::Leaf,
             empty_expected_object: Empty::IfBoth,
         };
-        JsonMatch { rules: compiled, policy, settings, preset, judges: None, fallback }
+        JsonMatch { rules: compiled, policy, settings, preset, judges: None }
     }
 
     /// Compares two JSON values (already parsed) under the rules, with the
@@ -358,7 +355,7 @@ impl JsonMatch {
         let cmp = rule
             .comparator
             .and_then(|i| self.rules.comparators.get(usize::from(i)))
-            .unwrap_or(&self.fallback);
+            .unwrap_or(&self.rules.fallback);
         let norms = rule
             .normalize
             .and_then(|i| self.rules.normalizers.get(usize::from(i)))

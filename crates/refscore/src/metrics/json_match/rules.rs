@@ -159,6 +159,9 @@ pub(crate) struct CompiledRules {
     pub(crate) judges: Vec<JudgeRule>,
     /// The field judges `defaults` sets.
     pub(crate) base_field: FieldRule,
+    /// The comparator of leaves no rule gives one: `auto`, or `default`
+    /// under `strict` (the metric sets it).
+    pub(crate) fallback: Comparator,
 }
 
 impl CompiledRules {

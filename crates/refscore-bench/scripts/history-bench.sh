@@ -12,8 +12,9 @@
 #   3. `run` again (compared with run 2: the baseline's scores are loaded
 #      from the store and every row matched by id),
 #   4. `runs diff 1 2` (two N-row runs compared, text output).
-# Prints seconds, rows/s, peak RSS, the store's size in bytes per row, and
-# the cost of the store as a share of the no-store throughput.
+# Prints wall seconds, CPU seconds (user + system: steadier than wall time
+# on a busy machine), rows/s, peak RSS, the store's size in bytes per row,
+# and the cost of the store as a share of the no-store time, wall and CPU.
 set -euo pipefail
 
 # shellcheck source=common.sh
@@ -59,27 +60,29 @@ YAML
 MB=$(calc "$(stat -c %s "$WORK/data.jsonl") / 1e6")
 machine_info
 printf '# %s rows, %.1f MB of JSONL\n' "$COUNT" "$MB"
-printf '%-28s %9s %11s %9s %10s\n' step seconds rows/s MB/s peak_MiB
+printf '%-28s %9s %9s %11s %9s %10s\n' step seconds cpu_s rows/s MB/s peak_MiB
 row() {
-    printf '%-28s %9.2f %11.0f %9.1f %10.1f\n' "$1" "$RUN_SECONDS" \
+    printf '%-28s %9.2f %9.2f %11.0f %9.1f %10.1f\n' "$1" "$RUN_SECONDS" "$RUN_CPU_SECONDS" \
         "$(calc "$COUNT / $RUN_SECONDS")" "$(calc "$MB / $RUN_SECONDS")" "$(calc "$RUN_RSS_KB / 1024")"
 }
 cd "$WORK"
 STORE=$WORK/runs.db
 timed "$BIN/refscore" run suite.yaml -q -o out0 --no-store
 [[ $RUN_STATUS -le 1 ]] || die "run failed: $(cat "$ERR_FILE")"
-row "run --no-store"; FLOOR=$RUN_SECONDS
+row "run --no-store"; FLOOR=$RUN_SECONDS; FLOOR_CPU=$RUN_CPU_SECONDS
 timed "$BIN/refscore" run suite.yaml -q -o out1 --store "$STORE"
 [[ $RUN_STATUS -le 1 ]] || die "run failed: $(cat "$ERR_FILE")"
-row "run (store, no baseline)"; FIRST=$RUN_SECONDS
+row "run (store, no baseline)"; FIRST=$RUN_SECONDS; FIRST_CPU=$RUN_CPU_SECONDS
 SIZE=$(( $(stat -c %s "$STORE") + $(stat -c %s "$STORE-wal" 2>/dev/null || echo 0) ))
 timed "$BIN/refscore" run suite.yaml -q -o out2 --store "$STORE"
 [[ $RUN_STATUS -le 1 ]] || die "run failed: $(cat "$ERR_FILE")"
-row "run (store + baseline)"; SECOND=$RUN_SECONDS
+row "run (store + baseline)"; SECOND=$RUN_SECONDS; SECOND_CPU=$RUN_CPU_SECONDS
 timed "$BIN/refscore" runs diff 1 2 --store "$STORE"
 [[ $RUN_STATUS == 0 ]] || die "runs diff failed: $(cat "$ERR_FILE")"
 row "runs diff 1 2"
 printf '# store: %.1f bytes per row (%s bytes for one run; results.jsonl: %.1f bytes per row)\n' \
     "$(calc "$SIZE / $COUNT")" "$SIZE" "$(calc "$(stat -c %s out1/results.jsonl) / $COUNT")"
-printf '# store cost: %.1f%% of the no-store time (first run), %.1f%% with the baseline comparison\n' \
+printf '# store cost, wall: %.1f%% of the no-store time (first run), %.1f%% with the baseline comparison\n' \
     "$(calc "($FIRST - $FLOOR) / $FLOOR * 100")" "$(calc "($SECOND - $FLOOR) / $FLOOR * 100")"
+printf '# store cost, CPU:  %.1f%% (first run), %.1f%% with the baseline comparison\n' \
+    "$(calc "($FIRST_CPU - $FLOOR_CPU) / $FLOOR_CPU * 100")" "$(calc "($SECOND_CPU - $FLOOR_CPU) / $FLOOR_CPU * 100")"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The Python package's CI: a fresh venv, the package built and installed
-# with pip (maturin), then its pytest suite. pytest's exit 5 ("no tests
+# The Python package's CI: a fresh venv (pytest, pandas, polars, pyarrow,
+# pyspark, Ray), the package built and installed with pip (maturin), then
+# its pytest suite. pytest's exit 5 ("no tests
 # collected") fails too.
 #
 # REFSCORE_PY_PROFILE picks the cargo profile of the extension: `dev`
@@ -14,14 +15,14 @@ profile=${REFSCORE_PY_PROFILE:-dev}
 
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-    pytest pandas polars pyarrow pyspark
+    pytest pandas polars pyarrow pyspark "ray[data]"
 # The CLI (compared against) and the scripted LLM server (judge tests).
 cargo build -q -p refscore-cli -p refscore-scripted-llm
 MATURIN_PEP517_ARGS="--profile $profile" \
     "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps .
 
 set +e
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"
+REFSCORE_REQUIRE_RAY=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -32,7 +32,35 @@ def _groups():
     return sorted(groups.items())
 
 
-GROUPS = _groups()
+# The label metrics have no shared case file: a few rows each.
+EXTRA = [
+    ("exact_match", {"normalize": ["nfkc", "casefold", "trim"]},
+     [("ACME ", "acme"), ("Ａcme", "acme"), ("acme", "acne"), ("", "x"), (None, "x")]),
+    ("matches_regex", {"pattern": "[A-Z]{3}-[0-9]+", "full_match": True},
+     [("INV-12", None), ("inv-12", None), ("xx INV-12", None), ("  ", None)]),
+    ("precision_recall_fscore", {"mode": "set", "average": "micro", "normalize": ["trim", "casefold"]},
+     [(["a", "B"], ["b", "c"]), ([], ["a"]), (["x"], ["x"]), ("not a list", ["a"])]),
+    ("precision_recall_fscore", {"average": "binary", "positive_label": "Yes"},
+     [(["Yes", "No", "Yes"], ["Yes", "Yes", "No"]), (["No"], ["No"])]),
+]
+
+
+def _extra_groups():
+    out = []
+    for metric, options, pairs in EXTRA:
+        cases = []
+        for i, (o, r) in enumerate(pairs):
+            case = {"name": f"{metric} {i}", "metric": metric, "options": options}
+            if o is not None:
+                case["output"] = o
+            if r is not None:
+                case["reference"] = r
+            cases.append(case)
+        out.append(((metric, json.dumps(options, sort_keys=True)), cases))
+    return out
+
+
+GROUPS = _groups() + _extra_groups()
 
 
 def test_the_cases_cover_every_code_metric_they_name():

@@ -59,3 +59,13 @@ def test_immutable_and_validated():
     assert Score(name="m", kind="heuristic").kind == "code"
     with pytest.raises(ValueError):
         _refscore.score_json({"name": "m"})
+
+
+def test_every_registry_metric_has_a_typed_function():
+    from pathlib import Path
+
+    stub = (Path(refscore.__file__).parent / "metrics.pyi").read_text()
+    for spec in refscore.metrics.available():
+        assert f"def {spec['name']}(" in stub, spec["name"]
+        assert callable(getattr(refscore.metrics, spec["name"]))
+        assert spec["description"] in getattr(refscore.metrics, spec["name"]).__doc__

@@ -1,5 +1,8 @@
 """A real pyspark local-mode run through mapInArrow."""
 
+import os
+import sys
+
 import pytest
 from pyspark.sql import SparkSession
 
@@ -9,6 +12,8 @@ import refscore.spark
 
 @pytest.fixture(scope="module")
 def spark():
+    # The Python workers must import refscore: the interpreter running the tests.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     session = (
         SparkSession.builder.master("local[2]")
         .appName("refscore-test")

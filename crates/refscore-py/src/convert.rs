@@ -83,10 +83,10 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
             return to_value_at(&plain, depth + 1);
         }
     }
-    if let Ok(i) = obj.call_method0("__index__") {
-        if let Ok(i) = i.cast::<PyInt>() {
-            return int_value(i);
-        }
+    if let Ok(i) = obj.call_method0("__index__")
+        && let Ok(i) = i.cast::<PyInt>()
+    {
+        return int_value(i);
     }
     Err(PyTypeError::new_err(format!("a value of type {name} has no JSON form")))
 }

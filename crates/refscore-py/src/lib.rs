@@ -5,6 +5,11 @@
 //! many rows on Rust threads with the interpreter released. See
 //! `docs/python.md`.
 
+/// Rust's own allocations (parsed documents, scores) use mimalloc, as the
+/// CLI does; Python's objects keep Python's allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod arrow_rows;
 mod convert;
 mod engine;

@@ -151,3 +151,18 @@ fn to_py_at<'py>(py: Python<'py>, v: &Value, depth: usize) -> PyResult<Bound<'py
         }
     })
 }
+
+/// Converts a JSON object to a Python dict.
+///
+/// # Errors
+/// As [`to_py`].
+pub(crate) fn map_to_py<'py>(
+    py: Python<'py>,
+    m: &Map<String, Value>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let d = PyDict::new(py);
+    for (k, x) in m {
+        d.set_item(k, to_py_at(py, x, 1)?)?;
+    }
+    Ok(d.into_any())
+}

@@ -103,11 +103,7 @@ impl MetricEvaluator {
     /// `code` or `llm`.
     #[getter]
     fn kind(&self) -> &'static str {
-        match self.evaluator.kind() {
-            refscore::Kind::Code => "code",
-            refscore::Kind::Llm => "llm",
-            refscore::Kind::Human => "human",
-        }
+        kind_name(self.evaluator.kind())
     }
 
     /// `maximize`, `minimize` or `neutral`.
@@ -197,10 +193,37 @@ pub(crate) fn direction_name(d: refscore::Direction) -> &'static str {
 }
 
 /// A score as the dict of its JSON form (the same keys and values as the
-/// Rust `Score`'s JSON).
+/// Rust `Score`'s JSON), built directly rather than through a JSON value.
 pub(crate) fn score_dict<'py>(py: Python<'py>, s: &Score) -> PyResult<Bound<'py, PyAny>> {
-    let v = serde_json::to_value(s).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    to_py(py, &v)
+    let d = PyDict::new(py);
+    d.set_item(pyo3::intern!(py, "name"), &s.name)?;
+    d.set_item(pyo3::intern!(py, "score"), s.score)?;
+    if let Some(label) = &s.label {
+        d.set_item(pyo3::intern!(py, "label"), label)?;
+    }
+    if let Some(explanation) = &s.explanation {
+        d.set_item(pyo3::intern!(py, "explanation"), explanation)?;
+    }
+    d.set_item(pyo3::intern!(py, "direction"), direction_name(s.direction))?;
+    d.set_item(pyo3::intern!(py, "kind"), kind_name(s.kind))?;
+    if !s.metadata.is_empty() {
+        d.set_item(pyo3::intern!(py, "metadata"), crate::convert::map_to_py(py, &s.metadata)?)?;
+    }
+    if !s.details.is_empty() {
+        let v =
+            serde_json::to_value(&s.details).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        d.set_item(pyo3::intern!(py, "details"), to_py(py, &v)?)?;
+    }
+    Ok(d.into_any())
+}
+
+/// `code`, `llm` or `human`.
+pub(crate) fn kind_name(k: refscore::Kind) -> &'static str {
+    match k {
+        refscore::Kind::Code => "code",
+        refscore::Kind::Llm => "llm",
+        refscore::Kind::Human => "human",
+    }
 }
 
 fn scores_list<'py>(py: Python<'py>, scores: &[Score]) -> PyResult<Bound<'py, PyList>> {

@@ -111,7 +111,7 @@ def main() -> None:
         m = args.phoenix_rows or n
         sub = df.iloc[:m]
         pev = phoenix_json_distance()
-        secs, pout = timed(lambda: phoenix_evaluate(sub, [pev], hide_tqdm_bar=True))
+        secs, pout = timed(lambda: phoenix_evaluate(dataframe=sub, evaluators=[pev], hide_tqdm_bar=True))
         agree = sum(
             1
             for a, b in zip(pout["json_distance_score"], ref_scores[:m])

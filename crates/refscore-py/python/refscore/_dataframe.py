@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import json
 import time
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 from . import _refscore
 from ._evaluator import _CALLABLE_KEY, Evaluator, MetricEvaluator, call_source
@@ -13,6 +15,20 @@ from ._score import Score
 
 _COMPLETED = "completed"
 _FAILED = "failed"
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pauses the cyclic garbage collector while result columns are built:
+    hundreds of thousands of new dicts would otherwise trigger collections
+    that each walk every object alive (they hold no cycles)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _frame_kind(df: Any) -> str:
@@ -120,13 +136,14 @@ def _run_native(
     needed = _needed_columns(list(df.columns), evaluators)
     fmt = "json" if results.json else "dict"
     batches = df.select(needed).to_arrow().to_batches() if kind == "polars" and not columns and needed else []
-    if batches:
-        # polars columns reach Rust as Arrow buffers, without Python objects.
-        scores, executions = _refscore.evaluate_arrow(pairs, batches, threads, fmt)
-    else:
-        for c in needed:
-            columns[c] = _column(df, kind, c)
-        scores, executions = _refscore.evaluate_columns(pairs, columns, n, threads, fmt)
+    with _gc_paused():
+        if batches:
+            # polars columns reach Rust as Arrow buffers, without Python objects.
+            scores, executions = _refscore.evaluate_arrow(pairs, batches, threads, fmt)
+        else:
+            for c in needed:
+                columns[c] = _column(df, kind, c)
+            scores, executions = _refscore.evaluate_columns(pairs, columns, n, threads, fmt)
     results.add_native(scores, executions)
     for name, i, error in callable_errors:
         results.fail(i, name, error)
@@ -225,7 +242,8 @@ def evaluate_dataframe(
         for i, row in enumerate(records or []):
             scores, seconds, error = _run_python_row(ev, row)
             results.put(i, ev, scores, seconds, error)
-    return _output(dataframe, kind, results, list(native) + list(python))
+    with _gc_paused():
+        return _output(dataframe, kind, results, list(native) + list(python))
 
 
 async def async_evaluate_dataframe(

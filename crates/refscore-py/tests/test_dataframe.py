@@ -127,3 +127,14 @@ def test_async_concurrency_is_bounded():
     assert out["exact_match_score"][0]["score"] == 1.0 and out["exact_match_score"][20]["score"] == 0.0
     with pytest.raises(ValueError):
         asyncio.run(async_evaluate_dataframe(df, [slow], concurrency=0))
+
+
+def test_pandas_string_columns_and_object_columns_agree():
+    # String columns reach Rust as Arrow, object columns as Python values.
+    df = pd.DataFrame(ROWS).astype("string")
+    ev = refscore.metrics.json_distance(decode="json")
+    by_arrow = evaluate_dataframe(df, [ev])
+    by_objects = evaluate_dataframe(df.astype(object).where(df.notna(), None), [ev])
+    assert by_arrow["json_distance_score"].tolist() == by_objects["json_distance_score"].tolist()
+    statuses = [d["status"] for d in by_arrow["json_distance_execution_details"]]
+    assert statuses == ["completed"] * 3 + ["failed"]

@@ -135,7 +135,7 @@ def _run_native(
         pairs.append((ev._native, ev._native_mapping(keys)))
     needed = _needed_columns(list(df.columns), evaluators)
     fmt = "json" if results.json else "dict"
-    batches = df.select(needed).to_arrow().to_batches() if kind == "polars" and not columns and needed else []
+    batches = _arrow_batches(df, kind, needed) if not columns and needed else []
     with _gc_paused():
         if batches:
             # polars columns reach Rust as Arrow buffers, without Python objects.
@@ -150,6 +150,24 @@ def _run_native(
         for score_name, values in results.scores.items():
             if score_name == name or score_name.startswith(name + "."):
                 values[i] = None
+
+
+def _arrow_batches(df: Any, kind: str, needed: list[str]) -> list[Any]:
+    """The needed columns as Arrow record batches, when they can reach Rust
+    that way without converting cells: every polars frame, and pandas
+    frames whose needed columns are all string columns (pyarrow-backed in
+    pandas 3: no copy, and no UTF-8 encoding of Python strings)."""
+    if kind == "polars":
+        return df.select(needed).to_arrow().to_batches()
+    try:
+        import pyarrow as pa
+        from pandas.api.types import is_string_dtype
+    except ImportError:
+        return []
+    if not all(df[c].dtype != object and is_string_dtype(df[c].dtype) for c in needed):
+        return []
+    table = pa.Table.from_pandas(df[needed], preserve_index=False)
+    return table.to_batches()
 
 
 def _split(evaluators: Sequence[Evaluator]) -> tuple[list[MetricEvaluator], list[Evaluator]]:

@@ -33,3 +33,12 @@ def test_classification_over_a_frame(scripted_llm):
 def test_bad_judge_settings_are_refused():
     with pytest.raises(ValueError):
         refscore.ClassificationEvaluator(name="v", prompt_template="{x}", choices=["a"], judge={"no_model": 1})
+
+
+def test_built_in_judges_take_judge_settings(scripted_llm):
+    ev = refscore.metrics.hallucination(judge={"model": "m", "base_url": scripted_llm, "api_key_env": "REFSCORE_TEST_NO_KEY"})
+    assert ev.kind == "llm"
+    [s] = ev.evaluate({"input": "q", "context": "c", "output": "a"})
+    assert s.name == "hallucination" and s.kind == "llm" and s.label
+    with pytest.raises(ValueError):
+        refscore.metrics.hallucination().evaluate({"input": "q", "context": "c", "output": "a"})

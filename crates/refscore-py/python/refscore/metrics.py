@@ -7,13 +7,14 @@ keys and values as in a suite file) and an optional ``name``::
     refscore.metrics.json_distance()
     refscore.metrics.json_match(rules={"$.total": {"compare": "number", "abs_tol": 0.01}})
     refscore.metrics.exact_match(name="exact")
+    refscore.metrics.hallucination(judge={"model": "gpt-4o-mini"})   # LLM metrics: the judge's settings
 
 :func:`available` lists them with their descriptions and options.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from . import _refscore
 from ._evaluator import MetricEvaluator
@@ -47,6 +48,12 @@ def _factory(spec: dict[str, Any]) -> Callable[..., MetricEvaluator]:
     metric = spec["name"]
 
     def make(*, name: Optional[str] = None, **options: Any) -> MetricEvaluator:
+        judge = options.get("judge")
+        if isinstance(judge, Mapping):
+            # The judge's settings (LLM metrics); a string stays the option
+            # naming the judge.
+            del options["judge"]
+            return MetricEvaluator(metric, options, name=name, judge=judge)
         return MetricEvaluator(metric, options, name=name)
 
     make.__name__ = metric

@@ -1,0 +1,317 @@
+"""Evaluating pandas and polars DataFrames."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import json
+import time
+from typing import Any, Iterator, Optional, Sequence
+
+from . import _refscore
+from ._evaluator import _CALLABLE_KEY, Evaluator, MetricEvaluator, call_source
+from ._score import Score
+
+_COMPLETED = "completed"
+_FAILED = "failed"
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pauses the cyclic garbage collector while result columns are built:
+    hundreds of thousands of new dicts would otherwise trigger collections
+    that each walk every object alive (they hold no cycles)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _frame_kind(df: Any) -> str:
+    module = type(df).__module__
+    if module.startswith("pandas"):
+        return "pandas"
+    if module.startswith("polars"):
+        return "polars"
+    raise TypeError(f"evaluate_dataframe takes a pandas or polars DataFrame, got {type(df).__name__}")
+
+
+def _records(df: Any, kind: str) -> list[dict[str, Any]]:
+    if kind == "pandas":
+        return df.to_dict("records")
+    return df.to_dicts()
+
+
+def _column(df: Any, kind: str, name: str) -> list[Any]:
+    return df[name].tolist() if kind == "pandas" else df[name].to_list()
+
+
+class _Results:
+    """Result columns being gathered: score name → values, evaluator name →
+    execution details, one entry per row."""
+
+    def __init__(self, n: int, score_format: str) -> None:
+        self.n = n
+        self.json = score_format == "json"
+        self.scores: dict[str, list[Any]] = {}
+        self.executions: dict[str, list[Any]] = {}
+
+    def add_native(self, scores: dict[str, list[Any]], executions: dict[str, list[Any]]) -> None:
+        for name, values in scores.items():
+            column = self.scores.setdefault(name, [None] * self.n)
+            for i, v in enumerate(values):
+                if v is not None:
+                    column[i] = v
+        self.executions.update(executions)
+
+    def put(self, i: int, ev: Evaluator, scores: Optional[list[Score]], seconds: float, error: Optional[str]) -> None:
+        column = self.executions.setdefault(ev.name, [None] * self.n)
+        column[i] = {
+            "status": _FAILED if error else _COMPLETED,
+            "duration_ms": seconds * 1000.0,
+            "error": error,
+        }
+        for s in scores or []:
+            values = self.scores.setdefault(s.name, [None] * self.n)
+            values[i] = s.to_json() if self.json else s.to_dict()
+
+    def fail(self, i: int, name: str, error: str) -> None:
+        """Marks row ``i`` of evaluator ``name`` failed and drops its scores."""
+        self.executions[name][i] = {"status": _FAILED, "duration_ms": 0.0, "error": error}
+
+
+def _needed_columns(df_columns: Sequence[str], evaluators: Sequence[MetricEvaluator]) -> list[str]:
+    """The columns the Rust evaluators read: all of them when a source is a
+    path, else the named and default ones."""
+    cols = set(df_columns)
+    needed: set[str] = set()
+    for ev in evaluators:
+        for spec in ev._native.inputs:
+            source = ev._mapping.get(spec["name"])
+            if source is None:
+                needed.add(spec["name"])
+                if spec["name"] == "reference":
+                    needed.add("expected")
+            elif isinstance(source, str):
+                if source in cols:
+                    needed.add(source)
+                else:
+                    return list(df_columns)
+    return [c for c in df_columns if c in needed]
+
+
+def _run_native(
+    df: Any,
+    kind: str,
+    evaluators: Sequence[MetricEvaluator],
+    records: Optional[list[dict[str, Any]]],
+    results: _Results,
+    threads: Optional[int],
+) -> None:
+    if not evaluators:
+        return
+    n = results.n
+    columns: dict[str, list[Any]] = {}
+    pairs: list[tuple[Any, Any]] = []
+    callable_errors: list[tuple[str, int, str]] = []
+    for j, ev in enumerate(evaluators):
+        keys: dict[str, str] = {}
+        for name, source in ev._mapping.items():
+            if callable(source):
+                key = f"{_CALLABLE_KEY}{j}_{name}"
+                values: list[Any] = []
+                for i, rec in enumerate(records or []):
+                    try:
+                        values.append(call_source(source, rec))
+                    except Exception as e:  # a failing row never stops the frame
+                        values.append(None)
+                        callable_errors.append((ev.name, i, f"input `{name}`: {type(e).__name__}: {e}"))
+                columns[key] = values
+                keys[name] = key
+        pairs.append((ev._native, ev._native_mapping(keys)))
+    needed = _needed_columns(list(df.columns), evaluators)
+    fmt = "json" if results.json else "dict"
+    batches = _arrow_batches(df, kind, needed) if not columns and needed else []
+    with _gc_paused():
+        if batches:
+            # polars columns reach Rust as Arrow buffers, without Python objects.
+            scores, executions = _refscore.evaluate_arrow(pairs, batches, threads, fmt)
+        else:
+            for c in needed:
+                columns[c] = _column(df, kind, c)
+            scores, executions = _refscore.evaluate_columns(pairs, columns, n, threads, fmt)
+    results.add_native(scores, executions)
+    for name, i, error in callable_errors:
+        results.fail(i, name, error)
+        for score_name, values in results.scores.items():
+            if score_name == name or score_name.startswith(name + "."):
+                values[i] = None
+
+
+def _arrow_batches(df: Any, kind: str, needed: list[str]) -> list[Any]:
+    """The needed columns as Arrow record batches, when they can reach Rust
+    that way without converting cells: every polars frame, and pandas
+    frames whose needed columns are all string columns (pyarrow-backed in
+    pandas 3: no copy, and no UTF-8 encoding of Python strings)."""
+    if kind == "polars":
+        return df.select(needed).to_arrow().to_batches()
+    try:
+        import pyarrow as pa
+        from pandas.api.types import is_string_dtype
+    except ImportError:
+        return []
+    if not all(df[c].dtype != object and is_string_dtype(df[c].dtype) for c in needed):
+        return []
+    table = pa.Table.from_pandas(df[needed], preserve_index=False)
+    return table.to_batches()
+
+
+def _split(evaluators: Sequence[Evaluator]) -> tuple[list[MetricEvaluator], list[Evaluator]]:
+    if isinstance(evaluators, Evaluator):
+        evaluators = [evaluators]
+    names = [e.name for e in evaluators]
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        raise ValueError(f"evaluator names must be unique (their execution columns would collide): {sorted(dupes)}")
+    native = [e for e in evaluators if isinstance(e, MetricEvaluator)]
+    python = [e for e in evaluators if not isinstance(e, MetricEvaluator)]
+    for e in python:
+        if not isinstance(e, Evaluator):
+            raise TypeError(f"not an evaluator: {e!r}")
+    return native, python
+
+
+def _output(df: Any, kind: str, results: _Results, order: Sequence[Evaluator]) -> Any:
+    names: list[tuple[str, list[Any], str]] = []
+    for ev in order:
+        names.append((f"{ev.name}_execution_details", results.executions.get(ev.name, [None] * results.n), "exec"))
+    for score_name, values in results.scores.items():
+        names.append((f"{score_name}_score", values, "score"))
+    if kind == "pandas":
+        import pandas as pd
+
+        out = df.copy()
+        for column, values, _ in names:
+            out[column] = pd.Series(values, index=out.index, dtype=object)
+        return out
+    import polars as pl
+
+    series = []
+    for column, values, what in names:
+        if what == "exec":
+            dtype = pl.Struct({"status": pl.Utf8, "duration_ms": pl.Float64, "error": pl.Utf8})
+            series.append(pl.Series(column, values, dtype=dtype))
+        elif results.json:
+            series.append(pl.Series(column, values, dtype=pl.Utf8))
+        else:
+            series.append(pl.Series(column, values, dtype=pl.Object))
+    return df.with_columns(series)
+
+
+def _score_format(kind: str, score_format: Optional[str]) -> str:
+    fmt = score_format or ("dict" if kind == "pandas" else "json")
+    if fmt not in ("dict", "json"):
+        raise ValueError(f"score_format is 'dict' or 'json', got {fmt!r}")
+    return fmt
+
+
+def _run_python_row(ev: Evaluator, row: dict[str, Any]) -> tuple[Optional[list[Score]], float, Optional[str]]:
+    t0 = time.perf_counter()
+    try:
+        scores = ev.evaluate(row)
+        return scores, time.perf_counter() - t0, None
+    except Exception as e:  # a failing row never stops the frame
+        return None, time.perf_counter() - t0, f"{type(e).__name__}: {e}"
+
+
+def evaluate_dataframe(
+    dataframe: Any,
+    evaluators: Sequence[Evaluator],
+    *,
+    threads: Optional[int] = None,
+    score_format: Optional[str] = None,
+) -> Any:
+    """Runs every evaluator over every row of a pandas or polars DataFrame.
+
+    Returns a copy of the frame with, per evaluator,
+    ``{evaluator}_execution_details`` (``status`` ``completed``/``failed``,
+    ``duration_ms``, ``error``) and, per score name, ``{score}_score``:
+    the score as a dict (``Score.to_dict()``; the default for pandas) or
+    as JSON text (``score_format="json"``; the default for polars), or
+    ``None`` where the evaluation failed. A failing row never stops the
+    frame.
+
+    Built-in metrics run over the whole column in Rust threads (``threads``,
+    default one per core) with the interpreter released; Python
+    evaluators run row by row.
+    """
+    kind = _frame_kind(dataframe)
+    native, python = _split(evaluators)
+    n = len(dataframe)
+    results = _Results(n, _score_format(kind, score_format))
+    needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
+    records = _records(dataframe, kind) if needs_records else None
+    _run_native(dataframe, kind, native, records, results, threads)
+    for ev in python:
+        for i, row in enumerate(records or []):
+            scores, seconds, error = _run_python_row(ev, row)
+            results.put(i, ev, scores, seconds, error)
+    with _gc_paused():
+        return _output(dataframe, kind, results, list(native) + list(python))
+
+
+async def async_evaluate_dataframe(
+    dataframe: Any,
+    evaluators: Sequence[Evaluator],
+    *,
+    concurrency: int = 3,
+    threads: Optional[int] = None,
+    score_format: Optional[str] = None,
+) -> Any:
+    """As :func:`evaluate_dataframe`, awaitable: Python evaluators run with
+    at most ``concurrency`` evaluations in flight (``async`` functions are
+    awaited, sync ones run on worker threads); built-in metrics run in Rust
+    threads meanwhile."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    kind = _frame_kind(dataframe)
+    native, python = _split(evaluators)
+    n = len(dataframe)
+    results = _Results(n, _score_format(kind, score_format))
+    needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
+    records = _records(dataframe, kind) if needs_records else None
+    native_task = asyncio.create_task(
+        asyncio.to_thread(_run_native, dataframe, kind, native, records, results, threads)
+    )
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(i: int, ev: Evaluator, row: dict[str, Any]) -> None:
+        async with gate:
+            t0 = time.perf_counter()
+            try:
+                scores = await ev.async_evaluate(row)
+                results.put(i, ev, scores, time.perf_counter() - t0, None)
+            except Exception as e:  # a failing row never stops the frame
+                results.put(i, ev, None, time.perf_counter() - t0, f"{type(e).__name__}: {e}")
+
+    await asyncio.gather(*(one(i, ev, row) for ev in python for i, row in enumerate(records or [])))
+    await native_task
+    return _output(dataframe, kind, results, list(native) + list(python))
+
+
+def scores_from_column(values: Sequence[Any]) -> list[Optional[Score]]:
+    """The :class:`Score` objects of a ``{score}_score`` column (dicts or
+    JSON text; ``None`` stays ``None``)."""
+    out: list[Optional[Score]] = []
+    for v in values:
+        if v is None:
+            out.append(None)
+        elif isinstance(v, str):
+            out.append(Score.from_dict(json.loads(v)))
+        else:
+            out.append(Score.from_dict(v))
+    return out

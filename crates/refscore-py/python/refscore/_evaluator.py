@@ -1,0 +1,502 @@
+"""Evaluators: the base class, built-in metrics run in Rust, Python functions
+turned into evaluators, and input mapping."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import math
+from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
+
+from . import _refscore
+from ._score import Score, check_direction, normalize_kind
+
+#: One source of an evaluator input: a key, a JSONPath, or a callable.
+Source = Union[str, Callable[..., Any]]
+#: Evaluator input name → source.
+InputMapping = Mapping[str, Source]
+
+_CALLABLE_KEY = "__refscore_input__"
+
+
+class Evaluator:
+    """Anything that turns one row (a dict) into a list of :class:`Score`.
+
+    Subclasses implement :meth:`_evaluate` (and may implement
+    :meth:`_async_evaluate`). An evaluator reads named inputs; an
+    ``input_mapping`` says where each comes from in the row:
+
+    * a string: the key of that name when the row has it, else a JSONPath
+      (``"output.answer"``, ``"input.documents[-1]"``, ``"$.a.b"``; the
+      first match is used);
+    * a callable: with one parameter it receives the whole row, with
+      several they are filled from the row's keys of the same names.
+
+    Inputs without a mapping read the key of their own name. A required
+    input that is missing, ``None`` or a blank string makes the evaluation
+    fail with ``ValueError``.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        kind: str = "code",
+        direction: str = "maximize",
+        input_schema: Optional[dict[str, Any]] = None,
+        input_mapping: Optional[InputMapping] = None,
+    ) -> None:
+        if not name:
+            raise ValueError("an evaluator needs a name")
+        self.name = name
+        self.kind = normalize_kind(kind)
+        self.direction = check_direction(direction)
+        self.input_schema: dict[str, Any] = input_schema or {"type": "object", "properties": {}, "required": []}
+        self._mapping: dict[str, Source] = {}
+        self._compiled: Optional[_refscore.Mapping] = None
+        if input_mapping:
+            self._set_mapping(input_mapping)
+
+    # -- mapping -----------------------------------------------------------
+    def _set_mapping(self, mapping: InputMapping) -> None:
+        checked: dict[str, Source] = {}
+        for field, source in mapping.items():
+            if not isinstance(field, str):
+                raise TypeError(f"mapping keys must be input names (str), got {field!r}")
+            if not (isinstance(source, str) or callable(source)):
+                raise TypeError(
+                    f"input `{field}`: a source is a key, a JSONPath string or a callable, got {type(source).__name__}"
+                )
+            checked[field] = source
+        strings = {k: v for k, v in checked.items() if isinstance(v, str)}
+        # Compiling checks every path now, not on every row.
+        self._compiled = _refscore.Mapping(strings) if strings else None
+        self._mapping = checked
+
+    @property
+    def input_mapping(self) -> dict[str, Source]:
+        """The bound input mapping (input name → source)."""
+        return dict(self._mapping)
+
+    def bind(self, input_mapping: InputMapping) -> "Evaluator":
+        """A copy of this evaluator with ``input_mapping`` bound to it.
+
+        Paths are checked here: a malformed JSONPath raises ``ValueError``
+        now. The evaluator itself is not changed.
+        """
+        bound = copy.copy(self)
+        bound._set_mapping(input_mapping)
+        return bound
+
+    def _fields(self) -> list[tuple[str, bool]]:
+        schema = self.input_schema
+        required = set(schema.get("required", []))
+        names = list(schema.get("properties", {}))
+        return [(n, n in required) for n in names]
+
+    def _remap(self, row: Mapping[str, Any], mapping: Optional[InputMapping] = None) -> dict[str, Any]:
+        """The evaluator's inputs read from ``row``."""
+        if not isinstance(row, Mapping):
+            raise TypeError(f"an evaluation input is a dict, got {type(row).__name__}")
+        active = self._mapping if mapping is None else dict(mapping)
+        compiled = self._compiled if mapping is None else None
+        out: dict[str, Any] = {}
+        paths: list[tuple[str, bool]] = []
+        path_sources: dict[str, str] = {}
+        for name, required in self._fields():
+            source = active.get(name)
+            if source is None:
+                if name in row:
+                    out[name] = row[name]
+                elif name == "reference" and "expected" in row:
+                    out[name] = row["expected"]
+            elif callable(source):
+                out[name] = call_source(source, row)
+            elif source in row:
+                out[name] = row[source]
+            else:
+                paths.append((name, required))
+                path_sources[name] = source
+        if paths:
+            m = compiled if compiled is not None else _refscore.Mapping(path_sources)
+            try:
+                found = m.resolve(dict(row), paths)
+            except KeyError as e:
+                raise ValueError(e.args[0] if e.args else str(e)) from None
+            out.update(found)
+        for name, required in self._fields():
+            if required:
+                value = out.get(name)
+                if name not in out or value is None or (isinstance(value, float) and math.isnan(value)):
+                    raise ValueError(f"required input `{name}` is missing")
+                if isinstance(value, str) and not value.strip():
+                    raise ValueError(f"required input `{name}` is empty")
+        return out
+
+    # -- evaluation --------------------------------------------------------
+    def evaluate(self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping] = None) -> list[Score]:
+        """Maps ``eval_input`` to the evaluator's inputs and evaluates it."""
+        return self._evaluate(self._remap(eval_input, input_mapping))
+
+    async def async_evaluate(
+        self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping] = None
+    ) -> list[Score]:
+        """As :meth:`evaluate`, awaitable."""
+        return await self._async_evaluate(self._remap(eval_input, input_mapping))
+
+    def __call__(self, eval_input: Mapping[str, Any]) -> list[Score]:
+        return self.evaluate(eval_input)
+
+    def _evaluate(self, inputs: dict[str, Any]) -> list[Score]:
+        raise NotImplementedError
+
+    async def _async_evaluate(self, inputs: dict[str, Any]) -> list[Score]:
+        return await asyncio.to_thread(self._evaluate, inputs)
+
+    def describe(self) -> dict[str, Any]:
+        """Name, kind, direction, input schema (JSON Schema) and mapping."""
+        mapping = {k: (v if isinstance(v, str) else f"<callable {getattr(v, '__name__', 'source')}>") for k, v in self._mapping.items()}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "direction": self.direction,
+            "input_schema": copy.deepcopy(self.input_schema),
+            "input_mapping": mapping,
+        }
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+def call_source(source: Callable[..., Any], row: Mapping[str, Any]) -> Any:
+    """Calls a callable source: one parameter gets the whole row, several
+    are filled from the row's keys of the same names."""
+    try:
+        params = [
+            p
+            for p in inspect.signature(source).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        ]
+    except (TypeError, ValueError):
+        return source(row)
+    if len(params) <= 1:
+        return source(row) if params else source()
+    return source(**{p.name: row[p.name] for p in params if p.name in row})
+
+
+_JSON_TYPES = {"json": {}, "text": {"type": "string"}, "labels": {"type": "array"}, "pattern": {"type": "string"}}
+
+
+class MetricEvaluator(Evaluator):
+    """A built-in metric from the Rust registry, evaluated in Rust.
+
+    Made by the functions of :mod:`refscore.metrics`
+    (``refscore.metrics.json_distance()``) or by :func:`refscore.metric`.
+    Over a DataFrame or an Arrow batch, all rows are evaluated in Rust
+    threads with the interpreter released.
+    """
+
+    def __init__(
+        self,
+        metric: str,
+        options: Optional[Mapping[str, Any]] = None,
+        *,
+        name: Optional[str] = None,
+        judge: Optional[Mapping[str, Any]] = None,
+        input_mapping: Optional[InputMapping] = None,
+    ) -> None:
+        native = _refscore.MetricEvaluator(metric, dict(options or {}), name, dict(judge) if judge else None)
+        self._native = native
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        for spec in native.inputs:
+            prop = dict(_JSON_TYPES.get(spec["type"], {}))
+            prop["description"] = spec["description"]
+            properties[spec["name"]] = prop
+            if spec["required"]:
+                required.append(spec["name"])
+        super().__init__(
+            name=native.name,
+            kind=native.kind,
+            direction=native.direction,
+            input_schema={"type": "object", "properties": properties, "required": required},
+            input_mapping=input_mapping,
+        )
+
+    @property
+    def metric(self) -> str:
+        """The registry metric it runs."""
+        return self._native.metric
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The options it was built with."""
+        return self._native.options
+
+    def _native_mapping(self, callable_keys: Optional[Mapping[str, str]] = None) -> Optional[_refscore.Mapping]:
+        """The compiled mapping, with callable sources read from the keys
+        ``callable_keys`` names."""
+        strings: dict[str, str] = {k: v for k, v in self._mapping.items() if isinstance(v, str)}
+        if callable_keys:
+            strings.update(callable_keys)
+        if not strings:
+            return None
+        if not callable_keys and self._compiled is not None:
+            return self._compiled
+        return _refscore.Mapping(strings)
+
+    def evaluate(self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping] = None) -> list[Score]:
+        """Evaluates one row in Rust; mapping as a suite run does (an
+        unmapped ``reference`` also reads an ``expected`` key)."""
+        ev = self if input_mapping is None else self.bind(input_mapping)
+        row = dict(eval_input)
+        keys: dict[str, str] = {}
+        for name, source in ev._mapping.items():
+            if callable(source):
+                key = f"{_CALLABLE_KEY}{name}"
+                row[key] = call_source(source, eval_input)
+                keys[name] = key
+        mapping = ev._native_mapping(keys)
+        fields = [(spec["name"], spec["required"]) for spec in self._native.inputs]
+        if mapping is None:
+            mapping = _refscore.Mapping({})
+        try:
+            inputs = mapping.resolve(row, fields)
+        except KeyError as e:
+            raise ValueError(e.args[0] if e.args else str(e)) from None
+        return [Score.from_dict(d) for d in self._native.evaluate_input(inputs)]
+
+    async def async_evaluate(
+        self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping] = None
+    ) -> list[Score]:
+        """As :meth:`evaluate`, on a worker thread."""
+        return await asyncio.to_thread(self.evaluate, eval_input, input_mapping)
+
+    def describe(self) -> dict[str, Any]:
+        d = super().describe()
+        d["metric"] = self.metric
+        d["options"] = self.options
+        return d
+
+    def __reduce__(self) -> Any:
+        if any(callable(v) for v in self._mapping.values()):
+            mapping: Any = self._mapping  # pickled by value (cloudpickle for lambdas)
+        else:
+            mapping = dict(self._mapping)
+        return (_rebuild_metric, (self.metric, self.options, self.name, self._native.judge, mapping))
+
+    def __repr__(self) -> str:
+        return f"MetricEvaluator(metric={self.metric!r}, name={self.name!r})"
+
+
+def _rebuild_metric(metric: str, options: Any, name: str, judge: Any, mapping: Any) -> MetricEvaluator:
+    return MetricEvaluator(metric, options, name=name, judge=judge, input_mapping=mapping or None)
+
+
+def metric(name: str, *, evaluator_name: Optional[str] = None, **options: Any) -> MetricEvaluator:
+    """The built-in metric ``name`` with ``options`` (as in a suite file)."""
+    return MetricEvaluator(name, options, name=evaluator_name)
+
+
+class ClassificationEvaluator(MetricEvaluator):
+    """An LLM judge that picks one label among ``choices`` (the ``classify``
+    metric), asked through the Rust HTTP client.
+
+    ``choices`` is a list of labels, a dict label → score, or label →
+    ``(score, description)``. ``judge`` holds the judge's settings
+    (``model``, ``base_url``, ``api_key_env``, ``max_concurrency``, ...);
+    the API key is read from the environment variable ``api_key_env``
+    names (default ``OPENAI_API_KEY``) and never appears in results. The
+    prompt template's ``{placeholders}`` are the evaluator's inputs.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        prompt_template: str,
+        choices: Union[Sequence[str], Mapping[str, Any]],
+        judge: Mapping[str, Any],
+        include_explanation: bool = True,
+        direction: str = "maximize",
+        system: Optional[str] = None,
+        mode: str = "auto",
+        input_mapping: Optional[InputMapping] = None,
+    ) -> None:
+        if isinstance(choices, Mapping):
+            converted: Any = {}
+            for label, value in choices.items():
+                if isinstance(value, tuple):
+                    score, description = value
+                    converted[label] = {"score": score, "description": description}
+                else:
+                    converted[label] = value
+        else:
+            converted = list(choices)
+        options: dict[str, Any] = {
+            "template": prompt_template,
+            "choices": converted,
+            "explanation": include_explanation,
+            "direction": direction,
+            "mode": mode,
+        }
+        if system is not None:
+            options["system"] = system
+        super().__init__("classify", options, name=name, judge=judge, input_mapping=input_mapping)
+
+
+class FunctionEvaluator(Evaluator):
+    """A Python function as an evaluator (see :func:`create_evaluator`)."""
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str,
+        kind: str = "code",
+        direction: str = "maximize",
+        input_mapping: Optional[InputMapping] = None,
+    ) -> None:
+        self.func = func
+        self.is_async = inspect.iscoroutinefunction(func)
+        super().__init__(
+            name=name,
+            kind=kind,
+            direction=direction,
+            input_schema=signature_schema(func),
+            input_mapping=input_mapping,
+        )
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Calls the function itself; a bound evaluator (see :meth:`bind`)
+        evaluates its one argument, the row, instead."""
+        if self._mapping and len(args) == 1 and not kwargs and isinstance(args[0], Mapping):
+            return self.evaluate(args[0])
+        return self.func(*args, **kwargs)
+
+    def _evaluate(self, inputs: dict[str, Any]) -> list[Score]:
+        if self.is_async:
+            raise RuntimeError(f"evaluator `{self.name}` is async: use async_evaluate")
+        return to_scores(self.func(**inputs), self)
+
+    async def _async_evaluate(self, inputs: dict[str, Any]) -> list[Score]:
+        if self.is_async:
+            return to_scores(await self.func(**inputs), self)
+        return await asyncio.to_thread(self._evaluate, inputs)
+
+
+_ANNOTATION_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
+
+
+def signature_schema(func: Callable[..., Any]) -> dict[str, Any]:
+    """A JSON Schema of a function's parameters: a parameter without a
+    default is required; ``str``/``int``/``float``/``bool``/``list``/
+    ``dict`` annotations give the type."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    try:
+        hints = inspect.get_annotations(func, eval_str=True)
+    except Exception:  # annotations that cannot be evaluated: types unknown
+        hints = {}
+    for p in inspect.signature(func).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        prop: dict[str, Any] = {"title": p.name.replace("_", " ").title()}
+        t = _ANNOTATION_TYPES.get(hints.get(p.name))  # type: ignore[arg-type]
+        if t:
+            prop["type"] = t
+        if p.default is p.empty:
+            required.append(p.name)
+        else:
+            prop["default"] = p.default if isinstance(p.default, (str, int, float, bool, type(None))) else repr(p.default)
+        properties[p.name] = prop
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def to_scores(result: Any, ev: Evaluator) -> list[Score]:
+    """A function's return value as scores named after the evaluator.
+
+    A :class:`Score` (or a list of them) keeps its own values, its name,
+    kind and direction becoming the evaluator's; a bool gives score 1/0
+    and label ``"True"``/``"False"``; a number gives the score; a string
+    of at most two spaces gives the label, a longer one the explanation;
+    a dict gives ``score``, ``label``, ``explanation`` and ``metadata``; a
+    tuple combines the above.
+    """
+    base = {"name": ev.name, "kind": ev.kind, "direction": ev.direction}
+    if isinstance(result, Score):
+        d = result.to_dict()
+        d.update(base)
+        return [Score.from_dict(d)]
+    if isinstance(result, list) and result and all(isinstance(r, Score) for r in result):
+        out = []
+        for i, r in enumerate(result):
+            d = r.to_dict()
+            d.update({"kind": ev.kind, "direction": ev.direction})
+            if i == 0:
+                d["name"] = ev.name
+            out.append(Score.from_dict(d))
+        return out
+    fields: dict[str, Any] = {}
+    parts = result if isinstance(result, tuple) else (result,)
+    for part in parts:
+        if isinstance(part, bool):
+            fields["score"] = float(part)
+            fields["label"] = str(part)
+        elif isinstance(part, (int, float)):
+            fields["score"] = float(part)
+        elif isinstance(part, str):
+            if part.count(" ") <= 2:
+                fields["label"] = part
+            else:
+                fields["explanation"] = part
+        elif isinstance(part, Mapping) and not isinstance(result, tuple):
+            unknown = set(part) - {"score", "label", "explanation", "metadata"}
+            if unknown:
+                raise ValueError(f"a returned dict may hold score, label, explanation, metadata; got {sorted(unknown)}")
+            fields.update(part)
+        else:
+            raise ValueError(
+                f"evaluator `{ev.name}` returned {type(part).__name__}: return a Score, a number, a bool, a string, a dict or a tuple of these"
+            )
+    return [Score(**base, **fields)]
+
+
+def create_evaluator(
+    name: str,
+    *,
+    kind: str = "code",
+    direction: str = "maximize",
+    source: Optional[str] = None,
+) -> Callable[[Callable[..., Any]], FunctionEvaluator]:
+    """A decorator turning a function (sync or ``async``) into an evaluator.
+
+    The input schema comes from the signature: each parameter is an
+    input, required unless it has a default. The decorated object is an
+    :class:`Evaluator` and stays callable as the plain function.
+
+    >>> @create_evaluator(name="exact")
+    ... def exact(output: str, expected: str) -> bool:
+    ...     return output == expected
+    >>> exact.evaluate({"output": "a", "expected": "a"})[0].score
+    1.0
+    """
+    if source is not None:
+        kind = source
+
+    def wrap(func: Callable[..., Any]) -> FunctionEvaluator:
+        return FunctionEvaluator(func, name=name, kind=kind, direction=direction)
+
+    return wrap
+
+
+def bind_evaluator(evaluator: Evaluator, input_mapping: InputMapping) -> Evaluator:
+    """A copy of ``evaluator`` with ``input_mapping`` bound (see
+    :meth:`Evaluator.bind`)."""
+    return evaluator.bind(input_mapping)
+
+
+AsyncScores = Awaitable[list[Score]]

@@ -1,0 +1,100 @@
+"""The result of one evaluation: :class:`Score`."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping, Optional, Sequence
+
+Kind = Literal["code", "llm", "human"]
+Direction = Literal["maximize", "minimize", "neutral"]
+
+KINDS = ("code", "llm", "human")
+DIRECTIONS = ("maximize", "minimize", "neutral")
+
+
+def normalize_kind(kind: str) -> str:
+    """The kind for a name; ``heuristic`` (an older name) is ``code``."""
+    if kind == "heuristic":
+        return "code"
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    return kind
+
+
+def check_direction(direction: str) -> str:
+    """The direction, checked."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
+    return direction
+
+
+@dataclass(frozen=True, kw_only=True)
+class Score:
+    """One evaluation result, immutable.
+
+    The same fields and JSON form as the Rust library's ``Score``:
+    ``to_dict()`` gives exactly what ``refscore`` writes in
+    ``results.jsonl`` (``score`` always present, ``None`` when the input
+    could not be scored; ``label``, ``explanation``, ``metadata`` and
+    ``details`` only when set).
+
+    >>> Score(name="exact", score=1.0, label="match").to_dict()
+    {'name': 'exact', 'score': 1.0, 'label': 'match', 'direction': 'maximize', 'kind': 'code'}
+    """
+
+    name: str
+    score: Optional[float] = None
+    label: Optional[str] = None
+    explanation: Optional[str] = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    kind: Kind = "code"
+    direction: Direction = "maximize"
+    details: Sequence[Mapping[str, Any]] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError("a score needs a non-empty name")
+        if self.score is not None:
+            if isinstance(self.score, bool) or not isinstance(self.score, (int, float)):
+                raise TypeError(f"score must be a number or None, got {type(self.score).__name__}")
+            if not math.isfinite(self.score):
+                raise ValueError(f"score must be finite, got {self.score}")
+            object.__setattr__(self, "score", float(self.score))
+        object.__setattr__(self, "kind", normalize_kind(self.kind))
+        check_direction(self.direction)
+        object.__setattr__(self, "details", tuple(self.details))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The score as a dict, keyed and valued as its JSON form."""
+        out: dict[str, Any] = {"name": self.name, "score": self.score}
+        if self.label is not None:
+            out["label"] = self.label
+        if self.explanation is not None:
+            out["explanation"] = self.explanation
+        out["direction"] = self.direction
+        out["kind"] = self.kind
+        if self.metadata:
+            out["metadata"] = dict(self.metadata)
+        if self.details:
+            out["details"] = [dict(d) for d in self.details]
+        return out
+
+    def to_json(self) -> str:
+        """The score as one line of JSON (the form of ``results.jsonl``)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Score":
+        """A score from its dict form (what :meth:`to_dict` gives)."""
+        return cls(
+            name=d["name"],
+            score=d.get("score"),
+            label=d.get("label"),
+            explanation=d.get("explanation"),
+            metadata=d.get("metadata") or {},
+            kind=d.get("kind", "code"),
+            direction=d.get("direction", "maximize"),
+            details=d.get("details") or (),
+        )

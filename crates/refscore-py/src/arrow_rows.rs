@@ -1,0 +1,198 @@
+//! Arrow record batches in, Arrow record batches out.
+//!
+//! A batch arrives through the Arrow C data interface without a copy; its
+//! cells are read straight from the Arrow buffers into the JSON values the
+//! evaluators compare (a text cell holding JSON is parsed by the metric,
+//! as in a suite run). Strings, numbers, booleans, lists and structs map
+//! to their JSON forms; dictionary-encoded columns are decoded; other
+//! types (dates, decimals, ...) are cast to text.
+//!
+//! The result batch holds the input columns (the same buffers, not
+//! copies) followed by four columns per evaluator: `<name>` (the main
+//! score, float64), `<name>_label`, `<name>_explanation` and
+//! `<name>_error` (text).
+
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Float64Builder, RecordBatch, StringBuilder,
+};
+use arrow::datatypes::{
+    DataType, Field, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
+    Int64Type, Schema, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use refscore::Row;
+use serde_json::{Map, Number, Value};
+
+use crate::engine::{Outcome, RowInput};
+
+/// The rows of a batch, one JSON object per row (`number` counts from
+/// `first_row`, 1-based).
+///
+/// # Errors
+/// A column whose type cannot be read as JSON even as text.
+pub(crate) fn batch_rows(batch: &RecordBatch, first_row: u64) -> Result<Vec<RowInput>, String> {
+    let schema = batch.schema();
+    let mut columns: Vec<(String, Vec<Value>)> = Vec::with_capacity(batch.num_columns());
+    for (field, array) in schema.fields().iter().zip(batch.columns()) {
+        let values =
+            column_values(array.as_ref()).map_err(|e| format!("column `{}`: {e}", field.name()))?;
+        columns.push((field.name().clone(), values));
+    }
+    let mut rows = Vec::with_capacity(batch.num_rows());
+    let mut iters: Vec<(String, std::vec::IntoIter<Value>)> =
+        columns.into_iter().map(|(n, v)| (n, v.into_iter())).collect();
+    for i in 0..batch.num_rows() {
+        let mut map = Map::new();
+        for (name, it) in &mut iters {
+            map.insert(name.clone(), it.next().unwrap_or(Value::Null));
+        }
+        rows.push(Ok(Row {
+            number: first_row + i as u64,
+            value: Value::Object(map),
+            text_cells: false,
+        }));
+    }
+    Ok(rows)
+}
+
+fn float(x: f64) -> Value {
+    Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+macro_rules! prim {
+    ($array:expr, $t:ty, $conv:expr) => {{
+        let a = $array.as_primitive::<$t>();
+        (0..a.len()).map(|i| if a.is_null(i) { Value::Null } else { $conv(a.value(i)) }).collect()
+    }};
+}
+
+/// One column's cells as JSON values.
+fn column_values(array: &dyn Array) -> Result<Vec<Value>, String> {
+    let n = array.len();
+    let nulls = |i: usize| array.is_null(i);
+    Ok(match array.data_type() {
+        DataType::Null => vec![Value::Null; n],
+        DataType::Boolean => {
+            let a: &BooleanArray = array.as_boolean();
+            (0..n).map(|i| if nulls(i) { Value::Null } else { Value::Bool(a.value(i)) }).collect()
+        }
+        DataType::Int8 => prim!(array, Int8Type, Value::from),
+        DataType::Int16 => prim!(array, Int16Type, Value::from),
+        DataType::Int32 => prim!(array, Int32Type, Value::from),
+        DataType::Int64 => prim!(array, Int64Type, Value::from),
+        DataType::UInt8 => prim!(array, UInt8Type, Value::from),
+        DataType::UInt16 => prim!(array, UInt16Type, Value::from),
+        DataType::UInt32 => prim!(array, UInt32Type, Value::from),
+        DataType::UInt64 => prim!(array, UInt64Type, Value::from),
+        DataType::Float16 => prim!(
+            array,
+            Float16Type,
+            |x: <Float16Type as arrow::datatypes::ArrowPrimitiveType>::Native| float(x.to_f64())
+        ),
+        DataType::Float32 => prim!(array, Float32Type, |x: f32| float(f64::from(x))),
+        DataType::Float64 => prim!(array, Float64Type, float),
+        DataType::Utf8 => strings(array.as_string::<i32>().iter()),
+        DataType::LargeUtf8 => strings(array.as_string::<i64>().iter()),
+        DataType::Utf8View => strings(array.as_string_view().iter()),
+        DataType::List(_) => {
+            let a = array.as_list::<i32>();
+            lists(n, nulls, |i| a.value(i))?
+        }
+        DataType::LargeList(_) => {
+            let a = array.as_list::<i64>();
+            lists(n, nulls, |i| a.value(i))?
+        }
+        DataType::FixedSizeList(_, _) => {
+            let a = array.as_fixed_size_list();
+            lists(n, nulls, |i| a.value(i))?
+        }
+        DataType::Struct(fields) => {
+            let a = array.as_struct();
+            let mut children: Vec<std::vec::IntoIter<Value>> = Vec::with_capacity(fields.len());
+            for c in a.columns() {
+                children.push(column_values(c.as_ref())?.into_iter());
+            }
+            (0..n)
+                .map(|i| {
+                    let mut map = Map::new();
+                    for (f, c) in fields.iter().zip(children.iter_mut()) {
+                        map.insert(f.name().clone(), c.next().unwrap_or(Value::Null));
+                    }
+                    if nulls(i) { Value::Null } else { Value::Object(map) }
+                })
+                .collect()
+        }
+        DataType::Dictionary(_, value_type) => {
+            let plain = arrow::compute::cast(array, value_type).map_err(|e| e.to_string())?;
+            column_values(plain.as_ref())?
+        }
+        other => {
+            let text = arrow::compute::cast(array, &DataType::Utf8)
+                .map_err(|e| format!("type {other} cannot be read: {e}"))?;
+            column_values(text.as_ref())?
+        }
+    })
+}
+
+fn strings<'a>(it: impl Iterator<Item = Option<&'a str>>) -> Vec<Value> {
+    it.map(|s| s.map_or(Value::Null, |s| Value::String(s.to_owned()))).collect()
+}
+
+fn lists(
+    n: usize,
+    nulls: impl Fn(usize) -> bool,
+    value: impl Fn(usize) -> ArrayRef,
+) -> Result<Vec<Value>, String> {
+    (0..n)
+        .map(|i| {
+            if nulls(i) {
+                Ok(Value::Null)
+            } else {
+                column_values(value(i).as_ref()).map(Value::Array)
+            }
+        })
+        .collect()
+}
+
+/// The result batch: the input columns (when `keep`), then per evaluator
+/// its score, label, explanation and error; `outcomes[row][evaluator]`.
+///
+/// # Errors
+/// The columns do not make a valid batch (a name used twice).
+pub(crate) fn result_batch(
+    input: &RecordBatch,
+    keep: bool,
+    names: &[String],
+    outcomes: &[Vec<Outcome>],
+) -> Result<RecordBatch, String> {
+    let mut fields: Vec<Field> = Vec::new();
+    let mut arrays: Vec<ArrayRef> = Vec::new();
+    if keep {
+        for (f, a) in input.schema().fields().iter().zip(input.columns()) {
+            fields.push(f.as_ref().clone());
+            arrays.push(Arc::clone(a));
+        }
+    }
+    for (j, name) in names.iter().enumerate() {
+        let mut score = Float64Builder::with_capacity(outcomes.len());
+        let mut label = StringBuilder::new();
+        let mut explanation = StringBuilder::new();
+        let mut error = StringBuilder::new();
+        for row in outcomes {
+            let o = row.get(j);
+            let main = o.and_then(|o| o.scores.first());
+            score.append_option(main.and_then(|s| s.score));
+            label.append_option(main.and_then(|s| s.label.as_deref()));
+            explanation.append_option(main.and_then(|s| s.explanation.as_deref()));
+            error.append_option(o.and_then(|o| o.error.as_deref()));
+        }
+        fields.push(Field::new(name, DataType::Float64, true));
+        arrays.push(Arc::new(score.finish()));
+        for (suffix, mut b) in [("label", label), ("explanation", explanation), ("error", error)] {
+            fields.push(Field::new(format!("{name}_{suffix}"), DataType::Utf8, true));
+            arrays.push(Arc::new(b.finish()));
+        }
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).map_err(|e| e.to_string())
+}

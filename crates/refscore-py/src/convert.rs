@@ -1,0 +1,168 @@
+//! Python objects to JSON values and back.
+//!
+//! dict, list, tuple, str, int, float, bool and None map to JSON as
+//! `json.dumps` would map them; a float NaN (how pandas marks a missing
+//! cell) and pandas' `NA`/`NaT` become `null`; numpy scalars and arrays
+//! go through their `tolist()`. Anything else is an error naming its type.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Number, Value};
+
+/// Deepest nesting converted; deeper values are an error, not a stack
+/// overflow.
+pub(crate) const MAX_DEPTH: usize = 512;
+
+/// Converts a Python object to a JSON value.
+///
+/// # Errors
+/// A value with no JSON form (a set, a custom object), a dict key that is
+/// not a string, or nesting deeper than [`MAX_DEPTH`].
+pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    to_value_at(obj, 0)
+}
+
+fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
+    if depth > MAX_DEPTH {
+        return Err(PyValueError::new_err(format!("value nested deeper than {MAX_DEPTH} levels")));
+    }
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(s.to_str()?.to_owned()));
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(i) = obj.cast::<PyInt>() {
+        return int_value(i);
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        let x = f.value();
+        return Ok(Number::from_f64(x).map_or(Value::Null, Value::Number));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        let mut map = Map::new();
+        for (k, v) in d.iter() {
+            let key = match k.cast::<PyString>() {
+                Ok(s) => s.to_str()?.to_owned(),
+                Err(_) => {
+                    return Err(PyTypeError::new_err(format!(
+                        "dict keys must be strings, got {}",
+                        type_name(&k)
+                    )));
+                }
+            };
+            map.insert(key, to_value_at(&v, depth + 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return l
+            .iter()
+            .map(|v| to_value_at(&v, depth + 1))
+            .collect::<PyResult<_>>()
+            .map(Value::Array);
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t
+            .iter()
+            .map(|v| to_value_at(&v, depth + 1))
+            .collect::<PyResult<_>>()
+            .map(Value::Array);
+    }
+    let name = type_name(obj);
+    if matches!(name.as_str(), "NAType" | "NaTType") {
+        return Ok(Value::Null);
+    }
+    if obj.hasattr("tolist")? {
+        let plain = obj.call_method0("tolist")?;
+        if !plain.is(obj) {
+            return to_value_at(&plain, depth + 1);
+        }
+    }
+    if let Ok(i) = obj.call_method0("__index__")
+        && let Ok(i) = i.cast::<PyInt>()
+    {
+        return int_value(i);
+    }
+    Err(PyTypeError::new_err(format!("a value of type {name} has no JSON form")))
+}
+
+fn int_value(i: &Bound<'_, PyInt>) -> PyResult<Value> {
+    if let Ok(x) = i.extract::<i64>() {
+        return Ok(Value::from(x));
+    }
+    if let Ok(x) = i.extract::<u64>() {
+        return Ok(Value::from(x));
+    }
+    // Beyond 64 bits: the nearest double, as JSON readers see it.
+    let x: f64 = i.extract()?;
+    Number::from_f64(x)
+        .map(Value::Number)
+        .ok_or_else(|| PyValueError::new_err("integer too large for JSON"))
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().name().map_or_else(|_| String::from("?"), |n| n.to_string())
+}
+
+/// Converts a JSON value to Python objects (dict, list, str, int, float,
+/// bool, None).
+///
+/// # Errors
+/// Nesting deeper than [`MAX_DEPTH`], or Python cannot allocate the objects.
+pub(crate) fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    to_py_at(py, v, 0)
+}
+
+fn to_py_at<'py>(py: Python<'py>, v: &Value, depth: usize) -> PyResult<Bound<'py, PyAny>> {
+    if depth > MAX_DEPTH {
+        return Err(PyValueError::new_err(format!("value nested deeper than {MAX_DEPTH} levels")));
+    }
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(0.0).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(a) => {
+            let list = PyList::empty(py);
+            for x in a {
+                list.append(to_py_at(py, x, depth + 1)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(m) => {
+            let d = PyDict::new(py);
+            for (k, x) in m {
+                d.set_item(k, to_py_at(py, x, depth + 1)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+/// Converts a JSON object to a Python dict.
+///
+/// # Errors
+/// As [`to_py`].
+pub(crate) fn map_to_py<'py>(
+    py: Python<'py>,
+    m: &Map<String, Value>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let d = PyDict::new(py);
+    for (k, x) in m {
+        d.set_item(k, to_py_at(py, x, 1)?)?;
+    }
+    Ok(d.into_any())
+}

@@ -1,0 +1,147 @@
+//! Evaluating many rows with Rust evaluators on Rust threads.
+//!
+//! Rows are evaluated in parallel on a rayon pool with the interpreter
+//! released; a failing evaluation (an error, an input that cannot be
+//! mapped, a panic) is recorded for its row and the others go on.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use refscore::{Evaluator, InputMapping, Row, Score};
+
+/// An evaluator with its name and input mapping: what one column of
+/// results comes from.
+#[derive(Clone)]
+pub(crate) struct Bound {
+    /// The evaluator's name (the name of its main score).
+    pub(crate) name: String,
+    /// The built metric.
+    pub(crate) evaluator: Arc<dyn Evaluator>,
+    /// Where its inputs come from.
+    pub(crate) mapping: InputMapping,
+}
+
+/// How one evaluator's run on one row went.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Outcome {
+    /// Its scores: the main one first, named after the evaluator, the
+    /// others `<evaluator>.<score>`.
+    pub(crate) scores: Vec<Score>,
+    /// Why it failed, if it did.
+    pub(crate) error: Option<String>,
+    /// Time spent, in milliseconds.
+    pub(crate) duration_ms: f64,
+}
+
+/// Evaluates one row with one evaluator, never panicking.
+pub(crate) fn evaluate_one(b: &Bound, row: &Row) -> Outcome {
+    let t0 = Instant::now();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let input = b.mapping.resolve(row, b.evaluator.inputs()).map_err(|e| e.to_string())?;
+        b.evaluator.evaluate(&input).map_err(|e| e.to_string())
+    }));
+    let duration_ms = refscore::number::finite(t0.elapsed().as_secs_f64() * 1000.0);
+    match result {
+        Ok(Ok(evaluation)) => {
+            Outcome { scores: rename(b, evaluation.scores), error: None, duration_ms }
+        }
+        Ok(Err(message)) => Outcome { scores: Vec::new(), error: Some(message), duration_ms },
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| String::from("unknown cause"));
+            Outcome {
+                scores: Vec::new(),
+                error: Some(format!("evaluator panicked: {why}")),
+                duration_ms,
+            }
+        }
+    }
+}
+
+/// Names scores as a suite run does: the main score (named like the
+/// metric, else the first) takes the evaluator's name and goes first, the
+/// others become `<evaluator>.<score>`.
+pub(crate) fn rename(b: &Bound, mut scores: Vec<Score>) -> Vec<Score> {
+    let metric = b.evaluator.name();
+    if let Some(main) = scores.iter().position(|s| s.name == metric) {
+        scores.swap(0, main);
+    }
+    for (i, s) in scores.iter_mut().enumerate() {
+        if i == 0 {
+            s.name.clone_from(&b.name);
+        } else {
+            s.name = format!("{}.{}", b.name, s.name);
+        }
+    }
+    scores
+}
+
+/// A row, or why it could not be built (a cell with no JSON form).
+pub(crate) type RowInput = Result<Row, String>;
+
+/// Evaluates every row with every evaluator; `result[row][evaluator]`.
+///
+/// # Errors
+/// The worker threads cannot be started.
+pub(crate) fn evaluate_rows(
+    evaluators: &[Bound],
+    rows: &[RowInput],
+    threads: Option<usize>,
+) -> Result<Vec<Vec<Outcome>>, String> {
+    let work = || {
+        rows.par_iter()
+            .with_min_len(16)
+            .map(|row| match row {
+                Ok(row) => evaluators.iter().map(|b| evaluate_one(b, row)).collect(),
+                Err(e) => evaluators
+                    .iter()
+                    .map(|_| Outcome {
+                        scores: Vec::new(),
+                        error: Some(e.clone()),
+                        duration_ms: 0.0,
+                    })
+                    .collect(),
+            })
+            .collect()
+    };
+    match threads {
+        None => Ok(default_pool()?.install(work)),
+        Some(n) => Ok(pool(n)?.install(work)),
+    }
+}
+
+fn pool(threads: usize) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(refscore::runner::WORKER_STACK)
+        .thread_name(|i| format!("refscore-py-{i}"))
+        .build()
+        .map_err(|e| format!("starting worker threads: {e}"))
+}
+
+/// One pool per process, one thread per core, made on first use.
+fn default_pool() -> Result<&'static rayon::ThreadPool, String> {
+    static POOL: OnceLock<Result<rayon::ThreadPool, String>> = OnceLock::new();
+    POOL.get_or_init(|| pool(0)).as_ref().map_err(Clone::clone)
+}
+
+/// Frees the rows on the pool's threads: large nested values are freed
+/// without recursion.
+pub(crate) fn drop_rows(rows: Vec<RowInput>) {
+    let free = move || {
+        rows.into_par_iter().for_each(|r| {
+            if let Ok(r) = r {
+                refscore::json::drop_deep(r.value);
+            }
+        });
+    };
+    match default_pool() {
+        Ok(p) => p.install(free),
+        Err(_) => free(),
+    }
+}

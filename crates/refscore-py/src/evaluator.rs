@@ -1,0 +1,298 @@
+//! `MetricEvaluator`: a built-in metric built from the Rust registry, and
+//! `Mapping`: a compiled input mapping of column names and JSONPaths.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use refscore::judge::{CacheMode, CacheSettings, Judges};
+use refscore::metrics::{self, BuildContext};
+use refscore::{EvalInput, Evaluator, InputMapping, InputSpec, InputType, Row, Score};
+use serde_json::{Map, Value};
+
+use crate::convert::{to_py, to_value};
+use crate::engine::{Bound as BoundEval, rename};
+
+/// A built-in metric, built once from its name and options, evaluated in
+/// Rust. Immutable and shareable across threads.
+#[pyclass(module = "refscore._refscore", frozen)]
+pub(crate) struct MetricEvaluator {
+    name: String,
+    metric: String,
+    options: Map<String, Value>,
+    judge: Option<Value>,
+    evaluator: Arc<dyn Evaluator>,
+}
+
+impl MetricEvaluator {
+    /// This evaluator bound to a mapping.
+    pub(crate) fn bound(&self, mapping: InputMapping) -> BoundEval {
+        BoundEval { name: self.name.clone(), evaluator: Arc::clone(&self.evaluator), mapping }
+    }
+}
+
+fn object_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Map<String, Value>>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => match to_value(o)? {
+            Value::Object(m) => Ok(Some(m)),
+            other => Err(PyValueError::new_err(format!("{what} must be a dict, got {other}"))),
+        },
+    }
+}
+
+#[pymethods]
+impl MetricEvaluator {
+    /// Builds the metric `metric` with `options` (a dict, as in a suite).
+    /// `judge` holds the settings of the judge LLM metrics ask (`model`,
+    /// `base_url`, `api_key_env`, ...); the API key is read from the
+    /// environment, never given here.
+    #[new]
+    #[pyo3(signature = (metric, options=None, name=None, judge=None))]
+    fn new(
+        metric: &str,
+        options: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        judge: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let options = object_arg(options, "options")?.unwrap_or_default();
+        let judge = object_arg(judge, "judge")?.map(Value::Object);
+        let name = name.unwrap_or_else(|| metric.to_owned());
+        let judges = match &judge {
+            None => Arc::new(Judges::none()),
+            Some(j) => {
+                let cache = CacheSettings { path: None, mode: CacheMode::Off };
+                Arc::new(
+                    Judges::from_suite(Some(j), None, Path::new("."), &cache)
+                        .map_err(|e| PyValueError::new_err(e.to_string()))?,
+                )
+            }
+        };
+        let ctx = BuildContext {
+            base_dir: None,
+            field_tallies: false,
+            judges,
+            evaluator: Some(name.clone()),
+        };
+        let built = metrics::build(metric, &options, &ctx)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(MetricEvaluator {
+            name,
+            metric: metric.to_owned(),
+            options,
+            judge,
+            evaluator: Arc::from(built),
+        })
+    }
+
+    /// The evaluator's name (the name of its main score).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The registry metric it runs.
+    #[getter]
+    fn metric(&self) -> &str {
+        &self.metric
+    }
+
+    /// `code` or `llm`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        kind_name(self.evaluator.kind())
+    }
+
+    /// `maximize`, `minimize` or `neutral`.
+    #[getter]
+    fn direction(&self) -> &'static str {
+        direction_name(self.evaluator.direction())
+    }
+
+    /// The options it was built with.
+    #[getter]
+    fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &Value::Object(self.options.clone()))
+    }
+
+    /// The judge settings it was built with, if any.
+    #[getter]
+    fn judge<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, self.judge.as_ref().unwrap_or(&Value::Null))
+    }
+
+    /// The inputs it reads: dicts with `name`, `required`, `type`,
+    /// `description`.
+    #[getter]
+    fn inputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for spec in self.evaluator.inputs() {
+            let d = PyDict::new(py);
+            d.set_item("name", spec.name.as_ref())?;
+            d.set_item("required", spec.required)?;
+            d.set_item("type", spec.kind.as_str())?;
+            d.set_item("description", spec.description)?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+
+    /// Evaluates one input (input name → value, already mapped) and
+    /// returns its scores as dicts, the interpreter released meanwhile.
+    fn evaluate_input<'py>(
+        &self,
+        py: Python<'py>,
+        input: &Bound<'py, PyDict>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let mut values: Vec<(String, Value)> = Vec::with_capacity(input.len());
+        for (k, v) in input.iter() {
+            values.push((k.extract()?, to_value(&v)?));
+        }
+        let b = self.bound(InputMapping::new());
+        let result = py.detach(|| {
+            let mut eval_input = EvalInput::new();
+            for (k, v) in values {
+                eval_input.set(&k, v);
+            }
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                b.evaluator.evaluate(&eval_input).map(|e| rename(&b, e.scores))
+            }))
+        });
+        match result {
+            Ok(Ok(scores)) => scores_list(py, &scores),
+            Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),
+            Err(_) => Err(PyValueError::new_err("evaluator panicked")),
+        }
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let cls = py.get_type::<MetricEvaluator>();
+        let args = (
+            self.metric.clone(),
+            to_py(py, &Value::Object(self.options.clone()))?,
+            self.name.clone(),
+            to_py(py, self.judge.as_ref().unwrap_or(&Value::Null))?,
+        );
+        (cls, args).into_pyobject(py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("MetricEvaluator(metric={:?}, name={:?})", self.metric, self.name)
+    }
+}
+
+pub(crate) fn direction_name(d: refscore::Direction) -> &'static str {
+    match d {
+        refscore::Direction::Maximize => "maximize",
+        refscore::Direction::Minimize => "minimize",
+        refscore::Direction::Neutral => "neutral",
+    }
+}
+
+/// A score as the dict of its JSON form (the same keys and values as the
+/// Rust `Score`'s JSON), built directly rather than through a JSON value.
+pub(crate) fn score_dict<'py>(py: Python<'py>, s: &Score) -> PyResult<Bound<'py, PyAny>> {
+    let d = PyDict::new(py);
+    d.set_item(pyo3::intern!(py, "name"), &s.name)?;
+    d.set_item(pyo3::intern!(py, "score"), s.score)?;
+    if let Some(label) = &s.label {
+        d.set_item(pyo3::intern!(py, "label"), label)?;
+    }
+    if let Some(explanation) = &s.explanation {
+        d.set_item(pyo3::intern!(py, "explanation"), explanation)?;
+    }
+    d.set_item(pyo3::intern!(py, "direction"), direction_name(s.direction))?;
+    d.set_item(pyo3::intern!(py, "kind"), kind_name(s.kind))?;
+    if !s.metadata.is_empty() {
+        d.set_item(pyo3::intern!(py, "metadata"), crate::convert::map_to_py(py, &s.metadata)?)?;
+    }
+    if !s.details.is_empty() {
+        let v =
+            serde_json::to_value(&s.details).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        d.set_item(pyo3::intern!(py, "details"), to_py(py, &v)?)?;
+    }
+    Ok(d.into_any())
+}
+
+/// `code`, `llm` or `human`.
+pub(crate) fn kind_name(k: refscore::Kind) -> &'static str {
+    match k {
+        refscore::Kind::Code => "code",
+        refscore::Kind::Llm => "llm",
+        refscore::Kind::Human => "human",
+    }
+}
+
+fn scores_list<'py>(py: Python<'py>, scores: &[Score]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for s in scores {
+        list.append(score_dict(py, s)?)?;
+    }
+    Ok(list)
+}
+
+/// An input mapping: evaluator input → column name or JSONPath, compiled
+/// once (a malformed path is an error here, not on every row).
+#[pyclass(module = "refscore._refscore", frozen)]
+pub(crate) struct Mapping {
+    pub(crate) mapping: InputMapping,
+    sources: Map<String, Value>,
+}
+
+#[pymethods]
+impl Mapping {
+    /// Compiles `sources` (input name → column name or JSONPath string).
+    #[new]
+    fn new(sources: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let mut map = Map::new();
+        for (k, v) in sources.iter() {
+            map.insert(k.extract()?, Value::String(v.extract()?));
+        }
+        let mapping =
+            InputMapping::from_config(&map).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Mapping { mapping, sources: map })
+    }
+
+    /// Reads `inputs` (pairs of name and whether it is required) from
+    /// `row` (a dict) as a suite run does: a key equal to the whole source
+    /// wins, then the JSONPath; inputs without a mapping read the key of
+    /// their own name. Returns the inputs found.
+    ///
+    /// Raises KeyError naming the input and source when a required one is
+    /// not found.
+    fn resolve<'py>(
+        &self,
+        py: Python<'py>,
+        row: &Bound<'py, PyAny>,
+        inputs: Vec<(String, bool)>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let row = Row { number: 1, value: to_value(row)?, text_cells: false };
+        let specs: Vec<InputSpec> = inputs
+            .into_iter()
+            .map(|(n, required)| InputSpec::named(n, required, InputType::Json, ""))
+            .collect();
+        let out = PyDict::new(py);
+        match self.mapping.resolve(&row, &specs) {
+            Ok(input) => {
+                for spec in &specs {
+                    let name = spec.name.as_ref();
+                    if input.names().any(|n| n == name) {
+                        let v = input.get(name).cloned().unwrap_or(Value::Null);
+                        out.set_item(name, to_py(py, &v)?)?;
+                    }
+                }
+                Ok(out)
+            }
+            Err(e) => Err(PyKeyError::new_err(e.to_string())),
+        }
+    }
+
+    /// The sources, as given.
+    #[getter]
+    fn sources<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &Value::Object(self.sources.clone()))
+    }
+}

@@ -1,0 +1,241 @@
+//! `refscore._refscore`: the native part of the `refscore` Python package.
+//!
+//! The Python package (`python/refscore`) gives the Pythonic API; this
+//! module builds metrics from the Rust registry and evaluates them over
+//! many rows on Rust threads with the interpreter released. See
+//! `docs/python.md`.
+
+/// Rust's own allocations (parsed documents, scores) use mimalloc, as the
+/// CLI does; Python's objects keep Python's allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+mod arrow_rows;
+mod convert;
+mod engine;
+mod evaluator;
+
+use arrow::array::RecordBatch;
+use arrow_pyarrow::PyArrowType;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use refscore::{InputMapping, Row, Score};
+use serde_json::{Map, Value};
+
+use crate::convert::{to_py, to_value};
+use crate::engine::{Bound as BoundEval, Outcome, RowInput};
+use crate::evaluator::{Mapping, MetricEvaluator, score_dict};
+
+/// The built-in metrics as the registry declares them: name,
+/// description, inputs, options, kind, direction, threshold, extra
+/// scores, example.
+#[pyfunction]
+fn registry(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let v = serde_json::to_value(refscore::metrics::registry::all())
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    to_py(py, &v)
+}
+
+/// A score dict read as a Rust `Score` and written back: the JSON form
+/// the Rust library gives that score.
+#[pyfunction]
+fn score_json<'py>(py: Python<'py>, score: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let s: Score = serde_json::from_value(to_value(score)?)
+        .map_err(|e| PyValueError::new_err(format!("not a score: {e}")))?;
+    score_dict(py, &s)
+}
+
+/// The evaluators with their mappings, ready to run.
+fn bound_list(evaluators: &Bound<'_, PyList>) -> PyResult<Vec<BoundEval>> {
+    let mut out = Vec::with_capacity(evaluators.len());
+    for item in evaluators.iter() {
+        let (ev, mapping): (Bound<'_, MetricEvaluator>, Option<Bound<'_, Mapping>>) =
+            item.extract()?;
+        let mapping = mapping.map_or_else(InputMapping::new, |m| m.get().mapping.clone());
+        out.push(ev.get().bound(mapping));
+    }
+    Ok(out)
+}
+
+/// Evaluates rows given as columns of Python values (`columns`: name →
+/// list of `n_rows` values) with each `(evaluator, mapping or None)` of
+/// `evaluators`, on `threads` Rust threads (default: one per core).
+///
+/// Returns `(scores, executions)`: score name → one value per row (the
+/// score as a dict, or as JSON text with `score_format="json"`, or None),
+/// and evaluator name → one dict per row (`status`, `duration_ms`,
+/// `error`).
+#[pyfunction]
+#[pyo3(signature = (evaluators, columns, n_rows, threads=None, score_format="dict"))]
+fn evaluate_columns<'py>(
+    py: Python<'py>,
+    evaluators: &Bound<'py, PyList>,
+    columns: &Bound<'py, PyDict>,
+    n_rows: usize,
+    threads: Option<usize>,
+    score_format: &str,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let bound = bound_list(evaluators)?;
+    let mut cols: Vec<(String, Vec<Bound<'py, PyAny>>)> = Vec::new();
+    for (k, v) in columns.iter() {
+        let values: Vec<Bound<'py, PyAny>> = v.try_iter()?.collect::<PyResult<_>>()?;
+        if values.len() != n_rows {
+            return Err(PyValueError::new_err(format!(
+                "column `{k}` has {} values, expected {n_rows}",
+                values.len()
+            )));
+        }
+        cols.push((k.extract()?, values));
+    }
+    let mut rows: Vec<RowInput> = Vec::with_capacity(n_rows);
+    for i in 0..n_rows {
+        let mut map = Map::new();
+        let mut error = None;
+        for (name, values) in &cols {
+            match to_value(&values[i]) {
+                Ok(v) => {
+                    map.insert(name.clone(), v);
+                }
+                Err(e) => {
+                    error = Some(format!("row {i}: column `{name}`: {e}"));
+                    break;
+                }
+            }
+        }
+        rows.push(match error {
+            None => Ok(Row { number: i as u64 + 1, value: Value::Object(map), text_cells: false }),
+            Some(e) => Err(e),
+        });
+    }
+    drop(cols);
+    let outcomes = py
+        .detach(|| {
+            let out = engine::evaluate_rows(&bound, &rows, threads);
+            engine::drop_rows(rows);
+            out
+        })
+        .map_err(PyRuntimeError::new_err)?;
+    result_columns(py, &bound, &outcomes, score_format == "json")
+}
+
+/// Evaluates the rows of Arrow record batches (pyarrow `RecordBatch`es, or
+/// anything with `__arrow_c_array__`); returns as [`evaluate_columns`].
+#[pyfunction]
+#[pyo3(signature = (evaluators, batches, threads=None, score_format="dict"))]
+fn evaluate_arrow<'py>(
+    py: Python<'py>,
+    evaluators: &Bound<'py, PyList>,
+    batches: Vec<PyArrowType<RecordBatch>>,
+    threads: Option<usize>,
+    score_format: &str,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let bound = bound_list(evaluators)?;
+    let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();
+    let outcomes = py
+        .detach(|| -> Result<Vec<Vec<Outcome>>, String> {
+            let mut rows = Vec::new();
+            for b in &batches {
+                rows.extend(arrow_rows::batch_rows(b, rows.len() as u64 + 1)?);
+            }
+            let out = engine::evaluate_rows(&bound, &rows, threads);
+            engine::drop_rows(rows);
+            out
+        })
+        .map_err(PyValueError::new_err)?;
+    result_columns(py, &bound, &outcomes, score_format == "json")
+}
+
+/// Scores one Arrow record batch and returns a pyarrow `RecordBatch`: the
+/// input columns (with `keep_columns`), then per evaluator `<name>`
+/// (float64 main score), `<name>_label`, `<name>_explanation` and
+/// `<name>_error`.
+#[pyfunction]
+#[pyo3(signature = (evaluators, batch, threads=None, keep_columns=true))]
+fn score_arrow(
+    py: Python<'_>,
+    evaluators: &Bound<'_, PyList>,
+    batch: PyArrowType<RecordBatch>,
+    threads: Option<usize>,
+    keep_columns: bool,
+) -> PyResult<PyArrowType<RecordBatch>> {
+    let bound = bound_list(evaluators)?;
+    let names: Vec<String> = bound.iter().map(|b| b.name.clone()).collect();
+    let batch = batch.0;
+    let out = py
+        .detach(|| -> Result<RecordBatch, String> {
+            let rows = arrow_rows::batch_rows(&batch, 1)?;
+            let outcomes = engine::evaluate_rows(&bound, &rows, threads)?;
+            engine::drop_rows(rows);
+            arrow_rows::result_batch(&batch, keep_columns, &names, &outcomes)
+        })
+        .map_err(PyValueError::new_err)?;
+    Ok(PyArrowType(out))
+}
+
+/// Outcomes as result columns: score name → values, evaluator name →
+/// execution dicts.
+fn result_columns<'py>(
+    py: Python<'py>,
+    bound: &[BoundEval],
+    outcomes: &[Vec<Outcome>],
+    json: bool,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let n = outcomes.len();
+    let scores = PyDict::new(py);
+    let executions = PyDict::new(py);
+    let completed = PyString::new(py, "completed");
+    let failed = PyString::new(py, "failed");
+    for (j, b) in bound.iter().enumerate() {
+        let exec = PyList::empty(py);
+        for row in outcomes {
+            let d = PyDict::new(py);
+            match row.get(j) {
+                Some(o) => {
+                    d.set_item("status", if o.error.is_some() { &failed } else { &completed })?;
+                    d.set_item("duration_ms", o.duration_ms)?;
+                    d.set_item("error", o.error.as_deref())?;
+                }
+                None => d.set_item("status", &failed)?,
+            }
+            exec.append(d)?;
+        }
+        executions.set_item(&b.name, exec)?;
+    }
+    // One column per score name, in order of first appearance.
+    for (i, row) in outcomes.iter().enumerate() {
+        for o in row {
+            for s in &o.scores {
+                let column = match scores.get_item(&s.name)? {
+                    Some(c) => c.cast_into::<PyList>()?,
+                    None => {
+                        let c = PyList::new(py, (0..n).map(|_| py.None()))?;
+                        scores.set_item(&s.name, &c)?;
+                        c
+                    }
+                };
+                let value = if json {
+                    PyString::new(py, &s.to_json()).into_any()
+                } else {
+                    score_dict(py, s)?
+                };
+                column.set_item(i, value)?;
+            }
+        }
+    }
+    Ok((scores, executions))
+}
+
+/// The native module.
+#[pymodule]
+fn _refscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<MetricEvaluator>()?;
+    m.add_class::<Mapping>()?;
+    m.add_function(wrap_pyfunction!(registry, m)?)?;
+    m.add_function(wrap_pyfunction!(score_json, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(score_arrow, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

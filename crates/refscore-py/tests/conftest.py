@@ -1,0 +1,53 @@
+"""Shared fixtures: the repository, the CLI binary, the scripted LLM server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _binary(name: str, env: str) -> Path:
+    """A workspace binary: ``$env`` if set, else ``target/debug/<name>``,
+    built with cargo when missing."""
+    if os.environ.get(env):
+        return Path(os.environ[env])
+    path = ROOT / "target" / "debug" / name
+    if not path.exists():
+        package = {"refscore": "refscore-cli"}.get(name, name)
+        subprocess.run(["cargo", "build", "-q", "-p", package], cwd=ROOT, check=True)
+    assert path.exists(), f"{path} was not built"
+    return path
+
+
+@pytest.fixture(scope="session")
+def cli() -> Path:
+    """The ``refscore`` command-line binary."""
+    return _binary("refscore", "REFSCORE_BIN")
+
+
+@pytest.fixture()
+def scripted_llm() -> Iterator[str]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 (ephemeral port,
+    bounded lifetime); yields its base URL."""
+    binary = _binary("refscore-scripted-llm", "REFSCORE_SCRIPTED_LLM_BIN")
+    proc = subprocess.Popen(
+        [str(binary), "--port", "0", "--max-seconds", "120", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=sys.stderr,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), url
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

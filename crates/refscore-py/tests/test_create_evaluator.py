@@ -1,0 +1,80 @@
+"""create_evaluator: sync and async functions, return conversion."""
+
+import asyncio
+
+import pytest
+
+from refscore import Score, create_evaluator
+
+
+@create_evaluator(name="exact_match")
+def exact_match(output: str, expected: str) -> bool:
+    return output == expected
+
+
+@create_evaluator(name="slow_len", direction="minimize")
+async def slow_len(output: str, limit: int = 10) -> float:
+    await asyncio.sleep(0)
+    return float(len(output) - limit)
+
+
+def test_schema_from_signature():
+    schema = exact_match.describe()["input_schema"]
+    assert schema["required"] == ["output", "expected"]
+    assert schema["properties"]["output"] == {"title": "Output", "type": "string"}
+    s2 = slow_len.describe()["input_schema"]
+    assert s2["required"] == ["output"] and s2["properties"]["limit"]["default"] == 10
+
+
+def test_sync_function_and_still_callable():
+    [s] = exact_match.evaluate({"output": "Yes", "expected": "Yes", "other": 1})
+    assert (s.name, s.score, s.label, s.kind) == ("exact_match", 1.0, "True", "code")
+    assert exact_match("a", "b") is False
+    [s] = asyncio.run(exact_match.async_evaluate({"output": "Yes", "expected": "No"}))
+    assert s.score == 0.0 and s.label == "False"
+
+
+def test_async_function():
+    [s] = asyncio.run(slow_len.async_evaluate({"output": "abc"}))
+    assert s.score == -7.0 and s.direction == "minimize"
+    with pytest.raises(RuntimeError, match="async"):
+        slow_len.evaluate({"output": "abc"})
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (0.25, {"score": 0.25}),
+        (3, {"score": 3.0}),
+        ("good", {"label": "good"}),
+        ("this is a long explanation", {"explanation": "this is a long explanation"}),
+        ({"score": 0.5, "label": "partial", "explanation": "half"}, {"score": 0.5, "label": "partial", "explanation": "half"}),
+        ((0.9, "good", "mostly right but not quite"), {"score": 0.9, "label": "good", "explanation": "mostly right but not quite"}),
+        (Score(name="other", score=0.1, kind="human"), {"score": 0.1}),
+    ],
+)
+def test_return_conversion(value, expected):
+    @create_evaluator(name="conv", kind="llm")
+    def f(x):
+        return value
+
+    [s] = f.evaluate({"x": 1})
+    assert s.name == "conv" and s.kind == "llm"
+    for k, v in expected.items():
+        assert getattr(s, k) == v
+
+
+def test_bad_returns_raise():
+    @create_evaluator(name="bad")
+    def f(x):
+        return object()
+
+    with pytest.raises(ValueError, match="returned object"):
+        f.evaluate({"x": 1})
+
+    @create_evaluator(name="nan")
+    def g(x):
+        return float("nan")
+
+    with pytest.raises(ValueError, match="finite"):
+        g.evaluate({"x": 1})

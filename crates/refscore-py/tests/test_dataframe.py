@@ -1,0 +1,140 @@
+"""evaluate_dataframe and async_evaluate_dataframe on pandas and polars."""
+
+import asyncio
+import json
+import threading
+
+import pandas as pd
+import polars as pl
+import pytest
+
+import refscore
+from refscore import Score, create_evaluator, evaluate_dataframe, async_evaluate_dataframe
+
+ROWS = {
+    "output": ['{"a": 1, "b": 2}', '{"a": 1}', "not json at all", None],
+    "expected": ['{"a": 1, "b": 2}', '{"a": 2}', '{"a": 1}', '{"a": 1}'],
+}
+
+
+@create_evaluator(name="length")
+def length(output: str) -> float:
+    if output.startswith("not"):
+        raise RuntimeError("boom")
+    return float(len(output))
+
+
+def test_pandas_columns_as_seed_004_lays_them_out():
+    df = pd.DataFrame(ROWS, index=[10, 11, 12, 13])
+    out = evaluate_dataframe(df, [refscore.metrics.json_distance(decode="json"), length])
+    assert list(df.columns) == ["output", "expected"]  # the input is not changed
+    assert list(out.index) == [10, 11, 12, 13]
+    scores = out["json_distance_score"].tolist()
+    assert scores[0]["score"] == 0.0 and scores[0]["label"] == "match"
+    assert scores[1]["score"] == 1.0 and scores[1]["direction"] == "minimize"
+    assert scores[2]["score"] is None and scores[2]["label"] == "invalid"
+    assert scores[3] is None  # missing output: failed, never a score
+    details = out["json_distance_execution_details"].tolist()
+    assert [d["status"] for d in details] == ["completed", "completed", "completed", "failed"]
+    assert "output" in details[3]["error"]
+    assert all(d["duration_ms"] >= 0 for d in details)
+    # The Python evaluator: a raising row and a missing input fail alone.
+    ls = out["length_score"].tolist()
+    assert ls[0]["score"] == 16.0 and ls[2] is None and ls[3] is None
+    ld = out["length_execution_details"].tolist()
+    assert [d["status"] for d in ld] == ["completed", "completed", "failed", "failed"]
+    assert "RuntimeError: boom" in ld[2]["error"]
+    # Equal to single-row evaluation.
+    [single] = refscore.metrics.json_distance(decode="json").evaluate({"output": ROWS["output"][1], "expected": ROWS["expected"][1]})
+    assert Score.from_dict(scores[1]) == single
+
+
+def test_polars_frames_go_through_arrow_and_get_json_scores():
+    df = pl.DataFrame(ROWS)
+    out = evaluate_dataframe(df, [refscore.metrics.json_distance(decode="json"), length])
+    assert isinstance(out, pl.DataFrame) and out.height == 4
+    scores = [json.loads(s) if s else None for s in out["json_distance_score"].to_list()]
+    assert [s and s["score"] for s in scores] == [0.0, 1.0, None, None]
+    assert out["json_distance_execution_details"].struct.field("status").to_list() == ["completed"] * 3 + ["failed"]
+    assert out["length_execution_details"].struct.field("status").to_list()[2] == "failed"
+    pandas_out = evaluate_dataframe(df.to_pandas(), [refscore.metrics.json_distance(decode="json")], score_format="json")
+    assert pandas_out["json_distance_score"].tolist() == out["json_distance_score"].to_list()
+
+
+def test_nested_values_and_bound_mappings():
+    df = pd.DataFrame(
+        {
+            "response": [{"invoice": {"total": 12.0, "lines": [1, 2]}}, {"invoice": {"total": 3}}],
+            "gold": [{"total": 12.5, "lines": [1, 2]}, {"total": 3}],
+        }
+    )
+    ev = refscore.metrics.json_distance(name="invoice").bind({"output": "response.invoice", "reference": "gold"})
+    out = evaluate_dataframe(df, [ev])
+    assert [s["score"] for s in out["invoice_score"]] == [1.0, 0.0]
+    assert out["invoice_score"][0]["name"] == "invoice"
+    pl_out = evaluate_dataframe(pl.from_pandas(df), [ev], score_format="dict")
+    assert [s["score"] for s in pl_out["invoice_score"].to_list()] == [1.0, 0.0]
+
+
+def test_callable_mapping_failures_fail_only_their_row():
+    df = pd.DataFrame({"doc": [{"o": {"a": 1}, "r": {"a": 1}}, {"r": {"a": 1}}]})
+    ev = refscore.metrics.json_distance().bind({"output": lambda row: row["doc"]["o"], "reference": "doc.r"})
+    out = evaluate_dataframe(df, [ev])
+    assert out["json_distance_score"][0]["score"] == 0.0
+    assert out["json_distance_score"][1] is None
+    assert "KeyError" in out["json_distance_execution_details"][1]["error"]
+
+
+def test_extra_scores_get_their_own_columns():
+    df = pd.DataFrame({"output": [["Yes", "No"]], "reference": [["Yes", "Yes"]]})
+    out = evaluate_dataframe(df, [refscore.metrics.precision_recall_fscore(average="binary", positive_label="Yes")])
+    score_columns = [c for c in out.columns if c.endswith("_score")]
+    assert score_columns[0] == "precision_recall_fscore_score" and len(score_columns) > 1
+
+
+def test_duplicate_names_and_non_frames_are_refused():
+    with pytest.raises(ValueError, match="unique"):
+        evaluate_dataframe(pd.DataFrame(ROWS), [length, length])
+    with pytest.raises(TypeError):
+        evaluate_dataframe(ROWS, [length])
+
+
+def test_async_concurrency_is_bounded():
+    in_flight = 0
+    peak = 0
+    lock = threading.Lock()
+
+    @create_evaluator(name="slow")
+    async def slow(output: str) -> float:
+        nonlocal in_flight, peak
+        with lock:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        await asyncio.sleep(0.01)
+        with lock:
+            in_flight -= 1
+        if output == "bad":
+            raise ValueError("bad row")
+        return 1.0
+
+    df = pd.DataFrame({"output": ["x"] * 20 + ["bad"], "expected": ["x"] * 21})
+    out = asyncio.run(
+        async_evaluate_dataframe(df, [slow, refscore.metrics.exact_match()], concurrency=4)
+    )
+    assert 1 < peak <= 4
+    statuses = [d["status"] for d in out["slow_execution_details"]]
+    assert statuses.count("completed") == 20 and statuses[-1] == "failed"
+    assert out["exact_match_score"][0]["score"] == 1.0 and out["exact_match_score"][20]["score"] == 0.0
+    with pytest.raises(ValueError):
+        asyncio.run(async_evaluate_dataframe(df, [slow], concurrency=0))
+
+
+def test_pandas_string_columns_and_object_columns_agree():
+    # String columns reach Rust as Arrow, object columns as Python values.
+    df = pd.DataFrame(ROWS).astype("string")
+    ev = refscore.metrics.json_distance(decode="json")
+    by_arrow = evaluate_dataframe(df, [ev])
+    by_objects = evaluate_dataframe(df.astype(object).where(df.notna(), None), [ev])
+    assert by_arrow["json_distance_score"].tolist() == by_objects["json_distance_score"].tolist()
+    statuses = [d["status"] for d in by_arrow["json_distance_execution_details"]]
+    assert statuses == ["completed"] * 3 + ["failed"]

@@ -1,0 +1,97 @@
+"""Input mapping and binding, as seed 004 shows them."""
+
+import pytest
+
+import refscore
+from refscore import Score, bind_evaluator, create_evaluator
+
+EVAL_INPUT = {
+    "input": {"query": "How do I reset?", "documents": ["Manual", "Guide"]},
+    "output": {"answer": " Go to settings > reset. "},
+    "expected": "correct answer",
+}
+
+
+@create_evaluator(name="echo")
+def echo(query: str, context: list, response: str) -> Score:
+    return Score(name="x", score=1.0, metadata={"query": query, "context": context, "response": response})
+
+
+def test_path_mapping_with_bind_evaluator():
+    bound = bind_evaluator(echo, {"query": "input.query", "context": "input.documents", "response": "output.answer"})
+    [s] = bound(EVAL_INPUT)
+    assert s.name == "echo"
+    assert s.metadata == {"query": "How do I reset?", "context": ["Manual", "Guide"], "response": " Go to settings > reset. "}
+    # Binding does not change the original.
+    assert echo.input_mapping == {}
+
+
+def test_array_indexing_and_dollar_paths():
+    bound = echo.bind({"query": "input.documents[0]", "context": "input.documents", "response": "$.input.documents[-1]"})
+    [s] = bound.evaluate(EVAL_INPUT)
+    assert s.metadata["query"] == "Manual" and s.metadata["response"] == "Guide"
+
+
+def test_callables_one_parameter_gets_the_row_several_by_name():
+    def extract_context(eval_input):
+        return " ".join(eval_input.get("input", {}).get("documents", [])[:3])
+
+    bound = echo.bind(
+        {
+            "query": lambda x: x["input"]["query"].lower(),
+            "context": extract_context,
+            "response": lambda output, expected: output["answer"].strip() + "|" + expected,
+        }
+    )
+    [s] = bound.evaluate(EVAL_INPUT)
+    assert s.metadata == {"query": "how do i reset?", "context": "Manual Guide", "response": "Go to settings > reset.|correct answer"}
+
+
+def test_a_key_with_dots_wins_over_the_path():
+    bound = echo.bind({"query": "a.b", "context": "c", "response": "c"})
+    [s] = bound.evaluate({"a.b": "direct", "a": {"b": "nested"}, "c": "x"})
+    assert s.metadata["query"] == "direct"
+    [s] = bound.evaluate({"a": {"b": "nested"}, "c": "x"})
+    assert s.metadata["query"] == "nested"
+
+
+def test_missing_or_empty_required_inputs_raise_value_error():
+    with pytest.raises(ValueError, match="query"):
+        echo.evaluate({"context": [], "response": "r"})
+    with pytest.raises(ValueError, match="empty"):
+        echo.evaluate({"query": "  ", "context": [], "response": "r"})
+    with pytest.raises(ValueError, match="missing"):
+        echo.evaluate({"query": None, "context": [], "response": "r"})
+    with pytest.raises(ValueError):
+        echo.bind({"query": "input.nothing"}).evaluate({"input": {}, "context": [], "response": "r"})
+
+
+def test_bind_checks_paths_and_sources_at_once():
+    with pytest.raises(ValueError):
+        echo.bind({"query": "$.a["})
+    with pytest.raises(TypeError):
+        echo.bind({"query": 3})  # type: ignore[dict-item]
+
+
+def test_describe_shows_schema_and_mapping():
+    d = echo.bind({"query": "input.query", "context": lambda r: r}).describe()
+    assert d["name"] == "echo" and d["kind"] == "code" and d["direction"] == "maximize"
+    assert d["input_schema"]["required"] == ["query", "context", "response"]
+    assert d["input_schema"]["properties"]["query"]["type"] == "string"
+    assert d["input_mapping"]["query"] == "input.query"
+    assert d["input_mapping"]["context"].startswith("<callable")
+
+
+def test_rust_metrics_map_keys_paths_and_callables():
+    ev = refscore.metrics.json_distance().bind(
+        {"output": "response.body", "reference": lambda row: row["gold"][0]}
+    )
+    [s] = ev.evaluate({"response": {"body": {"a": 1, "b": 2}}, "gold": [{"a": 1, "b": 3}]})
+    assert s.score == 1.0
+    # Unmapped `reference` also reads `expected`, as a suite run does.
+    [s] = refscore.metrics.json_distance().evaluate({"output": {"a": 1}, "expected": {"a": 1}})
+    assert s.score == 0.0 and s.label == "match"
+    with pytest.raises(ValueError, match="reference"):
+        refscore.metrics.json_distance().evaluate({"output": {"a": 1}})
+    d = ev.describe()
+    assert d["metric"] == "json_distance" and d["input_schema"]["required"] == ["output", "reference"]

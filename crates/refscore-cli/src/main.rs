@@ -13,6 +13,7 @@ mod describe;
 mod pairs;
 mod render;
 mod report;
+mod reports;
 mod run;
 
 use std::io::Write;
@@ -52,6 +53,7 @@ fn run(cli: args::Cli) -> anyhow::Result<ExitCode> {
         args::Command::Compare(c) => compare::run(&c),
         args::Command::Run(r) => run::run(&r),
         args::Command::Metrics(m) => describe::run(&m),
+        args::Command::Report(r) => reports::command(&r),
     }
 }
 

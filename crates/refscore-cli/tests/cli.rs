@@ -7,6 +7,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 mod judge;
+mod reports;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

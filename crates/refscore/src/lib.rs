@@ -33,12 +33,15 @@ pub mod extract;
 pub mod json;
 pub mod judge;
 pub mod mapping;
+pub mod metric_result;
 pub mod metrics;
 pub mod normalize;
 pub mod number;
 pub mod path;
+pub mod report;
 pub mod row_score;
 pub mod runner;
+pub mod schema;
 pub mod score;
 pub mod suite;
 pub mod summary;
@@ -50,12 +53,13 @@ pub use detail::{Check, Detail, Outcome, Verdict};
 pub use error::{ConfigError, EvalError};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 pub use mapping::{InputMapping, MappingError};
+pub use metric_result::MetricResult;
 pub use runner::{
     Execution, LineFormat, Progress, RowResult, RunError, RunOptions, Status, run, run_rows,
 };
 pub use score::{Direction, Kind, Score};
 pub use suite::{Suite, SuiteEvaluator, SuiteFormat};
 pub use summary::{
-    EvaluatorSummary, FieldStat, Gate, GateCheck, GateResult, RowScoreSummary, RunSummary,
+    EvaluatorSummary, FieldStat, Gate, GateCheck, GateResult, RowScoreSummary, RunInfo, RunSummary,
     ScoreSummary,
 };

@@ -7,7 +7,7 @@ mod stats;
 
 pub(crate) use fields::FieldStats;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use fields::{FieldStat, MAX_FIELDS_PER_EVALUATOR};
 pub use gate::{Gate, GateCheck, GateResult};
@@ -16,7 +16,7 @@ pub use stats::EXACT_LIMIT;
 use crate::score::Direction;
 
 /// The summary of a run (`summary.json`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunSummary {
     /// Rows read, unreadable ones included.
     pub rows: u64,
@@ -40,13 +40,47 @@ pub struct RunSummary {
     pub fields: Vec<FieldStat>,
     /// Field details not tallied because an evaluator reached
     /// [`MAX_FIELDS_PER_EVALUATOR`] distinct paths.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub fields_dropped: u64,
     /// The gate's verdict.
     pub gate: GateResult,
     /// What each judge cost, per evaluator (LLM evaluators only).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<crate::judge::JudgeUsage>,
+    /// What was run: suite, dataset, refscore version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunInfo>,
+}
+
+/// What a run ran: the suite and dataset it read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RunInfo {
+    /// The suite's `name`, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_name: Option<String>,
+    /// The suite file, as given.
+    pub suite: String,
+    /// The dataset file.
+    pub dataset: String,
+    /// The version of refscore that ran it.
+    pub refscore_version: String,
+}
+
+impl RunInfo {
+    /// What a run of `suite` reads.
+    pub fn of(suite: &crate::suite::Suite) -> Self {
+        RunInfo {
+            suite_name: suite.name.clone(),
+            suite: suite.path.display().to_string(),
+            dataset: suite.dataset.display().to_string(),
+            refscore_version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+
+    /// The suite's name, else its file.
+    pub fn title(&self) -> &str {
+        self.suite_name.as_deref().unwrap_or(&self.suite)
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -54,7 +88,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// Statistics of the row scores.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RowScoreSummary {
     /// Rows that had a row score.
     pub count: u64,
@@ -67,7 +101,7 @@ pub struct RowScoreSummary {
 }
 
 /// Statistics of one evaluator over a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EvaluatorSummary {
     /// The evaluator's name in the suite.
     pub name: String,
@@ -101,12 +135,12 @@ pub struct EvaluatorSummary {
     pub passed: Option<u64>,
     /// The evaluator's other scores (precision and recall beside an F
     /// score, say), in the order they first appeared.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scores: Vec<ScoreSummary>,
 }
 
 /// Statistics of one further score of an evaluator over a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScoreSummary {
     /// The score's name, as in `results.jsonl` (`<evaluator>.<score>`).
     pub name: String,
@@ -319,6 +353,7 @@ impl Collector {
             fields_dropped,
             gate,
             judges: Vec::new(),
+            run: None,
         }
     }
 }

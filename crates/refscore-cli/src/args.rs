@@ -26,6 +26,9 @@ pub(crate) enum Command {
     Metrics(MetricsArgs),
     /// Render the reports of a finished run again from its output folder.
     Report(ReportArgs),
+    /// The run store: list, show, pin, compare and prune recorded runs.
+    #[command(subcommand, after_help = EXIT_CODES)]
+    Runs(RunsCommand),
 }
 
 /// Arguments of `refscore compare`.
@@ -116,6 +119,113 @@ pub(crate) struct RunArgs {
     /// Judges: ask again and replace every cached reply used.
     #[arg(long)]
     pub(crate) refresh_cache: bool,
+    #[command(flatten)]
+    pub(crate) store: StoreArgs,
+    /// Record nothing in the run store (a `--baseline` folder can still be compared).
+    #[arg(long, conflicts_with = "resume")]
+    pub(crate) no_store: bool,
+    /// Compare with this baseline instead of the suite's strategy: a run id
+    /// of the store, or a previous run's output folder.
+    #[arg(long, value_name = "RUN_OR_FOLDER")]
+    pub(crate) baseline: Option<String>,
+    /// A label recorded with the run, as KEY=VALUE; repeatable (added to the suite's `tags`).
+    #[arg(long = "tag", value_name = "KEY=VALUE")]
+    pub(crate) tags: Vec<String>,
+    /// Continue an interrupted run of this suite: the latest unfinished one, or RUN.
+    #[arg(long, value_name = "RUN", num_args = 0..=1, default_missing_value = "latest")]
+    pub(crate) resume: Option<String>,
+}
+
+/// Where the run store is.
+#[derive(Debug, Args)]
+pub(crate) struct StoreArgs {
+    /// The run store (default: `.refscore/runs.db` beside the suite for
+    /// `run`, in the current folder for `runs`; also `REFSCORE_STORE`).
+    #[arg(long, env = "REFSCORE_STORE", value_name = "PATH")]
+    pub(crate) store: Option<PathBuf>,
+}
+
+/// `refscore runs ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum RunsCommand {
+    /// Recorded runs, newest first.
+    List(RunsListArgs),
+    /// One run: where it came from, its summary and gate.
+    Show(RunsShowArgs),
+    /// Make a completed run its suite's pinned baseline (`regression: {baseline: pinned}`).
+    Pin(RunsPinArgs),
+    /// Unpin a run.
+    Unpin(RunsPinArgs),
+    /// Compare run B with baseline A (run ids or output folders).
+    Diff(RunsDiffArgs),
+    /// Delete all but the newest runs of each suite (pinned and running ones are kept).
+    Prune(RunsPruneArgs),
+}
+
+/// Output format of the `runs` commands.
+#[derive(Debug, Args)]
+pub(crate) struct FormatArg {
+    /// `text` (default) or `json`.
+    #[arg(long, value_parser = ["text", "json"], default_value = "text")]
+    pub(crate) format: String,
+}
+
+/// `refscore runs list`.
+#[derive(Debug, Args)]
+pub(crate) struct RunsListArgs {
+    #[command(flatten)]
+    pub(crate) store: StoreArgs,
+    /// Only runs of this suite: its name, or its file (then the store beside it is used).
+    #[arg(long)]
+    pub(crate) suite: Option<String>,
+    /// At most this many runs.
+    #[arg(long, default_value_t = 20)]
+    pub(crate) limit: usize,
+    #[command(flatten)]
+    pub(crate) format: FormatArg,
+}
+
+/// `refscore runs show`.
+#[derive(Debug, Args)]
+pub(crate) struct RunsShowArgs {
+    #[command(flatten)]
+    pub(crate) store: StoreArgs,
+    /// The run: its id, or `latest`.
+    pub(crate) run: String,
+    #[command(flatten)]
+    pub(crate) format: FormatArg,
+}
+
+/// `refscore runs pin` / `unpin`.
+#[derive(Debug, Args)]
+pub(crate) struct RunsPinArgs {
+    #[command(flatten)]
+    pub(crate) store: StoreArgs,
+    /// The run: its id, or `latest`.
+    pub(crate) run: String,
+}
+
+/// `refscore runs diff`.
+#[derive(Debug, Args)]
+pub(crate) struct RunsDiffArgs {
+    #[command(flatten)]
+    pub(crate) store: StoreArgs,
+    /// The baseline: a run id, `latest`, or an output folder.
+    pub(crate) a: String,
+    /// The run compared with it: a run id, `latest`, or an output folder.
+    pub(crate) b: String,
+    #[command(flatten)]
+    pub(crate) format: FormatArg,
+}
+
+/// `refscore runs prune`.
+#[derive(Debug, Args)]
+pub(crate) struct RunsPruneArgs {
+    #[command(flatten)]
+    pub(crate) store: StoreArgs,
+    /// Runs kept per suite.
+    #[arg(long)]
+    pub(crate) keep: usize,
 }
 
 /// `refscore metrics [NAME]`.

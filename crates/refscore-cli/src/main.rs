@@ -10,11 +10,14 @@ mod args;
 mod color;
 mod compare;
 mod describe;
+mod history;
 mod pairs;
+mod regression;
 mod render;
 mod report;
 mod reports;
 mod run;
+mod runs;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -54,6 +57,7 @@ fn run(cli: args::Cli) -> anyhow::Result<ExitCode> {
         args::Command::Run(r) => run::run(&r),
         args::Command::Metrics(m) => describe::run(&m),
         args::Command::Report(r) => reports::command(&r),
+        args::Command::Runs(r) => runs::run(&r),
     }
 }
 

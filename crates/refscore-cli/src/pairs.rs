@@ -50,6 +50,9 @@ pub(crate) fn run(
         // Any unreadable line or failed evaluation fails the command.
         gate: Gate { max_failed_rows: Some(0), ..Gate::default() },
         judges: std::sync::Arc::default(),
+        regression: refscore::history::RegressionPolicy::default(),
+        tags: std::collections::BTreeMap::new(),
+        links: std::collections::BTreeMap::new(),
     };
     let opts = RunOptions {
         threads,

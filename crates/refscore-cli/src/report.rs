@@ -150,26 +150,34 @@ pub(crate) fn summary(
         table(out, &rows, p)?;
     }
 
+    if let Some(c) = &s.comparison {
+        crate::regression::comparison(out, c, p)?;
+    }
+
     writeln!(out)?;
     let verdict = if s.gate.passed { p.green("PASSED") } else { p.red("FAILED") };
     writeln!(out, "{} {verdict}", p.bold("Gate"))?;
     for c in &s.gate.checks {
         let mark = if c.passed { p.green("✓") } else { p.red("✗") };
+        if let Some(st) = c.status {
+            writeln!(out, "  {mark} {}: {}", c.name, crate::regression::status(st, p))?;
+            continue;
+        }
         let actual = c.actual.map_or_else(|| String::from("none"), fmt);
         writeln!(out, "  {mark} {} {} {} (actual {actual})", c.name, c.op, fmt(c.required))?;
     }
     Ok(())
 }
 
-fn num(v: Option<f64>) -> String {
+pub(crate) fn num(v: Option<f64>) -> String {
     v.map_or_else(|| String::from("—"), fmt)
 }
 
-fn fmt(v: f64) -> String {
+pub(crate) fn fmt(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { format!("{v:.3}") }
 }
 
-fn table(out: &mut impl Write, rows: &[Vec<String>], p: Palette) -> std::io::Result<()> {
+pub(crate) fn table(out: &mut impl Write, rows: &[Vec<String>], p: Palette) -> std::io::Result<()> {
     let cols = rows.first().map_or(0, Vec::len);
     let mut width = vec![0usize; cols];
     for r in rows {

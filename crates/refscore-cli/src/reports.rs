@@ -100,7 +100,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let formats = if args.report.is_empty() { Format::ALL.to_vec() } else { formats(&args.report) };
     // The suite, when it can still be loaded, gives the HTML report each
     // failed row's output and reference.
-    let suite = summary.run.as_ref().and_then(|r| Suite::load(Path::new(&r.suite)).ok());
+    let suite = summary.run.as_ref().and_then(|r| Suite::load(Path::new(&r.suite_path)).ok());
     if suite.is_none() && formats.contains(&Format::Html) {
         writeln!(
             std::io::stderr(),

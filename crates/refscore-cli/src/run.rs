@@ -9,12 +9,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use refscore::history::{
+    Comparison, Recorder, RowScores, RunInfo, RunStatus, Store, compact_timestamp, unix_now,
+};
 use refscore::judge::{CacheMode, CacheSettings};
-use refscore::runner::{self, Progress, RowResult, RunOptions};
+use refscore::runner::{
+    self, BatchRecord, BatchSink, PriorBatch, Progress, Recording, Resume, RowResult, RunOptions,
+};
 use refscore::suite::{LoadOptions, Suite};
 
 use crate::args::RunArgs;
 use crate::color::Palette;
+use crate::history;
 
 pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let mode = if args.no_cache {
@@ -26,10 +32,50 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     let load = LoadOptions { cache: CacheSettings { path: args.cache.clone(), mode } };
     let suite = Suite::load_with(&args.suite, &load)?;
-    let dir = match &args.output {
-        Some(d) => d.clone(),
-        None => fresh_dir(&PathBuf::from("refscore-out").join(timestamp())),
+    let store = if args.no_store {
+        None
+    } else {
+        let path = args.store.store.clone().unwrap_or_else(|| history::store_beside(&suite.path));
+        Some(Store::open(&path)?)
     };
+    // The baseline is found first: a bad --baseline fails before any run
+    // is recorded or any row evaluated.
+    let baseline = history::baseline(
+        store.as_ref(),
+        args.baseline.as_deref(),
+        &history::suite_name(&suite),
+        suite.regression.baseline,
+        None,
+    )?;
+    // A new run, or the continuation of an interrupted one.
+    let (mut info, run_id, prior) = match (&store, &args.resume) {
+        (Some(store), Some(which)) => {
+            let (info, id, prior) = resume(store, &suite, which, args)?;
+            (info, Some(id), prior)
+        }
+        (None, Some(_)) => anyhow::bail!("--resume needs the run store"),
+        (store, None) => {
+            let mut info = history::run_info(&suite, &args.tags, args.limit)?;
+            let dir = match &args.output {
+                Some(d) => d.clone(),
+                None => {
+                    fresh_dir(&PathBuf::from("refscore-out").join(compact_timestamp(unix_now())))
+                }
+            };
+            info.output = Some(dir.display().to_string());
+            let id = match store {
+                Some(s) => {
+                    let id = s.begin(&info, &suite.regression)?;
+                    info.id = Some(id);
+                    info.store = Some(s.path().display().to_string());
+                    Some(id)
+                }
+                None => None,
+            };
+            (info, id, Vec::new())
+        }
+    };
+    let dir = PathBuf::from(info.output.clone().unwrap_or_else(|| "refscore-out".to_owned()));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let results_path = dir.join("results.jsonl");
     // Writing the results must never overwrite the data being read.
@@ -48,6 +94,15 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         File::create(&results_path)
             .with_context(|| format!("creating {}", results_path.display()))?,
     );
+    // A resumed run's file starts with the rows recorded before.
+    if let (Some(store), Some(id)) = (&store, run_id)
+        && !prior.is_empty()
+    {
+        store.for_each_line(id, |line| {
+            results.write_all(line.as_bytes())?;
+            results.write_all(b"\n")
+        })?;
+    }
 
     let cancel = Arc::new(AtomicBool::new(false));
     {
@@ -65,7 +120,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let opts = RunOptions {
         threads: args.threads,
         cancel: Arc::clone(&cancel),
-        limit: args.limit,
+        limit: info.limit,
         keep_passed_details: args.all_details,
         lines: runner::LineFormat::RowResult,
         max_details: None,
@@ -75,10 +130,52 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         results.write_all(line.as_bytes())?;
         results.write_all(b"\n")
     };
-    let summary = runner::run(&suite, &opts, &mut on_row, &|p: &Progress| progress.update(p))?;
+    let mut rows: Vec<RowScores> =
+        prior.iter().flat_map(|b| b.records.iter().map(|r| r.scores.clone())).collect();
+    let mut recorder = store.as_ref().zip(run_id).map(|(s, id)| s.recorder(id));
+    let mut sink = Collect { rows: &mut rows, inner: recorder.as_mut() };
+    let mut replay = prior.into_iter().map(Ok);
+    let resume = (run_id.is_some() && args.resume.is_some())
+        .then_some(Resume { batches: &mut replay as &mut dyn Iterator<Item = _> });
+    let dataset = refscore::dataset::open(&suite.dataset, suite.format)?;
+    let started = std::time::Instant::now();
+    let outcome = runner::run_recorded(
+        &suite,
+        dataset,
+        &opts,
+        &mut on_row,
+        &|p: &Progress| progress.update(p),
+        Recording { sink: Some(&mut sink), resume },
+    );
     progress.finish();
     results.flush()?;
     drop(results);
+    let mut summary = match outcome {
+        Ok(s) => s,
+        Err(e) => {
+            if let (Some(store), Some(id)) = (&store, run_id) {
+                let _ = store.mark(id, RunStatus::Failed);
+            }
+            return Err(e.into());
+        }
+    };
+    if let Some(r) = &recorder {
+        summary.duration_s = r.total_duration();
+    } else {
+        summary.duration_s = started.elapsed().as_secs_f64();
+    }
+    info.ended_at = Some(refscore::history::now_rfc3339());
+    summary.run = Some(info);
+    let current = summary.scores(rows);
+    let comparison = match baseline {
+        Some((base, why)) => Comparison::new(&base, why, &current, &suite.regression),
+        None => Comparison::without_baseline(&current, &suite.regression),
+    };
+    summary.set_comparison(comparison, &suite.gate);
+    if let (Some(store), Some(id)) = (&store, run_id) {
+        let status = if summary.cancelled { RunStatus::Cancelled } else { RunStatus::Completed };
+        store.finish(id, status, &summary)?;
+    }
     let summary_path = dir.join("summary.json");
     std::fs::write(&summary_path, serde_json::to_string_pretty(&summary)?)
         .with_context(|| format!("writing {}", summary_path.display()))?;
@@ -95,9 +192,17 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         write!(out, "{}", crate::reports::markdown(&dir, &summary, &opts)?)?;
     } else {
         crate::report::summary(&mut out, &summary, &suite, Palette::detect())?;
+        let id = run_id
+            .map(|i| {
+                format!(
+                    "\nrun: {i} in {}",
+                    store.as_ref().map_or(String::new(), |s| s.path().display().to_string())
+                )
+            })
+            .unwrap_or_default();
         writeln!(
             out,
-            "\nresults: {}\nsummary: {}",
+            "\nresults: {}\nsummary: {}{id}",
             results_path.display(),
             summary_path.display()
         )?;
@@ -111,7 +216,95 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             writeln!(err, "warning: {}: {w}", e.name)?;
         }
     }
+    if summary.cancelled && run_id.is_some() {
+        writeln!(
+            err,
+            "refscore: run cancelled; continue it with `refscore run {} --resume`",
+            args.suite.display()
+        )?;
+    }
     Ok(if summary.gate.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Finds the run to resume and checks that the suite and dataset did not
+/// change since it started.
+fn resume(
+    store: &Store,
+    suite: &Suite,
+    which: &str,
+    args: &RunArgs,
+) -> anyhow::Result<(RunInfo, i64, Vec<PriorBatch>)> {
+    let name = history::suite_name(suite);
+    let id = if which == "latest" {
+        store
+            .list(Some(&name), None)?
+            .into_iter()
+            .find(|r| r.status != RunStatus::Completed)
+            .map(|r| r.id)
+            .with_context(|| {
+                format!("{}: no unfinished run of suite `{name}` to resume", store.path().display())
+            })?
+    } else {
+        history::run_id(store, which, None)?
+    };
+    let entry = store.get(id)?;
+    if entry.status == RunStatus::Completed {
+        anyhow::bail!("{}: run {id} is completed: nothing to resume", store.path().display());
+    }
+    if entry.suite != name {
+        anyhow::bail!(
+            "{}: run {id} is of suite `{}`, not `{name}`",
+            store.path().display(),
+            entry.suite
+        );
+    }
+    let (suite_hash, dataset_hash) = store.hashes(id)?;
+    let now = history::run_info(suite, &args.tags, entry.info.limit)?;
+    if now.suite_hash != suite_hash {
+        anyhow::bail!(
+            "refusing to resume run {id}: the suite file {} changed since the run started (start a new run instead)",
+            suite.path.display()
+        );
+    }
+    if now.dataset_hash != dataset_hash {
+        anyhow::bail!(
+            "refusing to resume run {id}: the dataset {} changed since the run started (start a new run instead)",
+            suite.dataset.display()
+        );
+    }
+    if args.limit.is_some() && args.limit != entry.info.limit {
+        anyhow::bail!(
+            "--limit differs from the run's own ({:?}): a resumed run keeps its limit",
+            entry.info.limit
+        );
+    }
+    let mut info = entry.info;
+    info.resumed += 1;
+    info.id = Some(id);
+    info.store = Some(store.path().display().to_string());
+    if let Some(o) = &args.output {
+        info.output = Some(o.display().to_string());
+    }
+    store.set_info(id, &info)?;
+    let prior = store.prior_batches(id)?;
+    Ok((info, id, prior))
+}
+
+/// Hands batches to the store (when there is one) and keeps each row's
+/// cells for the comparison.
+struct Collect<'a, 'b> {
+    rows: &'a mut Vec<RowScores>,
+    inner: Option<&'a mut Recorder<'b>>,
+}
+
+impl BatchSink for Collect<'_, '_> {
+    fn batch(&mut self, b: &BatchRecord<'_>) -> Result<(), String> {
+        self.rows.extend(b.records.iter().map(|r| r.scores.clone()));
+        match self.inner.as_deref_mut() {
+            Some(s) => s.batch(b),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Progress on standard error: a bar on a terminal, a line every few
@@ -189,24 +382,4 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     }
-}
-
-/// `YYYYMMDD-HHMMSS` in UTC.
-fn timestamp() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
 }

@@ -6,6 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+mod history;
 mod judge;
 mod reports;
 
@@ -13,9 +14,15 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// The run store of tests that do not name one: outside the checkout.
+fn test_store() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-tests-runs.db")
+}
+
 fn refscore(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_refscore"))
         .args(args)
+        .env("REFSCORE_STORE", test_store())
         .current_dir(root())
         .output()
         .expect("runs")
@@ -24,6 +31,7 @@ fn refscore(args: &[&str]) -> Output {
 fn refscore_stdin(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_refscore"))
         .args(args)
+        .env("REFSCORE_STORE", test_store())
         .current_dir(root())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -419,6 +427,7 @@ fn ctrl_c_stops_cleanly_and_keeps_what_is_done() {
     let out = dir.path().join("out");
     let child = Command::new(env!("CARGO_BIN_EXE_refscore"))
         .args(["run", &suite, "-o", out.to_str().unwrap(), "--quiet", "--threads", "1"])
+        .env("REFSCORE_STORE", test_store())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

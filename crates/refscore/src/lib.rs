@@ -30,6 +30,7 @@ pub mod engine;
 pub mod error;
 pub mod evaluator;
 pub mod extract;
+pub mod history;
 pub mod json;
 pub mod judge;
 pub mod mapping;
@@ -55,11 +56,12 @@ pub use evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 pub use mapping::{InputMapping, MappingError};
 pub use metric_result::MetricResult;
 pub use runner::{
-    Execution, LineFormat, Progress, RowResult, RunError, RunOptions, Status, run, run_rows,
+    BatchRecord, BatchSink, Execution, LineFormat, PriorBatch, Progress, Recording, Resume,
+    RowResult, RunError, RunOptions, Status, run, run_recorded, run_rows,
 };
 pub use score::{Direction, Kind, Score};
 pub use suite::{Suite, SuiteEvaluator, SuiteFormat};
 pub use summary::{
-    EvaluatorSummary, FieldStat, Gate, GateCheck, GateResult, RowScoreSummary, RunInfo, RunSummary,
+    EvaluatorSummary, FieldStat, Gate, GateCheck, GateResult, RowScoreSummary, RunSummary,
     ScoreSummary,
 };

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::dataset::{self, DatasetError, Pending, Row, Rows};
 use crate::engine::FieldTally;
+use crate::history::{RowRecord, RowScores};
 use crate::metric_result::{DEFAULT_MAX_DETAILS, MetricResult};
 use crate::score::Score;
 use crate::suite::{Suite, SuiteEvaluator};
@@ -140,6 +141,73 @@ pub enum RunError {
     /// The worker threads could not be started.
     #[error("starting worker threads: {0}")]
     Threads(String),
+    /// The batch sink (the run store) failed.
+    #[error("recording the run: {0}")]
+    Record(String),
+    /// The stored part of a resumed run cannot be read back.
+    #[error("resuming the run: {0}")]
+    Resume(String),
+}
+
+/// One finished batch, as handed to a [`BatchSink`].
+#[derive(Debug)]
+pub struct BatchRecord<'a> {
+    /// Rows of the dataset before this batch (0-based index of its first row).
+    pub first: u64,
+    /// Per row: what the summary needs to be rebuilt.
+    pub records: &'a [RowRecord],
+    /// Per row: its line of `results.jsonl`.
+    pub lines: &'a [&'a str],
+    /// The batch's per-field statistics, serialised (opaque).
+    pub fields: &'a str,
+}
+
+/// Receives each batch once its rows went to `on_row`, in order: the run
+/// store records them so that an interrupted run can resume.
+pub trait BatchSink {
+    /// Records one batch.
+    ///
+    /// # Errors
+    /// The batch could not be recorded; the run stops with
+    /// [`RunError::Record`].
+    fn batch(&mut self, batch: &BatchRecord<'_>) -> Result<(), String>;
+}
+
+/// A batch recorded by an earlier, interrupted part of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PriorBatch {
+    /// Its rows.
+    pub records: Vec<RowRecord>,
+    /// Its per-field statistics, as the [`BatchRecord`] gave them.
+    pub fields: String,
+}
+
+/// How an interrupted run continues: its recorded batches are replayed
+/// into the summary and their rows skipped in the dataset.
+pub struct Resume<'a> {
+    /// The recorded batches, in order.
+    pub batches: &'a mut dyn Iterator<Item = Result<PriorBatch, String>>,
+}
+
+impl std::fmt::Debug for Resume<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resume").finish_non_exhaustive()
+    }
+}
+
+/// Where a recorded run's batches go and where a resumed one starts.
+#[derive(Debug, Default)]
+pub struct Recording<'a> {
+    /// The sink receiving each batch.
+    pub sink: Option<&'a mut dyn BatchSink>,
+    /// The recorded part of an interrupted run.
+    pub resume: Option<Resume<'a>>,
+}
+
+impl std::fmt::Debug for dyn BatchSink + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BatchSink")
+    }
 }
 
 /// A row's result before the summary has seen it.
@@ -152,6 +220,8 @@ struct Evaluated {
     /// Per evaluator: the per-field tallies of its comparison.
     tallies: Vec<Vec<FieldTally>>,
     unreadable: bool,
+    /// What the summary needs of the row (filled after evaluation).
+    record: Option<RowRecord>,
 }
 
 /// Runs a suite: every row through every evaluator.
@@ -182,11 +252,31 @@ pub fn run(
 /// The worker threads cannot start, or `on_row` fails.
 pub fn run_rows(
     suite: &Suite,
-    mut rows: Rows,
+    rows: Rows,
     opts: &RunOptions,
     on_row: &mut dyn FnMut(&RowResult, &str) -> std::io::Result<()>,
     on_progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<RunSummary, RunError> {
+    run_recorded(suite, rows, opts, on_row, on_progress, Recording::default())
+}
+
+/// Runs a suite over rows, handing each batch to `recording.sink` and,
+/// when `recording.resume` is set, continuing an interrupted run: its
+/// recorded batches are replayed into the summary (not handed to
+/// `on_row`) and as many rows skipped in `rows`. Otherwise as [`run`].
+///
+/// # Errors
+/// The worker threads cannot start, `on_row` or the sink fails, or the
+/// recorded batches cannot be read.
+pub fn run_recorded(
+    suite: &Suite,
+    mut rows: Rows,
+    opts: &RunOptions,
+    on_row: &mut dyn FnMut(&RowResult, &str) -> std::io::Result<()>,
+    on_progress: &(dyn Fn(&Progress) + Sync),
+    recording: Recording<'_>,
+) -> Result<RunSummary, RunError> {
+    let Recording { mut sink, resume } = recording;
     let start = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads.unwrap_or_else(|| default_threads(suite)))
@@ -202,6 +292,27 @@ pub fn run_rows(
             .collect(),
     );
     let mut remaining = opts.limit;
+    let mut next_index: u64 = 0;
+    if let Some(resume) = resume {
+        for prior in resume.batches {
+            let prior = prior.map_err(RunError::Resume)?;
+            collector.fields(FieldStats::from_snapshot(&prior.fields).map_err(RunError::Resume)?);
+            for r in &prior.records {
+                record(&mut collector, r);
+            }
+            next_index += prior.records.len() as u64;
+        }
+        for _ in 0..next_index {
+            if rows.next_pending().is_none() {
+                return Err(RunError::Resume(format!(
+                    "the dataset has fewer rows than the {next_index} already recorded"
+                )));
+            }
+        }
+        if let Some(r) = &mut remaining {
+            *r = r.saturating_sub(next_index);
+        }
+    }
     let mut cancelled = false;
     let mut batch = pool.install(|| read_batch(&mut rows, &mut remaining));
     while !batch.is_empty() {
@@ -214,7 +325,7 @@ pub fn run_rows(
         let keep_passed = opts.keep_passed_details;
         let max_details = opts.max_details.unwrap_or(DEFAULT_MAX_DETAILS);
         let format = opts.lines;
-        let ((evaluated, fields), next) = pool.install(|| {
+        let ((mut evaluated, fields), next) = pool.install(|| {
             rayon::join(
                 || {
                     // Evaluation, field statistics and serialisation all run
@@ -245,6 +356,7 @@ pub fn run_rows(
                             }
                             LineFormat::Scores => score_lines(suite, &ev.result),
                         };
+                        ev.record = Some(row_record(ev));
                     });
                     (evaluated, fields)
                 },
@@ -252,14 +364,31 @@ pub fn run_rows(
             )
         });
         batch = next;
+        let snapshot = if sink.is_some() { fields.to_snapshot() } else { String::new() };
         collector.fields(fields);
-        for ev in &evaluated {
-            record(&mut collector, ev);
+        let records: Vec<RowRecord> =
+            evaluated.iter_mut().filter_map(|ev| ev.record.take()).collect();
+        for (ev, r) in evaluated.iter().zip(&records) {
+            record(&mut collector, r);
             if let Err(e) = on_row(&ev.result, &ev.line) {
                 pool.install(|| batch.into_par_iter().for_each(drop_item));
                 return Err(RunError::Output(e));
             }
         }
+        if let Some(sink) = sink.as_deref_mut() {
+            let lines: Vec<&str> = evaluated.iter().map(|ev| ev.line.as_str()).collect();
+            let b = BatchRecord {
+                first: next_index,
+                records: &records,
+                lines: &lines,
+                fields: &snapshot,
+            };
+            if let Err(e) = sink.batch(&b) {
+                pool.install(|| batch.into_par_iter().for_each(drop_item));
+                return Err(RunError::Record(e));
+            }
+        }
+        next_index += records.len() as u64;
         // Freed where it was made: the allocator frees fastest on the
         // thread that allocated.
         pool.install(|| evaluated.into_par_iter().for_each(drop));
@@ -276,7 +405,6 @@ pub fn run_rows(
     let cancelled = cancelled || opts.cancel.load(Ordering::Relaxed);
     let mut summary = collector.finish(cancelled, start.elapsed().as_secs_f64(), &suite.gate);
     summary.judges = suite.judges.usage();
-    summary.run = Some(crate::summary::RunInfo::of(suite));
     Ok(summary)
 }
 
@@ -316,24 +444,40 @@ fn default_threads(suite: &Suite) -> usize {
     if asks { cores.max(suite.judges.concurrency()) } else { cores }
 }
 
-/// Feeds one row into the summary.
-fn record(collector: &mut Collector, ev: &Evaluated) {
-    if ev.unreadable {
-        collector.unreadable();
-        return;
-    }
-    let outcomes: Vec<EvalOutcome> = ev.outcomes.iter().map(|(o, _)| *o).collect();
-    collector.row(&outcomes);
+/// What the summary needs of an evaluated row.
+fn row_record(ev: &Evaluated) -> RowRecord {
+    let mut extra = Vec::new();
     for (i, (_, range)) in ev.outcomes.iter().enumerate() {
         // The first score of an evaluator is its main one; the others are
         // summarised by name.
         for s in ev.result.scores.get(range.clone()).unwrap_or(&[]).iter().skip(1) {
             if let Some(x) = s.score {
-                collector.extra_score(i, &s.name, x);
+                extra.push((u32::try_from(i).unwrap_or(u32::MAX), s.name.clone(), x));
             }
         }
     }
-    if let Some(x) = ev.result.row_score {
+    RowRecord {
+        scores: RowScores {
+            id: ev.result.id.clone(),
+            cells: ev.outcomes.iter().map(|(o, _)| *o).collect(),
+        },
+        row_score: ev.result.row_score,
+        extra,
+        unreadable: ev.unreadable,
+    }
+}
+
+/// Feeds one row into the summary.
+fn record(collector: &mut Collector, r: &RowRecord) {
+    if r.unreadable {
+        collector.unreadable();
+        return;
+    }
+    collector.row(&r.scores.cells);
+    for (i, name, x) in &r.extra {
+        collector.extra_score(*i as usize, name, *x);
+    }
+    if let Some(x) = r.row_score {
         collector.row_score(x);
     }
 }
@@ -380,6 +524,7 @@ fn evaluate_item(suite: &Suite, item: Pending, max_details: usize) -> Evaluated 
             outcomes: Vec::new(),
             tallies: Vec::new(),
             unreadable: true,
+            record: None,
         },
         Ok(row) => {
             let ev = evaluate_row(suite, &row, max_details);
@@ -478,6 +623,7 @@ fn evaluate_row(suite: &Suite, row: &Row, max_details: usize) -> Evaluated {
         outcomes,
         tallies,
         unreadable: false,
+        record: None,
     }
 }
 

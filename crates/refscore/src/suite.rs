@@ -18,6 +18,7 @@ use std::sync::Arc;
 use crate::dataset::DatasetFormat;
 use crate::error::ConfigError;
 use crate::evaluator::Evaluator;
+use crate::history::{FailOn, RegressionPolicy, Strategy};
 use crate::judge::{CacheSettings, Judges};
 use crate::mapping::InputMapping;
 use crate::metrics::{self, BuildContext};
@@ -63,6 +64,12 @@ pub struct Suite {
     pub gate: Gate,
     /// The judges its LLM evaluators ask (none when it has no `judge`).
     pub judges: Arc<Judges>,
+    /// How runs are compared with their baseline.
+    pub regression: RegressionPolicy,
+    /// Labels recorded with every run.
+    pub tags: BTreeMap<String, String>,
+    /// Links recorded with every run (label → address).
+    pub links: BTreeMap<String, String>,
 }
 
 /// How a suite is loaded: settings from the command line, not the file.
@@ -313,6 +320,7 @@ fn build(
         }
     }
     let gate = build_gate(&raw.gate, &evaluators)?;
+    let regression = build_regression(&raw.regression, &evaluators)?;
     Ok(Suite {
         path: path.to_path_buf(),
         name: raw.name,
@@ -322,7 +330,69 @@ fn build(
         evaluators,
         gate,
         judges,
+        regression,
+        tags: raw.tags,
+        links: raw.links,
     })
+}
+
+fn build_regression(
+    raw: &raw::RawRegression,
+    evaluators: &[SuiteEvaluator],
+) -> Result<RegressionPolicy, ConfigError> {
+    let baseline = match raw.baseline.as_deref() {
+        None | Some("last_passing") => Strategy::LastPassing,
+        Some("pinned") => Strategy::Pinned,
+        Some(other) => {
+            return Err(ConfigError::invalid(
+                "regression.baseline",
+                format!("`{other}` is not one of last_passing, pinned"),
+            ));
+        }
+    };
+    let any = |_: &SuiteEvaluator| true;
+    let unit = Some((0.0, 1.0e9));
+    let tolerance =
+        per_evaluator("regression.tolerance", raw.tolerance.as_ref(), evaluators, any, "", unit)?;
+    let critical_threshold = per_evaluator(
+        "regression.critical_threshold",
+        raw.critical_threshold.as_ref(),
+        evaluators,
+        any,
+        "",
+        unit,
+    )?;
+    let policy = RegressionPolicy {
+        baseline,
+        tolerance,
+        critical_threshold,
+        alpha: match &raw.significance {
+            None => Some(crate::history::DEFAULT_ALPHA),
+            Some(Value::Bool(false)) => None,
+            Some(v) => match v.as_f64().filter(|a| *a > 0.0 && *a < 1.0) {
+                Some(a) => Some(a),
+                None => {
+                    return Err(ConfigError::invalid(
+                        "regression.significance",
+                        format!("expected a level in (0, 1) such as 0.05, or false; got {v}"),
+                    ));
+                }
+            },
+        },
+    };
+    for e in evaluators {
+        let (t, c) = (policy.tolerance_of(&e.name), policy.critical_of(&e.name));
+        if c < t {
+            return Err(ConfigError::invalid(
+                "regression",
+                format!(
+                    "evaluator `{}`: critical_threshold {c} is below tolerance {t} (a drop is a warning beyond the tolerance and critical beyond the critical threshold)",
+                    e.name
+                ),
+            ));
+        }
+    }
+    Ok(policy)
 }
 
 /// One per-evaluator gate limit: a number for every evaluator it applies
@@ -335,7 +405,7 @@ fn per_evaluator(
     why_not: &str,
     range: Option<(f64, f64)>,
 ) -> Result<BTreeMap<String, f64>, ConfigError> {
-    let ctx = format!("gate.{key}");
+    let ctx = key.to_owned();
     let number = |v: &Value, what: &str| -> Result<f64, ConfigError> {
         let x = v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
             ConfigError::invalid(&ctx, format!("{what}: expected a finite number, got {v}"))
@@ -388,7 +458,7 @@ fn build_gate(raw: &raw::RawGate, evaluators: &[SuiteEvaluator]) -> Result<Gate,
     let minimize = |e: &SuiteEvaluator| e.direction() == Direction::Minimize;
     let gate = Gate {
         min_mean: per_evaluator(
-            "min_mean",
+            "gate.min_mean",
             raw.min_mean.as_ref(),
             evaluators,
             |e| !minimize(e),
@@ -396,7 +466,7 @@ fn build_gate(raw: &raw::RawGate, evaluators: &[SuiteEvaluator]) -> Result<Gate,
             None,
         )?,
         max_mean: per_evaluator(
-            "max_mean",
+            "gate.max_mean",
             raw.max_mean.as_ref(),
             evaluators,
             minimize,
@@ -404,7 +474,7 @@ fn build_gate(raw: &raw::RawGate, evaluators: &[SuiteEvaluator]) -> Result<Gate,
             None,
         )?,
         min_pass_rate: per_evaluator(
-            "min_pass_rate",
+            "gate.min_pass_rate",
             raw.min_pass_rate.as_ref(),
             evaluators,
             |e| e.threshold.is_some(),
@@ -412,6 +482,17 @@ fn build_gate(raw: &raw::RawGate, evaluators: &[SuiteEvaluator]) -> Result<Gate,
             Some((0.0, 1.0)),
         )?,
         max_failed_rows: raw.max_failed_rows,
+        regression: match raw.regression.as_ref().map(|r| r.fail_on.as_str()) {
+            None => None,
+            Some("warning") => Some(FailOn::Warning),
+            Some("critical") => Some(FailOn::Critical),
+            Some(other) => {
+                return Err(ConfigError::invalid(
+                    "gate.regression.fail_on",
+                    format!("`{other}` is not one of warning, critical"),
+                ));
+            }
+        },
     };
     Ok(gate)
 }

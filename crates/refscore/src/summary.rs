@@ -13,6 +13,7 @@ pub use fields::{FieldStat, MAX_FIELDS_PER_EVALUATOR};
 pub use gate::{Gate, GateCheck, GateResult};
 pub use stats::EXACT_LIMIT;
 
+use crate::history::{Comparison, EvaluatorScores, FieldAccuracy, RowScores, RunInfo, RunScores};
 use crate::score::Direction;
 
 /// The summary of a run (`summary.json`).
@@ -47,39 +48,48 @@ pub struct RunSummary {
     /// What each judge cost, per evaluator (LLM evaluators only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<crate::judge::JudgeUsage>,
-    /// What was run: suite, dataset, refscore version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Where the run came from: suite, dataset, hashes, git, tags, store id.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub run: Option<RunInfo>,
+    /// The comparison with the baseline run, when one was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
 }
 
-/// What a run ran: the suite and dataset it read.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct RunInfo {
-    /// The suite's `name`, when it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suite_name: Option<String>,
-    /// The suite file, as given.
-    pub suite: String,
-    /// The dataset file.
-    pub dataset: String,
-    /// The version of refscore that ran it.
-    pub refscore_version: String,
-}
-
-impl RunInfo {
-    /// What a run of `suite` reads.
-    pub fn of(suite: &crate::suite::Suite) -> Self {
-        RunInfo {
-            suite_name: suite.name.clone(),
-            suite: suite.path.display().to_string(),
-            dataset: suite.dataset.display().to_string(),
-            refscore_version: env!("CARGO_PKG_VERSION").to_owned(),
+impl RunSummary {
+    /// What a comparison reads of this run, with its rows.
+    pub fn scores(&self, rows: Vec<RowScores>) -> RunScores {
+        RunScores {
+            evaluators: self
+                .evaluators
+                .iter()
+                .map(|e| EvaluatorScores {
+                    name: e.name.clone(),
+                    metric: e.metric.clone(),
+                    direction: e.direction,
+                    mean: e.mean,
+                })
+                .collect(),
+            rows,
+            fields: self
+                .fields
+                .iter()
+                .map(|f| FieldAccuracy {
+                    evaluator: f.evaluator.clone(),
+                    path: f.path.clone(),
+                    accuracy: f.accuracy,
+                })
+                .collect(),
         }
     }
 
-    /// The suite's name, else its file.
-    pub fn title(&self) -> &str {
-        self.suite_name.as_deref().unwrap_or(&self.suite)
+    /// Sets the comparison and adds its gate check (`regression`), when
+    /// the suite's gate has one.
+    pub fn set_comparison(&mut self, comparison: Comparison, gate: &Gate) {
+        if let Some(fail_on) = gate.regression {
+            self.gate.add_regression(&comparison, fail_on);
+        }
+        self.comparison = Some(comparison);
     }
 }
 
@@ -165,16 +175,8 @@ pub fn passes(direction: Direction, threshold: f64, score: f64) -> bool {
     }
 }
 
-/// What one evaluator came to on one row.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum EvalOutcome {
-    /// A numeric main score.
-    Score(f64),
-    /// Completed without a number.
-    Invalid,
-    /// The evaluation failed.
-    Failed,
-}
+/// What one evaluator came to on one row (a score, invalid, failed).
+pub(crate) use crate::history::Cell as EvalOutcome;
 
 #[derive(Debug, Clone)]
 struct EvalAcc {
@@ -354,6 +356,7 @@ impl Collector {
             gate,
             judges: Vec::new(),
             run: None,
+            comparison: None,
         }
     }
 }

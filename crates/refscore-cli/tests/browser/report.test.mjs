@@ -52,8 +52,11 @@ async function open(options = {}) {
 
 test("header, gate and evaluator cards", async () => {
   const { page, problems } = await open();
-  assert.match(await page.textContent("h1"), /suite\.yaml/);
+  assert.equal(await page.textContent("h1"), "suite");
   assert.match(await page.textContent(".facts"), /66 rows/);
+  assert.match(await page.textContent(".facts"), /dataset examples\/invoices\/dataset\.jsonl/);
+  assert.match(await page.textContent("#baseline h2"), /Against the baseline\s+clean/);
+  assert.equal(await page.locator(".card .badge.clean").count(), 4);
   const gate = page.locator("#gate");
   assert.match(await gate.textContent(), /Gate passed/);
   assert.match(await gate.getAttribute("class"), /\bpass\b/);

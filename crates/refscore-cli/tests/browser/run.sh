@@ -15,7 +15,10 @@ fi
 cd "$here"
 npm ci --no-audit --no-fund --loglevel=error
 out="${REFSCORE_REPORT_DIR:-$root/target/browser-report}"
-rm -rf "$out"
-(cd "$root" && cargo run -q -p refscore-cli -- run examples/invoices/suite.yaml -q -o "$out" --report md,junit,html >/dev/null)
+rm -rf "$out" "$out-baseline"
+# A first run as the baseline, then the run whose reports are tested.
+(cd "$root" && cargo run -q -p refscore-cli -- run examples/invoices/suite.yaml -q --no-store -o "$out-baseline" >/dev/null)
+(cd "$root" && cargo run -q -p refscore-cli -- run examples/invoices/suite.yaml -q --no-store \
+    --baseline "$out-baseline" -o "$out" --report md,junit,html >/dev/null)
 REFSCORE_REPORT_DIR="$out" CHROMIUM="$(command -v chromium)" node --test report.test.mjs
 echo "browser tests passed; screenshots in $out"

@@ -11,10 +11,17 @@ use super::{code, refscore, root, stderr, stdout};
 /// Runs the example with the given extra arguments and environment.
 fn run_example(out: &Path, extra: &[&str], env: &[(&str, &Path)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_refscore"));
-    cmd.args(["run", "examples/invoices/suite.yaml", "-q", "-o", out.to_str().unwrap()])
-        .args(extra)
-        .current_dir(root())
-        .env_remove("GITHUB_STEP_SUMMARY");
+    cmd.args([
+        "run",
+        "examples/invoices/suite.yaml",
+        "-q",
+        "--no-store",
+        "-o",
+        out.to_str().unwrap(),
+    ])
+    .args(extra)
+    .current_dir(root())
+    .env_remove("GITHUB_STEP_SUMMARY");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -31,10 +38,7 @@ fn run_writes_the_reports_asked_for_and_the_step_summary() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(stdout(&o).contains("report: "), "{}", stdout(&o));
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(
-        md.starts_with("# refscore: examples/invoices/suite.yaml\n\n✅ **Gate passed**"),
-        "{md}"
-    );
+    assert!(md.starts_with("# refscore: suite\n\n✅ **Gate passed**"), "{md}");
     let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
     assert!(
         junit
@@ -134,4 +138,22 @@ fn written_files_validate_against_the_published_schemas() {
     bad = summary;
     bad["rows"] = Value::from("many");
     assert!(!s.is_valid(&bad));
+}
+
+#[test]
+fn reports_show_the_comparison_with_a_baseline_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    let o = run_example(&first, &[], &[]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let second = dir.path().join("second");
+    let base = first.to_str().unwrap();
+    let o = run_example(&second, &["--baseline", base, "--report", "md,html"], &[]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let md = std::fs::read_to_string(second.join("report.md")).unwrap();
+    assert!(md.contains("| Baseline | Change | Status |"), "{md}");
+    assert!(md.contains("| 0.948 | → 0 | ✅ clean |"), "{md}");
+    assert!(md.contains("## Against the baseline: ✅ clean"), "{md}");
+    let html = std::fs::read_to_string(second.join("report.html")).unwrap();
+    assert!(html.contains(r#"<section id="baseline">"#));
 }

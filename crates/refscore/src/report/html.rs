@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::histogram::Histogram;
-use super::text::{num, opt, percent};
+use super::text::{self, num, opt, percent};
 use super::{EvalStatus, Options, ReportError, RowIter, RowStatus, Sides, failed_details};
 use crate::runner::RowResult;
 use crate::score::Direction;
@@ -103,6 +103,7 @@ pub fn render(
     data.push_str(&extra);
     data.push('}');
 
+    let against = summary.comparison.as_ref().filter(|c| c.baseline.is_some());
     let evaluators: Vec<EvaluatorView> = summary
         .evaluators
         .iter()
@@ -124,6 +125,14 @@ pub fn render(
                 failed: e.failed,
                 invalid: e.invalid,
                 histogram: h.svg(&format!("score histogram of {}", e.name)),
+                against: against.and_then(|c| c.evaluators.iter().find(|x| x.name == e.name)).map(
+                    |x| AgainstView {
+                        baseline: opt(x.baseline_mean),
+                        change: text::change(x.change),
+                        status: x.status.as_str(),
+                        note: x.note.clone(),
+                    },
+                ),
             }
         })
         .collect();
@@ -150,16 +159,18 @@ pub fn render(
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE).map_err(|e| ReportError::Template(e.to_string()))?;
     let tpl = env.get_template("report.html").map_err(|e| ReportError::Template(e.to_string()))?;
-    let title = summary.run.as_ref().map_or("run", |r| r.title());
+    let title = super::title(summary);
     let ctx = context! {
         title => title,
-        run => Serde(&summary.run),
+        facts => Serde(super::run_facts(summary)),
         summary => Serde(summary),
         duration => format!("{:.2}", summary.duration_s),
         evaluators => Serde(&evaluators),
         fields => Serde(&fields),
         fields_more => summary.fields.len().saturating_sub(FIELDS_SHOWN),
         gate => Serde(gate_view(summary)),
+        comparison => Serde(comparison_view(summary)),
+        no_baseline => summary.comparison.as_ref().is_some_and(|c| c.baseline.is_none()),
         style => Tpl::from_safe_string(STYLE.to_owned()),
         script => Tpl::from_safe_string(SCRIPT.to_owned()),
         data => Tpl::from_safe_string(script_safe(&data)),
@@ -183,6 +194,81 @@ struct EvaluatorView {
     failed: u64,
     invalid: u64,
     histogram: String,
+    against: Option<AgainstView>,
+}
+
+/// An evaluator against the baseline.
+#[derive(Serialize)]
+struct AgainstView {
+    baseline: String,
+    change: String,
+    status: &'static str,
+    note: Option<String>,
+}
+
+/// The baseline section.
+#[derive(Serialize)]
+struct ComparisonView {
+    status: &'static str,
+    reason: String,
+    baseline: Vec<(&'static str, String)>,
+    rows: String,
+    regressed: Vec<[String; 5]>,
+    fields: Vec<[String; 5]>,
+}
+
+fn comparison_view(s: &RunSummary) -> Option<ComparisonView> {
+    let c = s.comparison.as_ref()?;
+    let b = c.baseline.as_ref()?;
+    let mut baseline = vec![("chosen by", b.chosen_by.clone())];
+    if let Some(id) = b.run_id {
+        baseline.push(("run", id.to_string()));
+    }
+    if let Some(f) = &b.folder {
+        baseline.push(("folder", f.clone()));
+    }
+    if let Some(g) = &b.git_commit {
+        baseline.push(("commit", g.chars().take(12).collect()));
+    }
+    if let Some(at) = &b.started_at {
+        baseline.push(("started", at.clone()));
+    }
+    Some(ComparisonView {
+        status: c.status.as_str(),
+        reason: b.reason.clone(),
+        baseline,
+        rows: format!(
+            "{} rows matched by id, {} new, {} removed",
+            c.rows.matched, c.rows.new, c.rows.removed
+        ),
+        regressed: c
+            .regressed_rows
+            .iter()
+            .map(|r| {
+                [
+                    r.evaluator.clone(),
+                    r.id.clone(),
+                    text::cell(r.baseline),
+                    text::cell(r.current),
+                    text::change(r.change),
+                ]
+            })
+            .collect(),
+        fields: c
+            .fields
+            .iter()
+            .filter(|f| f.change.is_none_or(|x| x.abs() > 1e-9))
+            .map(|f| {
+                [
+                    f.evaluator.clone(),
+                    f.path.clone(),
+                    f.baseline_accuracy.map_or_else(|| String::from("—"), percent),
+                    f.current_accuracy.map_or_else(|| String::from("—"), percent),
+                    text::change(f.change),
+                ]
+            })
+            .collect(),
+    })
 }
 
 #[derive(Serialize)]

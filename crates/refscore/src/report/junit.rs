@@ -24,7 +24,7 @@ pub fn render(
     _opts: &Options,
     out: &mut dyn Write,
 ) -> Result<(), ReportError> {
-    let classname = summary.run.as_ref().map_or("refscore", |r| r.title()).to_owned();
+    let classname = super::title(summary).to_owned();
     let mut suites: Vec<TestSuite> =
         summary.evaluators.iter().map(|e| TestSuite::new(e.name.as_str())).collect();
     let mut times = vec![Duration::ZERO; suites.len()];

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use super::text::{cut, md_cell, num, opt, percent};
+use super::text::{cell, change, cut, md_cell, num, opt, percent, status};
 use super::{EvalStatus, Options, ReportError, RowIter, RowStatus, failed_details, main_score};
 use crate::runner::RowResult;
 use crate::score::Direction;
@@ -64,6 +64,7 @@ pub fn to_string(
     doc.push(&header(summary));
     doc.push(&gate(summary));
     doc.push(&evaluators(summary));
+    doc.push(&comparison(summary));
     doc.push(&fields(summary));
     if failed_total > 0 {
         doc.push(&format!(
@@ -119,24 +120,18 @@ impl Doc {
 }
 
 fn header(s: &RunSummary) -> String {
-    let title = s.run.as_ref().map_or("run", |r| r.title());
-    let mut h = format!("# refscore: {}\n\n", md_cell(title, ID_CHARS));
+    let mut h = format!("# refscore: {}\n\n", md_cell(super::title(s), ID_CHARS));
     let verdict = if s.gate.passed { "✅ **Gate passed**" } else { "❌ **Gate failed**" };
     let _ = writeln!(h, "{verdict}\n");
-    let mut facts = Vec::new();
-    if let Some(r) = &s.run {
-        facts.push(format!("dataset <code>{}</code>", md_cell(&r.dataset, 200)));
-    }
-    facts.push(format!(
-        "{} rows ({} unreadable, {} with a failed evaluation)",
-        s.rows, s.rows_unreadable, s.rows_with_failures
-    ));
-    facts.push(format!("{:.2} s", s.duration_s));
-    if let Some(r) = &s.run {
-        facts.push(format!("refscore {}", md_cell(&r.refscore_version, 40)));
-    }
+    let mut facts = vec![format!(
+        "{} rows ({} unreadable, {} with a failed evaluation) in {:.2} s",
+        s.rows, s.rows_unreadable, s.rows_with_failures, s.duration_s
+    )];
     if s.cancelled {
         facts.push(String::from("**cancelled**"));
+    }
+    for (label, value) in super::run_facts(s) {
+        facts.push(format!("{label} <code>{}</code>", md_cell(&value, 200)));
     }
     let _ = writeln!(h, "{}", facts.join(" · "));
     h
@@ -168,12 +163,19 @@ fn failures(e: &EvaluatorSummary, rows: u64) -> u64 {
 }
 
 fn evaluators(s: &RunSummary) -> String {
+    // Against the baseline, when there is one: its mean, the change and the status.
+    let against = s.comparison.as_ref().filter(|c| c.baseline.is_some());
     let mut t = String::from(
-        "\n## Evaluators\n\n| Evaluator | Metric | Mean | Median | Pass rate | Threshold | Failures |\n|---|---|---|---|---|---|---|\n",
+        "\n## Evaluators\n\n| Evaluator | Metric | Mean | Median | Pass rate | Threshold | Failures |",
     );
+    t.push_str(if against.is_some() {
+        " Baseline | Change | Status |\n|---|---|---|---|---|---|---|---|---|---|\n"
+    } else {
+        "\n|---|---|---|---|---|---|---|\n"
+    });
     for e in &s.evaluators {
         let op = if e.direction == Direction::Minimize { "≤" } else { "≥" };
-        let _ = writeln!(
+        let _ = write!(
             t,
             "| {} | {} | {} | {} | {} | {} | {} |",
             md_cell(&e.name, ID_CHARS),
@@ -184,6 +186,21 @@ fn evaluators(s: &RunSummary) -> String {
             e.threshold.map_or_else(|| String::from("—"), |x| format!("{op} {}", num(x))),
             failures(e, s.rows),
         );
+        if let Some(c) = against {
+            match c.evaluators.iter().find(|x| x.name == e.name) {
+                Some(x) => {
+                    let _ = write!(
+                        t,
+                        " {} | {} | {} |",
+                        opt(x.baseline_mean),
+                        change(x.change),
+                        status(x.status)
+                    );
+                }
+                None => t.push_str(" — | — | 🆕 new |"),
+            }
+        }
+        t.push('\n');
     }
     if let Some(r) = &s.row_score {
         let _ = writeln!(
@@ -194,6 +211,86 @@ fn evaluators(s: &RunSummary) -> String {
             num(r.min),
             r.count
         );
+    }
+    t
+}
+
+/// Rows and fields listed in the regression section.
+const REGRESSED_SHOWN: usize = 30;
+
+/// The regression section: the baseline, the rows that regressed most and
+/// the fields whose accuracy dropped. Empty without a comparison.
+fn comparison(s: &RunSummary) -> String {
+    let Some(c) = &s.comparison else { return String::new() };
+    let Some(b) = &c.baseline else {
+        return String::from("\nNo baseline run to compare with: every evaluator is new.\n");
+    };
+    let mut t = format!("\n## Against the baseline: {}\n\n", status(c.status));
+    let mut from = Vec::new();
+    if let Some(id) = b.run_id {
+        from.push(format!("run {id}"));
+    }
+    if let Some(f) = &b.folder {
+        from.push(format!("folder <code>{}</code>", md_cell(f, 200)));
+    }
+    if let Some(g) = &b.git_commit {
+        from.push(format!(
+            "commit <code>{}</code>",
+            md_cell(&g.chars().take(12).collect::<String>(), 12)
+        ));
+    }
+    if let Some(at) = &b.started_at {
+        from.push(format!("started {}", md_cell(at, 40)));
+    }
+    let _ = writeln!(
+        t,
+        "Baseline: {} ({}: {}). Rows matched by id: {}, new: {}, removed: {}.",
+        if from.is_empty() { String::from("—") } else { from.join(", ") },
+        md_cell(&b.chosen_by, 40),
+        md_cell(&b.reason, MESSAGE_CHARS),
+        c.rows.matched,
+        c.rows.new,
+        c.rows.removed
+    );
+    for e in c.evaluators.iter().filter(|e| e.note.is_some()) {
+        let _ = writeln!(
+            t,
+            "\n- {}: {}",
+            md_cell(&e.name, ID_CHARS),
+            md_cell(e.note.as_deref().unwrap_or(""), MESSAGE_CHARS)
+        );
+    }
+    if !c.regressed_rows.is_empty() {
+        t.push_str("\n### Regressed rows\n\n| Evaluator | Row | Baseline | Now | Change |\n|---|---|---|---|---|\n");
+        for r in c.regressed_rows.iter().take(REGRESSED_SHOWN) {
+            let _ = writeln!(
+                t,
+                "| {} | <code>{}</code> | {} | {} | {} |",
+                md_cell(&r.evaluator, ID_CHARS),
+                md_cell(&r.id, ID_CHARS),
+                cell(r.baseline),
+                cell(r.current),
+                change(r.change)
+            );
+        }
+        if c.regressed_rows.len() > REGRESSED_SHOWN {
+            let _ = writeln!(t, "\n+ {} more", c.regressed_rows.len() - REGRESSED_SHOWN);
+        }
+    }
+    let dropped: Vec<_> = c.fields.iter().filter(|f| f.change.is_some_and(|x| x < 0.0)).collect();
+    if !dropped.is_empty() {
+        t.push_str("\n### Fields that got worse\n\n| Evaluator | Path | Baseline | Now | Change |\n|---|---|---|---|---|\n");
+        for f in dropped.iter().take(REGRESSED_SHOWN) {
+            let _ = writeln!(
+                t,
+                "| {} | <code>{}</code> | {} | {} | {} |",
+                md_cell(&f.evaluator, ID_CHARS),
+                md_cell(&f.path, 200),
+                f.baseline_accuracy.map_or_else(|| String::from("—"), percent),
+                f.current_accuracy.map_or_else(|| String::from("—"), percent),
+                change(f.change)
+            );
+        }
     }
     t
 }

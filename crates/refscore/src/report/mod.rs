@@ -176,6 +176,39 @@ pub fn failed_rows(rows: &mut RowIter<'_>, max: usize) -> Result<BTreeSet<u64>, 
     Ok(out)
 }
 
+/// The title of a run's reports: the suite's name, else `run`.
+pub fn title(summary: &RunSummary) -> &str {
+    summary.run.as_ref().map_or("run", |r| r.suite.as_str())
+}
+
+/// What the report header says about where a run came from, as
+/// (label, value) pairs: suite file, dataset, commit, tags, run id, start,
+/// version. Empty without `run` information.
+pub(crate) fn run_facts(summary: &RunSummary) -> Vec<(&'static str, String)> {
+    let Some(r) = &summary.run else { return Vec::new() };
+    let mut facts = vec![("suite", r.suite_path.clone()), ("dataset", r.dataset.clone())];
+    if let Some(g) = &r.git {
+        let mut commit: String = g.commit.chars().take(12).collect();
+        if let Some(b) = &g.branch {
+            commit.push_str(&format!(" ({b})"));
+        }
+        if g.dirty {
+            commit.push_str(" + uncommitted changes");
+        }
+        facts.push(("commit", commit));
+    }
+    if !r.tags.is_empty() {
+        let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        facts.push(("tags", tags.join(", ")));
+    }
+    if let Some(id) = r.id {
+        facts.push(("run", id.to_string()));
+    }
+    facts.push(("started", r.started_at.clone()));
+    facts.push(("refscore", r.version.clone()));
+    facts
+}
+
 /// How a row came out, over all evaluators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowStatus {

@@ -11,6 +11,32 @@ fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/invoices/suite.yaml")
 }
 
+/// Where a run came from, as `refscore run` records it.
+fn info(suite: &Suite) -> crate::history::RunInfo {
+    crate::history::RunInfo {
+        id: Some(7),
+        store: None,
+        suite: String::from("invoices"),
+        suite_path: suite.path.display().to_string(),
+        suite_hash: String::from("00"),
+        dataset: suite.dataset.display().to_string(),
+        dataset_hash: String::from("00"),
+        git: Some(crate::history::GitInfo {
+            commit: String::from("0123456789abcdef"),
+            branch: Some(String::from("main")),
+            dirty: false,
+        }),
+        tags: [(String::from("model"), String::from("m-1"))].into(),
+        links: Default::default(),
+        started_at: String::from("2026-11-23T02:32:35Z"),
+        ended_at: None,
+        version: String::from("0.1.0"),
+        limit: None,
+        output: None,
+        resumed: 0,
+    }
+}
+
 /// The example's summary and its `results.jsonl` lines.
 fn example_run() -> (Suite, RunSummary, Vec<String>) {
     let suite = Suite::load(&example()).unwrap();
@@ -25,6 +51,8 @@ fn example_run() -> (Suite, RunSummary, Vec<String>) {
         &|_| {},
     )
     .unwrap();
+    let mut summary = summary;
+    summary.run = Some(info(&suite));
     (suite, summary, lines)
 }
 
@@ -112,7 +140,7 @@ fn markdown_stays_under_its_size_limit_with_a_note() {
 #[test]
 fn markdown_escapes_what_the_data_says() {
     let (_, mut summary, lines) = example_run();
-    summary.run.as_mut().unwrap().suite_name = Some(String::from("a <script>|b"));
+    summary.run.as_mut().unwrap().suite = String::from("a <script>|b");
     let md = markdown::to_string(&summary, &mut rows_of(&lines), &Options::default()).unwrap();
     assert!(md.starts_with("# refscore: a &lt;script&gt;\\|b\n"), "{}", &md[..60]);
 }
@@ -133,7 +161,7 @@ fn junit_has_a_suite_per_evaluator_and_a_case_per_row() {
     }
     let case =
         report.test_suites[1].test_cases.iter().find(|c| c.name.as_str() == "inv-004").unwrap();
-    assert_eq!(case.classname.as_ref().unwrap().as_str(), summary.run.as_ref().unwrap().title());
+    assert_eq!(case.classname.as_ref().unwrap().as_str(), title(&summary));
     match &case.status {
         quick_junit::TestCaseStatus::NonSuccess { kind, message, description, .. } => {
             assert_eq!(*kind, quick_junit::NonSuccessKind::Failure);
@@ -193,7 +221,7 @@ fn html_embeds_rows_and_sides_safely() {
     assert!(extra.get("o").is_some() && extra.get("r").is_some());
     // Text from the data never closes the script element.
     let (_, mut summary2, mut lines2) = (0, summary.clone(), lines.clone());
-    summary2.run.as_mut().unwrap().suite_name = Some(String::from("</script><b>x"));
+    summary2.run.as_mut().unwrap().suite = String::from("</script><b>x");
     lines2[0] = lines2[0].replacen("\"id\":\"inv-001\"", "\"id\":\"</script><!--\"", 1);
     let mut out = Vec::new();
     html::render(&summary2, &mut rows_of(&lines2), None, &Options::default(), &mut out).unwrap();
@@ -218,4 +246,63 @@ fn row_status_follows_errors_then_thresholds() {
     assert_eq!(Format::from_name("md"), Some(Format::Markdown));
     assert_eq!(Format::from_name("JUnit").map(Format::file_name), Some("junit.xml"));
     assert_eq!(Format::from_name("pdf"), None);
+}
+
+/// The example compared with a baseline where every `fields` score was 1
+/// and every field perfect.
+fn with_baseline(summary: &mut RunSummary, lines: &[String]) {
+    use crate::history::{BaselineInfo, Cell, Comparison, RegressionPolicy, RowScores};
+    let rows: Vec<RowResult> = rows_of(lines).collect::<Result<_, _>>().unwrap();
+    let names: Vec<String> = summary.evaluators.iter().map(|e| e.name.clone()).collect();
+    let cells = |r: &RowResult| -> Vec<Cell> {
+        names.iter().map(|n| main_score(r, n).map_or(Cell::Invalid, Cell::Score)).collect()
+    };
+    let current = summary
+        .scores(rows.iter().map(|r| RowScores { id: r.id.clone(), cells: cells(r) }).collect());
+    let mut baseline = current.clone();
+    for row in &mut baseline.rows {
+        row.cells[0] = Cell::Score(1.0);
+    }
+    baseline.evaluators[0].mean = Some(1.0);
+    for f in &mut baseline.fields {
+        f.accuracy = 1.0;
+    }
+    let info = BaselineInfo {
+        run_id: Some(6),
+        folder: None,
+        chosen_by: String::from("last_passing"),
+        reason: String::from("the last run whose gate passed"),
+        started_at: None,
+        git_commit: Some(String::from("fedcba9876543210")),
+    };
+    let policy = RegressionPolicy::default();
+    summary
+        .set_comparison(Comparison::new(&baseline, info, &current, &policy), &Default::default());
+}
+
+#[test]
+fn a_baseline_adds_change_status_and_regressed_rows() {
+    let (_, mut summary, lines) = example_run();
+    with_baseline(&mut summary, &lines);
+    let md = markdown::to_string(&summary, &mut rows_of(&lines), &Options::default()).unwrap();
+    assert!(md.contains("| Failures | Baseline | Change | Status |"), "{md}");
+    assert!(md.contains("| 7 | 1 | ↓ -0.052 | ⚠️ warning |"), "{md}");
+    assert!(md.contains("## Against the baseline: ⚠️ warning"));
+    assert!(md.contains("Baseline: run 6, commit <code>fedcba987654</code> (last_passing: "));
+    assert!(md.contains("### Regressed rows"));
+    assert!(md.contains("| fields | <code>inv-047</code> | 1 | 0 | ↓ -1 |"), "{md}");
+    assert!(md.contains("### Fields that got worse"));
+    let mut out = Vec::new();
+    html::render(&summary, &mut rows_of(&lines), None, &Options::default(), &mut out).unwrap();
+    let page = String::from_utf8(out).unwrap();
+    assert!(page.contains(r#"<section id="baseline">"#));
+    assert!(page.contains(r#"<span class="badge warning">warning</span> baseline 1"#), "cards");
+    // Without a baseline: one line, no columns.
+    let (_, mut summary, lines) = example_run();
+    let current = summary.scores(Vec::new());
+    summary.comparison =
+        Some(crate::history::Comparison::without_baseline(&current, &Default::default()));
+    let md = markdown::to_string(&summary, &mut rows_of(&lines), &Options::default()).unwrap();
+    assert!(md.contains("No baseline run to compare with"));
+    assert!(!md.contains("| Baseline |"));
 }

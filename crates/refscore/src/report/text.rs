@@ -44,6 +44,45 @@ pub(crate) fn md_cell(text: &str, max: usize) -> String {
     out
 }
 
+/// The arrow of a change: `↑`, `↓` or `→` (no change).
+pub(crate) fn arrow(change: Option<f64>) -> &'static str {
+    match change {
+        Some(c) if c > 1e-9 => "↑",
+        Some(c) if c < -1e-9 => "↓",
+        Some(_) => "→",
+        None => "",
+    }
+}
+
+/// A change with its sign and arrow: `↑ +0.012`, `—` when there is none.
+pub(crate) fn change(c: Option<f64>) -> String {
+    match c {
+        Some(x) => format!("{} {}{}", arrow(c), if x > 0.0 { "+" } else { "" }, num(x)),
+        None => String::from("—"),
+    }
+}
+
+/// A regression status with its mark: `✅ clean`, `⚠️ warning`, ...
+pub(crate) fn status(s: crate::history::RegressionStatus) -> String {
+    use crate::history::RegressionStatus as S;
+    let mark = match s {
+        S::Clean => "✅",
+        S::Warning => "⚠️",
+        S::Critical => "🔴",
+        S::New => "🆕",
+    };
+    format!("{mark} {}", s.as_str())
+}
+
+/// A row's outcome in a comparison: its score, `invalid` or `failed`.
+pub(crate) fn cell(c: crate::history::Cell) -> String {
+    match c {
+        crate::history::Cell::Score(x) => num(x),
+        crate::history::Cell::Invalid => String::from("invalid"),
+        crate::history::Cell::Failed => String::from("failed"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +95,9 @@ mod tests {
         assert_eq!(num(0.91666), "0.917");
         assert_eq!(opt(None), "—");
         assert_eq!(percent(0.8125), "81.2%");
+        assert_eq!(change(Some(0.0125)), "↑ +0.013");
+        assert_eq!(change(Some(-2.0)), "↓ -2");
+        assert_eq!(change(Some(0.0)), "→ 0");
+        assert_eq!(change(None), "—");
     }
 }

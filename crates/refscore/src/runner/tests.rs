@@ -66,6 +66,9 @@ fn flaky_suite(dataset: PathBuf, gate: Gate) -> Suite {
         }],
         gate,
         judges: std::sync::Arc::default(),
+        regression: crate::history::RegressionPolicy::default(),
+        tags: std::collections::BTreeMap::new(),
+        links: std::collections::BTreeMap::new(),
     }
 }
 
@@ -382,4 +385,91 @@ fn row_score_is_the_weighted_average_of_similarities() {
         Suite::from_str(&yaml.replace("weight: 3", "weight: -1"), SuiteFormat::Yaml, dir.path())
             .is_err()
     );
+}
+
+/// Keeps batches in memory; fails on batch `fail_at` (a crash).
+struct MemorySink {
+    batches: Vec<PriorBatch>,
+    lines: Vec<String>,
+    fail_at: Option<usize>,
+}
+
+impl BatchSink for MemorySink {
+    fn batch(&mut self, b: &BatchRecord<'_>) -> Result<(), String> {
+        if self.fail_at == Some(self.batches.len()) {
+            return Err("disk full".into());
+        }
+        assert_eq!(b.first, self.batches.iter().map(|p| p.records.len() as u64).sum::<u64>());
+        self.batches.push(PriorBatch { records: b.records.to_vec(), fields: b.fields.to_owned() });
+        self.lines.extend(b.lines.iter().map(|l| (*l).to_owned()));
+        Ok(())
+    }
+}
+
+#[test]
+fn resumed_runs_equal_uninterrupted_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = BATCH_ROWS * 3 + 17;
+    let lines: Vec<String> = (0..n)
+        .map(|i| match i % 97 {
+            0 => "{not json".to_owned(),
+            5 => json!({"id": format!("r{i}"), "pred": {"a": i, "b": [1, 2]}, "gold": {"a": i, "b": [2, 1]}}).to_string(),
+            _ => json!({"id": format!("r{i}"), "pred": {"a": i % 7, "b": "x"}, "gold": {"a": i % 5, "b": "x"}}).to_string(),
+        })
+        .collect();
+    let data = write_jsonl(dir.path(), &lines);
+    let text = "dataset: data.jsonl\nid: id\nmapping: {output: pred, reference: gold}\n\
+                evaluators:\n  - {name: m, metric: json_match, threshold: 0.9}\n  - {name: d, metric: json_distance}\n";
+    let suite = Suite::from_str(text, SuiteFormat::Yaml, dir.path()).unwrap();
+    assert_eq!(suite.dataset, data);
+    let opts = RunOptions { threads: Some(2), ..RunOptions::default() };
+    let run_with = |sink: &mut MemorySink, resume: Option<Vec<PriorBatch>>| {
+        let mut written = Vec::new();
+        let mut on_row = |_: &RowResult, line: &str| {
+            written.push(line.to_owned());
+            Ok(())
+        };
+        let mut prior = resume.map(|b| b.into_iter().map(Ok));
+        let recording = Recording {
+            sink: Some(sink),
+            resume: prior.as_mut().map(|p| Resume { batches: p as &mut dyn Iterator<Item = _> }),
+        };
+        let rows = dataset::open(&suite.dataset, None).unwrap();
+        let r = run_recorded(&suite, rows, &opts, &mut on_row, &|_| {}, recording);
+        (r, written)
+    };
+    let mut clean = MemorySink { batches: Vec::new(), lines: Vec::new(), fail_at: None };
+    let (full, full_lines) = run_with(&mut clean, None);
+    let full = full.unwrap();
+    assert_eq!(full.rows, n as u64);
+    assert_eq!(clean.lines, full_lines);
+    // Crash while recording the third batch, then resume.
+    let mut crashed = MemorySink { batches: Vec::new(), lines: Vec::new(), fail_at: Some(2) };
+    let (r, _) = run_with(&mut crashed, None);
+    assert!(matches!(r, Err(RunError::Record(_))));
+    assert_eq!(crashed.batches.len(), 2);
+    let prior = crashed.batches.clone();
+    crashed.fail_at = None;
+    let (resumed, new_lines) = run_with(&mut crashed, Some(prior));
+    let mut resumed = resumed.unwrap();
+    // Every row exactly once, same lines, same summary (but the time).
+    assert_eq!(new_lines.len(), n - 2 * BATCH_ROWS);
+    let strip = |l: &str| {
+        let mut v: Value = serde_json::from_str(l).unwrap();
+        if let Some(ex) = v.get_mut("execution").and_then(Value::as_object_mut) {
+            for e in ex.values_mut() {
+                e["duration_ms"] = json!(0);
+            }
+        }
+        v
+    };
+    let a: Vec<Value> = crashed.lines.iter().map(|l| strip(l)).collect();
+    let b: Vec<Value> = clean.lines.iter().map(|l| strip(l)).collect();
+    assert_eq!(a, b);
+    resumed.duration_s = full.duration_s;
+    assert_eq!(resumed, full);
+    // A dataset shorter than what was recorded is refused.
+    write_jsonl(dir.path(), &lines[..10]);
+    let (r, _) = run_with(&mut crashed, Some(clean.batches.clone()));
+    assert!(matches!(r, Err(RunError::Resume(m)) if m.contains("fewer rows")));
 }

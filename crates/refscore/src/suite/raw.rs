@@ -20,6 +20,37 @@ pub(super) struct RawSuite {
     pub(super) judge: Option<Value>,
     /// Judges by name.
     pub(super) judges: Option<Value>,
+    /// Labels recorded with every run (seed 001's run label).
+    #[serde(default)]
+    pub(super) tags: std::collections::BTreeMap<String, String>,
+    /// Links recorded with every run: label → address (seed 001's href).
+    #[serde(default)]
+    pub(super) links: std::collections::BTreeMap<String, String>,
+    /// How runs are compared with their baseline.
+    #[serde(default)]
+    pub(super) regression: RawRegression,
+}
+
+/// The `regression` table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRegression {
+    /// `last_passing` (default) or `pinned`.
+    pub(super) baseline: Option<String>,
+    /// A number for every evaluator, or a map evaluator → number.
+    pub(super) tolerance: Option<Value>,
+    /// A number for every evaluator, or a map evaluator → number.
+    pub(super) critical_threshold: Option<Value>,
+    /// Significance level of the paired test, or `false` for none.
+    pub(super) significance: Option<Value>,
+}
+
+/// The gate's `regression` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawGateRegression {
+    /// `warning` or `critical`.
+    pub(super) fail_on: String,
 }
 
 /// One entry of `evaluators`.
@@ -46,4 +77,5 @@ pub(super) struct RawGate {
     pub(super) max_mean: Option<Value>,
     pub(super) min_pass_rate: Option<Value>,
     pub(super) max_failed_rows: Option<u64>,
+    pub(super) regression: Option<RawGateRegression>,
 }

@@ -41,9 +41,25 @@ pub struct FieldStat {
     pub examples: Vec<String>,
 }
 
+/// Credit is summed in fixed point (units of 2⁻⁴⁰), so that the field
+/// table does not depend on how rows were split between threads or
+/// between the parts of a resumed run (floating-point sums do).
+const CREDIT_SCALE: f64 = 1_099_511_627_776.0;
+
+fn credit_units(credit: f64) -> u128 {
+    if credit.is_finite() && credit > 0.0 {
+        // Saturating float-to-int conversion; credit per leaf is at most 1.
+        (credit * CREDIT_SCALE).round() as u128
+    } else {
+        0
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 struct Acc {
     counts: Counts,
+    /// Sum of the credit, in units of 2⁻⁴⁰ (`counts.credit` is unused).
+    credit: u128,
     /// `(row number, row id)` of failing rows, lowest row numbers kept.
     examples: Vec<(u64, String)>,
 }
@@ -51,6 +67,7 @@ struct Acc {
 impl Acc {
     fn merge(&mut self, o: Acc) {
         self.counts.add(&o.counts);
+        self.credit += o.credit;
         for e in o.examples {
             self.example(e.0, &e.1);
         }
@@ -71,6 +88,36 @@ impl Acc {
         }
         self.examples.sort_by_key(|(r, _)| *r);
     }
+}
+
+#[derive(Serialize)]
+struct Snapshot<'a> {
+    dropped: u64,
+    fields: Vec<SnapshotField<'a>>,
+}
+
+#[derive(Serialize)]
+struct SnapshotField<'a> {
+    ev: usize,
+    path: &'a str,
+    counts: [u64; 5],
+    credit: u128,
+    examples: Vec<(u64, &'a str)>,
+}
+
+#[derive(Deserialize)]
+struct OwnedSnapshot {
+    dropped: u64,
+    fields: Vec<OwnedField>,
+}
+
+#[derive(Deserialize)]
+struct OwnedField {
+    ev: usize,
+    path: String,
+    counts: [u64; 5],
+    credit: u128,
+    examples: Vec<(u64, String)>,
 }
 
 /// Accumulates [`FieldStat`]s.
@@ -94,6 +141,7 @@ impl FieldStats {
         for t in tallies {
             let Some(acc) = self.slot(evaluator, &t.path) else { continue };
             acc.counts.add(&t.counts);
+            acc.credit += credit_units(t.counts.credit);
             if t.failed() {
                 acc.example(row, row_id);
             }
@@ -132,6 +180,48 @@ impl FieldStats {
         }
     }
 
+    /// The statistics as compact JSON, to be stored with a batch and
+    /// merged again by [`FieldStats::from_snapshot`] when a run resumes.
+    pub(crate) fn to_snapshot(&self) -> String {
+        let fields: Vec<SnapshotField<'_>> = self
+            .fields
+            .iter()
+            .enumerate()
+            .flat_map(|(ev, map)| {
+                map.iter().map(move |(path, a)| SnapshotField {
+                    ev,
+                    path: path.as_str(),
+                    counts: [
+                        a.counts.matched,
+                        a.counts.partial,
+                        a.counts.wrong,
+                        a.counts.missing,
+                        a.counts.extra,
+                    ],
+                    credit: a.credit,
+                    examples: a.examples.iter().map(|(r, id)| (*r, id.as_str())).collect(),
+                })
+            })
+            .collect();
+        serde_json::to_string(&Snapshot { dropped: self.dropped, fields }).unwrap_or_default()
+    }
+
+    /// Statistics from [`FieldStats::to_snapshot`].
+    pub(crate) fn from_snapshot(text: &str) -> Result<FieldStats, String> {
+        let snap: OwnedSnapshot =
+            serde_json::from_str(text).map_err(|e| format!("stored field statistics: {e}"))?;
+        let mut out = FieldStats { fields: Vec::new(), dropped: snap.dropped };
+        for f in snap.fields {
+            if out.fields.len() <= f.ev {
+                out.fields.resize_with(f.ev + 1, HashMap::new);
+            }
+            let [matched, partial, wrong, missing, extra] = f.counts;
+            let counts = Counts { matched, partial, wrong, missing, extra, credit: 0.0 };
+            out.fields[f.ev].insert(f.path, Acc { counts, credit: f.credit, examples: f.examples });
+        }
+        Ok(out)
+    }
+
     /// The statistics, worst accuracy first.
     pub(crate) fn finish(self, names: &[String]) -> Vec<FieldStat> {
         let mut out: Vec<FieldStat> = self
@@ -151,7 +241,9 @@ impl FieldStats {
                 accuracy: if a.counts.total() == 0 {
                     1.0
                 } else {
-                    crate::number::finite(a.counts.credit / a.counts.total() as f64)
+                    #[allow(clippy::cast_precision_loss)]
+                    let credit = a.credit as f64 / CREDIT_SCALE;
+                    crate::number::finite(credit / a.counts.total() as f64)
                 },
                 examples: a.examples.into_iter().map(|(_, id)| id).collect(),
             })
@@ -171,6 +263,19 @@ impl FieldStats {
 mod tests {
     use super::*;
     use crate::detail::Outcome;
+
+    #[test]
+    fn snapshots_round_trip() {
+        let mut f = FieldStats::default();
+        let mut t = FieldTally { path: "$.a".to_owned(), ..FieldTally::default() };
+        t.counts.record(Outcome::Partial, 0.25);
+        t.counts.record(Outcome::Missing, 0.0);
+        f.add_tallies(1, 7, "row-7", &[t]);
+        let back = FieldStats::from_snapshot(&f.to_snapshot()).unwrap();
+        let names = ["x".to_owned(), "y".to_owned()];
+        assert_eq!(back.finish(&names), f.finish(&names));
+        assert!(FieldStats::from_snapshot("{").is_err());
+    }
 
     #[test]
     fn tallies_verdicts_and_sorts_worst_first() {

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::EvaluatorSummary;
+use crate::history::{Comparison, FailOn, RegressionStatus};
 
 /// Slack for comparing a statistic with its limit, so that a mean of
 /// `0.7999999999999999` passes `min_mean: 0.8`.
@@ -30,13 +31,17 @@ pub struct Gate {
     /// Most rows allowed to be unreadable or to have a failed evaluation;
     /// `None`: none (the check is made with a limit of 0).
     pub max_failed_rows: Option<u64>,
+    /// Which regression status against the baseline fails the gate
+    /// (`regression: {fail_on: ...}`); `None`: regressions never do.
+    pub regression: Option<FailOn>,
 }
 
 /// One gate check.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GateCheck {
     /// `rows_scored`, `run_completed`, `min_mean.<evaluator>`,
-    /// `max_mean.<evaluator>`, `min_pass_rate.<evaluator>` or `max_failed_rows`.
+    /// `max_mean.<evaluator>`, `min_pass_rate.<evaluator>`,
+    /// `max_failed_rows` or `regression.<evaluator>`.
     pub name: String,
     /// How `actual` is compared with `required`: `>=` or `<=`.
     #[schemars(with = "Op")]
@@ -47,6 +52,11 @@ pub struct GateCheck {
     pub actual: Option<f64>,
     /// Whether the check passed.
     pub passed: bool,
+    /// `regression.<evaluator>` checks: the evaluator's status against
+    /// the baseline (`required`/`actual` are then the status ranks:
+    /// 0 new, 1 clean, 2 warning, 3 critical).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<RegressionStatus>,
 }
 
 /// The comparisons a gate check makes, as written in `summary.json`.
@@ -69,6 +79,8 @@ struct GateCheckText {
     required: f64,
     actual: Option<f64>,
     passed: bool,
+    #[serde(default)]
+    status: Option<RegressionStatus>,
 }
 
 impl<'de> Deserialize<'de> for GateCheck {
@@ -83,7 +95,14 @@ impl<'de> Deserialize<'de> for GateCheck {
                 )));
             }
         };
-        Ok(GateCheck { name: c.name, op, required: c.required, actual: c.actual, passed: c.passed })
+        Ok(GateCheck {
+            name: c.name,
+            op,
+            required: c.required,
+            actual: c.actual,
+            passed: c.passed,
+            status: c.status,
+        })
     }
 }
 
@@ -106,12 +125,12 @@ pub(crate) struct RunCounts {
 
 fn at_least(name: String, required: f64, actual: Option<f64>) -> GateCheck {
     let passed = actual.is_some_and(|a| a + EPSILON >= required);
-    GateCheck { name, op: ">=", required, actual, passed }
+    GateCheck { name, op: ">=", required, actual, passed, status: None }
 }
 
 fn at_most(name: String, required: f64, actual: Option<f64>) -> GateCheck {
     let passed = actual.is_some_and(|a| a - EPSILON <= required);
-    GateCheck { name, op: "<=", required, actual, passed }
+    GateCheck { name, op: "<=", required, actual, passed, status: None }
 }
 
 impl Gate {
@@ -121,6 +140,7 @@ impl Gate {
             && self.max_mean.is_empty()
             && self.min_pass_rate.is_empty()
             && self.max_failed_rows.is_none()
+            && self.regression.is_none()
     }
 
     /// Evaluates the gate over a run's evaluator summaries.
@@ -155,6 +175,30 @@ impl Gate {
             Some(counts.failed_rows as f64),
         ));
         GateResult { passed: checks.iter().all(|c| c.passed), checks }
+    }
+}
+
+impl GateResult {
+    /// Adds one `regression.<evaluator>` check per evaluator compared:
+    /// it fails when the evaluator's status is one `fail_on` names.
+    pub(crate) fn add_regression(&mut self, comparison: &Comparison, fail_on: FailOn) {
+        let rank = |s: RegressionStatus| f64::from(s as u8);
+        let allowed = match fail_on {
+            FailOn::Warning => RegressionStatus::Clean,
+            FailOn::Critical => RegressionStatus::Warning,
+        };
+        for e in &comparison.evaluators {
+            let passed = !fail_on.fails(e.status);
+            self.checks.push(GateCheck {
+                name: format!("regression.{}", e.name),
+                op: "<=",
+                required: rank(allowed),
+                actual: Some(rank(e.status)),
+                passed,
+                status: Some(e.status),
+            });
+        }
+        self.passed = self.checks.iter().all(|c| c.passed);
     }
 }
 
@@ -207,6 +251,7 @@ mod tests {
             max_mean: [("d".to_owned(), 2.0)].into(),
             min_pass_rate: [("a".to_owned(), 0.9)].into(),
             max_failed_rows: Some(1),
+            regression: None,
         };
         let evs = [summary("a", Some(0.8 - 1e-12), Some(0.95)), summary("d", Some(2.5), None)];
         let r = g.check(&evs, counts(10, 1));

@@ -1,0 +1,183 @@
+//! The run store from the command line: where it is, what a new run
+//! records about itself, and which baseline a run is compared with.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::Context;
+use refscore::Suite;
+use refscore::history::{
+    BaselineInfo, GitInfo, RunInfo, RunScores, RunStatus, Store, Strategy, hash_file, now_rfc3339,
+    read_folder,
+};
+
+/// The store's file name inside `.refscore/`.
+const STORE_FILE: &str = "runs.db";
+
+/// The default store of a suite: `.refscore/runs.db` beside it.
+pub(crate) fn store_beside(suite_file: &Path) -> PathBuf {
+    suite_file.parent().unwrap_or_else(|| Path::new("")).join(".refscore").join(STORE_FILE)
+}
+
+/// The store the `runs` commands read: `--store`/`REFSCORE_STORE`, else
+/// `.refscore/runs.db` in the current folder.
+pub(crate) fn store_for_runs(explicit: Option<&PathBuf>) -> PathBuf {
+    explicit.cloned().unwrap_or_else(|| Path::new(".refscore").join(STORE_FILE))
+}
+
+/// The name runs of a suite are grouped by: its `name`, else its file's stem.
+pub(crate) fn suite_name(suite: &Suite) -> String {
+    suite.name.clone().unwrap_or_else(|| {
+        suite.path.file_stem().map_or_else(|| "suite".to_owned(), |s| s.to_string_lossy().into())
+    })
+}
+
+/// What a new run records about where it came from.
+pub(crate) fn run_info(
+    suite: &Suite,
+    tags: &[String],
+    limit: Option<u64>,
+) -> anyhow::Result<RunInfo> {
+    let mut all: BTreeMap<String, String> = suite.tags.clone();
+    for t in tags {
+        let (k, v) = t
+            .split_once('=')
+            .filter(|(k, _)| !k.trim().is_empty())
+            .with_context(|| format!("--tag {t}: expected KEY=VALUE"))?;
+        all.insert(k.trim().to_owned(), v.to_owned());
+    }
+    let suite_hash =
+        hash_file(&suite.path).with_context(|| format!("reading {}", suite.path.display()))?;
+    let dataset_hash = hash_file(&suite.dataset)
+        .with_context(|| format!("reading the dataset {}", suite.dataset.display()))?;
+    let folder =
+        suite.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Ok(RunInfo {
+        id: None,
+        store: None,
+        suite: suite_name(suite),
+        suite_path: suite.path.display().to_string(),
+        suite_hash,
+        dataset: suite.dataset.display().to_string(),
+        dataset_hash,
+        git: git_info(folder),
+        tags: all,
+        links: suite.links.clone(),
+        started_at: now_rfc3339(),
+        ended_at: None,
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        limit,
+        output: None,
+        resumed: 0,
+    })
+}
+
+/// The git commit, branch and dirtiness of `dir`, when it is in a
+/// repository and git is installed.
+fn git_info(dir: &Path) -> Option<GitInfo> {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = Command::new("git").arg("-C").arg(dir).args(args).output().ok()?;
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let commit = git(&["rev-parse", "HEAD"]).filter(|c| !c.is_empty())?;
+    let branch =
+        git(&["rev-parse", "--abbrev-ref", "HEAD"]).filter(|b| !b.is_empty() && b != "HEAD");
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    Some(GitInfo { commit, branch, dirty })
+}
+
+/// A run id from the command line: a number or `latest`.
+pub(crate) fn run_id(store: &Store, s: &str, suite: Option<&str>) -> anyhow::Result<i64> {
+    if s == "latest" {
+        return store
+            .latest(suite)?
+            .with_context(|| format!("{}: no run recorded yet", store.path().display()));
+    }
+    s.parse::<i64>().with_context(|| format!("`{s}` is not a run id (a number, or `latest`)"))
+}
+
+/// A run to compare: from the store by id, or from an output folder.
+pub(crate) fn load_run(
+    store: Option<&Store>,
+    what: &str,
+) -> anyhow::Result<(RunScores, BaselineInfo)> {
+    let path = Path::new(what);
+    if path.is_dir() {
+        let (scores, info) = read_folder(path)?;
+        return Ok((
+            scores,
+            BaselineInfo {
+                run_id: info.as_ref().and_then(|i| i.id),
+                folder: Some(path.display().to_string()),
+                chosen_by: "explicit".to_owned(),
+                reason: format!("the output folder {}", path.display()),
+                started_at: info.as_ref().map(|i| i.started_at.clone()),
+                git_commit: info.and_then(|i| i.git.map(|g| g.commit)),
+            },
+        ));
+    }
+    let Some(store) = store else {
+        anyhow::bail!("`{what}` is not a folder, and there is no run store to find a run id in");
+    };
+    let id = run_id(store, what, None).with_context(|| {
+        format!("`{what}` is neither an output folder nor a run id of {}", store.path().display())
+    })?;
+    let entry = store.get(id)?;
+    if entry.status != RunStatus::Completed {
+        anyhow::bail!(
+            "{}: run {id} is {}: only a completed run can be compared",
+            store.path().display(),
+            entry.status.as_str()
+        );
+    }
+    Ok((
+        store.scores(id)?,
+        stored_info(&entry, "explicit", format!("run {id}, named on the command line")),
+    ))
+}
+
+fn stored_info(
+    entry: &refscore::history::RunEntry,
+    chosen_by: &str,
+    reason: String,
+) -> BaselineInfo {
+    BaselineInfo {
+        run_id: Some(entry.id),
+        folder: None,
+        chosen_by: chosen_by.to_owned(),
+        reason,
+        started_at: Some(entry.started_at.clone()),
+        git_commit: entry.git_commit.clone(),
+    }
+}
+
+/// The baseline of a run: `--baseline`, else the suite's strategy over the
+/// store; `None` when there is none yet.
+pub(crate) fn baseline(
+    store: Option<&Store>,
+    explicit: Option<&str>,
+    suite: &str,
+    strategy: Strategy,
+    current: Option<i64>,
+) -> anyhow::Result<Option<(RunScores, BaselineInfo)>> {
+    if let Some(what) = explicit {
+        return load_run(store, what).map(Some);
+    }
+    let Some(store) = store else { return Ok(None) };
+    let (id, reason) = match strategy {
+        Strategy::LastPassing => match store.last_passing(suite, current)? {
+            Some(id) => {
+                (id, format!("the latest completed run of suite `{suite}` whose gate passed"))
+            }
+            None => return Ok(None),
+        },
+        Strategy::Pinned => match store.pinned(suite)? {
+            Some(id) => (id, format!("the run pinned for suite `{suite}`")),
+            None => return Ok(None),
+        },
+    };
+    let entry = store.get(id)?;
+    Ok(Some((store.scores(id)?, stored_info(&entry, strategy.as_str(), reason))))
+}

@@ -1,0 +1,221 @@
+//! `refscore runs`: the recorded runs of a store.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use refscore::history::{Comparison, RunEntry, Store};
+use refscore::suite::Suite;
+
+use crate::args::{RunsCommand, StoreArgs};
+use crate::color::Palette;
+use crate::history::{load_run, run_id, store_beside, store_for_runs, suite_name};
+use crate::report::{fmt, table};
+
+pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    let p = Palette::detect();
+    match cmd {
+        RunsCommand::List(a) => {
+            let (store, suite) = match &a.suite {
+                // A suite file: the store beside it, runs of its name.
+                Some(s) if is_suite_file(s) => {
+                    let suite = Suite::load(Path::new(s))?;
+                    let path = a.store.store.clone().unwrap_or_else(|| store_beside(&suite.path));
+                    (Store::open_existing(&path)?, Some(suite_name(&suite)))
+                }
+                other => (open(&a.store)?, other.clone()),
+            };
+            let runs = store.list(suite.as_deref(), Some(a.limit))?;
+            if a.format.format == "json" {
+                writeln!(out, "{}", serde_json::to_string_pretty(&runs)?)?;
+            } else if runs.is_empty() {
+                writeln!(out, "no runs recorded in {}", store.path().display())?;
+            } else {
+                list(&mut out, &runs, p)?;
+            }
+        }
+        RunsCommand::Show(a) => {
+            let store = open(&a.store)?;
+            let id = run_id(&store, &a.run, None)?;
+            let entry = store.get(id)?;
+            let summary: Option<serde_json::Value> =
+                store.summary(id).ok().and_then(|s| serde_json::from_str(&s).ok());
+            if a.format.format == "json" {
+                let v = serde_json::json!({"run": entry, "summary": summary});
+                writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+            } else {
+                show(&mut out, &entry, summary.as_ref(), p)?;
+            }
+        }
+        RunsCommand::Pin(a) | RunsCommand::Unpin(a) => {
+            let pin = matches!(cmd, RunsCommand::Pin(_));
+            let store = open(&a.store)?;
+            let id = run_id(&store, &a.run, None)?;
+            store.pin(id, pin)?;
+            let entry = store.get(id)?;
+            let what = if pin { "pinned as the baseline of suite" } else { "unpinned from suite" };
+            writeln!(out, "run {id} {what} `{}`", entry.suite)?;
+        }
+        RunsCommand::Diff(a) => {
+            let store = open_if_any(&a.store)?;
+            let (base, info) = load_run(store.as_ref(), &a.a)?;
+            let (current, _) = load_run(store.as_ref(), &a.b)?;
+            // The later run's own regression settings, when it has them.
+            let policy = store
+                .as_ref()
+                .and_then(|s| run_id(s, &a.b, None).ok().and_then(|id| s.policy(id).ok()))
+                .unwrap_or_default();
+            let c = Comparison::new(&base, info, &current, &policy);
+            if a.format.format == "json" {
+                writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
+            } else {
+                crate::regression::comparison(&mut out, &c, p)?;
+            }
+        }
+        RunsCommand::Prune(a) => {
+            let store = open(&a.store)?;
+            let gone = store.prune(a.keep)?;
+            writeln!(out, "deleted {} run(s) from {}", gone.len(), store.path().display())?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn is_suite_file(s: &str) -> bool {
+    let p = Path::new(s);
+    p.is_file() && refscore::SuiteFormat::from_path(p).is_some()
+}
+
+fn open(args: &StoreArgs) -> anyhow::Result<Store> {
+    Ok(Store::open_existing(&store_for_runs(args.store.as_ref()))?)
+}
+
+/// The store when one exists (a diff of two folders needs none).
+fn open_if_any(args: &StoreArgs) -> anyhow::Result<Option<Store>> {
+    let path: PathBuf = store_for_runs(args.store.as_ref());
+    if !path.exists() {
+        return Ok(None);
+    }
+    Ok(Some(Store::open_existing(&path)?))
+}
+
+fn list(out: &mut impl Write, runs: &[RunEntry], p: Palette) -> std::io::Result<()> {
+    let mut rows = vec![
+        ["ID", "SUITE", "STARTED", "STATUS", "GATE", "ROWS", "SECONDS", "COMMIT", "TAGS"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for r in runs {
+        let gate = match r.gate_passed {
+            Some(true) => p.green("passed"),
+            Some(false) => p.red("failed"),
+            None => "—".to_owned(),
+        };
+        let id = if r.pinned { format!("{} (pinned)", r.id) } else { r.id.to_string() };
+        let commit = r.git_commit.as_deref().map_or("—", |c| &c[..c.len().min(10)]);
+        let tags: Vec<String> = r.info.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        rows.push(vec![
+            id,
+            r.suite.clone(),
+            r.started_at.clone(),
+            r.status.as_str().to_owned(),
+            gate,
+            r.rows.to_string(),
+            format!("{:.1}", r.duration_s),
+            commit.to_owned(),
+            tags.join(" "),
+        ]);
+    }
+    table(out, &rows, p)
+}
+
+fn show(
+    out: &mut impl Write,
+    r: &RunEntry,
+    summary: Option<&serde_json::Value>,
+    p: Palette,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{} {}{}",
+        p.bold(&format!("Run {}", r.id)),
+        r.suite,
+        if r.pinned { " (pinned)" } else { "" }
+    )?;
+    let i = &r.info;
+    let kv = [
+        ("status", r.status.as_str().to_owned()),
+        ("started", i.started_at.clone()),
+        ("ended", r.ended_at.clone().unwrap_or_else(|| "—".to_owned())),
+        ("rows", r.rows.to_string()),
+        ("duration", format!("{:.2}s", r.duration_s)),
+        ("suite file", format!("{} (blake3 {})", i.suite_path, short(&i.suite_hash))),
+        ("dataset", format!("{} (blake3 {})", i.dataset, short(&i.dataset_hash))),
+        (
+            "git",
+            i.git.as_ref().map_or_else(
+                || "—".to_owned(),
+                |g| {
+                    format!(
+                        "{}{}{}",
+                        g.commit,
+                        g.branch.as_ref().map(|b| format!(" on {b}")).unwrap_or_default(),
+                        if g.dirty { " (uncommitted changes)" } else { "" }
+                    )
+                },
+            ),
+        ),
+        ("version", i.version.clone()),
+        ("output", i.output.clone().unwrap_or_else(|| "—".to_owned())),
+    ];
+    for (k, v) in kv {
+        writeln!(out, "  {k:<11} {v}")?;
+    }
+    for (k, v) in &i.tags {
+        writeln!(out, "  tag         {k}={v}")?;
+    }
+    for (k, v) in &i.links {
+        writeln!(out, "  link        {k}: {v}")?;
+    }
+    let Some(s) = summary else {
+        writeln!(
+            out,
+            "\n  not finished: continue it with `refscore run {} --resume {}`",
+            i.suite_path, r.id
+        )?;
+        return Ok(());
+    };
+    writeln!(out)?;
+    let mut rows =
+        vec![["EVALUATOR", "METRIC", "MEAN", "PASS RATE", "FAILED"].map(String::from).to_vec()];
+    for e in s["evaluators"].as_array().into_iter().flatten() {
+        rows.push(vec![
+            e["name"].as_str().unwrap_or_default().to_owned(),
+            e["metric"].as_str().unwrap_or_default().to_owned(),
+            e["mean"].as_f64().map_or_else(|| "—".to_owned(), fmt),
+            e["pass_rate"]
+                .as_f64()
+                .map_or_else(|| "—".to_owned(), |x| format!("{:.1}%", x * 100.0)),
+            e["failed"].as_u64().unwrap_or(0).to_string(),
+        ]);
+    }
+    table(out, &rows, p)?;
+    let passed = s["gate"]["passed"].as_bool() == Some(true);
+    writeln!(
+        out,
+        "\n{} {}",
+        p.bold("Gate"),
+        if passed { p.green("PASSED") } else { p.red("FAILED") }
+    )?;
+    if let Some(c) =
+        s.get("comparison").and_then(|c| serde_json::from_value::<Comparison>(c.clone()).ok())
+    {
+        crate::regression::comparison(out, &c, p)?;
+    }
+    Ok(())
+}
+
+fn short(h: &str) -> &str {
+    &h[..h.len().min(12)]
+}

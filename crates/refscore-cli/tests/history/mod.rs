@@ -1,0 +1,377 @@
+//! Run history through the real binary: recording, baselines, the
+//! regression gate, the `runs` commands, resuming after kill -9, two runs
+//! at once, and stores that cannot be used.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::{code, stderr, stdout, write};
+
+/// Runs the binary in `dir` with the store `store`.
+fn at(dir: &Path, store: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(args)
+        .env("REFSCORE_STORE", store)
+        .current_dir(dir)
+        .output()
+        .expect("runs")
+}
+
+fn spawn(dir: &Path, store: &Path, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(args)
+        .env("REFSCORE_STORE", store)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns")
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("reads")).expect("JSON")
+}
+
+/// A dataset of `n` rows; rows whose number is in `wrong` get a wrong total.
+fn dataset(n: usize, wrong: impl Fn(usize) -> bool) -> String {
+    let mut text = String::new();
+    for i in 0..n {
+        let total = if wrong(i) { 999 } else { i };
+        text.push_str(&format!(
+            "{{\"id\": \"r{i}\", \"output\": {{\"total\": {total}, \"vendor\": \"v{i}\", \"items\": [1, 2]}}, \"reference\": {{\"total\": {i}, \"vendor\": \"v{i}\", \"items\": [1, 2]}}}}\n"
+        ));
+    }
+    text
+}
+
+const SUITE: &str = "name: invoices\ndataset: data.jsonl\nid: id\ntags: {team: extraction}\n\
+evaluators:\n  - {name: fields, metric: json_match, threshold: 0.5}\n  - {name: distance, metric: json_distance}\n\
+gate:\n  max_failed_rows: 0\n  regression: {fail_on: critical}\n";
+
+#[test]
+fn runs_are_recorded_compared_with_the_last_passing_one_and_gated() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let store = d.join("store/runs.db");
+    write(d, "data.jsonl", &dataset(40, |_| false));
+    write(d, "suite.yaml", SUITE);
+    // First run: nothing to compare with.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q", "--tag", "pr=7"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let s1 = json(&d.join("o1/summary.json"));
+    assert_eq!(s1["comparison"]["status"], "new");
+    assert_eq!(s1["comparison"]["baseline"], Value::Null);
+    assert_eq!(s1["run"]["id"], 1);
+    assert_eq!(s1["run"]["tags"]["team"], "extraction");
+    assert_eq!(s1["run"]["tags"]["pr"], "7");
+    assert_eq!(s1["run"]["suite"], "invoices");
+    assert_eq!(s1["run"]["dataset_hash"].as_str().unwrap().len(), 64);
+    // Same data: clean against run 1.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o2", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let s2 = json(&d.join("o2/summary.json"));
+    assert_eq!(s2["comparison"]["baseline"]["run_id"], 1);
+    assert_eq!(s2["comparison"]["baseline"]["chosen_by"], "last_passing");
+    assert_eq!(s2["comparison"]["status"], "clean");
+    assert_eq!(s2["comparison"]["evaluators"][0]["unchanged"], 40);
+    // Three rows in four now have a wrong total: json_match loses 18.75%,
+    // beyond the default critical threshold of 15%: exit 1.
+    write(d, "data.jsonl", &dataset(40, |i| i % 4 != 0));
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o3", "-q"]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("Most regressed rows") && text.contains("regression.fields: critical"),
+        "{text}"
+    );
+    let s3 = json(&d.join("o3/summary.json"));
+    let c = &s3["comparison"];
+    assert_eq!(c["baseline"]["run_id"], 2, "the latest passing run");
+    assert_eq!(c["evaluators"][0]["status"], "critical");
+    assert_eq!(c["evaluators"][0]["regressed"], 30);
+    assert_eq!(c["evaluators"][0]["improved"], 0);
+    assert_eq!(c["evaluators"][0]["test"]["test"], "paired_t");
+    assert_eq!(c["evaluators"][0]["test"]["significant"], true);
+    assert_eq!(c["evaluators"][1]["status"], "critical", "the distance grew");
+    assert_eq!(c["fields"][0]["path"], "$.total");
+    assert_eq!(c["regressed_rows"][0]["delta"], "regressed");
+    let check = s3["gate"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "regression.fields")
+        .cloned();
+    assert_eq!(check.unwrap()["status"], "critical");
+    // The failed run is no baseline: the next one compares with run 2 again.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q"]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(json(&d.join("o4/summary.json"))["comparison"]["baseline"]["run_id"], 2);
+
+    // runs list / show / diff / pin / prune.
+    let o = at(d, &store, &["runs", "list", "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let runs: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let ids: Vec<i64> =
+        runs.as_array().unwrap().iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [4, 3, 2, 1]);
+    assert_eq!(runs[0]["gate_passed"], false);
+    assert_eq!(runs[3]["status"], "completed");
+    let o = at(d, &store, &["runs", "list", "--limit", "2"]);
+    assert!(stdout(&o).contains("invoices") && !stdout(&o).contains("pr=7"), "{}", stdout(&o));
+    let o = at(d, &store, &["runs", "show", "1"]);
+    assert!(stdout(&o).contains("tag         pr=7"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("Gate PASSED"), "{}", stdout(&o));
+    let o = at(d, &store, &["runs", "diff", "1", "3", "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let diff: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(diff["evaluators"][0]["regressed"], 30);
+    assert_eq!(diff["evaluators"][0]["status"], c["evaluators"][0]["status"]);
+    // The same comparison between two output folders, without a store.
+    let o = at(d, &d.join("none.db"), &["runs", "diff", "o1", "o3", "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let folders: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(folders["evaluators"][0]["regressed"], 30);
+    // Pinned baseline.
+    let o = at(d, &store, &["runs", "pin", "3"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::write(
+        d.join("pinned.yaml"),
+        SUITE.replace("tags:", "regression: {baseline: pinned}\ntags:"),
+    )
+    .unwrap();
+    let o = at(d, &store, &["run", "pinned.yaml", "-o", "o5", "-q"]);
+    assert_eq!(code(&o), 0, "same data as the pinned run: {}", stdout(&o));
+    let s5 = json(&d.join("o5/summary.json"));
+    assert_eq!(s5["comparison"]["baseline"]["run_id"], 3);
+    assert_eq!(s5["comparison"]["baseline"]["chosen_by"], "pinned");
+    // --baseline: a folder, without any store.
+    let o =
+        at(d, &store, &["run", "suite.yaml", "-o", "o6", "-q", "--no-store", "--baseline", "o1"]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    let s6 = json(&d.join("o6/summary.json"));
+    assert_eq!(s6["comparison"]["baseline"]["folder"], "o1");
+    assert_eq!(s6["comparison"]["status"], "critical");
+    assert!(s6["run"]["id"].is_null());
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o7", "-q", "--baseline", "nope"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("neither an output folder nor a run id"), "{}", stderr(&o));
+    let o = at(d, &store, &["runs", "prune", "--keep", "1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = at(d, &store, &["runs", "list", "--format", "json"]);
+    let left: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let ids: Vec<i64> =
+        left.as_array().unwrap().iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [5, 3], "the newest run and the pinned one");
+    let o = at(d, &store, &["runs", "show", "99"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("no run 99"), "{}", stderr(&o));
+}
+
+/// Results lines without their timings.
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            for e in v["execution"].as_object_mut().unwrap().values_mut() {
+                e["duration_ms"] = Value::from(0);
+            }
+            v
+        })
+        .collect()
+}
+
+/// A summary without what differs between two runs of the same data.
+fn comparable(mut s: Value) -> Value {
+    for k in ["duration_s", "run", "comparison"] {
+        s.as_object_mut().unwrap().remove(k);
+    }
+    s
+}
+
+/// Rows recorded so far for run 1, read with the binary.
+fn rows_recorded(d: &Path, store: &Path) -> u64 {
+    let o = at(d, store, &["runs", "show", "latest", "--format", "json"]);
+    serde_json::from_str::<Value>(&stdout(&o))
+        .ok()
+        .and_then(|v| v["run"]["rows"].as_u64())
+        .unwrap_or(0)
+}
+
+#[test]
+fn kill_9_at_random_points_then_resume_evaluates_every_row_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n: u64 = 12_000;
+    let mut text = String::new();
+    for i in 0..n {
+        text.push_str(&format!(
+            "{{\"id\": \"r{i}\", \"output\": {{\"a\": {}, \"b\": [{{\"k\": 1, \"v\": {i}}}, {{\"k\": 2, \"v\": 2}}], \"s\": \"{}\"}}, \"reference\": {{\"a\": {i}, \"b\": [{{\"k\": 2, \"v\": 2}}, {{\"k\": 1, \"v\": {i}}}], \"s\": \"xyz\"}}}}\n",
+            i % 7,
+            "xyz".repeat((i % 3 + 1) as usize)
+        ));
+    }
+    write(d, "data.jsonl", &text);
+    write(
+        d,
+        "suite.yaml",
+        "dataset: data.jsonl\nid: id\nevaluators:\n  - {name: m, metric: json_match}\n  - {name: s, metric: json_similarity}\n",
+    );
+    let clean_store = d.join("clean.db");
+    let o = at(d, &clean_store, &["run", "suite.yaml", "-o", "clean", "-q"]);
+    assert!(code(&o) <= 1, "{}", stderr(&o));
+    let store = d.join("runs.db");
+    // Kill points from a fixed seed (xorshift), printed on failure.
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut kills = Vec::new();
+    for round in 0..3 {
+        let mut args = vec!["run", "suite.yaml", "-o", "out", "-q", "--threads", "1"];
+        if round > 0 {
+            args.push("--resume");
+        }
+        let before = rows_recorded(d, &store);
+        let mut child = spawn(d, &store, &args);
+        // Wait until this part recorded at least one more batch, then a
+        // random extra delay of 0-150 ms.
+        let start = Instant::now();
+        while rows_recorded(d, &store) <= before && start.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        std::thread::sleep(Duration::from_millis(seed % 150));
+        child.kill().expect("kill -9");
+        child.wait().expect("waits");
+        kills.push(rows_recorded(d, &store));
+    }
+    assert!(kills.windows(2).all(|w| w[0] < w[1]), "each part got further: {kills:?}");
+    assert!(*kills.last().unwrap() < n, "killed before the end: {kills:?}");
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "out", "-q", "--resume"]);
+    assert!(code(&o) <= 1, "kills at {kills:?}: {}", stderr(&o));
+    let got = lines(&d.join("out/results.jsonl"));
+    let want = lines(&d.join("clean/results.jsonl"));
+    assert_eq!(got.len() as u64, n, "kills at {kills:?}");
+    let ids: std::collections::HashSet<&str> =
+        got.iter().map(|v| v["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len() as u64, n, "every id exactly once (kills at {kills:?})");
+    assert!(got == want, "same results as a clean run (kills at {kills:?})");
+    let s = json(&d.join("out/summary.json"));
+    assert_eq!(s["run"]["resumed"], 3);
+    assert_eq!(comparable(s), comparable(json(&d.join("clean/summary.json"))));
+    // Nothing left to resume; a changed dataset is refused.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "out", "-q", "--resume"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("no unfinished run"), "{}", stderr(&o));
+    let mut child = spawn(d, &store, &["run", "suite.yaml", "-o", "out2", "-q", "--threads", "1"]);
+    let start = Instant::now();
+    while rows_recorded(d, &store) == 0 || rows_recorded(d, &store) == n {
+        std::thread::sleep(Duration::from_millis(5));
+        if start.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+    }
+    child.kill().expect("kill");
+    child.wait().expect("waits");
+    std::fs::write(d.join("data.jsonl"), text.replace("\"r0\"", "\"r0x\"")).unwrap();
+    let o = at(d, &store, &["run", "suite.yaml", "-q", "--resume"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("the dataset") && stderr(&o).contains("changed"), "{}", stderr(&o));
+}
+
+#[test]
+fn two_runs_at_once_on_one_store_both_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "data.jsonl", &dataset(5_000, |i| i % 10 == 0));
+    write(d, "suite.yaml", SUITE);
+    let store = d.join("runs.db");
+    let a = spawn(d, &store, &["run", "suite.yaml", "-o", "a", "-q", "--threads", "1"]);
+    let b = spawn(d, &store, &["run", "suite.yaml", "-o", "b", "-q", "--threads", "1"]);
+    for c in [a, b] {
+        let o = c.wait_with_output().expect("waits");
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let o = at(d, &store, &["runs", "list", "--format", "json"]);
+    let runs: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 2);
+    for r in runs.as_array().unwrap() {
+        assert_eq!(r["status"], "completed");
+        assert_eq!(r["rows"], 5_000);
+    }
+}
+
+#[test]
+fn a_store_that_cannot_be_used_is_a_clear_error_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "data.jsonl", &dataset(10, |_| false));
+    write(d, "suite.yaml", SUITE);
+    // Not SQLite.
+    let junk = d.join("junk.db");
+    std::fs::write(&junk, "important notes, not a database\n").unwrap();
+    let o = at(d, &junk, &["run", "suite.yaml", "-o", "o", "-q"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("junk.db") && stderr(&o).contains("not a refscore run store"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&junk).unwrap(), "important notes, not a database\n");
+    assert!(!d.join("o/summary.json").exists(), "nothing was evaluated");
+    // A truncated store.
+    let good = d.join("good.db");
+    assert_eq!(code(&at(d, &good, &["run", "suite.yaml", "-o", "g", "-q"])), 0);
+    // Checkpoint the WAL into the main file first, as a finished process does.
+    let bytes = std::fs::read(&good).unwrap();
+    let cut = d.join("cut.db");
+    std::fs::write(&cut, &bytes[..bytes.len().min(4096 + 100)]).unwrap();
+    let before = std::fs::read(&cut).unwrap();
+    let o = at(d, &cut, &["runs", "list"]);
+    let o2 = at(d, &cut, &["run", "suite.yaml", "-o", "c", "-q"]);
+    for o in [&o, &o2] {
+        assert_eq!(code(o), 2, "{}{}", stdout(o), stderr(o));
+        assert!(stderr(o).contains("cut.db"), "{}", stderr(o));
+    }
+    assert_eq!(std::fs::read(&cut).unwrap(), before, "never overwritten");
+    // A location where nothing can be written.
+    let file = d.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let o = at(d, &file.join("runs.db"), &["run", "suite.yaml", "-o", "r", "-q"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("a-file"), "{}", stderr(&o));
+    // --no-store writes nothing.
+    let none = d.join("never.db");
+    let o = at(d, &none, &["run", "suite.yaml", "-o", "n", "-q", "--no-store"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!none.exists());
+}
+
+#[test]
+fn the_default_store_sits_beside_the_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("suites")).unwrap();
+    write(&d.join("suites"), "data.jsonl", &dataset(3, |_| false));
+    write(&d.join("suites"), "suite.yaml", SUITE);
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", "suites/suite.yaml", "-o", "o", "-q"])
+        .env_remove("REFSCORE_STORE")
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let store: PathBuf = d.join("suites/.refscore/runs.db");
+    assert!(store.is_file());
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["runs", "list", "--suite", "suites/suite.yaml"])
+        .env_remove("REFSCORE_STORE")
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(stdout(&o).contains("invoices"), "{}{}", stdout(&o), stderr(&o));
+}

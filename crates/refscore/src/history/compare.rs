@@ -1,0 +1,433 @@
+//! The comparison of a run with its baseline: per-evaluator status, row
+//! deltas matched by id, per-field accuracy moves, and the paired test.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::policy::{RegressionPolicy, RegressionStatus, relative_change, status_for};
+use super::scores::{Cell, RunScores};
+use super::significance::{PairedTest, paired_t};
+use crate::score::Direction;
+
+/// Most regressed rows kept per evaluator.
+pub const MAX_REGRESSED_ROWS: usize = 10;
+/// Field moves kept, worst first.
+pub const MAX_FIELD_DELTAS: usize = 50;
+/// Score changes smaller than this are "unchanged".
+const EPS: f64 = 1e-9;
+
+/// Where the baseline came from and why it was chosen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BaselineInfo {
+    /// The baseline's run id in the store, when it came from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<i64>,
+    /// The output folder it was read from, when it came from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// How it was chosen: `explicit` (`--baseline`), `last_passing` or `pinned`.
+    pub chosen_by: String,
+    /// Why, in words.
+    pub reason: String,
+    /// When the baseline run started (RFC 3339), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// The baseline's git commit, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_commit: Option<String>,
+}
+
+/// Row counts of a comparison.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct RowCounts {
+    /// Rows present in both runs (matched by id).
+    pub matched: u64,
+    /// Rows only in the current run.
+    pub new: u64,
+    /// Rows only in the baseline.
+    pub removed: u64,
+}
+
+/// How a matched row's score moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RowChange {
+    /// Better than in the baseline (or scored where it failed before).
+    Improved,
+    /// Worse (or failed where it was scored before).
+    Regressed,
+    /// The same.
+    Unchanged,
+}
+
+/// One evaluator compared with the baseline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct EvaluatorComparison {
+    /// The evaluator.
+    pub name: String,
+    /// Its metric.
+    pub metric: String,
+    /// Whether higher or lower is better.
+    pub direction: Direction,
+    /// The baseline run's mean.
+    pub baseline_mean: Option<f64>,
+    /// This run's mean.
+    pub current_mean: Option<f64>,
+    /// `current_mean − baseline_mean`.
+    pub change: Option<f64>,
+    /// Seed 001's relative change, oriented so that negative is worse.
+    pub relative_change: Option<f64>,
+    /// The status.
+    pub status: RegressionStatus,
+    /// The evaluator's tolerance.
+    pub tolerance: f64,
+    /// The evaluator's critical threshold.
+    pub critical_threshold: f64,
+    /// Matched rows that got better.
+    pub improved: u64,
+    /// Matched rows that got worse.
+    pub regressed: u64,
+    /// Matched rows that did not move.
+    pub unchanged: u64,
+    /// The paired test over matched rows scored in both runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<PairedTest>,
+    /// Why the status is what it is, when the numbers alone do not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One row's move for one evaluator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RowDelta {
+    /// The evaluator.
+    pub evaluator: String,
+    /// The row's id.
+    pub id: String,
+    /// The baseline's outcome.
+    pub baseline: Cell,
+    /// This run's outcome.
+    pub current: Cell,
+    /// `current − baseline` when both are scores.
+    pub change: Option<f64>,
+    /// Improved, regressed or unchanged.
+    pub delta: RowChange,
+}
+
+/// One field's accuracy before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FieldDelta {
+    /// The evaluator that compared the field.
+    pub evaluator: String,
+    /// The path, `$.line_items[*].price`.
+    pub path: String,
+    /// Accuracy in the baseline (absent: the field was not seen there).
+    pub baseline_accuracy: Option<f64>,
+    /// Accuracy now (absent: the field is no longer seen).
+    pub current_accuracy: Option<f64>,
+    /// `current − baseline` when both exist.
+    pub change: Option<f64>,
+}
+
+/// A run compared with its baseline (`comparison` in `summary.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Comparison {
+    /// The baseline, `None` when there was none to compare with.
+    pub baseline: Option<BaselineInfo>,
+    /// The worst evaluator status.
+    pub status: RegressionStatus,
+    /// Matched, new and removed rows.
+    pub rows: RowCounts,
+    /// Per evaluator, in suite order.
+    pub evaluators: Vec<EvaluatorComparison>,
+    /// The most regressed rows, at most [`MAX_REGRESSED_ROWS`] per
+    /// evaluator, failures first, then the largest drops.
+    pub regressed_rows: Vec<RowDelta>,
+    /// Field accuracy moves, worst first, at most [`MAX_FIELD_DELTAS`].
+    pub fields: Vec<FieldDelta>,
+}
+
+impl Comparison {
+    /// The comparison of a run without a baseline: every evaluator `new`.
+    pub fn without_baseline(current: &RunScores, policy: &RegressionPolicy) -> Comparison {
+        Comparison {
+            baseline: None,
+            status: RegressionStatus::New,
+            rows: RowCounts { matched: 0, new: current.rows.len() as u64, removed: 0 },
+            evaluators: current
+                .evaluators
+                .iter()
+                .map(|e| EvaluatorComparison {
+                    name: e.name.clone(),
+                    metric: e.metric.clone(),
+                    direction: e.direction,
+                    baseline_mean: None,
+                    current_mean: e.mean,
+                    change: None,
+                    relative_change: None,
+                    status: RegressionStatus::New,
+                    tolerance: policy.tolerance_of(&e.name),
+                    critical_threshold: policy.critical_of(&e.name),
+                    improved: 0,
+                    regressed: 0,
+                    unchanged: 0,
+                    test: None,
+                    note: Some("no baseline run to compare with".to_owned()),
+                })
+                .collect(),
+            regressed_rows: Vec::new(),
+            fields: Vec::new(),
+        }
+    }
+
+    /// Compares `current` with `baseline` under `policy`.
+    pub fn new(
+        baseline: &RunScores,
+        info: BaselineInfo,
+        current: &RunScores,
+        policy: &RegressionPolicy,
+    ) -> Comparison {
+        let pairs = match_rows(baseline, current);
+        let rows = RowCounts {
+            matched: pairs.len() as u64,
+            new: (current.rows.len() - pairs.len()) as u64,
+            removed: (baseline.rows.len() - pairs.len()) as u64,
+        };
+        let mut evaluators = Vec::with_capacity(current.evaluators.len());
+        let mut regressed_rows = Vec::new();
+        for (ci, ev) in current.evaluators.iter().enumerate() {
+            let tolerance = policy.tolerance_of(&ev.name);
+            let critical = policy.critical_of(&ev.name);
+            let mut out = EvaluatorComparison {
+                name: ev.name.clone(),
+                metric: ev.metric.clone(),
+                direction: ev.direction,
+                baseline_mean: None,
+                current_mean: ev.mean,
+                change: None,
+                relative_change: None,
+                status: RegressionStatus::New,
+                tolerance,
+                critical_threshold: critical,
+                improved: 0,
+                regressed: 0,
+                unchanged: 0,
+                test: None,
+                note: None,
+            };
+            let Some(bi) = baseline.evaluator(&ev.name) else {
+                out.note = Some("the baseline has no evaluator of this name".to_owned());
+                evaluators.push(out);
+                continue;
+            };
+            out.baseline_mean = baseline.evaluators[bi].mean;
+            let mut diffs = Vec::new();
+            let mut worst: Vec<RowDelta> = Vec::new();
+            for &(b, c) in &pairs {
+                let before = baseline.rows[b].cells.get(bi).copied().unwrap_or(Cell::Failed);
+                let after = current.rows[c].cells.get(ci).copied().unwrap_or(Cell::Failed);
+                let (delta, change) = row_change(ev.direction, before, after);
+                if let Some(d) = change {
+                    diffs.push(d);
+                }
+                match delta {
+                    RowChange::Improved => out.improved += 1,
+                    RowChange::Unchanged => out.unchanged += 1,
+                    RowChange::Regressed => {
+                        out.regressed += 1;
+                        worst.push(RowDelta {
+                            evaluator: ev.name.clone(),
+                            id: current.rows[c].id.clone(),
+                            baseline: before,
+                            current: after,
+                            change,
+                            delta,
+                        });
+                    }
+                }
+            }
+            worst.sort_by(|a, b| severity(ev.direction, b).total_cmp(&severity(ev.direction, a)));
+            worst.truncate(MAX_REGRESSED_ROWS);
+            regressed_rows.extend(worst);
+            out.test = policy.alpha.and_then(|alpha| paired_t(&diffs, alpha));
+            decide(&mut out, policy);
+            evaluators.push(out);
+        }
+        let status = evaluators.iter().map(|e| e.status).max().unwrap_or_default();
+        Comparison {
+            baseline: Some(info),
+            status,
+            rows,
+            evaluators,
+            regressed_rows,
+            fields: field_deltas(baseline, current),
+        }
+    }
+}
+
+/// Sets an evaluator's change and status from its means and test.
+fn decide(out: &mut EvaluatorComparison, policy: &RegressionPolicy) {
+    match (out.baseline_mean, out.current_mean) {
+        (Some(b), Some(c)) => {
+            let delta = relative_change(out.direction, b, c);
+            out.change = Some(crate::number::finite(c - b));
+            out.relative_change = Some(delta);
+            out.status = status_for(delta, out.tolerance, out.critical_threshold);
+            if out.status > RegressionStatus::Clean
+                && let Some(t) = out.test
+                && !t.significant
+            {
+                out.note = Some(format!(
+                    "a drop of {:.1}% that the paired test does not find significant (p = {:.3}, n = {}): clean",
+                    -delta * 100.0,
+                    t.p_value,
+                    t.n
+                ));
+                out.status = RegressionStatus::Clean;
+            }
+            if policy.alpha.is_some() && out.test.is_none() && out.status > RegressionStatus::Clean
+            {
+                out.note = Some(
+                    "fewer than two matched rows scored in both runs: status from the means alone"
+                        .to_owned(),
+                );
+            }
+        }
+        (Some(_), None) => {
+            out.status = RegressionStatus::Critical;
+            out.note = Some("no row was scored in this run".to_owned());
+        }
+        (None, Some(_)) => {
+            out.status = RegressionStatus::New;
+            out.note = Some("no row was scored in the baseline".to_owned());
+        }
+        (None, None) => {
+            out.status = RegressionStatus::New;
+            out.note = Some("no row was scored in either run".to_owned());
+        }
+    }
+}
+
+/// How far a regressed row fell: failures count as the worst.
+fn severity(direction: Direction, d: &RowDelta) -> f64 {
+    match d.change {
+        None => f64::INFINITY,
+        Some(c) => match direction {
+            Direction::Minimize => c,
+            Direction::Maximize | Direction::Neutral => -c,
+        },
+    }
+}
+
+/// Classifies one matched row.
+fn row_change(direction: Direction, before: Cell, after: Cell) -> (RowChange, Option<f64>) {
+    match (before.score(), after.score()) {
+        (Some(b), Some(a)) => {
+            let change = a - b;
+            let better = match direction {
+                Direction::Minimize => -change,
+                Direction::Maximize | Direction::Neutral => change,
+            };
+            let delta = if better > EPS {
+                RowChange::Improved
+            } else if better < -EPS {
+                RowChange::Regressed
+            } else {
+                RowChange::Unchanged
+            };
+            (delta, Some(change))
+        }
+        (Some(_), None) => (RowChange::Regressed, None),
+        (None, Some(_)) => (RowChange::Improved, None),
+        (None, None) => {
+            // Failing where it was only invalid is worse; the reverse better.
+            let rank = |c: Cell| match c {
+                Cell::Failed => 0,
+                Cell::Invalid => 1,
+                Cell::Score(_) => 2,
+            };
+            let delta = match rank(after).cmp(&rank(before)) {
+                std::cmp::Ordering::Less => RowChange::Regressed,
+                std::cmp::Ordering::Greater => RowChange::Improved,
+                std::cmp::Ordering::Equal => RowChange::Unchanged,
+            };
+            (delta, None)
+        }
+    }
+}
+
+/// Pairs rows by id: `(baseline index, current index)`. The k-th row with
+/// a given id pairs with the k-th of the other run.
+fn match_rows(baseline: &RunScores, current: &RunScores) -> Vec<(usize, usize)> {
+    let mut by_id: HashMap<(&str, u32), usize> = HashMap::with_capacity(baseline.rows.len());
+    let mut seen: HashMap<&str, u32> = HashMap::new();
+    for (i, r) in baseline.rows.iter().enumerate() {
+        let k = seen.entry(r.id.as_str()).or_insert(0);
+        by_id.insert((r.id.as_str(), *k), i);
+        *k += 1;
+    }
+    seen.clear();
+    let mut pairs = Vec::with_capacity(current.rows.len().min(baseline.rows.len()));
+    for (i, r) in current.rows.iter().enumerate() {
+        let k = seen.entry(r.id.as_str()).or_insert(0);
+        if let Some(&b) = by_id.get(&(r.id.as_str(), *k)) {
+            pairs.push((b, i));
+        }
+        *k += 1;
+    }
+    pairs
+}
+
+/// Field accuracy moves, worst first.
+fn field_deltas(baseline: &RunScores, current: &RunScores) -> Vec<FieldDelta> {
+    let before: HashMap<(&str, &str), f64> = baseline
+        .fields
+        .iter()
+        .map(|f| ((f.evaluator.as_str(), f.path.as_str()), f.accuracy))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<FieldDelta> = current
+        .fields
+        .iter()
+        .map(|f| {
+            let key = (f.evaluator.as_str(), f.path.as_str());
+            seen.insert(key);
+            let b = before.get(&key).copied();
+            FieldDelta {
+                evaluator: f.evaluator.clone(),
+                path: f.path.clone(),
+                baseline_accuracy: b,
+                current_accuracy: Some(f.accuracy),
+                change: b.map(|b| crate::number::finite(f.accuracy - b)),
+            }
+        })
+        .collect();
+    out.extend(
+        baseline
+            .fields
+            .iter()
+            .filter(|f| !seen.contains(&(f.evaluator.as_str(), f.path.as_str())))
+            .map(|f| FieldDelta {
+                evaluator: f.evaluator.clone(),
+                path: f.path.clone(),
+                baseline_accuracy: Some(f.accuracy),
+                current_accuracy: None,
+                change: None,
+            }),
+    );
+    // Worst moves first; fields seen in one run only after every move.
+    out.sort_by(|a, b| match (a.change, b.change) {
+        (Some(x), Some(y)) => x.total_cmp(&y).then_with(|| a.path.cmp(&b.path)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.path.cmp(&b.path),
+    });
+    out.truncate(MAX_FIELD_DELTAS);
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,193 @@
+use super::*;
+use crate::history::policy::FailOn;
+use crate::history::scores::FieldAccuracy;
+use crate::history::scores::{EvaluatorScores, RowScores};
+
+fn run(dir: Direction, rows: &[(&str, Option<f64>)]) -> RunScores {
+    let scores: Vec<f64> = rows.iter().filter_map(|r| r.1).collect();
+    #[allow(clippy::cast_precision_loss)]
+    let mean = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
+    RunScores {
+        evaluators: vec![EvaluatorScores {
+            name: "fields".into(),
+            metric: "json_match".into(),
+            direction: dir,
+            mean,
+        }],
+        rows: rows
+            .iter()
+            .map(|(id, s)| RowScores {
+                id: (*id).to_owned(),
+                cells: vec![s.map_or(Cell::Failed, Cell::Score)],
+            })
+            .collect(),
+        fields: Vec::new(),
+    }
+}
+
+fn info() -> BaselineInfo {
+    BaselineInfo {
+        run_id: Some(1),
+        folder: None,
+        chosen_by: "explicit".into(),
+        reason: "test".into(),
+        started_at: None,
+        git_commit: None,
+    }
+}
+
+fn seed_policy() -> RegressionPolicy {
+    // Seed 001's rule alone, without the paired test.
+    RegressionPolicy { alpha: None, ..RegressionPolicy::default() }
+}
+
+#[test]
+fn row_deltas_match_by_id() {
+    let base = run(
+        Direction::Maximize,
+        &[("a", Some(1.0)), ("b", Some(0.5)), ("c", Some(0.7)), ("gone", Some(1.0))],
+    );
+    let cur = run(
+        Direction::Maximize,
+        &[("c", Some(0.7)), ("b", Some(0.9)), ("a", Some(0.2)), ("fresh", Some(1.0))],
+    );
+    let cmp = Comparison::new(&base, info(), &cur, &seed_policy());
+    assert_eq!(cmp.rows, RowCounts { matched: 3, new: 1, removed: 1 });
+    let e = &cmp.evaluators[0];
+    assert_eq!((e.improved, e.regressed, e.unchanged), (1, 1, 1));
+    assert_eq!(cmp.regressed_rows.len(), 1);
+    assert_eq!(cmp.regressed_rows[0].id, "a");
+    assert!((cmp.regressed_rows[0].change.unwrap() + 0.8).abs() < 1e-12);
+}
+
+#[test]
+fn statuses_follow_the_seed_table() {
+    let base = run(Direction::Maximize, &[("a", Some(1.0)), ("b", Some(1.0))]);
+    for (cur, want) in [
+        (0.97, RegressionStatus::Clean),
+        (0.9, RegressionStatus::Warning),
+        (0.5, RegressionStatus::Critical),
+        (1.0, RegressionStatus::Clean),
+    ] {
+        let c = run(Direction::Maximize, &[("a", Some(cur)), ("b", Some(cur))]);
+        let cmp = Comparison::new(&base, info(), &c, &seed_policy());
+        assert_eq!(cmp.evaluators[0].status, want, "{cur}");
+        assert_eq!(cmp.status, want);
+    }
+    let none = Comparison::without_baseline(&base, &seed_policy());
+    assert_eq!(none.status, RegressionStatus::New);
+    assert_eq!(none.evaluators[0].status, RegressionStatus::New);
+}
+
+#[test]
+fn per_evaluator_tolerance_changes_the_status() {
+    let base = run(Direction::Maximize, &[("a", Some(1.0)), ("b", Some(1.0))]);
+    let cur = run(Direction::Maximize, &[("a", Some(0.9)), ("b", Some(0.9))]);
+    let mut policy = seed_policy();
+    policy.tolerance.insert("fields".into(), 0.2);
+    policy.critical_threshold.insert("fields".into(), 0.3);
+    let cmp = Comparison::new(&base, info(), &cur, &policy);
+    assert_eq!(cmp.evaluators[0].status, RegressionStatus::Clean);
+    policy.tolerance.insert("fields".into(), 0.01);
+    policy.critical_threshold.insert("fields".into(), 0.05);
+    let cmp = Comparison::new(&base, info(), &cur, &policy);
+    assert_eq!(cmp.evaluators[0].status, RegressionStatus::Critical);
+}
+
+fn as_refs(v: &[(String, Option<f64>)]) -> Vec<(&str, Option<f64>)> {
+    v.iter().map(|(a, b)| (a.as_str(), *b)).collect()
+}
+
+#[test]
+fn noise_is_not_called_a_regression() {
+    // Thirty rows; half moved up, half down, the mean dropped by 10% by
+    // chance of a few rows: the paired test keeps it clean.
+    let base: Vec<(String, Option<f64>)> =
+        (0..30).map(|i| (format!("r{i}"), Some(if i % 2 == 0 { 0.9 } else { 0.5 }))).collect();
+    let cur: Vec<(String, Option<f64>)> = (0..30)
+        .map(|i| {
+            (
+                format!("r{i}"),
+                Some(if i % 2 == 0 { 0.4 } else { 0.9 } - if i < 3 { 0.1 } else { 0.0 }),
+            )
+        })
+        .collect();
+    let b = run(Direction::Maximize, &as_refs(&base));
+    let c = run(Direction::Maximize, &as_refs(&cur));
+    let with_test = Comparison::new(&b, info(), &c, &RegressionPolicy::default());
+    let e = &with_test.evaluators[0];
+    assert!(e.relative_change.unwrap() < -0.05, "{e:?}");
+    assert!(!e.test.unwrap().significant);
+    assert_eq!(e.status, RegressionStatus::Clean);
+    assert!(e.note.as_deref().unwrap().contains("not find significant"));
+    // The seed's rule alone calls it a warning.
+    let seed = Comparison::new(&b, info(), &c, &seed_policy());
+    assert_eq!(seed.evaluators[0].status, RegressionStatus::Warning);
+    // A consistent drop on the same rows is significant.
+    let cur: Vec<(String, Option<f64>)> =
+        base.iter().map(|(id, s)| (id.clone(), s.map(|x| x - 0.3))).collect();
+    let c = run(Direction::Maximize, &as_refs(&cur));
+    let real = Comparison::new(&b, info(), &c, &RegressionPolicy::default());
+    assert_eq!(real.evaluators[0].status, RegressionStatus::Critical);
+    assert!(real.evaluators[0].test.unwrap().significant);
+    assert!(FailOn::Critical.fails(real.status));
+}
+
+#[test]
+fn failures_are_the_worst_regressions() {
+    let base = run(Direction::Maximize, &[("a", Some(1.0)), ("b", Some(1.0)), ("c", Some(1.0))]);
+    let cur = run(Direction::Maximize, &[("a", Some(0.5)), ("b", None), ("c", Some(0.9))]);
+    let cmp = Comparison::new(&base, info(), &cur, &seed_policy());
+    let ids: Vec<&str> = cmp.regressed_rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["b", "a", "c"]);
+    assert_eq!(cmp.regressed_rows[0].current, Cell::Failed);
+}
+
+#[test]
+fn distances_regress_upwards() {
+    let base = run(Direction::Minimize, &[("a", Some(0.0)), ("b", Some(2.0))]);
+    let cur = run(Direction::Minimize, &[("a", Some(3.0)), ("b", Some(1.0))]);
+    let cmp = Comparison::new(&base, info(), &cur, &seed_policy());
+    let e = &cmp.evaluators[0];
+    assert_eq!((e.improved, e.regressed), (1, 1));
+    assert_eq!(e.status, RegressionStatus::Critical);
+    assert_eq!(cmp.regressed_rows[0].id, "a");
+}
+
+#[test]
+fn duplicate_ids_pair_in_order() {
+    let base = run(Direction::Maximize, &[("x", Some(1.0)), ("x", Some(0.0))]);
+    let cur = run(Direction::Maximize, &[("x", Some(1.0)), ("x", Some(0.0)), ("x", Some(0.5))]);
+    let cmp = Comparison::new(&base, info(), &cur, &seed_policy());
+    assert_eq!(cmp.rows, RowCounts { matched: 2, new: 1, removed: 0 });
+    assert_eq!(cmp.evaluators[0].unchanged, 2);
+}
+
+#[test]
+fn field_moves_worst_first() {
+    let stat = |path: &str, acc: f64| FieldAccuracy {
+        evaluator: "fields".into(),
+        path: path.into(),
+        accuracy: acc,
+    };
+    let mut base = run(Direction::Maximize, &[("a", Some(1.0))]);
+    base.fields = vec![stat("$.total", 0.9), stat("$.date", 1.0), stat("$.old", 0.5)];
+    let mut cur = run(Direction::Maximize, &[("a", Some(1.0))]);
+    cur.fields = vec![stat("$.total", 0.95), stat("$.date", 0.6), stat("$.new", 1.0)];
+    let cmp = Comparison::new(&base, info(), &cur, &seed_policy());
+    let order: Vec<&str> = cmp.fields.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(order, ["$.date", "$.total", "$.new", "$.old"]);
+    assert!((cmp.fields[0].change.unwrap() + 0.4).abs() < 1e-12);
+}
+
+#[test]
+fn evaluator_missing_from_the_baseline_is_new() {
+    let base = run(Direction::Maximize, &[("a", Some(1.0))]);
+    let mut cur = run(Direction::Maximize, &[("a", Some(1.0))]);
+    cur.evaluators[0].name = "renamed".into();
+    let cmp = Comparison::new(&base, info(), &cur, &seed_policy());
+    assert_eq!(cmp.evaluators[0].status, RegressionStatus::New);
+    let all_failed = run(Direction::Maximize, &[("a", None)]);
+    let cmp = Comparison::new(&base, info(), &all_failed, &seed_policy());
+    assert_eq!(cmp.evaluators[0].status, RegressionStatus::Critical);
+}

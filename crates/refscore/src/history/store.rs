@@ -1,0 +1,776 @@
+//! The run store: an SQLite file (`.refscore/runs.db` beside the suite by
+//! default) holding every run, batch by batch.
+//!
+//! * WAL mode and a busy timeout: several runs can record at once.
+//! * Versioned schema: `PRAGMA user_version` counts the migrations
+//!   applied, `PRAGMA application_id` marks the file as a refscore store.
+//!   A file that is not SQLite, or an SQLite database of another program,
+//!   is refused and never written to.
+//! * Each batch of rows is one transaction: its rows' results (the lines
+//!   of `results.jsonl`, zstd-compressed), what the summary needs of each
+//!   row, and the batch's field statistics. A run killed at any point
+//!   keeps every batch committed before, and resumes after the last one.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+// Write transactions are IMMEDIATE: they take the write lock at once and
+// wait for it (busy timeout), instead of failing when another process
+// wrote between their read and their write.
+use rusqlite::{
+    Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
+};
+
+use super::policy::RegressionPolicy;
+use super::run_info::{RunInfo, RunStatus};
+use super::scores::{RowRecord, RowScores, RunScores};
+use super::summary_header;
+use crate::runner::{BatchRecord, BatchSink, PriorBatch};
+
+/// `PRAGMA application_id` of a refscore store ("RSC1").
+const APPLICATION_ID: i32 = 0x5253_4331;
+
+/// The schema, one migration per version; `user_version` counts those applied.
+const MIGRATIONS: &[&str] = &[
+    // 1: runs and their batches.
+    "CREATE TABLE runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        suite TEXT NOT NULL,
+        status TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        pinned INTEGER NOT NULL DEFAULT 0,
+        gate_passed INTEGER,
+        rows_done INTEGER NOT NULL DEFAULT 0,
+        duration_s REAL NOT NULL DEFAULT 0,
+        suite_hash TEXT NOT NULL,
+        dataset_hash TEXT NOT NULL,
+        git_commit TEXT,
+        git_branch TEXT,
+        info TEXT NOT NULL,
+        policy TEXT NOT NULL,
+        summary TEXT
+    );
+    CREATE INDEX runs_by_suite ON runs (suite, id);
+    CREATE TABLE batches (
+        run INTEGER NOT NULL,
+        first INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        records BLOB NOT NULL,
+        fields BLOB NOT NULL,
+        lines BLOB NOT NULL,
+        PRIMARY KEY (run, first)
+    ) WITHOUT ROWID;",
+];
+
+/// zstd level of stored batches: fast, and lines of JSON shrink 5-10×.
+const ZSTD_LEVEL: i32 = 1;
+
+/// How long a writer waits for another one to finish, in milliseconds.
+const BUSY_TIMEOUT_MS: u64 = 60_000;
+
+/// A store that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The file is not a refscore store (not SQLite, or another
+    /// program's database); it is left untouched.
+    #[error("{}: not a refscore run store ({why}); it was left untouched: move it away or choose another store with --store", path.display())]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// What gave it away.
+        why: String,
+    },
+    /// The store was written by a newer refscore.
+    #[error("{}: store schema version {found} is newer than this refscore understands ({known}); upgrade refscore", path.display())]
+    Newer {
+        /// The file.
+        path: PathBuf,
+        /// Its schema version.
+        found: i64,
+        /// The newest this build knows.
+        known: i64,
+    },
+    /// No store at the path (for commands that only read).
+    #[error("{}: no run store here (runs are recorded by `refscore run`)", path.display())]
+    Missing {
+        /// The path looked at.
+        path: PathBuf,
+    },
+    /// No run with this id.
+    #[error("{}: no run {id}", path.display())]
+    NoRun {
+        /// The store.
+        path: PathBuf,
+        /// The id asked for.
+        id: i64,
+    },
+    /// A run that cannot be used for what was asked.
+    #[error("{}: run {id}: {message}", path.display())]
+    Run {
+        /// The store.
+        path: PathBuf,
+        /// The run.
+        id: i64,
+        /// Why not.
+        message: String,
+    },
+    /// SQLite or file-system failure (read-only location, full disk,
+    /// corrupt file).
+    #[error("{}: {message}", path.display())]
+    Io {
+        /// The store.
+        path: PathBuf,
+        /// What failed.
+        message: String,
+    },
+}
+
+/// One run as listed.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RunEntry {
+    /// The run's id.
+    pub id: i64,
+    /// The suite's name.
+    pub suite: String,
+    /// Its status.
+    pub status: RunStatus,
+    /// When it started (RFC 3339).
+    pub started_at: String,
+    /// When it ended.
+    pub ended_at: Option<String>,
+    /// Whether it is the suite's pinned baseline.
+    pub pinned: bool,
+    /// Whether its gate passed (finished runs).
+    pub gate_passed: Option<bool>,
+    /// Rows recorded.
+    pub rows: u64,
+    /// Time spent evaluating, in seconds.
+    pub duration_s: f64,
+    /// The git commit it ran at.
+    pub git_commit: Option<String>,
+    /// The git branch.
+    pub git_branch: Option<String>,
+    /// Everything else known about it.
+    pub info: RunInfo,
+}
+
+/// An open run store.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens the store at `path`, creating it (and its folder) when absent.
+    ///
+    /// # Errors
+    /// The file is not a refscore store, is newer than this build, or
+    /// cannot be created or opened.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
+                path: path.to_path_buf(),
+                message: format!("creating folder {}: {e}", dir.display()),
+            })?;
+        }
+        Store::open_with(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
+    }
+
+    /// Opens an existing store.
+    ///
+    /// # Errors
+    /// No store at `path`, or as [`Store::open`].
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::Missing { path: path.to_path_buf() });
+        }
+        Store::open_with(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+    }
+
+    fn open_with(path: &Path, flags: OpenFlags) -> Result<Store, StoreError> {
+        check_header(path)?;
+        let io =
+            |e: rusqlite::Error| StoreError::Io { path: path.to_path_buf(), message: describe(&e) };
+        let conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+            .map_err(io)?;
+        conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS)).map_err(io)?;
+        let store = Store { conn, path: path.to_path_buf() };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn io(&self, e: &rusqlite::Error) -> StoreError {
+        StoreError::Io { path: self.path.clone(), message: describe(e) }
+    }
+
+    /// Checks that the file is ours and brings its schema up to date.
+    fn migrate(&self) -> Result<(), StoreError> {
+        let foreign = |why: String| StoreError::Foreign { path: self.path.clone(), why };
+        let pragma = |name: &str| -> Result<i64, StoreError> {
+            self.conn
+                .query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0))
+                .map_err(|e| self.io(&e))
+        };
+        let app = pragma("application_id")?;
+        let tables: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .map_err(|e| self.io(&e))?;
+        if app != i64::from(APPLICATION_ID) && (app != 0 || tables > 0) {
+            return Err(foreign(if app == 0 {
+                "an SQLite database of another program".to_owned()
+            } else {
+                format!("application id {app:#x}")
+            }));
+        }
+        let known = MIGRATIONS.len() as i64;
+        let version = pragma("user_version")?;
+        if version > known {
+            return Err(StoreError::Newer { path: self.path.clone(), found: version, known });
+        }
+        // WAL lets readers and one writer work at once; NORMAL syncs at
+        // checkpoints, so a power loss can lose the last commits but never
+        // corrupts the file.
+        self.conn
+            .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+            .map_err(|e| self.io(&e))?;
+        if version == known {
+            return Ok(());
+        }
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| self.io(&e))?;
+        // Another process may have migrated while this one waited.
+        let version: i64 =
+            tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| self.io(&e))?;
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
+            tx.execute_batch(sql).map_err(|e| self.io(&e))?;
+            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
+                .map_err(|e| self.io(&e))?;
+        }
+        tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
+            .map_err(|e| self.io(&e))?;
+        tx.commit().map_err(|e| self.io(&e))
+    }
+
+    /// Records the start of a run; returns its id.
+    ///
+    /// # Errors
+    /// The store cannot be written.
+    pub fn begin(&self, info: &RunInfo, policy: &RegressionPolicy) -> Result<i64, StoreError> {
+        let info_json = serde_json::to_string(info).unwrap_or_default();
+        let policy_json = serde_json::to_string(policy).unwrap_or_default();
+        self.conn
+            .execute(
+                "INSERT INTO runs (suite, status, started_at, suite_hash, dataset_hash, git_commit, git_branch, info, policy)
+                 VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    info.suite,
+                    info.started_at,
+                    info.suite_hash,
+                    info.dataset_hash,
+                    info.git.as_ref().map(|g| g.commit.as_str()),
+                    info.git.as_ref().and_then(|g| g.branch.as_deref()),
+                    info_json,
+                    policy_json
+                ],
+            )
+            .map_err(|e| self.io(&e))?;
+        let id = self.conn.last_insert_rowid();
+        let mut info = info.clone();
+        info.id = Some(id);
+        self.set_info(id, &info)?;
+        Ok(id)
+    }
+
+    /// Replaces a run's recorded information.
+    ///
+    /// # Errors
+    /// The store cannot be written.
+    pub fn set_info(&self, id: i64, info: &RunInfo) -> Result<(), StoreError> {
+        let json = serde_json::to_string(info).unwrap_or_default();
+        self.conn
+            .execute(
+                "UPDATE runs SET info = ?1, status = 'running' WHERE id = ?2",
+                params![json, id],
+            )
+            .map_err(|e| self.io(&e))?;
+        Ok(())
+    }
+
+    /// A sink recording run `id`'s batches.
+    pub fn recorder(&self, id: i64) -> Recorder<'_> {
+        let base = self
+            .conn
+            .query_row("SELECT duration_s FROM runs WHERE id = ?1", [id], |r| r.get::<_, f64>(0))
+            .unwrap_or(0.0);
+        Recorder { store: self, id, started: Instant::now(), base_duration: base }
+    }
+
+    /// Records the end of a run: its status, summary and gate verdict.
+    ///
+    /// # Errors
+    /// The store cannot be written.
+    pub fn finish(
+        &self,
+        id: i64,
+        status: RunStatus,
+        summary: &crate::summary::RunSummary,
+    ) -> Result<(), StoreError> {
+        let ended = summary.run.as_ref().and_then(|r| r.ended_at.clone());
+        let json = serde_json::to_string(summary).unwrap_or_default();
+        let info = summary.run.as_ref().map(|r| serde_json::to_string(r).unwrap_or_default());
+        self.conn
+            .execute(
+                "UPDATE runs SET status = ?1, ended_at = ?2, gate_passed = ?3, summary = ?4,
+                    duration_s = ?5, info = coalesce(?6, info) WHERE id = ?7",
+                params![
+                    status.as_str(),
+                    ended,
+                    summary.gate.passed,
+                    json,
+                    summary.duration_s,
+                    info,
+                    id
+                ],
+            )
+            .map_err(|e| self.io(&e))?;
+        Ok(())
+    }
+
+    /// Marks a run failed without a summary (the run stopped on an error).
+    ///
+    /// # Errors
+    /// The store cannot be written.
+    pub fn mark(&self, id: i64, status: RunStatus) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE runs SET status = ?1, ended_at = ?2 WHERE id = ?3",
+                params![status.as_str(), super::now_rfc3339(), id],
+            )
+            .map_err(|e| self.io(&e))?;
+        Ok(())
+    }
+
+    /// Runs, newest first, optionally of one suite, at most `limit`.
+    ///
+    /// # Errors
+    /// The store cannot be read.
+    pub fn list(
+        &self,
+        suite: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<Vec<RunEntry>, StoreError> {
+        let limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, suite, status, started_at, ended_at, pinned, gate_passed, rows_done,
+                        duration_s, git_commit, git_branch, info
+                 FROM runs WHERE ?1 IS NULL OR suite = ?1 ORDER BY id DESC LIMIT ?2",
+            )
+            .map_err(|e| self.io(&e))?;
+        let rows = stmt
+            .query_map(params![suite, limit], entry)
+            .map_err(|e| self.io(&e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.io(&e))?;
+        Ok(rows)
+    }
+
+    /// One run.
+    ///
+    /// # Errors
+    /// No such run, or the store cannot be read.
+    pub fn get(&self, id: i64) -> Result<RunEntry, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT id, suite, status, started_at, ended_at, pinned, gate_passed, rows_done,
+                        duration_s, git_commit, git_branch, info FROM runs WHERE id = ?1",
+                [id],
+                entry,
+            )
+            .optional()
+            .map_err(|e| self.io(&e))?
+            .ok_or(StoreError::NoRun { path: self.path.clone(), id })
+    }
+
+    /// The latest run's id, optionally of one suite.
+    ///
+    /// # Errors
+    /// The store cannot be read.
+    pub fn latest(&self, suite: Option<&str>) -> Result<Option<i64>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT max(id) FROM runs WHERE ?1 IS NULL OR suite = ?1",
+                params![suite],
+                |r| r.get::<_, Option<i64>>(0),
+            )
+            .map_err(|e| self.io(&e))
+    }
+
+    /// A finished run's summary (JSON text).
+    ///
+    /// # Errors
+    /// No such run, it has no summary yet, or the store cannot be read.
+    pub fn summary(&self, id: i64) -> Result<String, StoreError> {
+        let s: Option<Option<String>> = self
+            .conn
+            .query_row("SELECT summary FROM runs WHERE id = ?1", [id], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.io(&e))?;
+        match s {
+            None => Err(StoreError::NoRun { path: self.path.clone(), id }),
+            Some(None) => Err(StoreError::Run {
+                path: self.path.clone(),
+                id,
+                message: "has not finished (resume it with `refscore run --resume`)".to_owned(),
+            }),
+            Some(Some(s)) => Ok(s),
+        }
+    }
+
+    /// The regression policy a run was started with.
+    ///
+    /// # Errors
+    /// No such run, or the store cannot be read.
+    pub fn policy(&self, id: i64) -> Result<RegressionPolicy, StoreError> {
+        let text: Option<String> = self
+            .conn
+            .query_row("SELECT policy FROM runs WHERE id = ?1", [id], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.io(&e))?;
+        let text = text.ok_or(StoreError::NoRun { path: self.path.clone(), id })?;
+        Ok(serde_json::from_str(&text).unwrap_or_default())
+    }
+
+    /// The latest completed run of `suite` whose gate passed, other than `except`.
+    ///
+    /// # Errors
+    /// The store cannot be read.
+    pub fn last_passing(
+        &self,
+        suite: &str,
+        except: Option<i64>,
+    ) -> Result<Option<i64>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT max(id) FROM runs WHERE suite = ?1 AND status = 'completed'
+                   AND gate_passed = 1 AND id IS NOT ?2",
+                params![suite, except],
+                |r| r.get::<_, Option<i64>>(0),
+            )
+            .map_err(|e| self.io(&e))
+    }
+
+    /// The pinned run of `suite`.
+    ///
+    /// # Errors
+    /// The store cannot be read.
+    pub fn pinned(&self, suite: &str) -> Result<Option<i64>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT max(id) FROM runs WHERE suite = ?1 AND pinned = 1",
+                params![suite],
+                |r| r.get::<_, Option<i64>>(0),
+            )
+            .map_err(|e| self.io(&e))
+    }
+
+    /// Pins a finished run as its suite's baseline (unpinning any other
+    /// run of that suite), or unpins it.
+    ///
+    /// # Errors
+    /// No such run, it has not finished, or the store cannot be written.
+    pub fn pin(&self, id: i64, pinned: bool) -> Result<(), StoreError> {
+        let run = self.get(id)?;
+        if pinned && run.status != RunStatus::Completed {
+            return Err(StoreError::Run {
+                path: self.path.clone(),
+                id,
+                message: format!(
+                    "is {}: only a completed run can be a baseline",
+                    run.status.as_str()
+                ),
+            });
+        }
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| self.io(&e))?;
+        if pinned {
+            tx.execute("UPDATE runs SET pinned = 0 WHERE suite = ?1", [&run.suite])
+                .map_err(|e| self.io(&e))?;
+        }
+        tx.execute("UPDATE runs SET pinned = ?1 WHERE id = ?2", params![pinned, id])
+            .map_err(|e| self.io(&e))?;
+        tx.commit().map_err(|e| self.io(&e))
+    }
+
+    /// Deletes all but the `keep` newest runs of each suite; pinned runs
+    /// and runs still running are kept. Returns the ids deleted.
+    ///
+    /// # Errors
+    /// The store cannot be written.
+    pub fn prune(&self, keep: usize) -> Result<Vec<i64>, StoreError> {
+        let keep = i64::try_from(keep).unwrap_or(i64::MAX);
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| self.io(&e))?;
+        let ids: Vec<i64> = {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT id FROM runs r WHERE pinned = 0 AND status != 'running' AND
+                       (SELECT count(*) FROM runs n WHERE n.suite = r.suite AND n.id > r.id) >= ?1
+                     ORDER BY id",
+                )
+                .map_err(|e| self.io(&e))?;
+            stmt.query_map([keep], |r| r.get(0))
+                .map_err(|e| self.io(&e))?
+                .collect::<Result<_, _>>()
+                .map_err(|e| self.io(&e))?
+        };
+        for id in &ids {
+            tx.execute("DELETE FROM batches WHERE run = ?1", [id]).map_err(|e| self.io(&e))?;
+            tx.execute("DELETE FROM runs WHERE id = ?1", [id]).map_err(|e| self.io(&e))?;
+        }
+        tx.commit().map_err(|e| self.io(&e))?;
+        Ok(ids)
+    }
+
+    /// Calls `f` with each recorded batch of a run, in order.
+    fn each_batch(
+        &self,
+        id: i64,
+        mut f: impl FnMut(u64, Vec<u8>, Vec<u8>, Vec<u8>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT first, records, fields, lines FROM batches WHERE run = ?1 ORDER BY first",
+            )
+            .map_err(|e| self.io(&e))?;
+        let mut rows = stmt.query([id]).map_err(|e| self.io(&e))?;
+        while let Some(r) = rows.next().map_err(|e| self.io(&e))? {
+            let first: i64 = r.get(0).map_err(|e| self.io(&e))?;
+            let records: Vec<u8> = r.get(1).map_err(|e| self.io(&e))?;
+            let fields: Vec<u8> = r.get(2).map_err(|e| self.io(&e))?;
+            let lines: Vec<u8> = r.get(3).map_err(|e| self.io(&e))?;
+            f(u64::try_from(first).unwrap_or(0), records, fields, lines)?;
+        }
+        Ok(())
+    }
+
+    fn unpack(&self, id: i64, what: &str, data: &[u8]) -> Result<Vec<u8>, StoreError> {
+        zstd::decode_all(data).map_err(|e| StoreError::Run {
+            path: self.path.clone(),
+            id,
+            message: format!("stored {what} cannot be read: {e}"),
+        })
+    }
+
+    /// The recorded batches of a run, for resuming it.
+    ///
+    /// # Errors
+    /// The store cannot be read or a batch is damaged.
+    pub fn prior_batches(&self, id: i64) -> Result<Vec<PriorBatch>, StoreError> {
+        let mut out = Vec::new();
+        self.each_batch(id, |_, records, fields, _| {
+            let records = self.records(id, &records)?;
+            let fields = String::from_utf8(self.unpack(id, "field statistics", &fields)?)
+                .unwrap_or_default();
+            out.push(PriorBatch { records, fields });
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    fn records(&self, id: i64, data: &[u8]) -> Result<Vec<RowRecord>, StoreError> {
+        let raw = self.unpack(id, "rows", data)?;
+        serde_json::from_slice(&raw).map_err(|e| StoreError::Run {
+            path: self.path.clone(),
+            id,
+            message: format!("stored rows cannot be read: {e}"),
+        })
+    }
+
+    /// Calls `f` with each recorded line of `results.jsonl`, in order.
+    ///
+    /// # Errors
+    /// The store cannot be read, a batch is damaged, or `f` fails.
+    pub fn for_each_line(
+        &self,
+        id: i64,
+        mut f: impl FnMut(&str) -> std::io::Result<()>,
+    ) -> Result<(), StoreError> {
+        self.each_batch(id, |_, _, _, lines| {
+            let raw = self.unpack(id, "results", &lines)?;
+            let text = String::from_utf8_lossy(&raw);
+            for line in text.split('\n').filter(|l| !l.is_empty()) {
+                f(line).map_err(|e| StoreError::Io {
+                    path: self.path.clone(),
+                    message: e.to_string(),
+                })?;
+            }
+            Ok(())
+        })
+    }
+
+    /// A finished run reduced to what a comparison reads.
+    ///
+    /// # Errors
+    /// No such run, it has not finished, or its data cannot be read.
+    pub fn scores(&self, id: i64) -> Result<RunScores, StoreError> {
+        let summary = self.summary(id)?;
+        let value: serde_json::Value =
+            serde_json::from_str(&summary).map_err(|e| StoreError::Run {
+                path: self.path.clone(),
+                id,
+                message: format!("stored summary cannot be read: {e}"),
+            })?;
+        let mut scores = summary_header(&value);
+        let mut rows: Vec<RowScores> = Vec::new();
+        self.each_batch(id, |_, records, _, _| {
+            rows.extend(self.records(id, &records)?.into_iter().map(|r| r.scores));
+            Ok(())
+        })?;
+        scores.rows = rows;
+        Ok(scores)
+    }
+
+    /// The hashes a run was started with: (suite, dataset).
+    ///
+    /// # Errors
+    /// No such run, or the store cannot be read.
+    pub fn hashes(&self, id: i64) -> Result<(String, String), StoreError> {
+        self.conn
+            .query_row("SELECT suite_hash, dataset_hash FROM runs WHERE id = ?1", [id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()
+            .map_err(|e| self.io(&e))?
+            .ok_or(StoreError::NoRun { path: self.path.clone(), id })
+    }
+}
+
+/// Records one run's batches (see [`Store::recorder`]).
+#[derive(Debug)]
+pub struct Recorder<'a> {
+    store: &'a Store,
+    id: i64,
+    started: Instant,
+    base_duration: f64,
+}
+
+impl Recorder<'_> {
+    /// Time spent on the run so far, in seconds: the parts before a
+    /// resume and this one.
+    pub fn total_duration(&self) -> f64 {
+        self.base_duration + self.started.elapsed().as_secs_f64()
+    }
+
+    fn write(&self, b: &BatchRecord<'_>) -> Result<(), rusqlite::Error> {
+        let pack = |bytes: &[u8]| {
+            zstd::encode_all(bytes, ZSTD_LEVEL)
+                .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+        };
+        let records = pack(&serde_json::to_vec(b.records).unwrap_or_default())?;
+        let fields = pack(b.fields.as_bytes())?;
+        let lines = pack(b.lines.join("\n").as_bytes())?;
+        let count = b.records.len() as i64;
+        let tx = Transaction::new_unchecked(&self.store.conn, TransactionBehavior::Immediate)?;
+        tx.prepare_cached(
+            "INSERT INTO batches (run, first, count, records, fields, lines) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(params![self.id, b.first as i64, count, records, fields, lines])?;
+        tx.prepare_cached("UPDATE runs SET rows_done = ?1, duration_s = ?2 WHERE id = ?3")?
+            .execute(params![
+                b.first as i64 + count,
+                self.base_duration + self.started.elapsed().as_secs_f64(),
+                self.id
+            ])?;
+        tx.commit()
+    }
+}
+
+impl BatchSink for Recorder<'_> {
+    fn batch(&mut self, b: &BatchRecord<'_>) -> Result<(), String> {
+        self.write(b).map_err(|e| format!("{}: {}", self.store.path.display(), describe(&e)))
+    }
+}
+
+/// A `runs` row.
+fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunEntry> {
+    let info: String = r.get(11)?;
+    let status: String = r.get(2)?;
+    Ok(RunEntry {
+        id: r.get(0)?,
+        suite: r.get(1)?,
+        status: RunStatus::parse(&status).unwrap_or(RunStatus::Failed),
+        started_at: r.get(3)?,
+        ended_at: r.get(4)?,
+        pinned: r.get(5)?,
+        gate_passed: r.get(6)?,
+        rows: u64::try_from(r.get::<_, i64>(7)?).unwrap_or(0),
+        duration_s: r.get(8)?,
+        git_commit: r.get(9)?,
+        git_branch: r.get(10)?,
+        info: serde_json::from_str(&info).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(11, rusqlite::types::Type::Text, Box::new(e))
+        })?,
+    })
+}
+
+/// Refuses a file that exists and is not an SQLite database, before
+/// SQLite sees it.
+fn check_header(path: &Path) -> Result<(), StoreError> {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else { return Ok(()) };
+    let mut head = [0u8; 16];
+    let mut n = 0;
+    while n < head.len() {
+        match f.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) => {
+                return Err(StoreError::Io { path: path.to_path_buf(), message: e.to_string() });
+            }
+        }
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    if head[..n] != b"SQLite format 3\0"[..n] || n < head.len() {
+        return Err(StoreError::Foreign {
+            path: path.to_path_buf(),
+            why: "the file is not an SQLite database".to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// SQLite's error in words, with a hint for the usual causes.
+fn describe(e: &rusqlite::Error) -> String {
+    use rusqlite::ErrorCode;
+    let hint = match e.sqlite_error_code() {
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            " (is the location writable? choose another store with --store, or --no-store)"
+        }
+        Some(ErrorCode::DiskFull) => " (the disk is full)",
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
+            " (the store is damaged; it was left untouched: move it away to start a new one)"
+        }
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            " (another process held the store for too long)"
+        }
+        _ => "",
+    };
+    format!("{e}{hint}")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,107 @@
+use super::*;
+use crate::history::run_info::RunInfo;
+
+fn info(suite: &str) -> RunInfo {
+    RunInfo {
+        id: None,
+        store: None,
+        suite: suite.to_owned(),
+        suite_path: "suite.yaml".into(),
+        suite_hash: "s".into(),
+        dataset: "data.jsonl".into(),
+        dataset_hash: "d".into(),
+        git: None,
+        tags: Default::default(),
+        links: Default::default(),
+        started_at: "2026-11-23T00:00:00Z".into(),
+        ended_at: None,
+        version: "test".into(),
+        limit: None,
+        output: None,
+        resumed: 0,
+    }
+}
+
+#[test]
+fn foreign_files_are_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.db");
+    std::fs::write(&text, "hello, this is not a database at all").unwrap();
+    let e = Store::open(&text).unwrap_err();
+    assert!(matches!(e, StoreError::Foreign { .. }), "{e}");
+    assert_eq!(std::fs::read_to_string(&text).unwrap(), "hello, this is not a database at all");
+    // Another program's SQLite database.
+    let other = dir.path().join("other.db");
+    {
+        let c = Connection::open(&other).unwrap();
+        c.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);").unwrap();
+    }
+    let before = std::fs::read(&other).unwrap();
+    let e = Store::open(&other).unwrap_err();
+    assert!(e.to_string().contains("another program"), "{e}");
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+    // A truncated header.
+    let short = dir.path().join("short.db");
+    std::fs::write(&short, b"SQLite for").unwrap();
+    assert!(matches!(Store::open(&short).unwrap_err(), StoreError::Foreign { .. }));
+}
+
+#[test]
+fn schema_is_versioned_and_reopened() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/runs.db");
+    let s = Store::open(&path).unwrap();
+    let id = s.begin(&info("a"), &RegressionPolicy::default()).unwrap();
+    drop(s);
+    let s = Store::open_existing(&path).unwrap();
+    assert_eq!(s.get(id).unwrap().status, RunStatus::Running);
+    let v: i64 = s.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(v, MIGRATIONS.len() as i64);
+    s.conn.execute_batch("PRAGMA user_version = 99").unwrap();
+    drop(s);
+    assert!(matches!(Store::open(&path).unwrap_err(), StoreError::Newer { found: 99, .. }));
+    assert!(matches!(
+        Store::open_existing(&dir.path().join("absent.db")).unwrap_err(),
+        StoreError::Missing { .. }
+    ));
+}
+
+#[test]
+fn baselines_pins_and_pruning() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("runs.db")).unwrap();
+    let p = RegressionPolicy::default();
+    let finish = |id: i64, passed: bool, status: RunStatus| {
+        s.conn
+            .execute(
+                "UPDATE runs SET status = ?1, gate_passed = ?2, summary = '{}' WHERE id = ?3",
+                params![status.as_str(), passed, id],
+            )
+            .unwrap();
+    };
+    let a1 = s.begin(&info("a"), &p).unwrap();
+    finish(a1, true, RunStatus::Completed);
+    let a2 = s.begin(&info("a"), &p).unwrap();
+    finish(a2, false, RunStatus::Completed);
+    let b1 = s.begin(&info("b"), &p).unwrap();
+    finish(b1, true, RunStatus::Completed);
+    let a3 = s.begin(&info("a"), &p).unwrap();
+    finish(a3, true, RunStatus::Cancelled);
+    assert_eq!(s.last_passing("a", None).unwrap(), Some(a1));
+    assert_eq!(s.last_passing("a", Some(a1)).unwrap(), None);
+    assert_eq!(s.pinned("a").unwrap(), None);
+    assert!(s.pin(a3, true).is_err(), "a cancelled run is no baseline");
+    s.pin(a2, true).unwrap();
+    s.pin(a1, true).unwrap();
+    assert_eq!(s.pinned("a").unwrap(), Some(a1), "one pinned run per suite");
+    s.pin(a1, false).unwrap();
+    assert_eq!(s.pinned("a").unwrap(), None);
+    s.pin(a1, true).unwrap();
+    let deleted = s.prune(1).unwrap();
+    // Suite a keeps its newest (a3) and its pinned run (a1); b keeps b1.
+    assert_eq!(deleted, vec![a2]);
+    let left: Vec<i64> = s.list(None, None).unwrap().iter().map(|r| r.id).collect();
+    assert_eq!(left, vec![a3, b1, a1]);
+    assert_eq!(s.list(Some("b"), Some(5)).unwrap().len(), 1);
+    assert!(matches!(s.get(a2).unwrap_err(), StoreError::NoRun { .. }));
+}

@@ -30,6 +30,9 @@ const SCRIPT: &str = include_str!("html/report.js");
 /// Fields listed in the per-field table (all are in `summary.json`).
 const FIELDS_SHOWN: usize = 2_000;
 
+/// Failed checks embedded per evaluator and row; the rest are counted.
+pub const CHECKS_PER_EVALUATOR: usize = 5;
+
 /// Renders the HTML report of a run into `out`; `sides` holds the output
 /// and reference of the rows to show side by side (see [`Sides::read`]).
 ///
@@ -39,7 +42,7 @@ pub fn render(
     summary: &RunSummary,
     rows: &mut RowIter<'_>,
     sides: Option<&Sides>,
-    _opts: &Options,
+    opts: &Options,
     out: &mut dyn Write,
 ) -> Result<(), ReportError> {
     let mut hists: Vec<Histogram> =
@@ -60,7 +63,7 @@ pub fn render(
             }
         }
         let status = RowStatus::of(&row);
-        let extra_index = if status == RowStatus::Passed {
+        let extra_index = if status == RowStatus::Passed || extras >= opts.max_detail_rows as u64 {
             -1
         } else {
             if extras > 0 {
@@ -312,7 +315,11 @@ fn gate_view(s: &RunSummary) -> Vec<GateCheckView> {
 fn row_extra(row: &RowResult, names: &[&str], sides: Option<&Sides>) -> Value {
     let mut evs = serde_json::Map::new();
     for name in names {
-        let (details, more) = failed_details(row, name);
+        let (mut details, mut more) = failed_details(row, name);
+        if details.len() > CHECKS_PER_EVALUATOR {
+            more += (details.len() - CHECKS_PER_EVALUATOR) as u64;
+            details.truncate(CHECKS_PER_EVALUATOR);
+        }
         let error = row.execution.get(*name).and_then(|x| x.error.clone());
         if details.is_empty() && error.is_none() {
             continue;

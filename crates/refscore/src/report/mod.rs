@@ -71,6 +71,9 @@ pub struct Options {
     /// HTML: failed rows whose output and reference are embedded for the
     /// side-by-side view.
     pub max_sides: usize,
+    /// HTML: failed rows whose failed checks are embedded (the first ones
+    /// in the run); later failed rows show their scores only.
+    pub max_detail_rows: usize,
 }
 
 /// Failed rows shown in a Markdown report by default.
@@ -84,12 +87,18 @@ pub const DEFAULT_MAX_BYTES: usize = 900 * 1024;
 /// default.
 pub const DEFAULT_MAX_SIDES: usize = 2_000;
 
+/// Failed rows with their failed checks embedded in the HTML report by
+/// default: with [`html::CHECKS_PER_EVALUATOR`], this keeps the report of a
+/// 100,000-row run under 30 MB.
+pub const DEFAULT_MAX_DETAIL_ROWS: usize = 10_000;
+
 impl Default for Options {
     fn default() -> Self {
         Options {
             max_rows: DEFAULT_MAX_ROWS,
             max_bytes: DEFAULT_MAX_BYTES,
             max_sides: DEFAULT_MAX_SIDES,
+            max_detail_rows: DEFAULT_MAX_DETAIL_ROWS,
         }
     }
 }

@@ -231,6 +231,25 @@ fn html_embeds_rows_and_sides_safely() {
 }
 
 #[test]
+fn html_caps_embedded_checks() {
+    let (_, summary, lines) = example_run();
+    let opts = Options { max_detail_rows: 2, ..Options::default() };
+    let mut out = Vec::new();
+    html::render(&summary, &mut rows_of(&lines), None, &opts, &mut out).unwrap();
+    let page = String::from_utf8(out).unwrap();
+    let start = page.find("type=\"application/json\">").unwrap() + 24;
+    let data: serde_json::Value =
+        serde_json::from_str(&page[start..page[start..].find("</script>").unwrap() + start])
+            .unwrap();
+    assert_eq!(data["extra"].as_array().unwrap().len(), 2);
+    let r2 = &data["extra"][0]["ev"]["distance"];
+    assert_eq!(r2["d"].as_array().unwrap().len(), html::CHECKS_PER_EVALUATOR);
+    assert_eq!(r2["m"], 25);
+    let late = data["rows"].as_array().unwrap().iter().filter(|r| r[2] != 0 && r[6] == -1).count();
+    assert_eq!(late, 29);
+}
+
+#[test]
 fn row_status_follows_errors_then_thresholds() {
     let (_, _, lines) = example_run();
     let rows: Vec<RowResult> = rows_of(&lines).collect::<Result<_, _>>().unwrap();

@@ -71,7 +71,8 @@
     var frag = document.createDocumentFragment();
     slice.forEach(function (r) {
       var tr = el("tr", { cls: "row", "data-id": r[0], "data-status": STATUS[r[2]] }, [
-        el("td", { cls: "toggle", text: r[6] >= 0 ? (state.open[r[1]] ? "▾" : "▸") : "" }),
+        r[6] >= 0 ? el("td", { cls: "toggle", text: state.open[r[1]] ? "▾" : "▸" })
+          : el("td", { cls: "toggle", text: r[2] ? "·" : "", title: r[2] ? "checks not embedded in this report: see results.jsonl" : "" }),
         el("td", {}, [el("code", { text: r[0] })]),
         el("td", { text: String(r[1]) }),
         el("td", {}, [el("span", { cls: "status " + STATUS[r[2]], text: STATUS[r[2]] })]),
@@ -204,4 +205,6 @@
 
   render();
   document.body.setAttribute("data-ready", "true");
+  // Milliseconds from navigation start until the row table works.
+  document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
 })();

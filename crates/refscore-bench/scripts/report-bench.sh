@@ -69,7 +69,7 @@ printf '|%s|%s|%s|%s|\n' ------------------------------ ----------- ----------- 
 one() { # label folder format file
     timed "$BIN/refscore" report "$2" --report "$3" -o "$WORK/out-$3-$(basename "$2")"
     [[ $RUN_STATUS == 0 ]] || die "refscore report $3 failed: $(head -n 3 "$ERR_FILE")"
-    printf '| %-28s | %9.2f | %9.1f | %8.0f |\n' "$1" "$RUN_SECONDS" \
+    printf '| %-28s | %9.2f | %9.2f | %8.0f |\n' "$1" "$RUN_SECONDS" \
         "$(calc "$(stat -c %s "$WORK/out-$3-$(basename "$2")/$4") / 1e6")" "$(calc "$RUN_RSS_KB / 1024")"
 }
 one "html, $ROWS rows" "$WORK/run" html report.html

@@ -20,6 +20,7 @@
 pub mod baseline;
 pub mod invoice;
 pub mod mistakes;
+pub mod quality;
 pub mod rows;
 pub mod vocab;
 

@@ -18,6 +18,7 @@ mod report;
 mod reports;
 mod run;
 mod runs;
+mod table;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -6,7 +6,7 @@ use std::io::Write;
 use refscore::history::{Cell, Comparison, RegressionStatus};
 
 use crate::color::Palette;
-use crate::report::{fmt, num, table};
+use crate::table::{fmt, num, table};
 
 /// Rows listed as most regressed.
 const ROWS_SHOWN: usize = 10;

@@ -7,6 +7,7 @@ use refscore::summary::RunSummary;
 use refscore::{Direction, Suite};
 
 use crate::color::Palette;
+use crate::table::{fmt, num, table};
 
 /// Fields listed per evaluator in the console (all are in summary.json).
 const FIELDS_SHOWN: usize = 12;
@@ -165,40 +166,6 @@ pub(crate) fn summary(
         }
         let actual = c.actual.map_or_else(|| String::from("none"), fmt);
         writeln!(out, "  {mark} {} {} {} (actual {actual})", c.name, c.op, fmt(c.required))?;
-    }
-    Ok(())
-}
-
-pub(crate) fn num(v: Option<f64>) -> String {
-    v.map_or_else(|| String::from("—"), fmt)
-}
-
-pub(crate) fn fmt(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { format!("{v:.3}") }
-}
-
-pub(crate) fn table(out: &mut impl Write, rows: &[Vec<String>], p: Palette) -> std::io::Result<()> {
-    let cols = rows.first().map_or(0, Vec::len);
-    let mut width = vec![0usize; cols];
-    for r in rows {
-        for (w, c) in width.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count()).min(60);
-        }
-    }
-    for (i, r) in rows.iter().enumerate() {
-        let mut line = String::new();
-        for (j, (c, w)) in r.iter().zip(&width).enumerate() {
-            let c: String = if c.chars().count() > *w {
-                c.chars().take(w - 1).chain(['…']).collect()
-            } else {
-                c.clone()
-            };
-            line.push_str(&c);
-            if j + 1 < r.len() {
-                line.push_str(&" ".repeat(w - c.chars().count() + 2));
-            }
-        }
-        writeln!(out, "  {}", if i == 0 { p.dim(&line) } else { line })?;
     }
     Ok(())
 }

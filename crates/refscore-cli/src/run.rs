@@ -132,7 +132,10 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut rows: Vec<RowScores> =
         prior.iter().flat_map(|b| b.records.iter().map(|r| r.scores.clone())).collect();
-    let mut recorder = store.as_ref().zip(run_id).map(|(s, id)| s.recorder(id));
+    let mut recorder = match (&store, run_id) {
+        (Some(s), Some(id)) => Some(s.recorder(id)?),
+        _ => None,
+    };
     let mut sink = Collect { rows: &mut rows, inner: recorder.as_mut() };
     let mut replay = prior.into_iter().map(Ok);
     let resume = (run_id.is_some() && args.resume.is_some())
@@ -148,15 +151,20 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         Recording { sink: Some(&mut sink), resume },
     );
     progress.finish();
+    // Every batch handed to the store is committed before the run's end is.
+    let recorded = recorder.as_mut().map_or(Ok(()), refscore::history::Recorder::finish);
     results.flush()?;
     drop(results);
-    let mut summary = match outcome {
+    let mut summary = match outcome.map_err(anyhow::Error::from).and_then(|s| {
+        recorded.map_err(|e| anyhow::anyhow!("recording the run: {e}"))?;
+        Ok(s)
+    }) {
         Ok(s) => s,
         Err(e) => {
             if let (Some(store), Some(id)) = (&store, run_id) {
                 let _ = store.mark(id, RunStatus::Failed);
             }
-            return Err(e.into());
+            return Err(e);
         }
     };
     if let Some(r) = &recorder {
@@ -292,12 +300,12 @@ fn resume(
 
 /// Hands batches to the store (when there is one) and keeps each row's
 /// cells for the comparison.
-struct Collect<'a, 'b> {
+struct Collect<'a> {
     rows: &'a mut Vec<RowScores>,
-    inner: Option<&'a mut Recorder<'b>>,
+    inner: Option<&'a mut Recorder>,
 }
 
-impl BatchSink for Collect<'_, '_> {
+impl BatchSink for Collect<'_> {
     fn batch(&mut self, b: &BatchRecord<'_>) -> Result<(), String> {
         self.rows.extend(b.records.iter().map(|r| r.scores.clone()));
         match self.inner.as_deref_mut() {

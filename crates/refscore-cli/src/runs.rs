@@ -10,7 +10,7 @@ use refscore::suite::Suite;
 use crate::args::{RunsCommand, StoreArgs};
 use crate::color::Palette;
 use crate::history::{load_run, run_id, store_beside, store_for_runs, suite_name};
-use crate::report::{fmt, table};
+use crate::table::{fmt, table};
 
 pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();

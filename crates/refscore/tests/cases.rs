@@ -7,7 +7,8 @@
 //!  "output": any, "reference": any, "inputs": {"weights": ...},
 //!  "expect": {"score": number|null, "tolerance": 1e-9, "label": "...",
 //!             "explanation": "exact text", "explanation_contains": ["..."],
-//!             "details": [{"check": "...", "passed": false, "outcome": "..."}],
+//!             "details": [{"check": "...", "passed": false, "outcome": "...",
+//!                          "message": "text the message contains"}],
 //!             "metadata": {subset}, "name": "score name", "error": "text"},
 //!  "source": "where the expected values come from"}
 //! ```
@@ -285,7 +286,9 @@ fn detail_matches(d: &refscore::Detail, want: &Value) -> bool {
     let check = want.get("check").and_then(Value::as_str);
     let passed = want.get("passed").and_then(Value::as_bool);
     let outcome = want.get("outcome").and_then(Value::as_str);
-    check.is_none_or(|c| d.check == c)
+    let message = want.get("message").and_then(Value::as_str);
+    message.is_none_or(|m| d.message.as_deref().is_some_and(|got| got.contains(m)))
+        && check.is_none_or(|c| d.check == c)
         && passed.is_none_or(|p| p == d.passed)
         && outcome.is_none_or(|o| o == d.outcome.as_str())
 }

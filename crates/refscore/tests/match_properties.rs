@@ -114,7 +114,115 @@ pub(crate) fn trials() -> Vec<Trial> {
             || items().prop_flat_map(|r| (Just(r.clone()), output_items(r))),
             shuffling_line_items_under_assignment_changes_nothing,
         ),
+        crate::property(
+            "match_properties::a_single_value_change_is_flagged_at_its_path",
+            file!(),
+            config(),
+            || (invoice(), any::<prop::sample::Index>(), 1u32..400, any::<prop::sample::Index>()),
+            a_single_value_change_is_flagged_at_its_path,
+        ),
     ]
+}
+
+/// An invoice-like reference: identifiers, free text, a date, numbers and
+/// line items.
+fn invoice() -> impl Strategy<Value = Value> {
+    (
+        "[A-Z]{3}-[0-9]{4}",
+        "[A-Z][a-z]{3,8} [A-Z][a-z]{3,8}",
+        0i64..20_000,
+        0u64..100_000_000,
+        items(),
+    )
+        .prop_map(|(number, name, days, cents, items)| {
+            let date = civil(days);
+            #[allow(clippy::cast_precision_loss)]
+            let total = cents as f64 / 100.0;
+            json!({"number": number, "vendor": {"name": name}, "date": date, "total": total, "items": items})
+        })
+}
+
+/// `YYYY-MM-DD` of `days` after 1970-01-01.
+fn civil(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    format!("{:04}-{m:02}-{d:02}", yoe + era * 400 + i64::from(m <= 2))
+}
+
+/// Every leaf of `v` as (printed path, JSON pointer).
+fn leaves(v: &Value, path: &str, ptr: &str, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                leaves(x, &format!("{path}.{k}"), &format!("{ptr}/{k}"), out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                leaves(x, &format!("{path}[{i}]"), &format!("{ptr}/{i}"), out);
+            }
+        }
+        _ => out.push((path.to_owned(), ptr.to_owned())),
+    }
+}
+
+/// One value changed: a number moved by `step` cents or units, a date by
+/// `step` days, a string with one character replaced by another letter
+/// (whatever the case) or digit.
+fn changed(v: &Value, step: u32, at: prop::sample::Index) -> Value {
+    match v {
+        Value::Number(n) => match n.as_u64() {
+            Some(x) => json!(x + u64::from(step)),
+            None => json!(n.as_f64().unwrap_or(0.0) + f64::from(step) / 100.0),
+        },
+        Value::String(s) if s.len() == 10 && s.as_bytes()[4] == b'-' && s.as_bytes()[7] == b'-' => {
+            let days: i64 = (0..40_000).find(|d| civil(*d) == *s).unwrap_or(0);
+            json!(civil(days + i64::from(step)))
+        }
+        Value::String(s) => {
+            let mut chars: Vec<char> = s.chars().collect();
+            let spots: Vec<usize> =
+                (0..chars.len()).filter(|&i| chars[i].is_ascii_alphanumeric()).collect();
+            let i = spots[at.index(spots.len())];
+            let c = chars[i];
+            chars[i] = if c.is_ascii_digit() {
+                if c == '9' { '0' } else { char::from(c as u8 + 1) }
+            } else if c.eq_ignore_ascii_case(&'q') {
+                'x'
+            } else {
+                'q'
+            };
+            json!(chars.into_iter().collect::<String>())
+        }
+        other => other.clone(),
+    }
+}
+
+fn a_single_value_change_is_flagged_at_its_path(
+    (reference, which, step, at): (Value, prop::sample::Index, u32, prop::sample::Index),
+) -> TestCaseResult {
+    let mut paths = Vec::new();
+    leaves(&reference, "$", "", &mut paths);
+    let (path, ptr) = &paths[which.index(paths.len())];
+    let mut output = reference.clone();
+    let target = output.pointer_mut(ptr).expect("a leaf");
+    *target = changed(target, step, at);
+    let m = json_match(json!({}));
+    let s = score(m.as_ref(), &output, &reference);
+    let failed: Vec<String> = s
+        .details
+        .iter()
+        .filter(|d| !d.passed)
+        .filter_map(|d| d.check.path().map(ToString::to_string))
+        .collect();
+    prop_assert_eq!(&failed, &vec![path.clone()], "{} in {}", path, output);
+    Ok(())
 }
 
 fn a_value_scores_one_against_itself(v: Value) -> TestCaseResult {

@@ -19,12 +19,15 @@ pub(super) fn positional(n: usize, m: usize) -> Pairs {
 
 /// Pairs objects whose `keys` fields hold equal values; when several
 /// elements share a key, they pair by best similarity among themselves.
-/// Elements lacking every key field, or with no partner, stay unpaired.
+/// The elements left over on both sides (lacking every key field, or with
+/// no partner) then pair by `fallback` (a pair's weight, `None` when the
+/// two cannot pair), when there is one; the rest stay unpaired.
 pub(super) fn by_key(
     e: &[Value],
     a: &[Value],
     keys: &[String],
     sim: impl Fn(usize, usize) -> f64,
+    fallback: Option<&dyn Fn(usize, usize) -> Option<f64>>,
 ) -> Pairs {
     let key_of = |v: &Value| -> Option<String> {
         let obj = v.as_object()?;
@@ -62,8 +65,16 @@ pub(super) fn by_key(
             used[aj[0]] = true;
             continue;
         }
-        let pairs = assignment_indices(ei, aj, 0.0, &sim);
+        let pairs = assignment_indices(ei, aj, &|i, j| viable(sim(i, j), 0.0));
         for (i, j) in pairs {
+            partner[i] = Some(j);
+            used[j] = true;
+        }
+    }
+    if let Some(weigh) = fallback {
+        let rest_e: Vec<usize> = (0..e.len()).filter(|&i| partner[i].is_none()).collect();
+        let rest_a: Vec<usize> = (0..a.len()).filter(|&j| !used[j]).collect();
+        for (i, j) in assignment_indices(&rest_e, &rest_a, weigh) {
             partner[i] = Some(j);
             used[j] = true;
         }
@@ -79,31 +90,36 @@ pub(super) fn by_key(
     finish(pairs, missing, &used)
 }
 
+/// `Some(s)` when similarity `s` reaches `min_similarity` and is above 0.
+pub(super) fn viable(s: f64, min_similarity: f64) -> Option<f64> {
+    let s = crate::number::clamp01(s);
+    (s >= min_similarity && s > 0.0).then_some(s)
+}
+
 /// Hungarian pairing of reference indices `rows` with output indices
-/// `cols` by `sim`; pairs below `min_similarity` (or at 0) are dropped.
+/// `cols`, maximising the total weight; `weigh` gives a pair's weight (at
+/// most 2), or `None` for a pair that cannot be made.
 fn assignment_indices(
     rows: &[usize],
     cols: &[usize],
-    min_similarity: f64,
-    sim: &impl Fn(usize, usize) -> f64,
+    weigh: &dyn Fn(usize, usize) -> Option<f64>,
 ) -> Vec<(usize, usize)> {
     const SCALE: f64 = 1_000_000.0;
     if rows.is_empty() || cols.is_empty() {
         return Vec::new();
     }
-    let viable = |s: f64| s >= min_similarity && s > 0.0;
     let w = cols.len();
-    let all: Vec<f64> = rows
+    let all: Vec<Option<f64>> = rows
         .iter()
         .flat_map(|&i| cols.iter().map(move |&j| (i, j)))
-        .map(|(i, j)| crate::number::clamp01(sim(i, j)))
+        .map(|(i, j)| weigh(i, j).filter(|x| x.is_finite()).map(|x| x.clamp(0.0, 2.0)))
         .collect();
     // Only rows and columns with a pairable entry go to the solver: a
     // dissimilar array costs its similarity table, not an n³ solve.
     let live_r: Vec<usize> =
-        (0..rows.len()).filter(|&r| all[r * w..(r + 1) * w].iter().any(|&s| viable(s))).collect();
+        (0..rows.len()).filter(|&r| all[r * w..(r + 1) * w].iter().any(Option::is_some)).collect();
     let live_c: Vec<usize> =
-        (0..w).filter(|&c| live_r.iter().any(|&r| viable(all[r * w + c]))).collect();
+        (0..w).filter(|&c| live_r.iter().any(|&r| all[r * w + c].is_some())).collect();
     if live_r.is_empty() {
         return Vec::new();
     }
@@ -114,12 +130,14 @@ fn assignment_indices(
     let cell = |a: usize, b: usize| -> (usize, usize) {
         if transpose { (live_r[b], live_c[a]) } else { (live_r[a], live_c[b]) }
     };
+    // An impossible pair weighs far below any possible one, so that the
+    // solver never trades a possible pair for it.
     #[allow(clippy::cast_possible_truncation)]
     let scaled: Vec<i64> = (0..n)
         .flat_map(|a| (0..m).map(move |b| (a, b)))
         .map(|(a, b)| {
             let (r, c) = cell(a, b);
-            (all[r * w + c] * SCALE).round() as i64
+            all[r * w + c].map_or(-(1i64 << 40), |x| (x * SCALE).round() as i64)
         })
         .collect();
     let Ok(weights) = Matrix::from_vec(n, m, scaled) else { return Vec::new() };
@@ -127,7 +145,7 @@ fn assignment_indices(
     let mut out = Vec::with_capacity(assigned.len());
     for (a, &b) in assigned.iter().enumerate() {
         let (r, c) = cell(a, b);
-        if viable(all[r * w + c]) {
+        if all[r * w + c].is_some() {
             out.push((rows[r], cols[c]));
         }
     }
@@ -135,13 +153,13 @@ fn assignment_indices(
 }
 
 /// Best one-to-one pairing: identical elements pair first, then the rest by
-/// maximum total similarity (Hungarian algorithm); a pair whose similarity
-/// is below `min_similarity` is split into a missing and an extra element.
+/// maximum total weight (Hungarian algorithm), `weigh` giving a pair's
+/// weight or `None` for a pair that cannot be made (unpaired elements are
+/// missing or extra).
 pub(super) fn assignment(
     e: &[Value],
     a: &[Value],
-    min_similarity: f64,
-    sim: impl Fn(usize, usize) -> f64,
+    weigh: &dyn Fn(usize, usize) -> Option<f64>,
 ) -> Pairs {
     let mut pairs = Pairs::with_capacity(e.len().max(a.len()));
     let mut used = vec![false; a.len()];
@@ -149,7 +167,7 @@ pub(super) fn assignment(
         // One element each: the similarity alone decides (equal elements
         // score 1), and blocking would read both subtrees once more at
         // every level of nested one-element arrays.
-        let paired = !assignment_indices(&[0], &[0], min_similarity, &sim).is_empty();
+        let paired = weigh(0, 0).is_some();
         return if paired {
             vec![(Some(0), Some(0))]
         } else {
@@ -186,7 +204,7 @@ pub(super) fn assignment(
     }
     let rest_a: Vec<usize> = (0..a.len()).filter(|&j| !used[j]).collect();
     let mut paired_e = vec![None; e.len()];
-    for (i, j) in assignment_indices(&rest_e, &rest_a, min_similarity, &sim) {
+    for (i, j) in assignment_indices(&rest_e, &rest_a, weigh) {
         paired_e[i] = Some(j);
     }
     let mut missing = Vec::new();
@@ -321,7 +339,7 @@ mod tests {
     fn key_pairs() {
         let e = [json!({"sku": "A"}), json!({"sku": "B"}), json!({"x": 1})];
         let a = [json!({"sku": "B"}), json!({"sku": "C"}), json!({"sku": "A"})];
-        let p = by_key(&e, &a, &[String::from("sku")], |_, _| 1.0);
+        let p = by_key(&e, &a, &[String::from("sku")], |_, _| 1.0, None);
         assert_eq!(
             p,
             vec![(Some(0), Some(2)), (Some(1), Some(0)), (Some(2), None), (None, Some(1))]
@@ -332,9 +350,10 @@ mod tests {
     fn assignment_prefers_identical_then_best() {
         let e = [json!("a"), json!("b"), json!("c")];
         let a = [json!("c"), json!("x"), json!("a")];
-        let p = assignment(&e, &a, 0.5, |i, j| if i == 1 && j == 1 { 0.6 } else { 0.0 });
+        let sim = |i, j| if i == 1 && j == 1 { 0.6 } else { 0.0 };
+        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.5));
         assert_eq!(p, vec![(Some(0), Some(2)), (Some(1), Some(1)), (Some(2), Some(0))]);
-        let p = assignment(&e, &a, 0.7, |i, j| if i == 1 && j == 1 { 0.6 } else { 0.0 });
+        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.7));
         assert!(p.contains(&(Some(1), None)) && p.contains(&(None, Some(1))));
     }
 
@@ -342,8 +361,33 @@ mod tests {
     fn assignment_handles_uneven_sides() {
         let e = [json!(1), json!(2), json!(3)];
         let a = [json!(4)];
-        let p = assignment(&e, &a, 0.0, |i, _| if i == 2 { 0.9 } else { 0.1 });
+        let p = assignment(&e, &a, &|i, _| viable(if i == 2 { 0.9 } else { 0.1 }, 0.0));
         assert!(p.contains(&(Some(2), Some(0))));
         assert_eq!(p.len(), 3);
+    }
+
+    #[test]
+    fn key_fallback_pairs_the_leftovers() {
+        let e = [json!({"sku": "A-1"}), json!({"sku": "B-2"})];
+        let a = [json!({"sku": "B-2"}), json!({"sku": "A-7"})];
+        let keys = [String::from("sku")];
+        let none = by_key(&e, &a, &keys, |_, _| 1.0, None);
+        assert!(none.contains(&(Some(0), None)) && none.contains(&(None, Some(1))));
+        let weigh = |i: usize, j: usize| (i == 0 && j == 1).then_some(0.8);
+        let p = by_key(&e, &a, &keys, |_, _| 1.0, Some(&weigh));
+        assert_eq!(p, vec![(Some(0), Some(1)), (Some(1), Some(0))]);
+    }
+
+    #[test]
+    fn a_possible_pair_is_never_traded_for_an_impossible_one() {
+        let e = [json!(1), json!(2)];
+        let a = [json!(3), json!(4)];
+        // Only (0, 0) may pair, though (0, 1) + (1, 0) would weigh more.
+        let weigh = |i: usize, j: usize| match (i, j) {
+            (0, 0) => Some(0.1),
+            _ => None,
+        };
+        let p = assignment(&e, &a, &weigh);
+        assert!(p.contains(&(Some(0), Some(0))), "{p:?}");
     }
 }

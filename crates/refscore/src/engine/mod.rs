@@ -10,6 +10,7 @@
 mod align;
 mod equal;
 mod fields;
+mod identity;
 mod policy;
 mod record;
 mod tally;
@@ -17,7 +18,7 @@ mod walk;
 
 pub use equal::json_equal;
 pub use fields::FieldTally;
-pub use policy::{Absent, Aggregate, Align, Cost, Empty, KeySet, NodeRule, Policy};
+pub use policy::{Absent, Aggregate, Align, Cost, Empty, KeySet, NodeRule, Pairing, Policy};
 pub use record::{Keep, Record};
 pub use tally::{Counts, Tally};
 
@@ -85,6 +86,19 @@ pub trait Rules: Sync {
     /// An alignment referred to by [`NodeRule::align`].
     fn alignment(&self, _index: u16) -> &Align {
         &self.policy().align
+    }
+
+    /// Why two leaves compared as they did, for the record of a kept leaf
+    /// (say, which normalisation made them equal); `None` by default.
+    fn explain(&self, _expected: &Value, _actual: &Value, _rule: &NodeRule) -> Option<String> {
+        None
+    }
+
+    /// Whether a kept comparison records, for each pair of unequal array
+    /// elements paired by similarity or key, how alike they were (a
+    /// passed record at the element's path).
+    fn report_pairs(&self) -> bool {
+        false
     }
 }
 

@@ -52,20 +52,33 @@ pub enum Align {
     /// As multisets: equal elements pair up, whatever their order.
     Unordered,
     /// Objects pair on equal values of these key fields; several elements
-    /// sharing a key pair by best similarity.
-    ByKey(Vec<String>),
-    /// Best one-to-one pairing by similarity; pairs scoring below
-    /// `min_similarity` stay unpaired.
-    Assignment {
-        /// Least similarity for two elements to be paired.
-        min_similarity: f64,
+    /// sharing a key pair by best similarity. With a `fallback`, the
+    /// elements left unpaired on both sides then pair by similarity, the
+    /// key fields weighing half (edit distance on the key: a typo in a
+    /// key still pairs the item).
+    ByKey {
+        /// The key fields.
+        keys: Vec<String>,
+        /// How the elements no exact key pairs are paired, if at all.
+        fallback: Option<Pairing>,
     },
+    /// Best one-to-one pairing by similarity (see [`Pairing`]).
+    Assignment(Pairing),
     /// [`Align::Assignment`] for arrays of objects, [`Align::Unordered`]
     /// for arrays of scalars.
-    Auto {
-        /// Least similarity for two elements to be paired.
-        min_similarity: f64,
-    },
+    Auto(Pairing),
+}
+
+/// When two unequal array elements are paired: the best one-to-one
+/// assignment (Hungarian algorithm) among the plausible pairs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pairing {
+    /// A pair at least this similar is plausible.
+    pub min_similarity: f64,
+    /// Whether a less similar pair is still plausible when an identifying
+    /// field agrees: a string field whose value occurs once in each array
+    /// and is the same in both elements.
+    pub identity: bool,
 }
 
 /// Whether an empty container counts as one matched leaf.

@@ -32,6 +32,9 @@ pub struct Record {
     pub weight: f64,
     /// Whether the node is an array element (else an object member or root).
     pub element: bool,
+    /// Why the comparison came out as it did (which normalisation made two
+    /// values equal, why two elements were paired), when the metric says.
+    pub note: Option<String>,
 }
 
 impl Record {
@@ -52,13 +55,16 @@ impl Record {
         }
         let what = if self.element { "element" } else { "key" };
         let msg = match self.outcome {
-            Outcome::Match => return d,
+            Outcome::Match => return if let Some(n) = self.note { d.message(n) } else { d },
             Outcome::Partial => format!("Partial match ({:.3})", self.score),
             Outcome::Missing => format!("Missing {what}"),
             Outcome::Extra => format!("Unexpected {what}"),
             Outcome::TypeMismatch => String::from("Type mismatch"),
             _ => String::from("Value mismatch"),
         };
-        d.message(msg)
+        match self.note {
+            Some(n) => d.message(format!("{msg}: {n}")),
+            None => d.message(msg),
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The recursive walk behind [`super::compare`].
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::rc::Rc;
@@ -9,8 +9,10 @@ use serde_json::{Map, Value};
 
 use super::align::{self, Fx, Pairs};
 use super::fields::FieldTallies;
+use super::identity::{Identities, key_similarity};
 use super::{
-    Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, NodeRule, Record, Rules,
+    Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, NodeRule, Pairing, Record,
+    Rules,
 };
 use super::{Counts, Tally};
 use crate::detail::{Outcome, truncate};
@@ -119,6 +121,18 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     leaf_counts: LeafCounts,
 }
 
+/// A pair's weight for the assignment when it is plausible under `p`:
+/// similar enough, or (with identity pairing) sharing an identifying
+/// field (`agree`, asked only then), which adds 1 so that such pairs are
+/// preferred. Equal elements weigh as much as any pair can (2).
+fn plausible(similarity: f64, p: &Pairing, agree: impl FnOnce() -> bool) -> Option<f64> {
+    let s = crate::number::clamp01(similarity);
+    if s >= 1.0 {
+        return Some(2.0);
+    }
+    if p.identity && agree() { Some(s + 1.0) } else { align::viable(s, p.min_similarity) }
+}
+
 /// Leaf counts of one comparison, shared by its sub-walks.
 type LeafCounts = Rc<RefCell<HashMap<usize, usize, BuildHasherDefault<Fx>>>>;
 
@@ -203,16 +217,31 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         })
     }
 
-    fn emit(&mut self, outcome: Outcome, e: Option<&Value>, a: Option<&Value>, score: f64) {
-        if let Some(f) = &mut self.fields {
-            f.record(outcome, score);
-        }
-        let keep = match self.keep {
+    /// Whether a record with `outcome` is kept.
+    fn keeps(&self, outcome: Outcome) -> bool {
+        match self.keep {
             Keep::None => false,
             Keep::Failed => outcome != Outcome::Match,
             Keep::All => true,
-        };
-        if keep {
+        }
+    }
+
+    fn emit(&mut self, outcome: Outcome, e: Option<&Value>, a: Option<&Value>, score: f64) {
+        self.emit_noted(outcome, e, a, score, None);
+    }
+
+    fn emit_noted(
+        &mut self,
+        outcome: Outcome,
+        e: Option<&Value>,
+        a: Option<&Value>,
+        score: f64,
+        note: Option<String>,
+    ) {
+        if let Some(f) = &mut self.fields {
+            f.record(outcome, score);
+        }
+        if self.keeps(outcome) {
             self.records.push(Record {
                 path: JsonPath::from_segs(&self.path),
                 expected: e.map(|v| truncate(&shown(v, outcome))),
@@ -221,6 +250,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 score,
                 weight: 1.0,
                 element: self.element,
+                note,
             });
         }
     }
@@ -268,7 +298,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         // as absent.
         let shown_e = if self.relabel == Some(Outcome::Extra) { None } else { Some(e) };
         let shown_a = if self.relabel == Some(Outcome::Missing) { None } else { Some(a) };
-        self.emit(l.outcome, shown_e, shown_a, l.score);
+        let note = if self.keeps(l.outcome) && self.relabel.is_none() && !containers {
+            self.m.explain(e, a, &rule)
+        } else {
+            None
+        };
+        self.emit_noted(l.outcome, shown_e, shown_a, l.score, note);
         Tally::new(l.score * total, total)
     }
 
@@ -390,21 +425,30 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let pairs: Pairs = match align {
             Align::SetIfScalars if scalars => return self.scalar_set(ea, aa),
             Align::Positional | Align::SetIfScalars => align::positional(ea.len(), aa.len()),
-            Align::ByKey(keys) => {
-                align::by_key(ea, aa, keys, |i, j| self.pair_similarity(ea, aa, i, j))
-            }
-            Align::Unordered => self.assign(ea, aa, 1.0),
-            Align::Assignment { min_similarity } => self.assign(ea, aa, *min_similarity),
-            Align::Auto { min_similarity } => {
-                if scalars {
-                    self.assign(ea, aa, 1.0)
-                } else {
-                    self.assign(ea, aa, *min_similarity)
+            Align::ByKey { keys, fallback } => {
+                let sim = |i, j| self.pair_similarity(ea, aa, i, j);
+                match fallback {
+                    Some(p) => {
+                        let ids = OnceCell::new();
+                        let weigh = |i: usize, j: usize| {
+                            let s = (sim(i, j) + key_similarity(&ea[i], &aa[j], keys)) / 2.0;
+                            plausible(s, p, || {
+                                ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
+                            })
+                        };
+                        align::by_key(ea, aa, keys, sim, Some(&weigh))
+                    }
+                    None => align::by_key(ea, aa, keys, sim, None),
                 }
             }
+            Align::Unordered => self.assign(ea, aa, None),
+            Align::Auto(_) if scalars => self.assign(ea, aa, None),
+            Align::Assignment(p) | Align::Auto(p) => self.assign(ea, aa, Some(*p)),
         };
         let was_element = self.element;
         let mut acc = Acc::new(pol.aggregate);
+        // The identifying fields, for the pairs' records: read once.
+        let mut ids: Option<Identities<'v>> = None;
         for (i, j) in pairs {
             self.enter(Seg::Pair { expected: i, actual: j });
             self.element = true;
@@ -413,8 +457,29 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 let wt = r.weight.unwrap_or(1.0);
                 match (i, j) {
                     (Some(i), Some(j)) => {
+                        let at = self.records.len();
                         let t = self.walk(&ea[i], &aa[j], w, r);
                         acc.add(t, wt);
+                        if self.keep != Keep::None
+                            && self.m.report_pairs()
+                            && !matches!(align, Align::Positional | Align::SetIfScalars)
+                            && is_container(&ea[i])
+                            && self.records[at..].iter().any(|x| x.outcome != Outcome::Match)
+                        {
+                            let ids = ids.get_or_insert_with(|| Identities::new(ea, aa));
+                            let note = self.pair_note(ea, aa, (i, j), align, ids);
+                            let rec = Record {
+                                path: JsonPath::from_segs(&self.path),
+                                expected: None,
+                                actual: None,
+                                outcome: Outcome::Match,
+                                score: 1.0,
+                                weight: 1.0,
+                                element: true,
+                                note: Some(note),
+                            };
+                            self.records.insert(at, rec);
+                        }
                     }
                     (Some(i), None) if pol.surplus_elements => {
                         let t = self.missing(&ea[i], r);
@@ -434,8 +499,52 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         acc.finish(false)
     }
 
-    fn assign(&self, ea: &'v [Value], aa: &'v [Value], min_similarity: f64) -> Pairs {
-        align::assignment(ea, aa, min_similarity, |i, j| self.pair_similarity(ea, aa, i, j))
+    /// Pairs by assignment: under `pairing`, or (without) only equal
+    /// elements.
+    fn assign(&self, ea: &'v [Value], aa: &'v [Value], pairing: Option<Pairing>) -> Pairs {
+        let Some(p) = pairing else {
+            return align::assignment(ea, aa, &|i, j| {
+                align::viable(self.pair_similarity(ea, aa, i, j), 1.0)
+            });
+        };
+        // Identifying fields are read only when some pair is not equal.
+        let ids = OnceCell::new();
+        align::assignment(ea, aa, &|i, j| {
+            plausible(self.pair_similarity(ea, aa, i, j), &p, || {
+                ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
+            })
+        })
+    }
+
+    /// Why elements `i` and `j` were paired, for the pair's record.
+    fn pair_note(
+        &self,
+        ea: &'v [Value],
+        aa: &'v [Value],
+        (i, j): (usize, usize),
+        al: &Align,
+        ids: &Identities<'v>,
+    ) -> String {
+        let s = self.pair_similarity(ea, aa, i, j);
+        let mut why = match al {
+            Align::ByKey { keys, .. }
+                if keys.iter().all(|k| match (ea[i].get(k), aa[j].get(k)) {
+                    (Some(x), Some(y)) => align::same_scalar(x, y),
+                    _ => false,
+                }) =>
+            {
+                format!("paired on key {}", keys.join(", "))
+            }
+            Align::ByKey { keys, .. } => format!(
+                "paired though the key differs (key similarity {:.3})",
+                key_similarity(&ea[i], &aa[j], keys)
+            ),
+            _ => String::from("paired by similarity"),
+        };
+        if let Some(k) = ids.agree(i, j) {
+            why.push_str(&format!("; identifying field `{k}` agrees"));
+        }
+        format!("reference element {i} paired with output element {j}: similarity {s:.3}, {why}")
     }
 
     /// Similarity in [0, 1] of reference element `i` and output element

@@ -224,8 +224,10 @@ impl Comparison {
                 continue;
             };
             out.baseline_mean = baseline.evaluators[bi].mean;
-            let mut diffs = Vec::new();
-            let mut worst: Vec<RowDelta> = Vec::new();
+            let mut diffs = Vec::with_capacity(pairs.len());
+            // (how far it fell, baseline row, current row) of regressed rows;
+            // only the worst few become RowDeltas.
+            let mut fallen: Vec<(f64, usize, usize)> = Vec::new();
             for &(b, c) in &pairs {
                 let before = baseline.rows[b].cells.get(bi).copied().unwrap_or(Cell::Failed);
                 let after = current.rows[c].cells.get(ci).copied().unwrap_or(Cell::Failed);
@@ -238,20 +240,31 @@ impl Comparison {
                     RowChange::Unchanged => out.unchanged += 1,
                     RowChange::Regressed => {
                         out.regressed += 1;
-                        worst.push(RowDelta {
-                            evaluator: ev.name.clone(),
-                            id: current.rows[c].id.clone(),
-                            baseline: before,
-                            current: after,
-                            change,
-                            delta,
-                        });
+                        fallen.push((severity(ev.direction, change), b, c));
                     }
                 }
             }
-            worst.sort_by(|a, b| severity(ev.direction, b).total_cmp(&severity(ev.direction, a)));
-            worst.truncate(MAX_REGRESSED_ROWS);
-            regressed_rows.extend(worst);
+            // Worst first; ties in input order.
+            let by_severity = |x: &(f64, usize, usize), y: &(f64, usize, usize)| {
+                y.0.total_cmp(&x.0).then(x.2.cmp(&y.2))
+            };
+            if fallen.len() > MAX_REGRESSED_ROWS {
+                fallen.select_nth_unstable_by(MAX_REGRESSED_ROWS, by_severity);
+                fallen.truncate(MAX_REGRESSED_ROWS);
+            }
+            fallen.sort_by(by_severity);
+            regressed_rows.extend(fallen.into_iter().map(|(_, b, c)| {
+                let before = baseline.rows[b].cells.get(bi).copied().unwrap_or(Cell::Failed);
+                let after = current.rows[c].cells.get(ci).copied().unwrap_or(Cell::Failed);
+                RowDelta {
+                    evaluator: ev.name.clone(),
+                    id: current.rows[c].id.clone(),
+                    baseline: before,
+                    current: after,
+                    change: row_change(ev.direction, before, after).1,
+                    delta: RowChange::Regressed,
+                }
+            }));
             out.test = policy.alpha.and_then(|alpha| paired_t(&diffs, alpha));
             decide(&mut out, policy);
             evaluators.push(out);
@@ -312,8 +325,8 @@ fn decide(out: &mut EvaluatorComparison, policy: &RegressionPolicy) {
 }
 
 /// How far a regressed row fell: failures count as the worst.
-fn severity(direction: Direction, d: &RowDelta) -> f64 {
-    match d.change {
+fn severity(direction: Direction, change: Option<f64>) -> f64 {
+    match change {
         None => f64::INFINITY,
         Some(c) => match direction {
             Direction::Minimize => c,
@@ -360,23 +373,39 @@ fn row_change(direction: Direction, before: Cell, after: Cell) -> (RowChange, Op
 }
 
 /// Pairs rows by id: `(baseline index, current index)`. The k-th row with
-/// a given id pairs with the k-th of the other run.
+/// a given id pairs with the k-th of the other run. Ids are usually
+/// unique: one map of first positions, and a second one only for ids that
+/// repeat.
 fn match_rows(baseline: &RunScores, current: &RunScores) -> Vec<(usize, usize)> {
-    let mut by_id: HashMap<(&str, u32), usize> = HashMap::with_capacity(baseline.rows.len());
-    let mut seen: HashMap<&str, u32> = HashMap::new();
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(baseline.rows.len());
+    let mut repeated: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, r) in baseline.rows.iter().enumerate() {
-        let k = seen.entry(r.id.as_str()).or_insert(0);
-        by_id.insert((r.id.as_str(), *k), i);
-        *k += 1;
+        match first.entry(r.id.as_str()) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(i);
+            }
+            std::collections::hash_map::Entry::Occupied(o) => {
+                repeated.entry(r.id.as_str()).or_insert_with(|| vec![*o.get()]).push(i);
+            }
+        }
     }
-    seen.clear();
+    let mut taken = vec![false; baseline.rows.len()];
+    let mut next: HashMap<&str, usize> = HashMap::new();
     let mut pairs = Vec::with_capacity(current.rows.len().min(baseline.rows.len()));
     for (i, r) in current.rows.iter().enumerate() {
-        let k = seen.entry(r.id.as_str()).or_insert(0);
-        if let Some(&b) = by_id.get(&(r.id.as_str(), *k)) {
+        let id = r.id.as_str();
+        let b = match repeated.get(id) {
+            Some(list) => {
+                let k = next.entry(id).or_insert(0);
+                *k += 1;
+                list.get(*k - 1).copied()
+            }
+            None => first.get(id).copied().filter(|&b| !taken[b]),
+        };
+        if let Some(b) = b {
+            taken[b] = true;
             pairs.push((b, i));
         }
-        *k += 1;
     }
     pairs
 }

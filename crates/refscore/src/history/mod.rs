@@ -8,6 +8,7 @@
 //! * [`RegressionPolicy`]: the suite's baseline strategy, tolerances and
 //!   the status that fails the gate.
 
+mod batches;
 mod compare;
 mod folder;
 mod policy;
@@ -15,7 +16,9 @@ mod run_info;
 mod scores;
 mod significance;
 mod store;
+mod store_error;
 
+pub use batches::Recorder;
 pub use compare::{
     BaselineInfo, Comparison, EvaluatorComparison, FieldDelta, MAX_FIELD_DELTAS,
     MAX_REGRESSED_ROWS, RowChange, RowCounts, RowDelta,
@@ -31,4 +34,5 @@ pub use run_info::{
 };
 pub use scores::{Cell, EvaluatorScores, FieldAccuracy, RowRecord, RowScores, RunScores};
 pub use significance::{PairedTest, PairedTestKind, paired_t};
-pub use store::{Recorder, RunEntry, Store, StoreError};
+pub use store::{RunEntry, Store};
+pub use store_error::StoreError;

@@ -261,6 +261,7 @@ impl JsonSimilarity {
                             score: 0.0,
                             weight: 1.0,
                             element: false,
+                            note: None,
                         });
                     }
                     c

@@ -342,7 +342,7 @@ impl FieldJudges {
                 let cmp = node
                     .comparator
                     .and_then(|k| rules.comparators.get(usize::from(k)))
-                    .unwrap_or(&Comparator::Default);
+                    .unwrap_or(&rules.fallback);
                 let nulls = NullPolicy {
                     absent_is_null: node.absent_is_null.unwrap_or(false),
                     empty_string_is_null: node.empty_string_is_null.unwrap_or(false),

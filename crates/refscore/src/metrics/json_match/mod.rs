@@ -15,6 +15,7 @@ pub mod comparators;
 mod field_judge;
 mod field_rule;
 mod rules;
+mod schema_rules;
 mod selector;
 mod tool_calls;
 
@@ -22,7 +23,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
-use self::comparators::{Comparator, NullPolicy};
+use self::comparators::{Comparator, Normalizer, NullPolicy};
 use self::field_judge::{FieldJudges, Settled};
 use self::rules::{CompiledRules, DEFAULT_MIN_SIMILARITY};
 use super::json_metric::{JsonMetric, JsonSettings, Pair};
@@ -31,8 +32,8 @@ use super::registry::{MetricSpec, OptionSpec, OptionType};
 use crate::decode::Method;
 use crate::detail::{Detail, Outcome, failure_lines};
 use crate::engine::{
-    self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
-    Rules,
+    self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Pairing,
+    Policy, Rules,
 };
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec};
@@ -51,6 +52,18 @@ pub const SPEC: MetricSpec = MetricSpec {
             OptionType::FileOrValue,
             None,
             "per-path rules: a rules file (YAML, TOML, JSON) or the rules inline (docs/json_match.md)",
+        ),
+        OptionSpec::new(
+            "rules_from_schema",
+            OptionType::FileOrValue,
+            None,
+            "derive comparators from a JSON Schema (a file or the schema inline); explicit rules override them",
+        ),
+        OptionSpec::new(
+            "strict",
+            OptionType::Bool,
+            Some("false"),
+            "compare raw values: no zero-config readings (numbers as text, dates, free text), absent is not null",
         ),
         OptionSpec::new(
             "preset",
@@ -89,7 +102,7 @@ pub struct JsonMatch {
 
 impl Default for JsonMatch {
     fn default() -> Self {
-        JsonMatch::assemble(CompiledRules::default(), None, JsonSettings::default())
+        JsonMatch::assemble(CompiledRules::default(), None, JsonSettings::default(), false)
     }
 }
 
@@ -127,6 +140,7 @@ impl JsonMatch {
                 );
             }
         };
+        let strict = o.bool("strict", false)?;
         let settings = JsonSettings::from_opts(&o, ctx)?;
         let mut compiled = match &rules_value {
             Some((v, path)) => {
@@ -138,9 +152,35 @@ impl JsonMatch {
             }
             None => CompiledRules::default(),
         };
+        if let Some((schema, path)) = match o.value("rules_from_schema") {
+            None => None,
+            Some(Value::String(p)) => {
+                let p = ctx.resolve(p);
+                Some((rules::read_file(&p)?, Some(p)))
+            }
+            Some(v @ Value::Object(_)) => Some((v.clone(), None)),
+            Some(other) => {
+                return Err(o.error(
+                    "rules_from_schema",
+                    format!("expected a file path or a schema object, got {other}"),
+                ));
+            }
+        } {
+            let in_file = |e: ConfigError| match &path {
+                Some(p) => e.in_file(p),
+                None => e,
+            };
+            let derived = schema_rules::derive(&schema)
+                .map_err(|m| in_file(ConfigError::invalid("rules_from_schema", m)))?;
+            let derived: Vec<(&str, Value)> =
+                derived.iter().map(|(s, v)| (s.as_str(), v.clone())).collect();
+            // Before the rules file's, so that explicit rules override them;
+            // a derived rule that matches nothing is no warning.
+            compiled.prepend(&derived, true).map_err(in_file)?;
+        }
         if preset == Some(Preset::ToolCalls) {
             // Preset rules go first so that the user's rules override them.
-            compiled.prepend(&tool_calls::preset_rules())?;
+            compiled.prepend(&tool_calls::preset_rules(), false)?;
         }
         let judges = FieldJudges::build(&compiled, ctx).map_err(|e| {
             match rules_value.as_ref().and_then(|(_, path)| path.as_deref()) {
@@ -148,18 +188,29 @@ impl JsonMatch {
                 None => e,
             }
         })?;
-        let mut m = JsonMatch::assemble(compiled, preset, settings);
+        let mut m = JsonMatch::assemble(compiled, preset, settings, strict);
         m.judges = judges;
         Ok(m)
     }
 
-    /// The metric from compiled rules: defaults become the policy.
-    fn assemble(compiled: CompiledRules, preset: Option<Preset>, settings: JsonSettings) -> Self {
+    /// The metric from compiled rules: defaults become the policy. Unless
+    /// `strict`, leaves without a comparator compare as `auto` and an
+    /// absent key equals `null` (where the rules' defaults do not say).
+    fn assemble(
+        mut compiled: CompiledRules,
+        preset: Option<Preset>,
+        settings: JsonSettings,
+        strict: bool,
+    ) -> Self {
+        if !strict && compiled.base.absent_is_null.is_none() {
+            compiled.base.absent_is_null = Some(true);
+        }
+        compiled.fallback = if strict { Comparator::Default } else { Comparator::Auto };
         let extra = compiled.base.extra.unwrap_or(Cost::LeavesAtLeastOne);
-        let align = compiled
-            .default_align
-            .clone()
-            .unwrap_or(Align::Auto { min_similarity: DEFAULT_MIN_SIMILARITY });
+        let align = compiled.default_align.clone().unwrap_or(Align::Auto(Pairing {
+            min_similarity: DEFAULT_MIN_SIMILARITY,
+            identity: true,
+        }));
         let policy = Policy {
             aggregate: Aggregate::Sum,
             keys: KeySet::Union,
@@ -194,19 +245,19 @@ impl Rules for JsonMatch {
     }
 
     fn leaf(&self, e: &Value, a: &Value, rule: &NodeRule) -> Leaf {
-        let cmp = rule
-            .comparator
-            .and_then(|i| self.rules.comparators.get(usize::from(i)))
-            .unwrap_or(&Comparator::Default);
-        let norms = rule
-            .normalize
-            .and_then(|i| self.rules.normalizers.get(usize::from(i)))
-            .map_or(&[][..], Vec::as_slice);
-        let nulls = NullPolicy {
-            absent_is_null: rule.absent_is_null.unwrap_or(false),
-            empty_string_is_null: rule.empty_string_is_null.unwrap_or(false),
-        };
+        let (cmp, norms, nulls) = self.leaf_rule(rule);
         cmp.compare_with(e, a, norms, &nulls)
+    }
+
+    /// The note of the comparator that decided a leaf: which reading made
+    /// two values equal, or why it compared them as text.
+    fn explain(&self, e: &Value, a: &Value, rule: &NodeRule) -> Option<String> {
+        let (cmp, norms, nulls) = self.leaf_rule(rule);
+        cmp.check(e, a, norms, &nulls).note.map(|n| n.to_string())
+    }
+
+    fn report_pairs(&self) -> bool {
+        true
     }
 
     fn has_rules(&self) -> bool {
@@ -299,6 +350,23 @@ impl JsonMetric for JsonMatch {
 }
 
 impl JsonMatch {
+    /// The comparator, normalizers and null policy of a leaf under `rule`.
+    fn leaf_rule(&self, rule: &NodeRule) -> (&Comparator, &[Normalizer], NullPolicy) {
+        let cmp = rule
+            .comparator
+            .and_then(|i| self.rules.comparators.get(usize::from(i)))
+            .unwrap_or(&self.rules.fallback);
+        let norms = rule
+            .normalize
+            .and_then(|i| self.rules.normalizers.get(usize::from(i)))
+            .map_or(&[][..], Vec::as_slice);
+        let nulls = NullPolicy {
+            absent_is_null: rule.absent_is_null.unwrap_or(false),
+            empty_string_is_null: rule.empty_string_is_null.unwrap_or(false),
+        };
+        (cmp, norms, nulls)
+    }
+
     /// The records a comparison keeps: the `details` option, but at least
     /// the failed ones for the tool_calls preset (call counts come from
     /// them).
@@ -384,6 +452,14 @@ impl Rules for Judging<'_> {
 
     fn alignment(&self, index: u16) -> &Align {
         self.m.alignment(index)
+    }
+
+    fn explain(&self, e: &Value, a: &Value, rule: &NodeRule) -> Option<String> {
+        self.m.explain(e, a, rule)
+    }
+
+    fn report_pairs(&self) -> bool {
+        true
     }
 }
 

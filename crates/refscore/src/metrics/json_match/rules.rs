@@ -4,7 +4,8 @@
 //! ```yaml
 //! defaults:
 //!   array: assignment          # ordered | unordered | by_key | assignment | auto
-//!   min_similarity: 0.5
+//!   min_similarity: 0.5       # pairs at least this similar are plausible
+//!   identity_pairing: true    # so are pairs agreeing on an identifying field
 //!   absent_is_null: true
 //!   empty_string_is_null: false
 //!   extra_keys: penalize       # or ignore
@@ -14,6 +15,7 @@
 //!   - path: $.line_items
 //!     array: by_key
 //!     keys: [sku]
+//!     exact_keys: false        # leftovers pair by similarity (key typos)
 //!   - path: $.line_items[*].unit_price
 //!     compare: {type: numeric, abs_tol: 0.01}
 //!     weight: 2
@@ -37,7 +39,7 @@ use serde_json::Value;
 use super::comparators::Comparator;
 use super::field_rule::{EmbeddingRule, FieldRule, JudgeRule};
 use super::selector::Selector;
-use crate::engine::{Align, Cost, NodeRule};
+use crate::engine::{Align, Cost, NodeRule, Pairing};
 use crate::error::ConfigError;
 use crate::normalize::Normalizer;
 use crate::path::Seg;
@@ -65,6 +67,8 @@ struct Spec {
     array: Option<String>,
     keys: Option<Vec<String>>,
     min_similarity: Option<f64>,
+    identity_pairing: Option<bool>,
+    exact_keys: Option<bool>,
     compare: Option<Value>,
     normalize: Option<Vec<String>>,
     absent_is_null: Option<bool>,
@@ -155,6 +159,9 @@ pub(crate) struct CompiledRules {
     pub(crate) judges: Vec<JudgeRule>,
     /// The field judges `defaults` sets.
     pub(crate) base_field: FieldRule,
+    /// The comparator of leaves no rule gives one: `auto`, or `default`
+    /// under `strict` (the metric sets it).
+    pub(crate) fallback: Comparator,
 }
 
 impl CompiledRules {
@@ -218,8 +225,13 @@ impl CompiledRules {
         Ok(())
     }
 
-    /// Puts rules before all others, so that later rules override them.
-    pub(crate) fn prepend(&mut self, rules: &[(&str, Value)]) -> Result<(), ConfigError> {
+    /// Puts rules before all others, so that later rules override them;
+    /// `quiet` ones are never reported as matching nothing.
+    pub(crate) fn prepend(
+        &mut self,
+        rules: &[(&str, Value)],
+        quiet: bool,
+    ) -> Result<(), ConfigError> {
         let mut front = Vec::with_capacity(rules.len());
         for (n, (selector, spec)) in rules.iter().enumerate() {
             let parsed: Spec = serde_json::from_value(spec.clone())
@@ -229,7 +241,7 @@ impl CompiledRules {
             let patch = self.patch(&parsed, &origin).map_err(|e| rule_err(n + 1, selector, &e))?;
             front.push((sel, patch));
         }
-        let hits: Vec<AtomicBool> = front.iter().map(|_| AtomicBool::new(false)).collect();
+        let hits: Vec<AtomicBool> = front.iter().map(|_| AtomicBool::new(quiet)).collect();
         self.rules.splice(0..0, front);
         self.hits.splice(0..0, hits);
         Ok(())
@@ -252,8 +264,14 @@ impl CompiledRules {
         if let Some(a) = align(s)? {
             self.aligns.push(a);
             p.align = Some(index(self.aligns.len() - 1)?);
-        } else if s.keys.is_some() || s.min_similarity.is_some() {
-            return Err(String::from("`keys` and `min_similarity` need `array`"));
+        } else if s.keys.is_some()
+            || s.min_similarity.is_some()
+            || s.identity_pairing.is_some()
+            || s.exact_keys.is_some()
+        {
+            return Err(String::from(
+                "`keys`, `min_similarity`, `identity_pairing` and `exact_keys` need `array`",
+            ));
         }
         if let Some(e) = &s.extra_keys {
             p.extra = Some(match e.as_str() {
@@ -307,17 +325,22 @@ fn align(s: &Spec) -> Result<Option<Align>, String> {
         return Err(format!("min_similarity must be within [0, 1], got {min}"));
     }
     let Some(kind) = s.array.as_deref() else { return Ok(None) };
+    let pairing = Pairing { min_similarity: min, identity: s.identity_pairing.unwrap_or(true) };
+    if s.exact_keys.is_some() && kind != "by_key" {
+        return Err(String::from("`exact_keys` needs `array: by_key`"));
+    }
     Ok(Some(match kind {
         "ordered" | "positional" => Align::Positional,
         "unordered" => Align::Unordered,
-        "assignment" => Align::Assignment { min_similarity: min },
-        "auto" => Align::Auto { min_similarity: min },
+        "assignment" => Align::Assignment(pairing),
+        "auto" => Align::Auto(pairing),
         "by_key" => {
             let keys = s.keys.clone().unwrap_or_default();
             if keys.is_empty() {
                 return Err(String::from("array `by_key` needs `keys`"));
             }
-            Align::ByKey(keys)
+            let fallback = (!s.exact_keys.unwrap_or(false)).then_some(pairing);
+            Align::ByKey { keys, fallback }
         }
         other => {
             return Err(format!(

@@ -1,5 +1,6 @@
 //! The `date` comparator: ISO 8601 and common written date forms.
 
+use chrono::Datelike;
 use serde_json::Value;
 
 pub use super::date_parse::parse_date;
@@ -51,40 +52,34 @@ pub struct CalendarDate {
 impl CalendarDate {
     /// The date, when it exists (`2024-02-29` does, `2023-02-29` does not).
     pub fn new(year: u32, month: u32, day: u32) -> Option<CalendarDate> {
-        if !(1..=9999).contains(&year) || !(1..=12).contains(&month) || day == 0 {
+        if !(1..=9999).contains(&year) {
             return None;
         }
-        let leap =
-            year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
-        let len = match month {
-            2 if leap => 29,
-            2 => 28,
-            4 | 6 | 9 | 11 => 30,
-            _ => 31,
-        };
-        (day <= len).then_some(CalendarDate {
-            year: u16::try_from(year).ok()?,
-            month: u8::try_from(month).ok()?,
-            day: u8::try_from(day).ok()?,
+        let d = chrono::NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)?;
+        Some(CalendarDate {
+            year: u16::try_from(d.year()).ok()?,
+            month: u8::try_from(d.month()).ok()?,
+            day: u8::try_from(d.day()).ok()?,
         })
+    }
+
+    fn naive(self) -> chrono::NaiveDate {
+        chrono::NaiveDate::from_ymd_opt(
+            i32::from(self.year),
+            u32::from(self.month),
+            u32::from(self.day),
+        )
+        .unwrap_or_default()
     }
 
     /// Days since 1970-01-01 (negative before).
     pub fn days_since_epoch(self) -> i64 {
-        // Howard Hinnant's days_from_civil.
-        let (m, d) = (i64::from(self.month), i64::from(self.day));
-        let y = i64::from(self.year) - i64::from(m <= 2);
-        let era = y.div_euclid(400);
-        let yoe = y - era * 400;
-        let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        era * 146_097 + doe - 719_468
+        self.naive().signed_duration_since(chrono::NaiveDate::default()).num_days()
     }
 
     /// Day of the week, 0 = Monday … 6 = Sunday.
     pub fn weekday(self) -> u8 {
-        // 1970-01-01 was a Thursday (3).
-        u8::try_from((self.days_since_epoch() + 3).rem_euclid(7)).unwrap_or(0)
+        u8::try_from(self.naive().weekday().num_days_from_monday()).unwrap_or(0)
     }
 }
 

@@ -15,6 +15,7 @@
 //! The exact definitions, with examples, are in
 //! `docs/json_match.md` (Comparators and normalizers).
 
+mod auto;
 mod date;
 mod date_parse;
 mod default;
@@ -49,6 +50,12 @@ pub enum Comparator {
     /// Levenshtein with partial credit from 0.8.
     #[default]
     Default,
+    /// The zero-config comparator json_match uses where no rule names one
+    /// (unless `strict`): numbers written as text by value, unambiguous
+    /// dates as calendar dates, surrounding white space ignored, free text
+    /// (with a space inside) without case or spacing; otherwise as
+    /// [`Comparator::Default`].
+    Auto,
     /// JSON equality: numbers by value (`1 == 1.0`), strings after the
     /// normalizers.
     Exact,
@@ -145,6 +152,34 @@ pub enum Note {
     NotANumber(Side),
     /// The output is not one of the allowed values.
     NotAllowed,
+    /// Two values that differ as written are equal under this reading.
+    Equal(Normalization),
+}
+
+/// A reading under which two values that differ as written are equal
+/// (the `auto` comparator's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Normalization {
+    /// Equal once leading and trailing white space is removed.
+    Trimmed,
+    /// A number written as text (grouping, currency) of the same value.
+    NumberAsText,
+    /// The same calendar date (and time of day, a date alone is midnight).
+    CalendarDate,
+    /// The same free text but for case and runs of white space.
+    FreeText,
+}
+
+impl Normalization {
+    /// What made the values equal, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Normalization::Trimmed => "equal once surrounding white space is removed",
+            Normalization::NumberAsText => "equal as numbers (a number written as text)",
+            Normalization::CalendarDate => "equal as calendar dates",
+            Normalization::FreeText => "equal as free text (case and spacing ignored)",
+        }
+    }
 }
 
 impl fmt::Display for Note {
@@ -157,6 +192,7 @@ impl fmt::Display for Note {
             Note::MissingTime => f.write_str("expected has a time of day, actual only a date"),
             Note::NotANumber(s) => write!(f, "{} not a number; compared as text", s.as_str()),
             Note::NotAllowed => f.write_str("actual is not one of the allowed values"),
+            Note::Equal(n) => f.write_str(n.describe()),
         }
     }
 }
@@ -189,6 +225,7 @@ impl Comparator {
     pub fn name(&self) -> &'static str {
         match self {
             Comparator::Default => "default",
+            Comparator::Auto => "auto",
             Comparator::Exact => "exact",
             Comparator::Numeric { .. } => "numeric",
             Comparator::String { .. } => "string",
@@ -238,6 +275,7 @@ impl Comparator {
         }
         match self {
             Comparator::Default => default::compare(e, a, normalizers).into(),
+            Comparator::Auto => auto::compare(e, a, normalizers),
             Comparator::Exact => exact::compare(e, a, normalizers).into(),
             Comparator::Numeric { abs_tol, rel_tol, partial } => {
                 numeric::compare(e, a, normalizers, *abs_tol, *rel_tol, *partial).into()
@@ -276,8 +314,8 @@ mod tests {
     use crate::detail::Outcome;
     use serde_json::json;
 
-    const ALL_KINDS: [&str; 7] =
-        ["default", "exact", "numeric", "string", "date", "number_string", "enum"];
+    const ALL_KINDS: [&str; 8] =
+        ["default", "auto", "exact", "numeric", "string", "date", "number_string", "enum"];
 
     fn all() -> Vec<Comparator> {
         ALL_KINDS.iter().map(|k| Comparator::from_spec(&json!(k)).unwrap()).collect()

@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 use super::{Comparator, DayMonth};
 
 /// Every comparator type name.
-pub const TYPES: [&str; 7] =
-    ["default", "exact", "numeric", "string", "date", "number_string", "enum"];
+pub const TYPES: [&str; 8] =
+    ["default", "auto", "exact", "numeric", "string", "date", "number_string", "enum"];
 
 /// Default tolerances of `"numeric"`: exact up to a relative 1e-9.
 pub const NUMERIC_DEFAULT: Comparator =
@@ -49,6 +49,7 @@ pub(super) fn from_spec(spec: &Value) -> Result<Comparator, String> {
     let f = Fields { kind, map: fields };
     Ok(match kind {
         "default" => Comparator::Default,
+        "auto" => Comparator::Auto,
         "exact" => Comparator::Exact,
         "numeric" => {
             let Comparator::Numeric { abs_tol, rel_tol, partial } = NUMERIC_DEFAULT else {
@@ -194,7 +195,7 @@ mod tests {
         let cases = [
             (
                 json!("fuzzy"),
-                "unknown comparator \"fuzzy\" (valid: default, exact, numeric, string, date, number_string, enum)",
+                "unknown comparator \"fuzzy\" (valid: default, auto, exact, numeric, string, date, number_string, enum)",
             ),
             (
                 json!({"type": "numeric", "tolerance": 1}),

@@ -1,0 +1,366 @@
+//! A run's batches in the store: written by the [`Recorder`] on its own
+//! thread as the run goes, read back to resume a run, to rewrite its
+//! `results.jsonl` and to compare it with another.
+//!
+//! Each batch row holds four zstd-compressed blobs: `records` (what the
+//! summary needs of each row, JSON, for resuming), `cells` (each row's id
+//! and outcome per evaluator in a compact binary form, for comparisons),
+//! `fields` (the batch's field statistics) and `lines` (the rows' lines of
+//! `results.jsonl`).
+
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use rusqlite::{Transaction, TransactionBehavior, params};
+
+use super::scores::{Cell, RowRecord, RowScores, RunScores};
+use super::store::Store;
+use super::store_error::{StoreError, describe};
+use super::summary_header;
+use crate::runner::{BatchRecord, BatchSink, PriorBatch};
+
+/// zstd level of stored batches: fast, and lines of JSON shrink 5-40×.
+const ZSTD_LEVEL: i32 = 1;
+
+/// Batches waiting for the writer thread: memory stays bounded when the
+/// disk is slower than the evaluation.
+const QUEUE: usize = 4;
+
+/// The blob columns of `batches` that can be read.
+#[derive(Clone, Copy)]
+enum Column {
+    Records,
+    Cells,
+    Fields,
+    Lines,
+}
+
+impl Column {
+    fn name(self) -> &'static str {
+        match self {
+            Column::Records => "records",
+            Column::Cells => "cells",
+            Column::Fields => "fields",
+            Column::Lines => "lines",
+        }
+    }
+}
+
+impl Store {
+    /// A sink recording run `id`'s batches on a thread of its own, with
+    /// its own connection to the store.
+    ///
+    /// # Errors
+    /// The store cannot be read.
+    pub fn recorder(&self, id: i64) -> Result<Recorder, StoreError> {
+        let base = self
+            .conn
+            .query_row("SELECT duration_s FROM runs WHERE id = ?1", [id], |r| r.get::<_, f64>(0))
+            .map_err(|e| self.io(&e))?;
+        let (tx, rx) = sync_channel::<Job>(QUEUE);
+        let path = self.path.clone();
+        let started = Instant::now();
+        let worker = std::thread::Builder::new()
+            .name("refscore-store".to_owned())
+            .spawn(move || write_batches(&path, id, rx, base, started))
+            .map_err(|e| StoreError::Io { path: self.path.clone(), message: e.to_string() })?;
+        Ok(Recorder { tx: Some(tx), worker: Some(worker), started, base_duration: base })
+    }
+
+    /// Calls `f` with one column of each recorded batch of a run, in order.
+    fn each_batch(
+        &self,
+        id: i64,
+        column: Column,
+        mut f: impl FnMut(Vec<u8>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let sql = format!("SELECT {} FROM batches WHERE run = ?1 ORDER BY first", column.name());
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.io(&e))?;
+        let mut rows = stmt.query([id]).map_err(|e| self.io(&e))?;
+        while let Some(r) = rows.next().map_err(|e| self.io(&e))? {
+            f(r.get(0).map_err(|e| self.io(&e))?)?;
+        }
+        Ok(())
+    }
+
+    fn damaged(&self, id: i64, what: &str, e: impl std::fmt::Display) -> StoreError {
+        StoreError::Run {
+            path: self.path.clone(),
+            id,
+            message: format!("stored {what} cannot be read: {e}"),
+        }
+    }
+
+    fn unpack(&self, id: i64, what: &str, data: &[u8]) -> Result<Vec<u8>, StoreError> {
+        zstd::decode_all(data).map_err(|e| self.damaged(id, what, e))
+    }
+
+    /// The recorded batches of a run, for resuming it.
+    ///
+    /// # Errors
+    /// The store cannot be read or a batch is damaged.
+    pub fn prior_batches(&self, id: i64) -> Result<Vec<PriorBatch>, StoreError> {
+        let mut records = Vec::new();
+        self.each_batch(id, Column::Records, |r| {
+            records.push(self.records(id, &r)?);
+            Ok(())
+        })?;
+        let mut fields = Vec::new();
+        self.each_batch(id, Column::Fields, |f| {
+            let text = String::from_utf8(self.unpack(id, "field statistics", &f)?)
+                .map_err(|e| self.damaged(id, "field statistics", e))?;
+            fields.push(text);
+            Ok(())
+        })?;
+        Ok(records
+            .into_iter()
+            .zip(fields)
+            .map(|(records, fields)| PriorBatch { records, fields })
+            .collect())
+    }
+
+    fn records(&self, id: i64, data: &[u8]) -> Result<Vec<RowRecord>, StoreError> {
+        let raw = self.unpack(id, "rows", data)?;
+        serde_json::from_slice(&raw).map_err(|e| self.damaged(id, "rows", e))
+    }
+
+    /// Calls `f` with each recorded line of `results.jsonl`, in order.
+    ///
+    /// # Errors
+    /// The store cannot be read, a batch is damaged, or `f` fails.
+    pub fn for_each_line(
+        &self,
+        id: i64,
+        mut f: impl FnMut(&str) -> std::io::Result<()>,
+    ) -> Result<(), StoreError> {
+        self.each_batch(id, Column::Lines, |lines| {
+            let raw = self.unpack(id, "results", &lines)?;
+            let text = String::from_utf8_lossy(&raw);
+            for line in text.split('\n').filter(|l| !l.is_empty()) {
+                f(line).map_err(|e| StoreError::Io {
+                    path: self.path.clone(),
+                    message: e.to_string(),
+                })?;
+            }
+            Ok(())
+        })
+    }
+
+    /// A finished run reduced to what a comparison reads.
+    ///
+    /// # Errors
+    /// No such run, it has not finished, or its data cannot be read.
+    pub fn scores(&self, id: i64) -> Result<RunScores, StoreError> {
+        let summary = self.summary(id)?;
+        let value: serde_json::Value =
+            serde_json::from_str(&summary).map_err(|e| self.damaged(id, "summary", e))?;
+        let mut scores = summary_header(&value);
+        let mut blobs: Vec<Vec<u8>> = Vec::new();
+        self.each_batch(id, Column::Cells, |c| {
+            blobs.push(c);
+            Ok(())
+        })?;
+        // Batches decode independently: on every core.
+        let parts: Vec<Vec<RowScores>> = blobs
+            .par_iter()
+            .map(|b| decode_cells(&zstd::decode_all(b.as_slice()).map_err(|e| e.to_string())?))
+            .collect::<Result<_, String>>()
+            .map_err(|e| self.damaged(id, "scores", e))?;
+        scores.rows = parts.into_iter().flatten().collect();
+        Ok(scores)
+    }
+}
+
+/// A batch on its way to the writer thread.
+struct Job {
+    first: u64,
+    records: Vec<RowRecord>,
+    lines: String,
+    fields: String,
+}
+
+/// Records one run's batches on its own thread (see [`Store::recorder`]):
+/// the run goes on evaluating while a batch is compressed and committed.
+/// Call [`Recorder::finish`] before recording the end of the run.
+#[derive(Debug)]
+pub struct Recorder {
+    tx: Option<SyncSender<Job>>,
+    worker: Option<JoinHandle<Result<(), String>>>,
+    started: Instant,
+    base_duration: f64,
+}
+
+impl Recorder {
+    /// Time spent on the run so far, in seconds: the parts before a
+    /// resume and this one.
+    pub fn total_duration(&self) -> f64 {
+        self.base_duration + self.started.elapsed().as_secs_f64()
+    }
+
+    /// Waits until every batch handed over is committed.
+    ///
+    /// # Errors
+    /// A batch could not be written.
+    pub fn finish(&mut self) -> Result<(), String> {
+        self.tx = None;
+        match self.worker.take() {
+            None => Ok(()),
+            Some(w) => w.join().unwrap_or_else(|_| Err("the store writer panicked".to_owned())),
+        }
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+impl BatchSink for Recorder {
+    fn batch(&mut self, b: &BatchRecord<'_>) -> Result<(), String> {
+        let job = Job {
+            first: b.first,
+            records: b.records.to_vec(),
+            lines: b.lines.join("\n"),
+            fields: b.fields.to_owned(),
+        };
+        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(job).is_ok());
+        if sent {
+            return Ok(());
+        }
+        // The writer stopped: say why.
+        Err(self.finish().err().unwrap_or_else(|| "the store writer stopped".to_owned()))
+    }
+}
+
+/// The writer thread: one transaction per batch, in order.
+fn write_batches(
+    path: &std::path::Path,
+    id: i64,
+    rx: Receiver<Job>,
+    base: f64,
+    started: Instant,
+) -> Result<(), String> {
+    let store = Store::open_existing(path).map_err(|e| e.to_string())?;
+    let fail = |e: rusqlite::Error| format!("{}: {}", path.display(), describe(&e));
+    // One compression context for the whole run: creating one per blob
+    // costs more than compressing a small batch.
+    let mut zstd = zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(|e| e.to_string())?;
+    let mut pack =
+        |bytes: &[u8]| zstd.compress(bytes).map_err(|e| format!("{}: {e}", path.display()));
+    for job in rx {
+        let records = pack(&serde_json::to_vec(&job.records).unwrap_or_default())?;
+        let cells = pack(&encode_cells(&job.records))?;
+        let fields = pack(job.fields.as_bytes())?;
+        let lines = pack(job.lines.as_bytes())?;
+        let count = job.records.len() as i64;
+        let first = i64::try_from(job.first).unwrap_or(i64::MAX);
+        let tx = Transaction::new_unchecked(&store.conn, TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        tx.prepare_cached(
+            "INSERT INTO batches (run, first, count, records, cells, fields, lines)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .and_then(|mut s| s.execute(params![id, first, count, records, cells, fields, lines]))
+        .map_err(fail)?;
+        tx.prepare_cached("UPDATE runs SET rows_done = ?1, duration_s = ?2 WHERE id = ?3")
+            .and_then(|mut s| {
+                s.execute(params![first + count, base + started.elapsed().as_secs_f64(), id])
+            })
+            .map_err(fail)?;
+        tx.commit().map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// Each row's id and cells, compactly: per row the id's length (u32 LE)
+/// and bytes, the number of cells (u16 LE), then per cell a tag (0 score,
+/// 1 invalid, 2 failed) and, for a score, its f64 LE.
+fn encode_cells(records: &[RowRecord]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(records.len() * 32);
+    for r in records {
+        let id = r.scores.id.as_bytes();
+        out.extend_from_slice(&u32::try_from(id.len()).unwrap_or(u32::MAX).to_le_bytes());
+        out.extend_from_slice(id);
+        let n = u16::try_from(r.scores.cells.len()).unwrap_or(u16::MAX);
+        out.extend_from_slice(&n.to_le_bytes());
+        for c in r.scores.cells.iter().take(usize::from(n)) {
+            match c {
+                Cell::Score(x) => {
+                    out.push(0);
+                    out.extend_from_slice(&x.to_le_bytes());
+                }
+                Cell::Invalid => out.push(1),
+                Cell::Failed => out.push(2),
+            }
+        }
+    }
+    out
+}
+
+/// The rows of [`encode_cells`]; an error for damaged bytes.
+fn decode_cells(mut b: &[u8]) -> Result<Vec<RowScores>, String> {
+    fn take<'a>(b: &mut &'a [u8], n: usize) -> Result<&'a [u8], String> {
+        if b.len() < n {
+            return Err("truncated scores".to_owned());
+        }
+        let (head, rest) = b.split_at(n);
+        *b = rest;
+        Ok(head)
+    }
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let len = u32::from_le_bytes(take(&mut b, 4)?.try_into().map_err(|_| "bad length")?);
+        let id =
+            std::str::from_utf8(take(&mut b, len as usize)?).map_err(|e| e.to_string())?.to_owned();
+        let n = u16::from_le_bytes(take(&mut b, 2)?.try_into().map_err(|_| "bad count")?);
+        let mut cells = Vec::with_capacity(usize::from(n));
+        for _ in 0..n {
+            cells.push(match take(&mut b, 1)?[0] {
+                0 => Cell::Score(f64::from_le_bytes(
+                    take(&mut b, 8)?.try_into().map_err(|_| "bad score")?,
+                )),
+                1 => Cell::Invalid,
+                2 => Cell::Failed,
+                t => return Err(format!("unknown outcome tag {t}")),
+            });
+        }
+        out.push(RowScores { id, cells });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_round_trip_and_damage_is_an_error() {
+        let rows = vec![
+            RowRecord {
+                scores: RowScores {
+                    id: "inv-é1".into(),
+                    cells: vec![Cell::Score(0.25), Cell::Invalid, Cell::Failed],
+                },
+                row_score: None,
+                extra: Vec::new(),
+                unreadable: false,
+            },
+            RowRecord {
+                scores: RowScores { id: String::new(), cells: vec![Cell::Score(-0.0)] },
+                row_score: Some(1.0),
+                extra: Vec::new(),
+                unreadable: true,
+            },
+        ];
+        let bytes = encode_cells(&rows);
+        let back = decode_cells(&bytes).unwrap();
+        assert_eq!(back, rows.iter().map(|r| r.scores.clone()).collect::<Vec<_>>());
+        assert!(decode_cells(&bytes[..bytes.len() - 3]).is_err());
+        let mut bad = bytes.clone();
+        bad[4 + 7 + 2] = 9;
+        assert!(decode_cells(&bad).unwrap_err().contains("tag 9"));
+    }
+}

@@ -1,0 +1,80 @@
+//! Why a run store cannot be used, in words that name the file.
+
+use std::path::PathBuf;
+
+/// A store that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The file is not a refscore store (not SQLite, or another
+    /// program's database); it is left untouched.
+    #[error("{}: not a refscore run store ({why}); it was left untouched: move it away or choose another store with --store", path.display())]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// What gave it away.
+        why: String,
+    },
+    /// The store was written by a newer refscore.
+    #[error("{}: store schema version {found} is newer than this refscore understands ({known}); upgrade refscore", path.display())]
+    Newer {
+        /// The file.
+        path: PathBuf,
+        /// Its schema version.
+        found: i64,
+        /// The newest this build knows.
+        known: i64,
+    },
+    /// No store at the path (for commands that only read).
+    #[error("{}: no run store here (runs are recorded by `refscore run`)", path.display())]
+    Missing {
+        /// The path looked at.
+        path: PathBuf,
+    },
+    /// No run with this id.
+    #[error("{}: no run {id}", path.display())]
+    NoRun {
+        /// The store.
+        path: PathBuf,
+        /// The id asked for.
+        id: i64,
+    },
+    /// A run that cannot be used for what was asked.
+    #[error("{}: run {id}: {message}", path.display())]
+    Run {
+        /// The store.
+        path: PathBuf,
+        /// The run.
+        id: i64,
+        /// Why not.
+        message: String,
+    },
+    /// SQLite or file-system failure (read-only location, full disk,
+    /// corrupt file).
+    #[error("{}: {message}", path.display())]
+    Io {
+        /// The store.
+        path: PathBuf,
+        /// What failed.
+        message: String,
+    },
+}
+
+/// SQLite's error in words, with a hint for the usual causes.
+pub(super) fn describe(e: &rusqlite::Error) -> String {
+    use rusqlite::ErrorCode;
+    let hint = match e.sqlite_error_code() {
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            " (is the location writable? choose another store with --store, or --no-store)"
+        }
+        Some(ErrorCode::DiskFull) => " (the disk is full)",
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
+            " (the store is damaged; it was left untouched: move it away to start a new one)"
+        }
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            " (another process held the store for too long)"
+        }
+        _ => "",
+    };
+    format!("{e}{hint}")
+}

@@ -1,0 +1,273 @@
+//! The `auto` comparator: json_match's zero-config comparison, where a
+//! difference with exactly one reading is no error.
+//!
+//! After the rule's normalizers, and with leading and trailing white
+//! space ignored:
+//! - numbers written as text (grouping commas, a currency symbol or code)
+//!   compare by value with numbers and with each other;
+//! - dates and datetimes in unambiguous forms compare as calendar dates
+//!   (a date alone is midnight); `03/05/2024` or `05.03.2024`, whose day
+//!   and month could be swapped, are not read as dates;
+//! - free text (a value with white space inside) ignores case and runs of
+//!   white space; identifier-like values (no white space) keep their case;
+//! - everything else as the `default` comparator: numbers equal by value,
+//!   partial credit within 1 % or from a string similarity of 0.8.
+//!
+//! A match reached through one of these readings carries a [`Note`] that
+//! names it.
+
+use serde_json::Value;
+
+use super::date::{DateError, DateTime, DayMonth, parse_date};
+use super::number_string::{Amount, parse_number_string};
+use super::{Checked, Normalization, Normalizer, Note, default, is_currency_symbol, normalize};
+use crate::engine::Leaf;
+
+/// Compares under the zero-config readings.
+pub(super) fn compare(e: &Value, a: &Value, normalizers: &[Normalizer]) -> Checked {
+    match (e, a) {
+        (Value::Number(n), Value::String(s)) | (Value::String(s), Value::Number(n)) => {
+            match text_number(&normalize(s, normalizers)) {
+                Some((x, _)) => numbers(&Amount::from_number(n), &x),
+                None => Leaf::TYPE.into(),
+            }
+        }
+        (Value::String(x), Value::String(y)) => strings(x, y, normalizers),
+        _ => default::compare(e, a, normalizers).into(),
+    }
+}
+
+/// Two amounts: equal values match (as a number written as text), others
+/// as the default comparator compares numbers.
+fn numbers(x: &Amount, y: &Amount) -> Checked {
+    if x.same(y) {
+        return noted(Normalization::NumberAsText);
+    }
+    let to = |v: f64| serde_json::Number::from_f64(v).map(Value::Number);
+    match (to(x.value), to(y.value)) {
+        (Some(p), Some(q)) => default::compare(&p, &q, &[]).into(),
+        _ => Leaf::WRONG.into(),
+    }
+}
+
+fn noted(n: Normalization) -> Checked {
+    Checked { leaf: Leaf::MATCH, note: Some(Note::Equal(n)) }
+}
+
+fn strings(e: &str, a: &str, normalizers: &[Normalizer]) -> Checked {
+    let (ne, na) = (normalize(e, normalizers), normalize(a, normalizers));
+    if ne == na {
+        return Leaf::MATCH.into();
+    }
+    let (x, y) = (ne.trim(), na.trim());
+    if x == y {
+        return noted(Normalization::Trimmed);
+    }
+    match (calendar(x), calendar(y)) {
+        (Ok(p), Ok(q)) => {
+            return if same_moment(&p, &q) {
+                noted(Normalization::CalendarDate)
+            } else {
+                Leaf::WRONG.into()
+            };
+        }
+        (Err(DateError::Ambiguous), _) | (_, Err(DateError::Ambiguous)) => {
+            let side = super::Side::of(calendar(x).is_err(), calendar(y).is_err());
+            let mut c: Checked = default::compare(&text(x), &text(y), &[]).into();
+            c.note = side.map(Note::AmbiguousDate);
+            return c;
+        }
+        _ => {}
+    }
+    if let (Some((p, cp)), Some((q, cq))) = (text_number(x), text_number(y))
+        && !leading_zero(x)
+        && !leading_zero(y)
+        && (cp.is_none() || cq.is_none() || cp == cq)
+    {
+        return numbers(&p, &q);
+    }
+    if x.contains(char::is_whitespace) || y.contains(char::is_whitespace) {
+        let (fx, fy) = (free_text(x), free_text(y));
+        if fx == fy {
+            return noted(Normalization::FreeText);
+        }
+        return default::compare(&text(&fx), &text(&fy), &[]).into();
+    }
+    default::compare(&text(x), &text(y), &[]).into()
+}
+
+fn text(s: &str) -> Value {
+    Value::String(s.to_owned())
+}
+
+/// Free text folded: case ignored, runs of white space as one space.
+fn free_text(s: &str) -> String {
+    let folded = normalize(s, &[Normalizer::Casefold]);
+    folded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Currency codes read around a number written as text.
+const CURRENCY_CODES: [&str; 24] = [
+    "USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "NZD", "CNY", "HKD", "SGD", "INR", "SEK",
+    "NOK", "DKK", "PLN", "CZK", "HUF", "BRL", "MXN", "ZAR", "KRW", "TRY", "AED",
+];
+
+/// A number written as text in zero config: an optional currency (a
+/// currency symbol, or one of [`CURRENCY_CODES`]) before or after, an
+/// optional minus sign, digits (grouped in threes by commas, or not) and
+/// an optional fraction after a point. Nothing else: no percent sign, no
+/// accounting parentheses, no other separators (each has more than one
+/// reading). The currency, when written, comes back with the amount.
+pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
+    let mut t = s.trim();
+    let mut currency = None;
+    if let Some(c) = t.chars().next().filter(|c| is_currency_symbol(*c)) {
+        currency = Some(c.to_string());
+        t = t[c.len_utf8()..].trim_start();
+    } else if let Some(code) = CURRENCY_CODES.iter().find(|c| t.starts_with(**c)) {
+        let rest = &t[3..];
+        if rest.starts_with(char::is_alphabetic) {
+            return None;
+        }
+        currency = Some((*code).to_owned());
+        t = rest.trim_start();
+    }
+    if currency.is_none() {
+        if let Some(c) = t.chars().next_back().filter(|c| is_currency_symbol(*c)) {
+            currency = Some(c.to_string());
+            t = t[..t.len() - c.len_utf8()].trim_end();
+        } else if let Some(code) = CURRENCY_CODES.iter().find(|c| t.ends_with(**c)) {
+            let rest = &t[..t.len() - 3];
+            if rest.ends_with(char::is_alphabetic) {
+                return None;
+            }
+            currency = Some((*code).to_owned());
+            t = rest.trim_end();
+        }
+    }
+    let body = t.strip_prefix('-').unwrap_or(t);
+    let (int, frac) = match body.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (body, None),
+    };
+    let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    let grouped = {
+        let groups: Vec<&str> = int.split(',').collect();
+        groups.len() > 1
+            && groups[0].len() <= 3
+            && digits(groups[0])
+            && groups[1..].iter().all(|g| g.len() == 3 && digits(g))
+    };
+    if !(digits(int) || grouped) || frac.is_some_and(|f| !digits(f)) {
+        return None;
+    }
+    parse_number_string(&t.replace(',', ""), '.').map(|a| (a, currency))
+}
+
+/// `007`: digits with a leading zero are an identifier, not a number.
+fn leading_zero(s: &str) -> bool {
+    let t = s.trim_start_matches(|c: char| !c.is_ascii_digit());
+    t.len() > 1 && t.starts_with('0') && t.as_bytes().get(1).is_some_and(u8::is_ascii_digit)
+}
+
+/// A date in a form with one reading: numeric `A/B/YYYY`, `A-B-YYYY` and
+/// `A.B.YYYY` read as a date only when one of day-first and month-first
+/// is a valid date or both give the same date.
+pub(super) fn calendar(s: &str) -> Result<DateTime, DateError> {
+    let t = s.trim();
+    let parts: Vec<&str> = t.split(['/', '-', '.']).collect();
+    let digits = |p: &str, n: std::ops::RangeInclusive<usize>| {
+        n.contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit())
+    };
+    if let [d, m, y] = parts.as_slice()
+        && digits(d, 1..=2)
+        && digits(m, 1..=2)
+        && digits(y, 4..=4)
+    {
+        let slashed = format!("{d}/{m}/{y}");
+        return match (
+            parse_date(&slashed, DayMonth::DayFirst),
+            parse_date(&slashed, DayMonth::MonthFirst),
+        ) {
+            (Ok(p), Ok(q)) if p == q => Ok(p),
+            (Ok(_), Ok(_)) => Err(DateError::Ambiguous),
+            (Ok(p), Err(_)) | (Err(_), Ok(p)) => Ok(p),
+            (Err(e), Err(_)) => Err(e),
+        };
+    }
+    parse_date(t, DayMonth::Reject)
+}
+
+/// The same date and time of day (a date alone is midnight); the same
+/// instant when both have a UTC offset.
+fn same_moment(p: &DateTime, q: &DateTime) -> bool {
+    if let (Some(i), Some(j)) = (p.instant(), q.instant()) {
+        return i == j;
+    }
+    let midnight = super::TimeOfDay { hour: 0, minute: 0, second: 0, nanosecond: 0 };
+    p.date == q.date && p.time.unwrap_or(midnight) == q.time.unwrap_or(midnight)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detail::Outcome;
+    use serde_json::json;
+
+    fn cmp(e: Value, a: Value) -> Checked {
+        compare(&e, &a, &[])
+    }
+
+    #[test]
+    fn one_reading_is_no_error() {
+        use Normalization::*;
+        let cases = [
+            (json!(1234.5), json!("1,234.50"), NumberAsText),
+            (json!(1234.5), json!(" $1,234.50 "), NumberAsText),
+            (json!(1234.5), json!("USD 1234.5"), NumberAsText),
+            (json!("1,234.50"), json!("1234.5"), NumberAsText),
+            (json!(30), json!("30"), NumberAsText),
+            (json!("2024-03-05"), json!("March 5, 2024"), CalendarDate),
+            (json!("2024-03-05"), json!("5 Mar 2024"), CalendarDate),
+            (json!("2024-03-05"), json!("05-Mar-2024"), CalendarDate),
+            (json!("2024-03-05"), json!("Tuesday, March 5, 2024"), CalendarDate),
+            (json!("2024-03-05"), json!("2024-03-05T00:00:00"), CalendarDate),
+            (json!("2024-03-05"), json!("2024/03/05"), CalendarDate),
+            (json!("2024-03-13"), json!("13/03/2024"), CalendarDate),
+            (json!("ACME"), json!("  ACME "), Trimmed),
+            (json!("Acme Corp"), json!("ACME   corp"), FreeText),
+        ];
+        for (e, a, n) in cases {
+            assert_eq!(cmp(e.clone(), a.clone()), noted(n), "{e} vs {a}");
+        }
+    }
+
+    #[test]
+    fn every_value_difference_counts() {
+        let cases = [
+            (json!(1234.5), json!("1,234.51")),
+            (json!("INV-001"), json!("INV-002")),
+            (json!("INV-001"), json!("inv-001")),
+            (json!("2024-03-05"), json!("March 6, 2024")),
+            (json!("2024-03-05"), json!("2024-03-05T10:00:00")),
+            (json!("2024-03-05"), json!("03/05/2024")),
+            (json!("2024-03-05"), json!("05.03.2024")),
+            (json!("007"), json!("7")),
+            (json!(12.5), json!("12.5%")),
+            (json!(12), json!("(12)")),
+            (json!("Acme Corp"), json!("Acme Corp.")),
+            (json!(true), json!("true")),
+            (json!("EIN 123456789"), json!("EIM 123456789")),
+            (json!("TNR-12345"), json!("TMR-12345")),
+            (json!("$5"), json!("5 EUR")),
+            (json!(1234.5), json!("1.234,50")),
+            (json!(1234), json!("12,34")),
+        ];
+        for (e, a) in cases {
+            let got = cmp(e.clone(), a.clone());
+            assert_ne!(got.leaf.outcome, Outcome::Match, "{e} vs {a}: {got:?}");
+        }
+        let amb = cmp(json!("2024-03-05"), json!("03/05/2024"));
+        assert_eq!(amb.note, Some(Note::AmbiguousDate(super::super::Side::Actual)));
+    }
+}

@@ -24,6 +24,8 @@ pub(crate) enum Command {
     Run(RunArgs),
     /// List the metrics, or describe one: inputs, options, an example.
     Metrics(MetricsArgs),
+    /// Render the reports of a finished run again from its output folder.
+    Report(ReportArgs),
     /// The run store: list, show, pin, compare and prune recorded runs.
     #[command(subcommand, after_help = EXIT_CODES)]
     Runs(RunsCommand),
@@ -88,9 +90,13 @@ pub(crate) struct RunArgs {
     /// Output folder for results.jsonl and summary.json (default: refscore-out/<UTC timestamp>/).
     #[arg(long, short = 'o')]
     pub(crate) output: Option<PathBuf>,
-    /// Summary on standard output: `text` (default) or `json`.
-    #[arg(long, value_parser = ["text", "json"])]
+    /// Summary on standard output: `text` (default), `json` or `markdown`.
+    #[arg(long, value_parser = ["text", "json", "markdown"])]
     pub(crate) format: Option<String>,
+    /// Reports to write into the output folder: any of md, junit, html,
+    /// comma-separated (report.md, junit.xml, report.html).
+    #[arg(long, value_delimiter = ',', value_parser = ["md", "markdown", "junit", "html"])]
+    pub(crate) report: Vec<String>,
     /// No progress output.
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,
@@ -230,4 +236,24 @@ pub(crate) struct MetricsArgs {
     /// Print the description as JSON.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// `refscore report FOLDER`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReportArgs {
+    /// An output folder of `refscore run` (holding summary.json and
+    /// results.jsonl), or a run id of the store (or `latest`).
+    pub(crate) run: String,
+    #[command(flatten)]
+    pub(crate) store: StoreArgs,
+    /// Reports to write: any of md, junit, html, comma-separated (default: all three).
+    #[arg(long, value_delimiter = ',', value_parser = ["md", "markdown", "junit", "html"])]
+    pub(crate) report: Vec<String>,
+    /// Folder to write the reports into (default: the output folder; for a
+    /// run of the store: the current folder).
+    #[arg(long, short = 'o')]
+    pub(crate) output: Option<PathBuf>,
+    /// Markdown: failed rows shown in full.
+    #[arg(long, default_value_t = refscore::report::DEFAULT_MAX_ROWS)]
+    pub(crate) max_rows: usize,
 }

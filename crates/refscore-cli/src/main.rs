@@ -15,6 +15,7 @@ mod pairs;
 mod regression;
 mod render;
 mod report;
+mod reports;
 mod run;
 mod runs;
 mod table;
@@ -56,6 +57,7 @@ fn run(cli: args::Cli) -> anyhow::Result<ExitCode> {
         args::Command::Compare(c) => compare::run(&c),
         args::Command::Run(r) => run::run(&r),
         args::Command::Metrics(m) => describe::run(&m),
+        args::Command::Report(r) => reports::command(&r),
         args::Command::Runs(r) => runs::run(&r),
     }
 }

@@ -58,6 +58,7 @@ pub(crate) fn run(
         threads,
         keep_passed_details: all_details,
         lines: LineFormat::Scores,
+        max_details: None,
         ..RunOptions::default()
     };
     let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());

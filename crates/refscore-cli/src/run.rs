@@ -123,6 +123,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         limit: info.limit,
         keep_passed_details: args.all_details,
         lines: runner::LineFormat::RowResult,
+        max_details: None,
     };
     let progress = ProgressView::new(args.quiet);
     let mut on_row = |_: &RowResult, line: &str| -> std::io::Result<()> {
@@ -187,9 +188,27 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     std::fs::write(&summary_path, serde_json::to_string_pretty(&summary)?)
         .with_context(|| format!("writing {}", summary_path.display()))?;
 
+    let formats = crate::reports::formats(&args.report);
+    let opts = refscore::report::Options::default();
+    let reports = crate::reports::write(
+        &crate::reports::Source::Folder(&dir),
+        &dir,
+        &summary,
+        Some(&suite),
+        &formats,
+        &opts,
+    )?;
+    crate::reports::step_summary(&crate::reports::Source::Folder(&dir), &summary)?;
+
     let mut out = std::io::stdout().lock();
     if args.format.as_deref() == Some("json") {
         writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?;
+    } else if args.format.as_deref() == Some("markdown") {
+        write!(
+            out,
+            "{}",
+            crate::reports::markdown(&crate::reports::Source::Folder(&dir), &summary, &opts)?
+        )?;
     } else {
         crate::report::summary(&mut out, &summary, &suite, Palette::detect())?;
         let id = run_id
@@ -206,6 +225,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             results_path.display(),
             summary_path.display()
         )?;
+        for path in &reports {
+            writeln!(out, "report: {}", path.display())?;
+        }
     }
     let mut err = std::io::stderr().lock();
     for e in &suite.evaluators {

@@ -9,6 +9,7 @@ use serde_json::Value;
 mod external;
 mod history;
 mod judge;
+mod reports;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -10,7 +10,7 @@ use crate::path::JsonPath;
 pub const DETAIL_TEXT_LIMIT: usize = 80;
 
 /// What a compared node, claim or check came to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Equal under the metric's rules.
@@ -68,7 +68,7 @@ impl Outcome {
 }
 
 /// What a compared field came to, as field-level statistics count it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Equal under the metric's rules.
@@ -189,8 +189,21 @@ impl<'de> Deserialize<'de> for Check {
     }
 }
 
+impl schemars::JsonSchema for Check {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Check".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "What was checked: `json_path.<path>` for a compared JSON path, else the check's name (`format.length`, a claim)."
+        })
+    }
+}
+
 /// One assertion: a compared JSON path, a format sub-check, a claim, ...
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Detail {
     /// What was checked: `json_path.$.items[2].price`, `format.length`.
     pub check: Check,

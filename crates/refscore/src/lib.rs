@@ -34,12 +34,15 @@ pub mod history;
 pub mod json;
 pub mod judge;
 pub mod mapping;
+pub mod metric_result;
 pub mod metrics;
 pub mod normalize;
 pub mod number;
 pub mod path;
+pub mod report;
 pub mod row_score;
 pub mod runner;
+pub mod schema;
 pub mod score;
 pub mod suite;
 pub mod summary;
@@ -51,6 +54,7 @@ pub use detail::{Check, Detail, Outcome, Verdict};
 pub use error::{ConfigError, EvalError};
 pub use evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 pub use mapping::{InputMapping, MappingError};
+pub use metric_result::MetricResult;
 pub use runner::{
     BatchRecord, BatchSink, Execution, LineFormat, PriorBatch, Progress, Recording, Resume,
     RowResult, RunError, RunOptions, Status, run, run_recorded, run_rows,

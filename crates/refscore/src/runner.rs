@@ -13,12 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::dataset::{self, DatasetError, Pending, Row, Rows};
 use crate::engine::FieldTally;
 use crate::history::{RowRecord, RowScores};
+use crate::metric_result::{DEFAULT_MAX_DETAILS, MetricResult};
 use crate::score::Score;
 use crate::suite::{Suite, SuiteEvaluator};
 use crate::summary::{Collector, EvalOutcome, FieldStats, RunSummary, passes};
@@ -43,6 +44,9 @@ pub struct RunOptions {
     pub keep_passed_details: bool,
     /// What each row's serialised line holds.
     pub lines: LineFormat,
+    /// Failed details listed per evaluator in a row's `metric_results`;
+    /// `None`: [`crate::metric_result::DEFAULT_MAX_DETAILS`].
+    pub max_details: Option<usize>,
 }
 
 /// What the line handed to the row callback holds.
@@ -58,7 +62,7 @@ pub enum LineFormat {
 }
 
 /// Whether an evaluation completed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// The evaluator returned its scores.
@@ -68,7 +72,7 @@ pub enum Status {
 }
 
 /// How one evaluator's run on one row went.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Execution {
     /// Completed or failed.
     pub status: Status,
@@ -79,12 +83,12 @@ pub struct Execution {
     pub error: Option<String>,
     /// How string inputs were decoded into JSON (input → decision), for
     /// JSON metrics given text.
-    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub decode: serde_json::Map<String, Value>,
 }
 
 /// The result of one row (one line of `results.jsonl`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RowResult {
     /// The row's id: the id column's value, else the line/record number.
     pub id: String,
@@ -96,7 +100,7 @@ pub struct RowResult {
     /// Per evaluator: status, duration and error.
     pub execution: BTreeMap<String, Execution>,
     /// Per evaluator with a threshold: whether the row passed it.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub passed: BTreeMap<String, bool>,
     /// Weighted average of the evaluators' main scores that are
     /// similarities in [0, 1] (see [`crate::row_score`]); `None` if none is.
@@ -105,6 +109,10 @@ pub struct RowResult {
     /// Why the row could not be read (`file:line: message`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Per evaluator: its main score, whether the row passed, and its
+    /// failed details (at most `max_details`, then one `+ N more` entry).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metric_results: BTreeMap<String, MetricResult>,
 }
 
 /// Progress after a batch.
@@ -315,14 +323,17 @@ pub fn run_recorded(
         }
         let current = std::mem::take(&mut batch);
         let keep_passed = opts.keep_passed_details;
+        let max_details = opts.max_details.unwrap_or(DEFAULT_MAX_DETAILS);
         let format = opts.lines;
         let ((mut evaluated, fields), next) = pool.install(|| {
             rayon::join(
                 || {
                     // Evaluation, field statistics and serialisation all run
                     // on the workers; the caller's thread only writes.
-                    let mut evaluated: Vec<Evaluated> =
-                        current.into_par_iter().map(|item| evaluate_item(suite, item)).collect();
+                    let mut evaluated: Vec<Evaluated> = current
+                        .into_par_iter()
+                        .map(|item| evaluate_item(suite, item, max_details))
+                        .collect();
                     let fields = evaluated
                         .par_iter()
                         .fold(FieldStats::default, |mut acc, ev| {
@@ -496,7 +507,7 @@ fn drop_item(item: Pending) {
     }
 }
 
-fn evaluate_item(suite: &Suite, item: Pending) -> Evaluated {
+fn evaluate_item(suite: &Suite, item: Pending, max_details: usize) -> Evaluated {
     match item.resolve() {
         Err(e) => Evaluated {
             result: RowResult {
@@ -507,6 +518,7 @@ fn evaluate_item(suite: &Suite, item: Pending) -> Evaluated {
                 passed: BTreeMap::new(),
                 row_score: None,
                 error: Some(e.to_string()),
+                metric_results: BTreeMap::new(),
             },
             line: String::new(),
             outcomes: Vec::new(),
@@ -515,7 +527,7 @@ fn evaluate_item(suite: &Suite, item: Pending) -> Evaluated {
             record: None,
         },
         Ok(row) => {
-            let ev = evaluate_row(suite, &row);
+            let ev = evaluate_row(suite, &row, max_details);
             crate::json::drop_deep(row.value);
             ev
         }
@@ -532,7 +544,7 @@ fn row_id(suite: &Suite, row: &Row) -> String {
     }
 }
 
-fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
+fn evaluate_row(suite: &Suite, row: &Row, max_details: usize) -> Evaluated {
     let id = row_id(suite, row);
     let mut scores = Vec::new();
     let mut execution = BTreeMap::new();
@@ -586,6 +598,16 @@ fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
         })
         .collect();
     let row_score = crate::row_score::RowScore::combine(&main).score;
+    let metric_results = suite
+        .evaluators
+        .iter()
+        .zip(&outcomes)
+        .map(|(ev, (_, range))| {
+            let own = scores.get(range.clone()).unwrap_or(&[]);
+            let passed = passed.get(&ev.name).copied();
+            (ev.name.clone(), MetricResult::from_scores(own, passed, max_details))
+        })
+        .collect();
     Evaluated {
         line: String::new(),
         result: RowResult {
@@ -596,6 +618,7 @@ fn evaluate_row(suite: &Suite, row: &Row) -> Evaluated {
             passed,
             row_score,
             error: None,
+            metric_results,
         },
         outcomes,
         tallies,

@@ -6,7 +6,9 @@ use serde_json::{Map, Value};
 use crate::detail::Detail;
 
 /// Whether a higher or a lower score is better.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Higher is better (similarities, pass rates).
@@ -19,7 +21,9 @@ pub enum Direction {
 }
 
 /// Where an evaluation signal comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// Deterministic code (every metric in this crate).
@@ -36,7 +40,7 @@ pub enum Kind {
 /// `score` is `None` when the evaluation could not produce a number (for
 /// example an input that is not JSON: the label is then `invalid` and the
 /// explanation says why). A score is never NaN or infinite.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Score {
     /// Name of the score (usually the metric or evaluator name).
     pub name: String,

@@ -7,7 +7,7 @@ mod stats;
 
 pub(crate) use fields::FieldStats;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use fields::{FieldStat, MAX_FIELDS_PER_EVALUATOR};
 pub use gate::{Gate, GateCheck, GateResult};
@@ -17,7 +17,7 @@ use crate::history::{Comparison, EvaluatorScores, FieldAccuracy, RowScores, RunI
 use crate::score::Direction;
 
 /// The summary of a run (`summary.json`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunSummary {
     /// Rows read, unreadable ones included.
     pub rows: u64,
@@ -41,12 +41,12 @@ pub struct RunSummary {
     pub fields: Vec<FieldStat>,
     /// Field details not tallied because an evaluator reached
     /// [`MAX_FIELDS_PER_EVALUATOR`] distinct paths.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub fields_dropped: u64,
     /// The gate's verdict.
     pub gate: GateResult,
     /// What each judge cost, per evaluator (LLM evaluators only).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<crate::judge::JudgeUsage>,
     /// Where the run came from: suite, dataset, hashes, git, tags, store id.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,7 +98,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// Statistics of the row scores.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RowScoreSummary {
     /// Rows that had a row score.
     pub count: u64,
@@ -111,7 +111,7 @@ pub struct RowScoreSummary {
 }
 
 /// Statistics of one evaluator over a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EvaluatorSummary {
     /// The evaluator's name in the suite.
     pub name: String,
@@ -145,12 +145,12 @@ pub struct EvaluatorSummary {
     pub passed: Option<u64>,
     /// The evaluator's other scores (precision and recall beside an F
     /// score, say), in the order they first appeared.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scores: Vec<ScoreSummary>,
 }
 
 /// Statistics of one further score of an evaluator over a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScoreSummary {
     /// The score's name, as in `results.jsonl` (`<evaluator>.<score>`).
     pub name: String,

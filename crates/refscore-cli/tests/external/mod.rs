@@ -1,6 +1,8 @@
 //! The suites outside Rust, run by `cargo test` so that one command runs
 //! every test: the Python package's pytest suite (built and installed into
-//! its own venv by `crates/refscore-py/ci.sh`).
+//! its own venv by `crates/refscore-py/ci.sh`) and the HTML report in
+//! headless Chromium (`tests/browser/run.sh`; screenshots in
+//! `target/browser-report/`).
 //!
 //! They install what they need (pip packages; Debian's Chromium for the
 //! browser tests) and take minutes; `REFSCORE_SKIP_EXTERNAL=1` skips them
@@ -31,4 +33,9 @@ fn script(path: &Path) {
 #[test]
 fn python_package_pytest_suite() {
     script(&root().join("crates/refscore-py/ci.sh"));
+}
+
+#[test]
+fn html_report_in_headless_chromium() {
+    script(&root().join("crates/refscore-cli/tests/browser/run.sh"));
 }

@@ -110,6 +110,18 @@ fn runs_are_recorded_compared_with_the_last_passing_one_and_gated() {
     assert_eq!(code(&o), 1);
     assert_eq!(json(&d.join("o4/summary.json"))["comparison"]["baseline"]["run_id"], 2);
 
+    // Reports rendered again from the store, without the output folder.
+    let o = at(d, &store, &["report", "3", "-o", "rep3", "--report", "md,junit,html"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let md = std::fs::read_to_string(d.join("rep3/report.md")).unwrap();
+    assert!(md.contains("critical") && md.contains("r1"), "{md}");
+    let junit = std::fs::read_to_string(d.join("rep3/junit.xml")).unwrap();
+    assert_eq!(junit.matches("<testcase").count(), 80, "40 rows × 2 evaluators");
+    assert!(d.join("rep3/report.html").is_file());
+    let o = at(d, &store, &["report", "42"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("no run 42"), "{}", stderr(&o));
+
     // runs list / show / diff / pin / prune.
     let o = at(d, &store, &["runs", "list", "--format", "json"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));

@@ -148,6 +148,21 @@ impl Store {
         })
     }
 
+    /// A reader of a run's `results.jsonl`, as recorded: batches are
+    /// decompressed one at a time as the reader goes.
+    ///
+    /// # Errors
+    /// The store cannot be read.
+    pub fn results_reader(&self, id: i64) -> Result<ResultsReader, StoreError> {
+        let mut batches = Vec::new();
+        self.each_batch(id, Column::Lines, |b| {
+            batches.push(b);
+            Ok(())
+        })?;
+        batches.reverse();
+        Ok(ResultsReader { batches, current: Vec::new(), pos: 0 })
+    }
+
     /// A finished run reduced to what a comparison reads.
     ///
     /// # Errors
@@ -170,6 +185,31 @@ impl Store {
             .map_err(|e| self.damaged(id, "scores", e))?;
         scores.rows = parts.into_iter().flatten().collect();
         Ok(scores)
+    }
+}
+
+/// Reads a recorded run's `results.jsonl` (see [`Store::results_reader`]).
+#[derive(Debug)]
+pub struct ResultsReader {
+    /// Compressed batches still to read, last first.
+    batches: Vec<Vec<u8>>,
+    current: Vec<u8>,
+    pos: usize,
+}
+
+impl std::io::Read for ResultsReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.pos >= self.current.len() {
+            let Some(next) = self.batches.pop() else { return Ok(0) };
+            self.current = zstd::decode_all(next.as_slice())?;
+            // Each batch's lines are joined without a final newline.
+            self.current.push(b'\n');
+            self.pos = 0;
+        }
+        let n = buf.len().min(self.current.len() - self.pos);
+        buf[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
     }
 }
 

@@ -18,7 +18,7 @@ pub const MAX_FIELD_DELTAS: usize = 50;
 const EPS: f64 = 1e-9;
 
 /// Where the baseline came from and why it was chosen.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BaselineInfo {
     /// The baseline's run id in the store, when it came from one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -39,7 +39,9 @@ pub struct BaselineInfo {
 }
 
 /// Row counts of a comparison.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct RowCounts {
     /// Rows present in both runs (matched by id).
     pub matched: u64,
@@ -50,7 +52,7 @@ pub struct RowCounts {
 }
 
 /// How a matched row's score moved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RowChange {
     /// Better than in the baseline (or scored where it failed before).
@@ -62,7 +64,7 @@ pub enum RowChange {
 }
 
 /// One evaluator compared with the baseline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EvaluatorComparison {
     /// The evaluator.
     pub name: String,
@@ -99,7 +101,7 @@ pub struct EvaluatorComparison {
 }
 
 /// One row's move for one evaluator.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RowDelta {
     /// The evaluator.
     pub evaluator: String,
@@ -116,7 +118,7 @@ pub struct RowDelta {
 }
 
 /// One field's accuracy before and after.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FieldDelta {
     /// The evaluator that compared the field.
     pub evaluator: String,
@@ -131,7 +133,7 @@ pub struct FieldDelta {
 }
 
 /// A run compared with its baseline (`comparison` in `summary.json`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// The baseline, `None` when there was none to compare with.
     pub baseline: Option<BaselineInfo>,

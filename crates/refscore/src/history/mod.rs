@@ -18,7 +18,7 @@ mod significance;
 mod store;
 mod store_error;
 
-pub use batches::Recorder;
+pub use batches::{Recorder, ResultsReader};
 pub use compare::{
     BaselineInfo, Comparison, EvaluatorComparison, FieldDelta, MAX_FIELD_DELTAS,
     MAX_REGRESSED_ROWS, RowChange, RowCounts, RowDelta,

@@ -22,7 +22,9 @@ pub const DEFAULT_CRITICAL: f64 = 0.15;
 pub const DEFAULT_ALPHA: f64 = 0.05;
 
 /// How the baseline run is chosen when none is named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// The latest completed run of the same suite whose gate passed.
@@ -43,7 +45,19 @@ impl Strategy {
 }
 
 /// An evaluator's regression status against the baseline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    Default,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RegressionStatus {
     /// No baseline to compare with (or the baseline lacks the evaluator).
@@ -70,7 +84,7 @@ impl RegressionStatus {
 }
 
 /// Which statuses fail the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     /// `warning` and `critical` fail.
@@ -90,7 +104,7 @@ impl FailOn {
 }
 
 /// A suite's regression settings, resolved per evaluator.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RegressionPolicy {
     /// How the baseline is chosen.
     pub baseline: Strategy,

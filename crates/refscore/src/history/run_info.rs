@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// A run's lifecycle state in the store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     /// Started and not finished: running now, or interrupted (resume it).
@@ -43,7 +43,7 @@ impl RunStatus {
 }
 
 /// The git state of the folder a run was started in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GitInfo {
     /// The commit checked out.
     pub commit: String,
@@ -56,7 +56,7 @@ pub struct GitInfo {
 }
 
 /// Where a run came from (`run` in `summary.json`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunInfo {
     /// The run's id in the store; `None` when it was not recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]

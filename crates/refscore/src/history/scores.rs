@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::score::Direction;
 
 /// One evaluator of a run, as a comparison sees it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EvaluatorScores {
     /// The evaluator's name in the suite.
     pub name: String,
@@ -63,6 +63,19 @@ impl<'de> Deserialize<'de> for Cell {
     }
 }
 
+impl schemars::JsonSchema for Cell {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Cell".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "An evaluator's outcome on a row: its score, or `invalid` (no number) or `failed` (the evaluation failed).",
+            "oneOf": [{"type": "number"}, {"enum": ["invalid", "failed"]}]
+        })
+    }
+}
+
 impl Cell {
     /// The number, if any.
     pub fn score(self) -> Option<f64> {
@@ -74,7 +87,7 @@ impl Cell {
 }
 
 /// One row of a run: its id and one cell per evaluator.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RowScores {
     /// The row's id.
     pub id: String,
@@ -83,7 +96,7 @@ pub struct RowScores {
 }
 
 /// One field's accuracy over a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FieldAccuracy {
     /// The evaluator that compared the field.
     pub evaluator: String,
@@ -113,7 +126,7 @@ impl RunScores {
 
 /// All a run keeps of one row to rebuild its summary without evaluating
 /// it again (a resumed run replays these).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RowRecord {
     /// The row's id and one cell per evaluator.
     #[serde(flatten)]

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The result of a paired t-test over matched rows.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairedTest {
     /// The test: always `"paired_t"`.
     pub test: PairedTestKind,
@@ -37,7 +37,7 @@ pub struct PairedTest {
 }
 
 /// The name of the test, for readers of the JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PairedTestKind {
     /// Student's t-test on paired differences.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Latency samples kept per evaluator for the percentiles; past it, a
 /// sample is overwritten in turn (memory stays flat).
@@ -121,7 +121,7 @@ fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 /// One evaluator's use of one judge over a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JudgeUsage {
     /// The judge's name in the suite.
     pub judge: String,

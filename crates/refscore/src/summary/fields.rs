@@ -17,7 +17,7 @@ pub const MAX_FIELDS_PER_EVALUATOR: usize = 10_000;
 const EXAMPLES: usize = 3;
 
 /// How one field fared over the run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FieldStat {
     /// The evaluator that compared the field.
     pub evaluator: String,

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::EvaluatorSummary;
 use crate::history::{Comparison, FailOn, RegressionStatus};
@@ -37,13 +37,14 @@ pub struct Gate {
 }
 
 /// One gate check.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GateCheck {
     /// `rows_scored`, `run_completed`, `min_mean.<evaluator>`,
     /// `max_mean.<evaluator>`, `min_pass_rate.<evaluator>`,
     /// `max_failed_rows` or `regression.<evaluator>`.
     pub name: String,
     /// How `actual` is compared with `required`: `>=` or `<=`.
+    #[schemars(with = "Op")]
     pub op: &'static str,
     /// The limit.
     pub required: f64,
@@ -58,8 +59,55 @@ pub struct GateCheck {
     pub status: Option<RegressionStatus>,
 }
 
+/// The comparisons a gate check makes, as written in `summary.json`.
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+enum Op {
+    /// At least.
+    #[serde(rename = ">=")]
+    AtLeast,
+    /// At most.
+    #[serde(rename = "<=")]
+    AtMost,
+}
+
+/// A [`GateCheck`] as read back from `summary.json`.
+#[derive(Deserialize)]
+struct GateCheckText {
+    name: String,
+    op: String,
+    required: f64,
+    actual: Option<f64>,
+    passed: bool,
+    #[serde(default)]
+    status: Option<RegressionStatus>,
+}
+
+impl<'de> Deserialize<'de> for GateCheck {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let c = GateCheckText::deserialize(d)?;
+        let op = match c.op.as_str() {
+            ">=" => ">=",
+            "<=" => "<=",
+            other => {
+                return Err(serde::de::Error::custom(format!(
+                    "unknown gate op {other:?}: expected >= or <="
+                )));
+            }
+        };
+        Ok(GateCheck {
+            name: c.name,
+            op,
+            required: c.required,
+            actual: c.actual,
+            passed: c.passed,
+            status: c.status,
+        })
+    }
+}
+
 /// The gate's verdict.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GateResult {
     /// Whether every check passed.
     pub passed: bool,

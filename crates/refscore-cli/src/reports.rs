@@ -1,0 +1,156 @@
+//! Writing the Markdown, JUnit and HTML reports of a run: after `run`, and
+//! again from an output folder with `refscore report`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use refscore::history::Store;
+use refscore::report::{self, Format, Options, Sides};
+use refscore::suite::Suite;
+use refscore::summary::RunSummary;
+
+use crate::args::ReportArgs;
+use crate::history::{run_id, store_for_runs};
+
+/// The formats named on the command line, each once, in a fixed order.
+pub(crate) fn formats(names: &[String]) -> Vec<Format> {
+    let wanted: Vec<Format> = names.iter().filter_map(|n| Format::from_name(n)).collect();
+    Format::ALL.into_iter().filter(|f| wanted.contains(f)).collect()
+}
+
+/// Where a finished run's rows are read from.
+pub(crate) enum Source<'a> {
+    /// `results.jsonl` of an output folder.
+    Folder(&'a Path),
+    /// A run of the store.
+    Store(&'a Store, i64),
+}
+
+impl Source<'_> {
+    /// The run's rows, read back one by one.
+    fn rows(
+        &self,
+    ) -> anyhow::Result<
+        Box<dyn Iterator<Item = Result<refscore::RowResult, report::ReportError>> + '_>,
+    > {
+        match *self {
+            Source::Folder(dir) => {
+                let path = dir.join("results.jsonl");
+                let file =
+                    File::open(&path).with_context(|| format!("opening {}", path.display()))?;
+                Ok(Box::new(report::read_rows(BufReader::with_capacity(1 << 20, file), &path)))
+            }
+            Source::Store(store, id) => {
+                let shown = PathBuf::from(format!("{} (run {id})", store.path().display()));
+                let reader = store.results_reader(id)?;
+                Ok(Box::new(report::read_rows(BufReader::with_capacity(1 << 20, reader), &shown)))
+            }
+        }
+    }
+}
+
+/// Writes the reports `formats` of the run in `dir` into `out_dir`; the
+/// HTML report embeds output and reference of failed rows when `suite` is
+/// given. Returns the files written.
+pub(crate) fn write(
+    source: &Source<'_>,
+    out_dir: &Path,
+    summary: &RunSummary,
+    suite: Option<&Suite>,
+    formats: &[Format],
+    opts: &Options,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for &format in formats {
+        let path = out_dir.join(format.file_name());
+        let mut out = BufWriter::with_capacity(
+            1 << 20,
+            File::create(&path).with_context(|| format!("creating {}", path.display()))?,
+        );
+        match format {
+            Format::Markdown => {
+                report::markdown::render(summary, &mut source.rows()?, opts, &mut out)?
+            }
+            Format::Junit => report::junit::render(summary, &mut source.rows()?, opts, &mut out)?,
+            Format::Html => {
+                let sides = match suite {
+                    Some(suite) => {
+                        let wanted = report::failed_rows(&mut source.rows()?, opts.max_sides)?;
+                        Some(Sides::read(suite, &wanted)?)
+                    }
+                    None => None,
+                };
+                report::html::render(summary, &mut source.rows()?, sides.as_ref(), opts, &mut out)?;
+            }
+        }
+        out.flush().with_context(|| format!("writing {}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The Markdown report of the run in `dir`.
+pub(crate) fn markdown(
+    source: &Source<'_>,
+    summary: &RunSummary,
+    opts: &Options,
+) -> anyhow::Result<String> {
+    Ok(report::markdown::to_string(summary, &mut source.rows()?, opts)?)
+}
+
+/// Appends the Markdown report to the file `GITHUB_STEP_SUMMARY` names,
+/// when it is set.
+pub(crate) fn step_summary(source: &Source<'_>, summary: &RunSummary) -> anyhow::Result<()> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let text = markdown(source, summary, &Options::default())?;
+    let mut file =
+        OpenOptions::new().create(true).append(true).open(&path).with_context(|| {
+            format!("opening GITHUB_STEP_SUMMARY {}", Path::new(&path).display())
+        })?;
+    file.write_all(text.as_bytes())?;
+    file.write_all(b"\n")?;
+    Ok(())
+}
+
+/// `refscore report RUN_OR_FOLDER`: renders the reports again without
+/// evaluating, from an output folder or a run of the store.
+pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let folder = Path::new(&args.run);
+    let store;
+    let (source, summary, default_out) = if folder.is_dir() {
+        let summary_path = folder.join("summary.json");
+        let text = std::fs::read_to_string(&summary_path)
+            .with_context(|| format!("reading {}", summary_path.display()))?;
+        (Source::Folder(folder), report::read_summary(&text, &summary_path)?, folder.to_path_buf())
+    } else {
+        store = Store::open_existing(&store_for_runs(args.store.store.as_ref())).with_context(
+            || format!("`{}` is not an output folder; looking for a run id", args.run),
+        )?;
+        let id = run_id(&store, &args.run, None)?;
+        let text = store.summary(id)?;
+        let shown = PathBuf::from(format!("{} (run {id})", store.path().display()));
+        (Source::Store(&store, id), report::read_summary(&text, &shown)?, PathBuf::from("."))
+    };
+    let out_dir = args.output.clone().unwrap_or(default_out);
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let formats = if args.report.is_empty() { Format::ALL.to_vec() } else { formats(&args.report) };
+    // The suite, when it can still be loaded, gives the HTML report each
+    // failed row's output and reference.
+    let suite = summary.run.as_ref().and_then(|r| Suite::load(Path::new(&r.suite_path)).ok());
+    if suite.is_none() && formats.contains(&Format::Html) {
+        writeln!(
+            std::io::stderr(),
+            "refscore: note: the suite of this run cannot be loaded; report.html shows failed checks without output and reference"
+        )?;
+    }
+    let opts = Options { max_rows: args.max_rows, ..Options::default() };
+    for path in write(&source, &out_dir, &summary, suite.as_ref(), &formats, &opts)? {
+        writeln!(std::io::stdout(), "{}", path.display())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

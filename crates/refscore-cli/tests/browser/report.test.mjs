@@ -1,0 +1,134 @@
+// Opens the HTML report of the shipped example in headless Chromium and
+// checks what a person does with it: read the header and the gate, filter
+// the rows, expand a failed row and find its failing path highlighted.
+// Screenshots go into the report's folder.
+//
+// REFSCORE_REPORT_DIR: the output folder of `refscore run ... --report html`.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+
+const dir = resolve(process.env.REFSCORE_REPORT_DIR || "");
+const report = join(dir, "report.html");
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+let browser, profile;
+
+before(async () => {
+  assert.ok(existsSync(report), `no report at ${report}: set REFSCORE_REPORT_DIR`);
+  profile = mkdtempSync(join(tmpdir(), "refscore-chromium-"));
+  // A fresh profile (--user-data-dir) for every run.
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: [
+      "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+      "--disable-component-update", "--no-first-run", "--disable-sync",
+      "--disable-quic",
+    ],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+async function open(options = {}) {
+  const page = await browser.newPage();
+  await page.emulateMedia({ colorScheme: options.colorScheme || "light" });
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+  page.on("request", (r) => { if (!r.url().startsWith("file:")) problems.push(`network: ${r.url()}`); });
+  await page.goto(pathToFileURL(report).href);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 10000 });
+  return { page, problems };
+}
+
+test("header, gate and evaluator cards", async () => {
+  const { page, problems } = await open();
+  assert.equal(await page.textContent("h1"), "suite");
+  assert.match(await page.textContent(".facts"), /66 rows/);
+  assert.match(await page.textContent(".facts"), /dataset examples\/invoices\/dataset\.jsonl/);
+  assert.match(await page.textContent("#baseline h2"), /Against the baseline\s+clean/);
+  assert.equal(await page.locator(".card .badge.clean").count(), 4);
+  const gate = page.locator("#gate");
+  assert.match(await gate.textContent(), /Gate passed/);
+  assert.match(await gate.getAttribute("class"), /\bpass\b/);
+  assert.equal(await page.locator(".card").count(), 4);
+  assert.equal(await page.locator(".card svg.hist rect").count(), 80);
+  assert.equal(await page.locator("#rows tbody tr.row").count(), 66);
+  assert.equal(await page.textContent("#count"), "66 of 66 rows");
+  await page.screenshot({ path: join(dir, "screenshot-overview.png"), fullPage: false });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("filters by status, evaluator and text", async () => {
+  const { page, problems } = await open();
+  await page.selectOption("#f-status", "failed");
+  const failed = Number((await page.textContent("#count")).split(" ")[0]);
+  assert.ok(failed > 0 && failed < 66, `failed rows: ${failed}`);
+  const statuses = await page.locator("#rows tbody tr.row").evaluateAll((rows) => rows.map((r) => r.dataset.status));
+  assert.ok(statuses.every((s) => s !== "passed"), statuses.join(","));
+
+  await page.selectOption("#f-evaluator", "fields");
+  const forFields = Number((await page.textContent("#count")).split(" ")[0]);
+  assert.ok(forFields > 0 && forFields < failed, `fields failures: ${forFields} of ${failed}`);
+
+  await page.selectOption("#f-evaluator", "");
+  await page.selectOption("#f-status", "");
+  await page.fill("#f-text", "inv-004");
+  await page.waitForFunction(() => document.querySelector("#count").textContent.startsWith("1 of"));
+  assert.equal(await page.locator("#rows tbody tr.row").count(), 1);
+
+  // A failing path finds the rows that fail on it.
+  await page.fill("#f-text", "$.line_items[0].sku");
+  await page.waitForFunction(() => !document.querySelector("#count").textContent.startsWith("1 of"));
+  assert.ok(await page.locator("#rows tbody tr.row").count() >= 1);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a failed row expands into its checks and highlighted paths", async () => {
+  const { page, problems } = await open();
+  await page.fill("#f-text", "inv-004");
+  await page.waitForFunction(() => document.querySelector("#count").textContent.startsWith("1 of"));
+  await page.click("#rows tbody tr.row");
+  const expanded = page.locator("#rows tbody tr.open");
+  await expanded.waitFor();
+  assert.match(await expanded.textContent(), /\$\.total/);
+  assert.match(await expanded.textContent(), /Type mismatch/);
+  const hl = expanded.locator('.sides .hl[data-path="$.total"]');
+  assert.equal(await hl.count(), 2, "highlighted in output and reference");
+  assert.match(await hl.first().textContent(), /3,874\.68/);
+  await expanded.screenshot({ path: join(dir, "screenshot-row.png") });
+  // The row table with the row open, as a reader sees it.
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.locator("#filters").scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollTo(0, document.querySelector("#filters").getBoundingClientRect().top + window.scrollY - 60));
+  await page.screenshot({ path: join(dir, "screenshot-rows.png") });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the field table sorts and the dark theme follows the system", async () => {
+  const { page, problems } = await open({ colorScheme: "dark" });
+  const header = page.locator("#fields th", { hasText: "Accuracy" });
+  await header.click();
+  const values = await page.locator("#fields tbody tr td:nth-child(3)").evaluateAll((cells) => cells.map((c) => Number(c.dataset.v)));
+  assert.deepEqual(values, [...values].sort((a, b) => a - b));
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, "rgb(20, 23, 29)");
+  await page.fill("#f-text", "inv-007");
+  await page.waitForFunction(() => document.querySelector("#count").textContent.startsWith("1 of"));
+  await page.click("#rows tbody tr.row");
+  await page.screenshot({ path: join(dir, "screenshot-dark.png"), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,159 @@
+//! Reports: `run --report`, `--format markdown`, `GITHUB_STEP_SUMMARY`,
+//! `refscore report FOLDER`, and the JSON Schemas of what a run writes.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use super::{code, refscore, root, stderr, stdout};
+
+/// Runs the example with the given extra arguments and environment.
+fn run_example(out: &Path, extra: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_refscore"));
+    cmd.args([
+        "run",
+        "examples/invoices/suite.yaml",
+        "-q",
+        "--no-store",
+        "-o",
+        out.to_str().unwrap(),
+    ])
+    .args(extra)
+    .current_dir(root())
+    .env_remove("GITHUB_STEP_SUMMARY");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("runs")
+}
+
+#[test]
+fn run_writes_the_reports_asked_for_and_the_step_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let step = dir.path().join("step.md");
+    std::fs::write(&step, "earlier step\n").unwrap();
+    let o = run_example(&out, &["--report", "md,junit,html"], &[("GITHUB_STEP_SUMMARY", &step)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("report: "), "{}", stdout(&o));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.starts_with("# refscore: suite\n\n✅ **Gate passed**"), "{md}");
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    assert!(
+        junit
+            .contains(r#"<testsuite name="fields" tests="66" skipped="0" errors="0" failures="7""#),
+        "{junit}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains(r#"<script id="data" type="application/json">"#));
+    let step = std::fs::read_to_string(&step).unwrap();
+    assert!(step.starts_with("earlier step\n# refscore: "), "appended: {step}");
+    assert!(step.contains("## Failed rows"));
+
+    // Without --report, no report files; only the step summary.
+    let plain = dir.path().join("plain");
+    let o = run_example(&plain, &[], &[]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!plain.join("report.md").exists() && !plain.join("report.html").exists());
+}
+
+#[test]
+fn format_markdown_prints_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run_example(&dir.path().join("out"), &["--format", "markdown"], &[]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("# refscore: "), "{text}");
+    assert!(text.contains("<details><summary>❌ distance: "));
+    assert!(!text.contains("EVALUATOR"), "no console table");
+}
+
+#[test]
+fn report_renders_again_from_an_output_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = run_example(&out, &["--report", "md,html"], &[]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let again = dir.path().join("again");
+    let folder = out.to_str().unwrap();
+    let o =
+        refscore(&["report", folder, "--report", "md,junit,html", "-o", again.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for f in ["report.md", "junit.xml", "report.html"] {
+        assert!(stdout(&o).contains(f), "{}", stdout(&o));
+    }
+    let first = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert_eq!(std::fs::read_to_string(again.join("report.md")).unwrap(), first);
+    assert_eq!(
+        std::fs::read_to_string(again.join("report.html")).unwrap(),
+        std::fs::read_to_string(out.join("report.html")).unwrap()
+    );
+    // Fewer rows shown on request; nothing is evaluated again.
+    let o = refscore(&["report", folder, "--report", "md", "--max-rows", "2"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert_eq!(md.matches("\n### <code>").count(), 2);
+
+    let o = refscore(&["report", dir.path().join("nothing").to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("summary.json"), "{}", stderr(&o));
+    std::fs::write(out.join("results.jsonl"), "{\"id\": 3}\n").unwrap();
+    let o = refscore(&["report", folder, "--report", "md"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("results.jsonl:1: not a row result"), "{}", stderr(&o));
+}
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let path = root().join("docs/schema").join(name);
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+#[test]
+fn written_files_validate_against_the_published_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = run_example(&out, &["--all-details"], &[]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let lines = schema("results-line.v1.schema.json");
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    for (n, line) in results.lines().enumerate() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if let Some(e) = lines.iter_errors(&v).next() {
+            panic!("results.jsonl:{}: {e} at {}", n + 1, e.instance_path());
+        }
+        assert!(v["metric_results"]["fields"].get("score").is_some());
+    }
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let s = schema("summary.v1.schema.json");
+    if let Some(e) = s.iter_errors(&summary).next() {
+        panic!("summary.json: {e} at {}", e.instance_path());
+    }
+    // The schemas are strict enough to reject a broken file.
+    let mut bad = summary.clone();
+    bad["gate"]["checks"][0]["op"] = Value::from("≈");
+    assert!(!s.is_valid(&bad));
+    bad = summary;
+    bad["rows"] = Value::from("many");
+    assert!(!s.is_valid(&bad));
+}
+
+#[test]
+fn reports_show_the_comparison_with_a_baseline_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    let o = run_example(&first, &[], &[]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let second = dir.path().join("second");
+    let base = first.to_str().unwrap();
+    let o = run_example(&second, &["--baseline", base, "--report", "md,html"], &[]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let md = std::fs::read_to_string(second.join("report.md")).unwrap();
+    assert!(md.contains("| Baseline | Change | Status |"), "{md}");
+    assert!(md.contains("| 0.948 | → 0 | ✅ clean |"), "{md}");
+    assert!(md.contains("## Against the baseline: ✅ clean"), "{md}");
+    let html = std::fs::read_to_string(second.join("report.html")).unwrap();
+    assert!(html.contains(r#"<section id="baseline">"#));
+}

@@ -1,0 +1,210 @@
+(function () {
+  "use strict";
+  var PAGE = 100;
+  var data = JSON.parse(document.getElementById("data").textContent);
+  var names = data.evaluators;
+  var rows = data.rows; // [id, row, status, rowScore, scores[], evStatus[], extra]
+  var extra = data.extra; // per failed row: {ev: {name: {d, m, x}}, e?, o?, r?}
+  var STATUS = ["passed", "failed", "error"];
+  var state = { page: 0, list: rows, open: {} };
+
+  function el(tag, attrs, children) {
+    var n = document.createElement(tag);
+    if (attrs) for (var k in attrs) {
+      if (k === "text") n.textContent = attrs[k];
+      else if (k === "cls") n.className = attrs[k];
+      else n.setAttribute(k, attrs[k]);
+    }
+    (children || []).forEach(function (c) { if (c != null) n.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
+    return n;
+  }
+  function fmt(x) {
+    if (x === null || x === undefined) return "—";
+    return Number.isInteger(x) ? String(x) : x.toFixed(3);
+  }
+
+  // ---- filtering -------------------------------------------------------
+  var fEval = document.getElementById("f-evaluator");
+  var fStatus = document.getElementById("f-status");
+  var fText = document.getElementById("f-text");
+  function searchText(r) {
+    var t = r[0].toLowerCase();
+    if (r[6] >= 0) {
+      var x = extra[r[6]];
+      for (var name in x.ev) x.ev[name].d.forEach(function (d) { t += "\n" + String(d[0]).toLowerCase(); });
+      if (x.e) t += "\n" + x.e.toLowerCase();
+    }
+    return t;
+  }
+  function applyFilters() {
+    var ev = fEval.value, st = fStatus.value, q = fText.value.trim().toLowerCase();
+    var idx = ev ? names.indexOf(ev) : -1;
+    state.list = rows.filter(function (r) {
+      var s = idx >= 0 ? r[5][idx] : r[2];
+      if (st === "passed" && s !== 0) return false;
+      if (st === "failed" && s === 0) return false;
+      if (st === "error" && s !== 2) return false;
+      if (q && searchText(r).indexOf(q) < 0) return false;
+      return true;
+    });
+    if (idx >= 0 && !st) {
+      // Worst first for the chosen evaluator: failed and errored rows lead.
+      state.list = state.list.slice().sort(function (a, b) { return b[5][idx] - a[5][idx] || a[1] - b[1]; });
+    }
+    state.page = 0;
+    render();
+  }
+  [fEval, fStatus].forEach(function (n) { n.addEventListener("change", applyFilters); });
+  var timer = null;
+  fText.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(applyFilters, 150); });
+
+  // ---- the row table ---------------------------------------------------
+  var tbody = document.querySelector("#rows tbody");
+  var prev = document.getElementById("prev"), next = document.getElementById("next");
+  prev.addEventListener("click", function () { state.page--; render(); });
+  next.addEventListener("click", function () { state.page++; render(); });
+
+  function render() {
+    var pages = Math.max(1, Math.ceil(state.list.length / PAGE));
+    state.page = Math.min(Math.max(0, state.page), pages - 1);
+    var from = state.page * PAGE, slice = state.list.slice(from, from + PAGE);
+    var frag = document.createDocumentFragment();
+    slice.forEach(function (r) {
+      var tr = el("tr", { cls: "row", "data-id": r[0], "data-status": STATUS[r[2]] }, [
+        r[6] >= 0 ? el("td", { cls: "toggle", text: state.open[r[1]] ? "▾" : "▸" })
+          : el("td", { cls: "toggle", text: r[2] ? "·" : "", title: r[2] ? "checks not embedded in this report: see results.jsonl" : "" }),
+        el("td", {}, [el("code", { text: r[0] })]),
+        el("td", { text: String(r[1]) }),
+        el("td", {}, [el("span", { cls: "status " + STATUS[r[2]], text: STATUS[r[2]] })]),
+        el("td", { text: fmt(r[3]) })
+      ]);
+      names.forEach(function (_, i) { tr.appendChild(el("td", { cls: "s" + r[5][i], text: r[5][i] === 2 ? "error" : fmt(r[4][i]) })); });
+      if (r[6] >= 0) tr.addEventListener("click", function () { toggle(r); });
+      frag.appendChild(tr);
+      if (state.open[r[1]]) frag.appendChild(detailRow(r));
+    });
+    tbody.replaceChildren(frag);
+    // Each side scrolls to its first failing path.
+    tbody.querySelectorAll(".sides pre").forEach(function (pre) {
+      var hl = pre.querySelector(".hl");
+      if (hl) pre.scrollTop = Math.max(0, hl.getBoundingClientRect().top - pre.getBoundingClientRect().top - 60);
+    });
+    document.getElementById("page").textContent = "page " + (state.page + 1) + " of " + pages;
+    document.getElementById("count").textContent = state.list.length + " of " + rows.length + " rows";
+    prev.disabled = state.page === 0;
+    next.disabled = state.page >= pages - 1;
+  }
+  function toggle(r) {
+    if (state.open[r[1]]) delete state.open[r[1]]; else state.open[r[1]] = true;
+    render();
+  }
+
+  // ---- an expanded row -------------------------------------------------
+  function detailRow(r) {
+    var x = extra[r[6]];
+    var box = el("div", { cls: "detail" });
+    if (x.e) box.appendChild(el("p", { cls: "s2", text: "Unreadable: " + x.e }));
+    var paths = {};
+    names.forEach(function (name) {
+      var v = x.ev[name];
+      if (!v) return;
+      box.appendChild(el("h4", { text: name }));
+      if (v.x) box.appendChild(el("p", { cls: "s2", text: "Evaluation failed: " + v.x }));
+      if (v.d.length) {
+        var body = el("tbody");
+        v.d.forEach(function (d) {
+          if (d[0].charAt(0) === "$") paths[d[0]] = true;
+          body.appendChild(el("tr", {}, [
+            el("td", {}, [el("code", { text: d[0] })]), el("td", { text: d[1] }),
+            el("td", { cls: "mono", text: d[2] == null ? "" : d[2] }), el("td", { cls: "mono", text: d[3] == null ? "" : d[3] }),
+            el("td", { text: d[4] || "" })
+          ]));
+        });
+        box.appendChild(el("table", { cls: "checks" }, [
+          el("thead", {}, [el("tr", {}, ["Check", "Outcome", "Expected", "Actual", "Reason"].map(function (h) { return el("th", { text: h }); }))]),
+          body
+        ]));
+        if (v.m) box.appendChild(el("p", { cls: "hint", text: "+ " + v.m + " more" }));
+      }
+    });
+    if ("o" in x || "r" in x) {
+      box.insertBefore(el("div", { cls: "sides" }, [
+        el("div", {}, [el("h4", { text: "Output" }), jsonPre(x.o, paths)]),
+        el("div", {}, [el("h4", { text: "Reference" }), jsonPre(x.r, paths)])
+      ]), box.firstChild);
+    } else {
+      box.appendChild(el("p", { cls: "hint", text: "Output and reference are not embedded for this row." }));
+    }
+    return el("tr", { cls: "open" }, [el("td", { colspan: String(5 + names.length) }, [box])]);
+  }
+
+  // ---- JSON with the failing paths highlighted --------------------------
+  var IDENT = /^[\p{L}_][\p{L}\p{N}_]*$/u;
+  function keyPath(base, k) {
+    if (IDENT.test(k)) return base + "." + k;
+    return base + "['" + k.replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "']";
+  }
+  function jsonPre(v, paths) {
+    if (typeof v === "string") {
+      try { var parsed = JSON.parse(v); if (parsed && typeof parsed === "object") v = parsed; } catch (e) { /* text */ }
+    }
+    var pre = el("pre");
+    if (typeof v === "string") { pre.textContent = v; return pre; }
+    write(pre, v, "$", paths, "");
+    return pre;
+  }
+  function write(out, v, path, paths, indent) {
+    var target = out;
+    if (paths[path]) { target = el("span", { cls: "hl", "data-path": path }); out.appendChild(target); }
+    if (Array.isArray(v)) {
+      if (!v.length) { target.appendChild(document.createTextNode("[]")); return; }
+      target.appendChild(document.createTextNode("[\n"));
+      v.forEach(function (item, i) {
+        target.appendChild(document.createTextNode(indent + "  "));
+        write(target, item, path + "[" + i + "]", paths, indent + "  ");
+        target.appendChild(document.createTextNode(i + 1 < v.length ? ",\n" : "\n"));
+      });
+      target.appendChild(document.createTextNode(indent + "]"));
+    } else if (v && typeof v === "object") {
+      var keys = Object.keys(v);
+      if (!keys.length) { target.appendChild(document.createTextNode("{}")); return; }
+      target.appendChild(document.createTextNode("{\n"));
+      keys.forEach(function (k, i) {
+        var p = keyPath(path, k);
+        target.appendChild(document.createTextNode(indent + "  " + JSON.stringify(k) + ": "));
+        write(target, v[k], p, paths, indent + "  ");
+        target.appendChild(document.createTextNode(i + 1 < keys.length ? ",\n" : "\n"));
+      });
+      target.appendChild(document.createTextNode(indent + "}"));
+    } else {
+      target.appendChild(document.createTextNode(v === undefined ? "(none)" : JSON.stringify(v)));
+    }
+  }
+
+  // ---- the sortable field table -----------------------------------------
+  var fields = document.getElementById("fields");
+  if (fields) {
+    fields.querySelectorAll("th").forEach(function (th, col) {
+      th.addEventListener("click", function () {
+        var asc = !th.classList.contains("asc");
+        fields.querySelectorAll("th").forEach(function (h) { h.classList.remove("asc", "desc"); });
+        th.classList.add(asc ? "asc" : "desc");
+        var num = th.getAttribute("data-type") === "num";
+        var body = fields.tBodies[0];
+        var list = Array.prototype.slice.call(body.rows);
+        list.sort(function (a, b) {
+          var x = a.cells[col], y = b.cells[col];
+          var c = num ? parseFloat(x.getAttribute("data-v") || x.textContent) - parseFloat(y.getAttribute("data-v") || y.textContent)
+            : x.textContent.localeCompare(y.textContent);
+          return asc ? c : -c;
+        });
+        list.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  }
+
+  render();
+  document.body.setAttribute("data-ready", "true");
+  // Milliseconds from navigation start until the row table works.
+  document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
+})();

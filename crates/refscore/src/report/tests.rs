@@ -1,0 +1,327 @@
+//! Tests of the report formats over a real run of the shipped example.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::runner::{RunOptions, run};
+use crate::suite::Suite;
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/invoices/suite.yaml")
+}
+
+/// Where a run came from, as `refscore run` records it.
+fn info(suite: &Suite) -> crate::history::RunInfo {
+    crate::history::RunInfo {
+        id: Some(7),
+        store: None,
+        suite: String::from("invoices"),
+        suite_path: suite.path.display().to_string(),
+        suite_hash: String::from("00"),
+        dataset: suite.dataset.display().to_string(),
+        dataset_hash: String::from("00"),
+        git: Some(crate::history::GitInfo {
+            commit: String::from("0123456789abcdef"),
+            branch: Some(String::from("main")),
+            dirty: false,
+        }),
+        tags: [(String::from("model"), String::from("m-1"))].into(),
+        links: Default::default(),
+        started_at: String::from("2026-11-23T02:32:35Z"),
+        ended_at: None,
+        version: String::from("0.1.0"),
+        limit: None,
+        output: None,
+        resumed: 0,
+    }
+}
+
+/// The example's summary and its `results.jsonl` lines.
+fn example_run() -> (Suite, RunSummary, Vec<String>) {
+    let suite = Suite::load(&example()).unwrap();
+    let mut lines = Vec::new();
+    let summary = run(
+        &suite,
+        &RunOptions::default(),
+        &mut |_, line| {
+            lines.push(line.to_owned());
+            Ok(())
+        },
+        &|_| {},
+    )
+    .unwrap();
+    let mut summary = summary;
+    summary.run = Some(info(&suite));
+    (suite, summary, lines)
+}
+
+fn rows_of(lines: &[String]) -> impl Iterator<Item = Result<RowResult, ReportError>> + '_ {
+    let text = lines.join("\n");
+    read_rows(std::io::Cursor::new(text.into_bytes()), Path::new("results.jsonl"))
+}
+
+#[test]
+fn summary_and_rows_read_back_as_written() {
+    let (_, summary, lines) = example_run();
+    let text = serde_json::to_string_pretty(&summary).unwrap();
+    let back = read_summary(&text, Path::new("summary.json")).unwrap();
+    assert_eq!(back, summary);
+    let rows: Vec<RowResult> = rows_of(&lines).collect::<Result<_, _>>().unwrap();
+    assert_eq!(rows.len(), 66);
+    for (row, line) in rows.iter().zip(&lines) {
+        assert_eq!(&serde_json::to_string(row).unwrap(), line);
+    }
+    // Every row carries its metric results, failed details capped.
+    let r4 = rows.iter().find(|r| r.id == "inv-004").unwrap();
+    let fields = &r4.metric_results["distance"];
+    assert_eq!((fields.score, fields.passed), (Some(3.0), Some(false)));
+    assert_eq!(fields.details.len(), 3);
+    let r2 = rows.iter().find(|r| r.id == "inv-002").unwrap();
+    let (listed, more) = r2.metric_results["distance"].listed();
+    assert_eq!((listed.len(), more), (10, 20));
+    assert_eq!(
+        summary.run.as_ref().unwrap().dataset,
+        Suite::load(&example()).unwrap().dataset.display().to_string()
+    );
+}
+
+#[test]
+fn a_bad_line_names_its_file_and_line() {
+    let lines = vec![String::from("{\"id\":\"a\"}"), String::new(), String::from("not json")];
+    let errs: Vec<String> =
+        rows_of(&lines).filter_map(Result::err).map(|e| e.to_string()).collect();
+    assert_eq!(errs.len(), 2, "{errs:?}");
+    assert!(errs[0].starts_with("results.jsonl:1: not a row result"), "{}", errs[0]);
+    assert!(errs[1].starts_with("results.jsonl:3:"), "{}", errs[1]);
+}
+
+#[test]
+fn markdown_puts_the_gate_first_and_folds_failed_checks() {
+    let (_, summary, lines) = example_run();
+    let opts = Options { max_rows: 5, ..Options::default() };
+    let md = markdown::to_string(&summary, &mut rows_of(&lines), &opts).unwrap();
+    let gate = md.find("Gate passed").unwrap();
+    assert!(gate < md.find("## Evaluators").unwrap());
+    assert!(md.find("## Evaluators").unwrap() < md.find("## Fields that fail most").unwrap());
+    assert!(md.contains("| fields | json_match | 0.948 |"), "{md}");
+    assert_eq!(md.matches("\n### <code>").count(), 5);
+    assert!(md.contains("<details><summary>❌ distance: 3 (needs ≤ 2), 3 failed checks</summary>"));
+    assert!(
+        md.contains("| <code>$.total</code> | 3874.68 | \"3,874.68\" | Type mismatch |"),
+        "{md}"
+    );
+    assert!(md.contains("\n+ 20 more\n"));
+    let failed = summary.rows - 35;
+    assert!(md.contains(&format!("+ {} more failed rows", failed - 5)), "{md}");
+    assert!(!md.contains("Report cut"));
+}
+
+#[test]
+fn markdown_stays_under_its_size_limit_with_a_note() {
+    let (_, summary, lines) = example_run();
+    for max_bytes in [2_000, 6_000, 20_000] {
+        let opts = Options { max_rows: 1000, max_bytes, ..Options::default() };
+        let md = markdown::to_string(&summary, &mut rows_of(&lines), &opts).unwrap();
+        assert!(md.len() <= max_bytes, "{} > {max_bytes}", md.len());
+        assert!(md.contains("Report cut"), "{max_bytes}");
+        assert!(md.contains("Gate passed"));
+    }
+    let whole = markdown::to_string(
+        &summary,
+        &mut rows_of(&lines),
+        &Options { max_rows: 1000, ..Options::default() },
+    )
+    .unwrap();
+    assert!(!whole.contains("Report cut"));
+    assert!(whole.len() < DEFAULT_MAX_BYTES);
+}
+
+#[test]
+fn markdown_escapes_what_the_data_says() {
+    let (_, mut summary, lines) = example_run();
+    summary.run.as_mut().unwrap().suite = String::from("a <script>|b");
+    let md = markdown::to_string(&summary, &mut rows_of(&lines), &Options::default()).unwrap();
+    assert!(md.starts_with("# refscore: a &lt;script&gt;\\|b\n"), "{}", &md[..60]);
+}
+
+#[test]
+fn junit_has_a_suite_per_evaluator_and_a_case_per_row() {
+    let (_, summary, lines) = example_run();
+    let mut out = Vec::new();
+    junit::render(&summary, &mut rows_of(&lines), &Options::default(), &mut out).unwrap();
+    let xml = String::from_utf8(out).unwrap();
+    let report = quick_junit::Report::deserialize_from_str(&xml).unwrap();
+    assert_eq!(report.test_suites.len(), 4);
+    for (suite, e) in report.test_suites.iter().zip(&summary.evaluators) {
+        assert_eq!(suite.name.as_str(), e.name);
+        assert_eq!(suite.test_cases.len(), 66);
+        assert_eq!(suite.failures as u64, summary.rows - e.passed.unwrap(), "{}", e.name);
+        assert_eq!(suite.errors, 0);
+    }
+    let case =
+        report.test_suites[1].test_cases.iter().find(|c| c.name.as_str() == "inv-004").unwrap();
+    assert_eq!(case.classname.as_ref().unwrap().as_str(), title(&summary));
+    match &case.status {
+        quick_junit::TestCaseStatus::NonSuccess { kind, message, description, .. } => {
+            assert_eq!(*kind, quick_junit::NonSuccessKind::Failure);
+            assert_eq!(message.as_ref().unwrap().as_str(), "distance scored 3, needs <= 2");
+            assert!(description.as_ref().unwrap().as_str().contains("✗ json_path.$.total"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn junit_reports_failed_evaluations_and_unreadable_rows_as_errors() {
+    let (_, summary, lines) = example_run();
+    let mut rows: Vec<RowResult> = rows_of(&lines).collect::<Result<_, _>>().unwrap();
+    rows[0].execution.get_mut("fields").unwrap().status = crate::runner::Status::Failed;
+    rows[0].execution.get_mut("fields").unwrap().error = Some(String::from("judge timed out"));
+    rows[1].error = Some(String::from("dataset.jsonl:2: bad JSON"));
+    let mut out = Vec::new();
+    junit::render(&summary, &mut rows.into_iter().map(Ok), &Options::default(), &mut out).unwrap();
+    let report =
+        quick_junit::Report::deserialize_from_str(&String::from_utf8(out).unwrap()).unwrap();
+    assert_eq!(report.test_suites[0].errors, 2);
+    assert_eq!(report.test_suites[1].errors, 1);
+    let xml = String::from_utf8_lossy(&{
+        let mut v = Vec::new();
+        report.serialize(&mut v).unwrap();
+        v
+    })
+    .into_owned();
+    assert!(xml.contains("judge timed out"));
+    assert!(xml.contains("type=\"unreadable_row\""));
+}
+
+#[test]
+fn html_embeds_rows_and_sides_safely() {
+    let (suite, summary, lines) = example_run();
+    let wanted = failed_rows(&mut rows_of(&lines), 3).unwrap();
+    assert_eq!(wanted, BTreeSet::from([2, 4, 7]));
+    let sides = Sides::read(&suite, &wanted).unwrap();
+    assert_eq!(sides.rows.len(), 3);
+    let mut out = Vec::new();
+    html::render(&summary, &mut rows_of(&lines), Some(&sides), &Options::default(), &mut out)
+        .unwrap();
+    let page = String::from_utf8(out).unwrap();
+    assert!(page.starts_with("<!doctype html>"));
+    assert_eq!(page.matches("<svg class=\"hist\"").count(), 4);
+    assert!(!page.contains("http://") && !page.contains("https://"), "nothing fetched");
+    let start = page.find("<script id=\"data\" type=\"application/json\">").unwrap();
+    let body = &page[start..];
+    let body = &body[body.find('>').unwrap() + 1..body.find("</script>").unwrap()];
+    let data: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(data["rows"].as_array().unwrap().len(), 66);
+    assert_eq!(data["evaluators"][0], "fields");
+    let r4 = data["rows"].as_array().unwrap().iter().find(|r| r[0] == "inv-004").unwrap();
+    let extra = &data["extra"][r4[6].as_u64().unwrap() as usize];
+    assert_eq!(extra["ev"]["distance"]["d"][2][0], "$.total");
+    assert!(extra.get("o").is_some() && extra.get("r").is_some());
+    // Text from the data never closes the script element.
+    let (_, mut summary2, mut lines2) = (0, summary.clone(), lines.clone());
+    summary2.run.as_mut().unwrap().suite = String::from("</script><b>x");
+    lines2[0] = lines2[0].replacen("\"id\":\"inv-001\"", "\"id\":\"</script><!--\"", 1);
+    let mut out = Vec::new();
+    html::render(&summary2, &mut rows_of(&lines2), None, &Options::default(), &mut out).unwrap();
+    let page = String::from_utf8(out).unwrap();
+    assert_eq!(page.matches("</script>").count(), 2);
+    assert!(page.contains("&lt;&#x2f;script&gt;&lt;b&gt;x"));
+}
+
+#[test]
+fn html_caps_embedded_checks() {
+    let (_, summary, lines) = example_run();
+    let opts = Options { max_detail_rows: 2, ..Options::default() };
+    let mut out = Vec::new();
+    html::render(&summary, &mut rows_of(&lines), None, &opts, &mut out).unwrap();
+    let page = String::from_utf8(out).unwrap();
+    let start = page.find("type=\"application/json\">").unwrap() + 24;
+    let data: serde_json::Value =
+        serde_json::from_str(&page[start..page[start..].find("</script>").unwrap() + start])
+            .unwrap();
+    assert_eq!(data["extra"].as_array().unwrap().len(), 2);
+    let r2 = &data["extra"][0]["ev"]["distance"];
+    assert_eq!(r2["d"].as_array().unwrap().len(), html::CHECKS_PER_EVALUATOR);
+    assert_eq!(r2["m"], 25);
+    let late = data["rows"].as_array().unwrap().iter().filter(|r| r[2] != 0 && r[6] == -1).count();
+    assert_eq!(late, 29);
+}
+
+#[test]
+fn row_status_follows_errors_then_thresholds() {
+    let (_, _, lines) = example_run();
+    let rows: Vec<RowResult> = rows_of(&lines).collect::<Result<_, _>>().unwrap();
+    let count = |s: RowStatus| rows.iter().filter(|r| RowStatus::of(r) == s).count();
+    assert_eq!(
+        (count(RowStatus::Passed), count(RowStatus::Failed), count(RowStatus::Error)),
+        (35, 31, 0)
+    );
+    let mut r = rows[0].clone();
+    r.error = Some(String::from("bad"));
+    assert_eq!(RowStatus::of(&r), RowStatus::Error);
+    assert_eq!(EvalStatus::of(&r, "fields"), EvalStatus::Error);
+    assert_eq!(Format::from_name("md"), Some(Format::Markdown));
+    assert_eq!(Format::from_name("JUnit").map(Format::file_name), Some("junit.xml"));
+    assert_eq!(Format::from_name("pdf"), None);
+}
+
+/// The example compared with a baseline where every `fields` score was 1
+/// and every field perfect.
+fn with_baseline(summary: &mut RunSummary, lines: &[String]) {
+    use crate::history::{BaselineInfo, Cell, Comparison, RegressionPolicy, RowScores};
+    let rows: Vec<RowResult> = rows_of(lines).collect::<Result<_, _>>().unwrap();
+    let names: Vec<String> = summary.evaluators.iter().map(|e| e.name.clone()).collect();
+    let cells = |r: &RowResult| -> Vec<Cell> {
+        names.iter().map(|n| main_score(r, n).map_or(Cell::Invalid, Cell::Score)).collect()
+    };
+    let current = summary
+        .scores(rows.iter().map(|r| RowScores { id: r.id.clone(), cells: cells(r) }).collect());
+    let mut baseline = current.clone();
+    for row in &mut baseline.rows {
+        row.cells[0] = Cell::Score(1.0);
+    }
+    baseline.evaluators[0].mean = Some(1.0);
+    for f in &mut baseline.fields {
+        f.accuracy = 1.0;
+    }
+    let info = BaselineInfo {
+        run_id: Some(6),
+        folder: None,
+        chosen_by: String::from("last_passing"),
+        reason: String::from("the last run whose gate passed"),
+        started_at: None,
+        git_commit: Some(String::from("fedcba9876543210")),
+    };
+    let policy = RegressionPolicy::default();
+    summary
+        .set_comparison(Comparison::new(&baseline, info, &current, &policy), &Default::default());
+}
+
+#[test]
+fn a_baseline_adds_change_status_and_regressed_rows() {
+    let (_, mut summary, lines) = example_run();
+    with_baseline(&mut summary, &lines);
+    let md = markdown::to_string(&summary, &mut rows_of(&lines), &Options::default()).unwrap();
+    assert!(md.contains("| Failures | Baseline | Change | Status |"), "{md}");
+    assert!(md.contains("| 7 | 1 | ↓ -0.052 | ⚠️ warning |"), "{md}");
+    assert!(md.contains("## Against the baseline: ⚠️ warning"));
+    assert!(md.contains("Baseline: run 6, commit <code>fedcba987654</code> (last_passing: "));
+    assert!(md.contains("### Regressed rows"));
+    assert!(md.contains("| fields | <code>inv-047</code> | 1 | 0 | ↓ -1 |"), "{md}");
+    assert!(md.contains("### Fields that got worse"));
+    let mut out = Vec::new();
+    html::render(&summary, &mut rows_of(&lines), None, &Options::default(), &mut out).unwrap();
+    let page = String::from_utf8(out).unwrap();
+    assert!(page.contains(r#"<section id="baseline">"#));
+    assert!(page.contains(r#"<span class="badge warning">warning</span> baseline 1"#), "cards");
+    // Without a baseline: one line, no columns.
+    let (_, mut summary, lines) = example_run();
+    let current = summary.scores(Vec::new());
+    summary.comparison =
+        Some(crate::history::Comparison::without_baseline(&current, &Default::default()));
+    let md = markdown::to_string(&summary, &mut rows_of(&lines), &Options::default()).unwrap();
+    assert!(md.contains("No baseline run to compare with"));
+    assert!(!md.contains("| Baseline |"));
+}

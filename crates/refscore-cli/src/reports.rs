@@ -122,7 +122,8 @@ pub(crate) fn step_summary(source: &Source<'_>, summary: &RunSummary) -> anyhow:
 pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let folder = Path::new(&args.run);
     let store;
-    let (source, summary, default_out) = if folder.is_dir() {
+    let is_run_id = args.run == "latest" || args.run.parse::<i64>().is_ok();
+    let (source, summary, default_out) = if folder.is_dir() || !is_run_id {
         let summary_path = folder.join("summary.json");
         let text = std::fs::read_to_string(&summary_path)
             .with_context(|| format!("reading {}", summary_path.display()))?;

@@ -90,9 +90,22 @@ def _without_passed(score: dict) -> dict:
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=[f"{m}:{o}"[:80] for (m, o), _ in GROUPS])
+def _absolute_files(options: dict) -> dict:
+    """Options naming files relative to the cases folder (where the Rust
+    case runner resolves them), made absolute: the suite written here
+    lives elsewhere."""
+    base = ROOT / "tests" / "cases"
+    out = {}
+    for key, value in options.items():
+        if isinstance(value, str) and "/" in value and (base / value).is_file():
+            value = str((base / value).resolve())
+        out[key] = value
+    return out
+
+
 def test_python_equals_cli(group, cli, tmp_path: Path):
     (metric, options_text), cases = group
-    options = json.loads(options_text)
+    options = _absolute_files(json.loads(options_text))
     rows = [_row(c) for c in cases]
     with open(tmp_path / "data.jsonl", "w") as f:
         for r in rows:

@@ -296,21 +296,24 @@ fn kill_9_at_random_points_then_resume_evaluates_every_row_exactly_once() {
 }
 
 #[test]
-fn two_runs_at_once_on_one_store_both_complete() {
+fn three_runs_at_once_on_one_new_store_all_complete() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(d, "data.jsonl", &dataset(5_000, |i| i % 10 == 0));
     write(d, "suite.yaml", SUITE);
     let store = d.join("runs.db");
-    let a = spawn(d, &store, &["run", "suite.yaml", "-o", "a", "-q", "--threads", "1"]);
-    let b = spawn(d, &store, &["run", "suite.yaml", "-o", "b", "-q", "--threads", "1"]);
-    for c in [a, b] {
+    // All three create the store at once.
+    let runs: Vec<Child> = ["a", "b", "c"]
+        .iter()
+        .map(|o| spawn(d, &store, &["run", "suite.yaml", "-o", o, "-q", "--threads", "1"]))
+        .collect();
+    for c in runs {
         let o = c.wait_with_output().expect("waits");
         assert_eq!(code(&o), 0, "{}", stderr(&o));
     }
     let o = at(d, &store, &["runs", "list", "--format", "json"]);
     let runs: Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(runs.as_array().unwrap().len(), 2);
+    assert_eq!(runs.as_array().unwrap().len(), 3);
     for r in runs.as_array().unwrap() {
         assert_eq!(r["status"], "completed");
         assert_eq!(r["rows"], 5_000);

@@ -94,6 +94,12 @@ pub struct RunEntry {
     pub info: RunInfo,
 }
 
+/// What [`Store::state`] found.
+struct StoreState {
+    /// `PRAGMA user_version`: migrations applied.
+    version: i64,
+}
+
 /// An open run store.
 #[derive(Debug)]
 pub struct Store {
@@ -151,44 +157,32 @@ impl Store {
 
     /// Checks that the file is ours and brings its schema up to date.
     fn migrate(&self) -> Result<(), StoreError> {
-        let foreign = |why: String| StoreError::Foreign { path: self.path.clone(), why };
-        let pragma = |name: &str| -> Result<i64, StoreError> {
-            self.conn
-                .query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0))
-                .map_err(|e| self.io(&e))
-        };
-        let app = pragma("application_id")?;
-        let tables: i64 = self
-            .conn
-            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-            .map_err(|e| self.io(&e))?;
-        if app != i64::from(APPLICATION_ID) && (app != 0 || tables > 0) {
-            return Err(foreign(if app == 0 {
-                "an SQLite database of another program".to_owned()
-            } else {
-                format!("application id {app:#x}")
-            }));
-        }
         let known = MIGRATIONS.len() as i64;
-        let version = pragma("user_version")?;
-        if version > known {
-            return Err(StoreError::Newer { path: self.path.clone(), found: version, known });
+        // A consistent look at the file: another process may be creating
+        // the same store right now (its tables and its application id are
+        // committed together).
+        let state = {
+            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Deferred)
+                .map_err(|e| self.io(&e))?;
+            let state = self.state(&tx)?;
+            tx.commit().map_err(|e| self.io(&e))?;
+            state
+        };
+        if state.version == known {
+            return self.wal();
         }
         // WAL lets readers and one writer work at once; NORMAL syncs at
         // checkpoints, so a power loss can lose the last commits but never
         // corrupts the file.
-        self.conn
-            .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-            .map_err(|e| self.io(&e))?;
-        if version == known {
-            return Ok(());
-        }
+        self.wal()?;
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
             .map_err(|e| self.io(&e))?;
-        // Another process may have migrated while this one waited.
-        let version: i64 =
-            tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| self.io(&e))?;
-        for (i, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
+        // Looked at again under the write lock: another process may have
+        // created or migrated the store while this one waited.
+        let state = self.state(&tx)?;
+        for (i, sql) in
+            MIGRATIONS.iter().enumerate().skip(usize::try_from(state.version).unwrap_or(0))
+        {
             tx.execute_batch(sql).map_err(|e| self.io(&e))?;
             tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
                 .map_err(|e| self.io(&e))?;
@@ -196,6 +190,72 @@ impl Store {
         tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
             .map_err(|e| self.io(&e))?;
         tx.commit().map_err(|e| self.io(&e))
+    }
+
+    /// Switches the file to WAL mode (once: the mode is kept in the file)
+    /// and this connection to NORMAL syncing.
+    ///
+    /// SQLite answers "busy" at once, without waiting, when another process
+    /// holds the file while the journal mode changes (two runs creating one
+    /// store together): that is retried here for as long as the busy
+    /// timeout.
+    fn wal(&self) -> Result<(), StoreError> {
+        let start = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            let mode: Result<String, rusqlite::Error> =
+                self.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0));
+            let switched = match mode {
+                Ok(m) if m.eq_ignore_ascii_case("wal") => Ok(()),
+                Ok(_) => self.conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())),
+                Err(e) => Err(e),
+            };
+            match switched {
+                Ok(()) => break,
+                Err(e)
+                    if matches!(
+                        e.sqlite_error_code(),
+                        Some(
+                            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                        )
+                    ) && start.elapsed() < std::time::Duration::from_millis(BUSY_TIMEOUT_MS) =>
+                {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(200));
+                }
+                Err(e) => return Err(self.io(&e)),
+            }
+        }
+        self.conn.execute_batch("PRAGMA synchronous = NORMAL;").map_err(|e| self.io(&e))
+    }
+
+    /// The file's schema version, checking that it is a refscore store
+    /// (or an empty file that becomes one).
+    fn state(&self, tx: &Transaction<'_>) -> Result<StoreState, StoreError> {
+        let pragma = |name: &str| -> Result<i64, StoreError> {
+            tx.query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0))
+                .map_err(|e| self.io(&e))
+        };
+        let app = pragma("application_id")?;
+        let tables: i64 = tx
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .map_err(|e| self.io(&e))?;
+        if app != i64::from(APPLICATION_ID) && (app != 0 || tables > 0) {
+            return Err(StoreError::Foreign {
+                path: self.path.clone(),
+                why: if app == 0 {
+                    "an SQLite database of another program".to_owned()
+                } else {
+                    format!("application id {app:#x}")
+                },
+            });
+        }
+        let version = pragma("user_version")?;
+        let known = MIGRATIONS.len() as i64;
+        if version > known {
+            return Err(StoreError::Newer { path: self.path.clone(), found: version, known });
+        }
+        Ok(StoreState { version })
     }
 
     /// Records the start of a run; returns its id.

@@ -89,7 +89,6 @@ def _without_passed(score: dict) -> dict:
     return s
 
 
-@pytest.mark.parametrize("group", GROUPS, ids=[f"{m}:{o}"[:80] for (m, o), _ in GROUPS])
 def _absolute_files(options: dict) -> dict:
     """Options naming files relative to the cases folder (where the Rust
     case runner resolves them), made absolute: the suite written here
@@ -103,6 +102,7 @@ def _absolute_files(options: dict) -> dict:
     return out
 
 
+@pytest.mark.parametrize("group", GROUPS, ids=[f"{m}:{o}"[:80] for (m, o), _ in GROUPS])
 def test_python_equals_cli(group, cli, tmp_path: Path):
     (metric, options_text), cases = group
     options = _absolute_files(json.loads(options_text))

@@ -52,7 +52,7 @@ async function open(options = {}) {
 
 test("header, gate and evaluator cards", async () => {
   const { page, problems } = await open();
-  assert.equal(await page.textContent("h1"), "suite");
+  assert.equal(await page.textContent("h1"), "invoice-extraction");
   assert.match(await page.textContent(".facts"), /66 rows/);
   assert.match(await page.textContent(".facts"), /dataset examples\/invoices\/dataset\.jsonl/);
   assert.match(await page.textContent("#baseline h2"), /Against the baseline\s+clean/);

@@ -38,7 +38,7 @@ fn run_writes_the_reports_asked_for_and_the_step_summary() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(stdout(&o).contains("report: "), "{}", stdout(&o));
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(md.starts_with("# refscore: suite\n\n✅ **Gate passed**"), "{md}");
+    assert!(md.starts_with("# refscore: invoice-extraction\n\n✅ **Gate passed**"), "{md}");
     let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
     assert!(
         junit

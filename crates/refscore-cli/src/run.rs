@@ -317,7 +317,7 @@ struct Collect<'a> {
 }
 
 impl BatchSink for Collect<'_> {
-    fn batch(&mut self, b: &BatchRecord<'_>) -> Result<(), String> {
+    fn batch(&mut self, b: BatchRecord) -> Result<(), String> {
         self.rows.extend(b.records.iter().map(|r| r.scores.clone()));
         match self.inner.as_deref_mut() {
             Some(s) => s.batch(b),

@@ -149,17 +149,18 @@ pub enum RunError {
     Resume(String),
 }
 
-/// One finished batch, as handed to a [`BatchSink`].
+/// One finished batch, handed over to a [`BatchSink`] (owned: a sink
+/// that writes on another thread takes it as is, without copying).
 #[derive(Debug)]
-pub struct BatchRecord<'a> {
+pub struct BatchRecord {
     /// Rows of the dataset before this batch (0-based index of its first row).
     pub first: u64,
     /// Per row: what the summary needs to be rebuilt.
-    pub records: &'a [RowRecord],
+    pub records: Vec<RowRecord>,
     /// Per row: its line of `results.jsonl`.
-    pub lines: &'a [&'a str],
+    pub lines: Vec<String>,
     /// The batch's per-field statistics, serialised (opaque).
-    pub fields: &'a str,
+    pub fields: String,
 }
 
 /// Receives each batch once its rows went to `on_row`, in order: the run
@@ -170,7 +171,7 @@ pub trait BatchSink {
     /// # Errors
     /// The batch could not be recorded; the run stops with
     /// [`RunError::Record`].
-    fn batch(&mut self, batch: &BatchRecord<'_>) -> Result<(), String>;
+    fn batch(&mut self, batch: BatchRecord) -> Result<(), String>;
 }
 
 /// A batch recorded by an earlier, interrupted part of a run.
@@ -375,20 +376,17 @@ pub fn run_recorded(
                 return Err(RunError::Output(e));
             }
         }
+        let first = next_index;
+        next_index += records.len() as u64;
         if let Some(sink) = sink.as_deref_mut() {
-            let lines: Vec<&str> = evaluated.iter().map(|ev| ev.line.as_str()).collect();
-            let b = BatchRecord {
-                first: next_index,
-                records: &records,
-                lines: &lines,
-                fields: &snapshot,
-            };
-            if let Err(e) = sink.batch(&b) {
+            let lines: Vec<String> =
+                evaluated.iter_mut().map(|ev| std::mem::take(&mut ev.line)).collect();
+            let b = BatchRecord { first, records, lines, fields: snapshot };
+            if let Err(e) = sink.batch(b) {
                 pool.install(|| batch.into_par_iter().for_each(drop_item));
                 return Err(RunError::Record(e));
             }
         }
-        next_index += records.len() as u64;
         // Freed where it was made: the allocator frees fastest on the
         // thread that allocated.
         pool.install(|| evaluated.into_par_iter().for_each(drop));

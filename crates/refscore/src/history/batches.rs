@@ -59,7 +59,7 @@ impl Store {
             .conn
             .query_row("SELECT duration_s FROM runs WHERE id = ?1", [id], |r| r.get::<_, f64>(0))
             .map_err(|e| self.io(&e))?;
-        let (tx, rx) = sync_channel::<Job>(QUEUE);
+        let (tx, rx) = sync_channel::<BatchRecord>(QUEUE);
         let path = self.path.clone();
         let started = Instant::now();
         let worker = std::thread::Builder::new()
@@ -213,20 +213,12 @@ impl std::io::Read for ResultsReader {
     }
 }
 
-/// A batch on its way to the writer thread.
-struct Job {
-    first: u64,
-    records: Vec<RowRecord>,
-    lines: String,
-    fields: String,
-}
-
 /// Records one run's batches on its own thread (see [`Store::recorder`]):
 /// the run goes on evaluating while a batch is compressed and committed.
 /// Call [`Recorder::finish`] before recording the end of the run.
 #[derive(Debug)]
 pub struct Recorder {
-    tx: Option<SyncSender<Job>>,
+    tx: Option<SyncSender<BatchRecord>>,
     worker: Option<JoinHandle<Result<(), String>>>,
     started: Instant,
     base_duration: f64,
@@ -259,14 +251,8 @@ impl Drop for Recorder {
 }
 
 impl BatchSink for Recorder {
-    fn batch(&mut self, b: &BatchRecord<'_>) -> Result<(), String> {
-        let job = Job {
-            first: b.first,
-            records: b.records.to_vec(),
-            lines: b.lines.join("\n"),
-            fields: b.fields.to_owned(),
-        };
-        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(job).is_ok());
+    fn batch(&mut self, b: BatchRecord) -> Result<(), String> {
+        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(b).is_ok());
         if sent {
             return Ok(());
         }
@@ -279,7 +265,7 @@ impl BatchSink for Recorder {
 fn write_batches(
     path: &std::path::Path,
     id: i64,
-    rx: Receiver<Job>,
+    rx: Receiver<BatchRecord>,
     base: f64,
     started: Instant,
 ) -> Result<(), String> {
@@ -290,11 +276,20 @@ fn write_batches(
     let mut zstd = zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(|e| e.to_string())?;
     let mut pack =
         |bytes: &[u8]| zstd.compress(bytes).map_err(|e| format!("{}: {e}", path.display()));
+    let mut joined: Vec<u8> = Vec::new();
     for job in rx {
         let records = pack(&serde_json::to_vec(&job.records).unwrap_or_default())?;
         let cells = pack(&encode_cells(&job.records))?;
         let fields = pack(job.fields.as_bytes())?;
-        let lines = pack(job.lines.as_bytes())?;
+        // The lines joined with newlines in a buffer kept for the whole run.
+        joined.clear();
+        for (i, line) in job.lines.iter().enumerate() {
+            if i > 0 {
+                joined.push(b'\n');
+            }
+            joined.extend_from_slice(line.as_bytes());
+        }
+        let lines = pack(&joined)?;
         let count = job.records.len() as i64;
         let first = i64::try_from(job.first).unwrap_or(i64::MAX);
         let tx = Transaction::new_unchecked(&store.conn, TransactionBehavior::Immediate)

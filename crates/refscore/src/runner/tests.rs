@@ -395,13 +395,13 @@ struct MemorySink {
 }
 
 impl BatchSink for MemorySink {
-    fn batch(&mut self, b: &BatchRecord<'_>) -> Result<(), String> {
+    fn batch(&mut self, b: BatchRecord) -> Result<(), String> {
         if self.fail_at == Some(self.batches.len()) {
             return Err("disk full".into());
         }
         assert_eq!(b.first, self.batches.iter().map(|p| p.records.len() as u64).sum::<u64>());
-        self.batches.push(PriorBatch { records: b.records.to_vec(), fields: b.fields.to_owned() });
-        self.lines.extend(b.lines.iter().map(|l| (*l).to_owned()));
+        self.batches.push(PriorBatch { records: b.records, fields: b.fields });
+        self.lines.extend(b.lines);
         Ok(())
     }
 }

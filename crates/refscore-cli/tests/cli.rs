@@ -6,6 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+mod hardening;
 mod history;
 mod judge;
 

@@ -152,10 +152,11 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // Every batch handed to the store is committed before the run's end is.
     let recorded = recorder.as_mut().map_or(Ok(()), refscore::history::Recorder::finish);
     let written = results.lock().unwrap_or_else(PoisonError::into_inner).take();
-    if let Some(mut w) = written {
-        w.flush().with_context(|| format!("writing {}", results_path.display()))?;
-    }
+    let flushed = written.map_or(Ok(()), |mut w| {
+        w.flush().with_context(|| format!("writing {}", results_path.display()))
+    });
     let mut summary = match outcome.map_err(anyhow::Error::from).and_then(|s| {
+        flushed?;
         recorded.map_err(|e| anyhow::anyhow!("recording the run: {e}"))?;
         Ok(s)
     }) {

@@ -144,7 +144,14 @@ fn bag_distance(a: &[u8], b: &[u8]) -> usize {
 /// Levenshtein distance in Unicode scalar values, bounded in cost for long
 /// strings: see [`EDIT_DISTANCE_LIMIT`].
 pub fn levenshtein(a: &str, b: &str) -> usize {
-    distance_and_length(a, b).0
+    use rapidfuzz::distance::levenshtein::distance;
+    if over_limit(a, b) {
+        distance_and_length(a, b).0
+    } else if a.is_ascii() && b.is_ascii() {
+        distance(a.bytes(), b.bytes())
+    } else {
+        distance(a.chars(), b.chars())
+    }
 }
 
 /// Trims whitespace as JavaScript's `String.prototype.trim` does: Unicode

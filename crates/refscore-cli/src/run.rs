@@ -4,8 +4,8 @@ use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -47,6 +47,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         suite.regression.baseline,
         None,
     )?;
+    // The dataset is opened before a run is recorded or any output file is
+    // created: a dataset that cannot be read leaves nothing behind.
+    let dataset = refscore::dataset::open(&suite.dataset, suite.format)?;
     // A new run, or the continuation of an interrupted one.
     let (mut info, run_id, prior) = match (&store, &args.resume) {
         (Some(store), Some(which)) => {
@@ -76,43 +79,35 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let dir = PathBuf::from(info.output.clone().unwrap_or_else(|| "refscore-out".to_owned()));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let results_path = dir.join("results.jsonl");
-    // Writing the results must never overwrite the data being read.
-    for out in [&results_path, &dir.join("summary.json")] {
-        if same_file(out, &suite.dataset) {
-            anyhow::bail!(
-                "the output folder {} holds the dataset {}: writing {} would overwrite it; choose another folder with -o",
-                dir.display(),
-                suite.dataset.display(),
-                out.display()
-            );
+    let results = match open_results(&dir, &suite, store.as_ref().zip(run_id), !prior.is_empty()) {
+        Ok(w) => Arc::new(Mutex::new(Some(w))),
+        Err(e) => {
+            // A recorded run that cannot write its results failed; it does
+            // not stay `running`.
+            if let (Some(store), Some(id)) = (&store, run_id) {
+                let _ = store.mark(id, RunStatus::Failed);
+            }
+            return Err(e);
         }
-    }
-    let mut results = BufWriter::with_capacity(
-        1 << 20,
-        File::create(&results_path)
-            .with_context(|| format!("creating {}", results_path.display()))?,
-    );
-    // A resumed run's file starts with the rows recorded before.
-    if let (Some(store), Some(id)) = (&store, run_id)
-        && !prior.is_empty()
-    {
-        store.for_each_line(id, |line| {
-            results.write_all(line.as_bytes())?;
-            results.write_all(b"\n")
-        })?;
-    }
+    };
 
     let cancel = Arc::new(AtomicBool::new(false));
     {
         let cancel = Arc::clone(&cancel);
         let judges = suite.judges.cancel_flag();
-        // The first Ctrl-C stops reading rows and sending judge requests
-        // (those in flight finish); a second one ends the process at once.
+        let results = Arc::clone(&results);
+        // The first Ctrl-C, SIGTERM or SIGHUP stops reading rows and sending
+        // judge requests (those in flight finish), and the run ends as
+        // cancelled with its summary; a second one flushes the whole lines
+        // written so far and ends the process at once.
         let _ = ctrlc::set_handler(move || {
             judges.store(true, Ordering::SeqCst);
             if cancel.swap(true, Ordering::SeqCst) {
+                let mut w = results.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some(w) = w.as_mut() {
+                    let _ = w.flush();
+                }
                 std::process::exit(130);
             }
         });
@@ -127,8 +122,13 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     let progress = ProgressView::new(args.quiet);
     let mut on_row = |_: &RowResult, line: &str| -> std::io::Result<()> {
-        results.write_all(line.as_bytes())?;
-        results.write_all(b"\n")
+        // One lock per line: a flush from the signal handler sees whole lines.
+        let mut w = results.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(w) = w.as_mut() {
+            w.write_all(line.as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
     };
     let mut rows: Vec<RowScores> =
         prior.iter().flat_map(|b| b.records.iter().map(|r| r.scores.clone())).collect();
@@ -140,7 +140,6 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let mut replay = prior.into_iter().map(Ok);
     let resume = (run_id.is_some() && args.resume.is_some())
         .then_some(Resume { batches: &mut replay as &mut dyn Iterator<Item = _> });
-    let dataset = refscore::dataset::open(&suite.dataset, suite.format)?;
     let started = std::time::Instant::now();
     let outcome = runner::run_recorded(
         &suite,
@@ -153,9 +152,12 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     progress.finish();
     // Every batch handed to the store is committed before the run's end is.
     let recorded = recorder.as_mut().map_or(Ok(()), refscore::history::Recorder::finish);
-    results.flush()?;
-    drop(results);
+    let written = results.lock().unwrap_or_else(PoisonError::into_inner).take();
+    let flushed = written.map_or(Ok(()), |mut w| {
+        w.flush().with_context(|| format!("writing {}", results_path.display()))
+    });
     let mut summary = match outcome.map_err(anyhow::Error::from).and_then(|s| {
+        flushed?;
         recorded.map_err(|e| anyhow::anyhow!("recording the run: {e}"))?;
         Ok(s)
     }) {
@@ -401,4 +403,39 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     }
+}
+
+/// Creates the output folder and its `results.jsonl`, refusing to write over
+/// the dataset; a resumed run's file starts with the rows recorded before.
+fn open_results(
+    dir: &std::path::Path,
+    suite: &Suite,
+    recorded: Option<(&Store, i64)>,
+    resumed: bool,
+) -> anyhow::Result<BufWriter<File>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let results_path = dir.join("results.jsonl");
+    // Writing the results must never overwrite the data being read.
+    for out in [&results_path, &dir.join("summary.json")] {
+        if same_file(out, &suite.dataset) {
+            anyhow::bail!(
+                "the output folder {} holds the dataset {}: writing {} would overwrite it; choose another folder with -o",
+                dir.display(),
+                suite.dataset.display(),
+                out.display()
+            );
+        }
+    }
+    let mut results = BufWriter::with_capacity(
+        1 << 20,
+        File::create(&results_path)
+            .with_context(|| format!("creating {}", results_path.display()))?,
+    );
+    if let (Some((store, id)), true) = (recorded, resumed) {
+        store.for_each_line(id, |line| {
+            results.write_all(line.as_bytes())?;
+            results.write_all(b"\n")
+        })?;
+    }
+    Ok(results)
 }

@@ -7,6 +7,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 mod external;
+mod hardening;
 mod history;
 mod judge;
 mod reports;

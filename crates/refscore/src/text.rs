@@ -1,13 +1,82 @@
 //! String similarity: normalized Levenshtein over Unicode scalar values.
 
+/// The largest edit-distance computation done exactly regardless of the
+/// strings: `len(a) × len(b)` (in Unicode scalar values) up to this many
+/// cells, a fraction of a second. Above it, the distance is still exact
+/// when the strings differ by at most [`EXACT_BAND`] edits; otherwise it is
+/// the sum of the distances of aligned [`BLOCK`]-character blocks (plus the
+/// unpaired tail), an upper bound of the true distance computed in time
+/// linear in the length. A similarity above the limit is therefore exact or
+/// a lower bound, never an overestimate, and a row never stalls on two long
+/// different strings.
+pub const EDIT_DISTANCE_LIMIT: u64 = 1 << 32;
+
+/// Above [`EDIT_DISTANCE_LIMIT`], strings this many edits apart or fewer
+/// still get their exact distance (a banded computation, linear in length).
+pub const EXACT_BAND: usize = 63;
+
+/// The block length of the bounded distance above [`EDIT_DISTANCE_LIMIT`].
+pub const BLOCK: usize = 4096;
+
+/// Levenshtein distance of two sequences, bounded as described at
+/// [`EDIT_DISTANCE_LIMIT`].
+fn bounded_distance<T>(a: &[T], b: &[T]) -> usize
+where
+    T: PartialEq + rapidfuzz::HashableChar + Copy,
+{
+    use rapidfuzz::distance::levenshtein::{Args, distance, distance_with_args};
+    let cells = (a.len() as u64).saturating_mul(b.len() as u64);
+    if cells <= EDIT_DISTANCE_LIMIT {
+        return distance(a.iter().copied(), b.iter().copied());
+    }
+    let band = Args::default().score_cutoff(EXACT_BAND);
+    if let Some(d) = distance_with_args(a.iter().copied(), b.iter().copied(), &band) {
+        return d;
+    }
+    let paired = a.len().div_ceil(BLOCK).min(b.len().div_ceil(BLOCK));
+    let blocks: usize = a
+        .chunks(BLOCK)
+        .zip(b.chunks(BLOCK))
+        .map(|(x, y)| distance(x.iter().copied(), y.iter().copied()))
+        .sum();
+    let covered = paired.saturating_mul(BLOCK);
+    let tail = a.len().saturating_sub(covered) + b.len().saturating_sub(covered);
+    (blocks + tail).min(a.len().max(b.len()))
+}
+
+/// Levenshtein distance and the longer length, in bytes for two ASCII
+/// strings, else in Unicode scalar values.
+fn distance_and_length(a: &str, b: &str) -> (usize, usize) {
+    if a.is_ascii() && b.is_ascii() {
+        (bounded_distance(a.as_bytes(), b.as_bytes()), a.len().max(b.len()))
+    } else {
+        let (x, y): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        (bounded_distance(&x, &y), x.len().max(y.len()))
+    }
+}
+
+/// Whether the exact distance of `a` and `b` costs more than
+/// [`EDIT_DISTANCE_LIMIT`] cells (byte lengths bound the scalar counts).
+fn over_limit(a: &str, b: &str) -> bool {
+    let bytes = (a.len() as u64).saturating_mul(b.len() as u64);
+    bytes > EDIT_DISTANCE_LIMIT
+        && (a.chars().count() as u64).saturating_mul(b.chars().count() as u64) > EDIT_DISTANCE_LIMIT
+}
+
 /// `1 − levenshtein(a, b) / max(len(a), len(b))`, lengths in Unicode scalar
-/// values (as Python counts them); `1.0` when both are empty.
+/// values (as Python counts them); `1.0` when both are empty. Bounded in
+/// cost for long strings: see [`EDIT_DISTANCE_LIMIT`].
 pub fn normalized_levenshtein(a: &str, b: &str) -> f64 {
     if a == b {
         return 1.0;
     }
     if a.is_empty() || b.is_empty() {
         return 0.0;
+    }
+    if over_limit(a, b) {
+        let (d, long) = distance_and_length(a, b);
+        #[allow(clippy::cast_precision_loss)]
+        return crate::number::finite(1.0 - d as f64 / long as f64).clamp(0.0, 1.0);
     }
     let sim = if a.is_ascii() && b.is_ascii() {
         rapidfuzz::distance::levenshtein::normalized_similarity(a.bytes(), b.bytes())
@@ -37,6 +106,10 @@ pub fn normalized_levenshtein_at_least(a: &str, b: &str, cutoff: f64) -> f64 {
         && 1.0 - bag_distance(a.as_bytes(), b.as_bytes()) as f64 / (long as f64) < cutoff
     {
         return 0.0;
+    }
+    if over_limit(a, b) {
+        let s = normalized_levenshtein(a, b);
+        return if s >= cutoff { s } else { 0.0 };
     }
     let args = Args::default().score_cutoff(cutoff);
     let sim = if a.is_ascii() && b.is_ascii() {
@@ -68,12 +141,16 @@ fn bag_distance(a: &[u8], b: &[u8]) -> usize {
     only_a.max(only_b)
 }
 
-/// Levenshtein distance in Unicode scalar values.
+/// Levenshtein distance in Unicode scalar values, bounded in cost for long
+/// strings: see [`EDIT_DISTANCE_LIMIT`].
 pub fn levenshtein(a: &str, b: &str) -> usize {
-    if a.is_ascii() && b.is_ascii() {
-        rapidfuzz::distance::levenshtein::distance(a.bytes(), b.bytes())
+    use rapidfuzz::distance::levenshtein::distance;
+    if over_limit(a, b) {
+        distance_and_length(a, b).0
+    } else if a.is_ascii() && b.is_ascii() {
+        distance(a.bytes(), b.bytes())
     } else {
-        rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars())
+        distance(a.chars(), b.chars())
     }
 }
 
@@ -105,6 +182,30 @@ mod tests {
             (normalized_levenshtein("kitten", "sitting") - 0.571_428_571_428_571_4).abs() < 1e-12
         );
         assert_eq!(levenshtein("héllo", "hello"), 1);
+    }
+
+    #[test]
+    fn long_different_strings_are_bounded_and_never_overestimated() {
+        // 200k × 200k characters: far above the limit.
+        let n = 200_000;
+        let a: String = (0..n).map(|i| char::from(b'a' + (i * 7 % 26) as u8)).collect();
+        let b: String = (0..n).map(|i| char::from(b'a' + (i * 11 % 26) as u8)).collect();
+        let s = normalized_levenshtein(&a, &b);
+        assert!((0.0..1.0).contains(&s), "{s}");
+        // A few edits apart: exact through the band.
+        let mut c = a.clone();
+        c.replace_range(10..13, "xyz");
+        c.push('q');
+        assert_eq!(levenshtein(&a, &c), 4);
+        let u: String = a.chars().map(|ch| if ch == 'a' { 'é' } else { ch }).collect();
+        let mut v = u.clone();
+        v.insert(5, 'ß');
+        assert_eq!(levenshtein(&u, &v), 1);
+        // The block estimate is an upper bound of the distance.
+        let (x, y) = ("ab".repeat(5000), "ba".repeat(5000));
+        assert!(bounded_distance(x.as_bytes(), y.as_bytes()) >= 2);
+        let small = bounded_distance(b"kitten", b"sitting");
+        assert_eq!(small, 3);
     }
 
     #[test]

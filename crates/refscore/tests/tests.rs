@@ -7,6 +7,7 @@
 //! one trial each.
 
 mod cases;
+mod fuzz;
 mod match_properties;
 mod properties;
 
@@ -21,6 +22,7 @@ fn main() {
     let mut trials = cases::trials();
     trials.extend(properties::trials());
     trials.extend(match_properties::trials());
+    trials.extend(fuzz::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 

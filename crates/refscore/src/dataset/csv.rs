@@ -23,6 +23,11 @@ impl<R: Read> CsvRows<R> {
         let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(reader);
         let headers = reader.headers().map_err(|e| invalid(format!("CSV header: {e}")))?;
         let headers: Vec<String> = headers.iter().map(str::to_owned).collect();
+        if headers.is_empty() {
+            return Err(invalid(String::from(
+                "the file is empty: a CSV dataset needs a header row",
+            )));
+        }
         let mut seen = std::collections::BTreeSet::new();
         for h in &headers {
             if !seen.insert(h.as_str()) {

@@ -209,7 +209,16 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
         .ok_or_else(|| DatasetError::UnknownFormat { path: path.to_path_buf() })?;
     let file = std::fs::File::open(path)
         .map_err(|e| DatasetError::Io { path: path.to_path_buf(), message: e.to_string() })?;
-    let size = file.metadata().map_or(0, |m| m.len());
+    let meta = file
+        .metadata()
+        .map_err(|e| DatasetError::Io { path: path.to_path_buf(), message: e.to_string() })?;
+    if meta.is_dir() {
+        return Err(DatasetError::Invalid {
+            path: path.to_path_buf(),
+            message: String::from("is a directory, not a dataset file"),
+        });
+    }
+    let size = meta.len();
     let read = Arc::new(AtomicU64::new(0));
     let counted = |file| {
         std::io::BufReader::with_capacity(

@@ -231,15 +231,52 @@ fn finish(mut pairs: Pairs, missing: Pairs, used: &[bool]) -> Pairs {
     pairs
 }
 
-/// Distinct scalars in first-seen order (numbers equal by value).
-pub(super) fn distinct(items: &[Value]) -> Vec<&Value> {
-    let mut out: Vec<&Value> = Vec::new();
-    for v in items {
-        if !out.iter().any(|x| same_scalar(x, v)) {
-            out.push(v);
+/// The distinct scalars of an array, in first-seen order, with a hash
+/// index: building it and each membership test cost linear time, not the
+/// quadratic pairwise scan (an array of 100k scalars stays fast).
+pub(super) struct ScalarSet<'v> {
+    items: Vec<&'v Value>,
+    index: HashMap<String, Vec<usize>, std::hash::BuildHasherDefault<Fx>>,
+}
+
+impl<'v> ScalarSet<'v> {
+    /// Each distinct element of `items` once ([`same_scalar`] identity).
+    pub(super) fn new(items: &'v [Value]) -> Self {
+        let mut set = ScalarSet { items: Vec::new(), index: HashMap::default() };
+        for v in items {
+            if !set.contains(v) {
+                let at = set.items.len();
+                set.items.push(v);
+                set.index.entry(scalar_key(v)).or_default().push(at);
+            }
         }
+        set
     }
-    out
+
+    /// Whether a [`same_scalar`] equal of `v` is in the set.
+    pub(super) fn contains(&self, v: &Value) -> bool {
+        self.index
+            .get(&scalar_key(v))
+            .is_some_and(|at| at.iter().any(|&i| same_scalar(self.items[i], v)))
+    }
+
+    /// The distinct elements, in first-seen order.
+    pub(super) fn items(&self) -> &[&'v Value] {
+        &self.items
+    }
+}
+
+/// A hash key that [`same_scalar`] equals share: numbers by their `f64`
+/// value (`1` and `1.0` alike, `-0` as `0`), other values by their text.
+fn scalar_key(v: &Value) -> String {
+    match v {
+        Value::Number(n) => {
+            let x = n.as_f64().unwrap_or(0.0);
+            format!("n{}", if x == 0.0 { 0.0 } else { x })
+        }
+        Value::String(s) => format!("s{s}"),
+        other => format!("j{}", crate::json::compact(other)),
+    }
 }
 
 /// Scalar identity with typed values: `1 == 1.0`, `true != "true"`.

@@ -582,14 +582,14 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
 
     /// Arrays of scalars as sets: each distinct value counts once.
     fn scalar_set(&mut self, ea: &'v [Value], aa: &'v [Value]) -> Tally {
-        let se = align::distinct(ea);
-        let sa = align::distinct(aa);
+        let se = align::ScalarSet::new(ea);
+        let sa = align::ScalarSet::new(aa);
         // Set members are array elements: their records say so.
         let was_element = std::mem::replace(&mut self.element, true);
         let mut t = Tally::ZERO;
-        for v in &se {
+        for &v in se.items() {
             t.total += 1.0;
-            if sa.iter().any(|x| align::same_scalar(x, v)) {
+            if sa.contains(v) {
                 t.matched += 1.0;
                 self.counts.matched += 1;
                 self.counts.credit += 1.0;
@@ -599,8 +599,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 self.emit(Outcome::Missing, Some(v), None, 0.0);
             }
         }
-        for v in &sa {
-            if !se.iter().any(|x| align::same_scalar(x, v)) {
+        for &v in sa.items() {
+            if !se.contains(v) {
                 t.total += 1.0;
                 self.counts.extra += 1;
                 self.emit(Outcome::Extra, None, Some(v), 0.0);

@@ -199,6 +199,23 @@ mod tests {
     }
 
     #[test]
+    fn large_scalar_arrays_compare_as_sets_in_linear_time() {
+        // 100k distinct scalars a side, half shared: the pairwise scan
+        // took tens of seconds; the hash index takes milliseconds.
+        let n = 100_000_i64;
+        let o: Vec<Value> = (0..n).map(Value::from).collect();
+        let r: Vec<Value> = (n / 2..n + n / 2).map(Value::from).collect();
+        let s = score(Value::Array(o), Value::Array(r));
+        #[allow(clippy::cast_precision_loss)]
+        let want = (n / 2) as f64 / (n + n / 2) as f64;
+        assert!((s - want).abs() < 1e-12, "{s} vs {want}");
+        // Set identity is typed as before: 1 and 1.0 are one value, 0 and
+        // -0.0 too, "1" and true are not.
+        assert_eq!(score(json!([1, 0, "1", true]), json!([1.0, -0.0, "1", true])), 1.0);
+        assert_eq!(score(json!(["1"]), json!([1])), 0.0);
+    }
+
+    #[test]
     fn deliberate_deviations() {
         assert_eq!(score(json!({"0": "pen", "1": "ink"}), json!(["pen", "ink"])), 0.0);
         assert_eq!(score(json!(["true", "2"]), json!([true, 2])), 0.0);

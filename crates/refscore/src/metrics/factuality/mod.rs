@@ -159,6 +159,13 @@ impl Fallback {
 /// Default word overlap a passage needs to count as a claim's evidence.
 pub const DEFAULT_THRESHOLD: f64 = 0.7;
 
+/// The most claim–passage comparisons one row may cost (claims of the
+/// output × evidence passages of the reference and context), reached by
+/// two texts of about 100 kB each. A larger row scores `invalid` with the
+/// counts, instead of stalling the run (two 300 kB texts took 21 s, 1 MB
+/// over three minutes).
+pub const MAX_CLAIM_CHECKS: usize = 4_000_000;
+
 /// Which claims fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -525,6 +532,16 @@ impl Factuality {
             })
             .filter(|(_, f)| is_claim(f))
             .collect();
+        if claims.len().saturating_mul(passages.len()) > MAX_CLAIM_CHECKS {
+            return Score::invalid(
+                SPEC.name,
+                format!(
+                    "too large to check: {} claims × {} evidence passages exceed the limit of {MAX_CLAIM_CHECKS} comparisons (shorten the texts, or use `scoring: overlap`)",
+                    claims.len(),
+                    passages.len()
+                ),
+            );
+        }
         let mut details = Vec::with_capacity(claims.len());
         for (i, (text, f)) in claims.iter().enumerate() {
             let check = format!("factuality.claim[{i}]");

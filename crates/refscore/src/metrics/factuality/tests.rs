@@ -500,3 +500,17 @@ fn judge_options_are_checked_and_resolved_only_for_deep() {
     .unwrap();
     assert_eq!(f.kind(), Kind::Llm);
 }
+
+#[test]
+fn a_row_too_large_to_check_is_invalid_not_a_stall() {
+    let sentence = |i: usize| format!("Site {i} in Berlin reported {i} units sold in 2023. ");
+    let output: String = (0..1_500).map(sentence).collect();
+    let reference: String = (0..1_500).map(|i| sentence(i + 7)).collect();
+    let s = run(json!({}), &output, &reference);
+    assert_eq!(s.score, None, "{:?}", s.explanation);
+    let why = s.explanation.unwrap_or_default();
+    assert!(why.contains("too large to check") && why.contains("1500 claims"), "{why}");
+    // Below the limit the same texts are checked.
+    let s = run(json!({}), &output[..2_000], &reference[..2_000]);
+    assert!(s.score.is_some(), "{:?}", s.explanation);
+}

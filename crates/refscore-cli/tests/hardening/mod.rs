@@ -1,0 +1,221 @@
+//! Hostile inputs and interruptions: dataset errors that leave nothing
+//! behind, directories and empty files as datasets, byte-order marks,
+//! non-UTF-8 lines in `--pairs`, and SIGTERM / a second signal.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use super::{code, refscore, stderr, stdout, write};
+
+/// `refscore` with its own store, in `dir`.
+fn at(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(args)
+        .env("REFSCORE_STORE", dir.join("runs.db"))
+        .current_dir(dir)
+        .output()
+        .expect("runs")
+}
+
+/// The runs recorded in `dir`'s store.
+fn runs(dir: &Path) -> Vec<Value> {
+    let o = at(dir, &["runs", "list", "--format", "json"]);
+    match serde_json::from_str::<Value>(&stdout(&o)) {
+        Ok(Value::Array(v)) => v,
+        Ok(other) => other["runs"].as_array().cloned().unwrap_or_default(),
+        Err(_) => Vec::new(),
+    }
+}
+
+#[test]
+fn dataset_errors_write_nothing_and_record_no_running_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("folder.jsonl")).unwrap();
+    write(d, "dup.csv", "id,id\n1,2\n");
+    write(d, "empty.csv", "");
+    write(d, "data.txt", "x\n");
+    let cases: [(&str, &str); 5] = [
+        ("missing.jsonl", "missing.jsonl"),
+        ("folder.jsonl", "is a directory"),
+        ("dup.csv", "appears twice"),
+        ("empty.csv", "is empty"),
+        ("data.txt", "unknown dataset format"),
+    ];
+    for (i, (dataset, message)) in cases.iter().enumerate() {
+        let suite = write(
+            d,
+            &format!("suite{i}.yaml"),
+            &format!("name: s{i}\ndataset: {dataset}\nevaluators:\n  - metric: json_match\n"),
+        );
+        let out = d.join(format!("out{i}"));
+        let o = at(d, &["run", &suite, "-o", out.to_str().unwrap(), "--quiet"]);
+        assert_eq!(code(&o), 2, "{dataset}: {}{}", stdout(&o), stderr(&o));
+        assert!(stderr(&o).contains(message), "{dataset}: {}", stderr(&o));
+        assert!(stderr(&o).contains(dataset), "names the dataset: {}", stderr(&o));
+        assert!(!out.join("results.jsonl").exists(), "{dataset}: no results file");
+    }
+    let listed = runs(d);
+    let left: Vec<&Value> = listed.iter().filter(|r| r["status"] == "running").collect();
+    assert!(left.is_empty(), "no run left running: {left:?}");
+}
+
+#[test]
+fn a_byte_order_mark_is_ignored_by_every_json_metric() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = "{\"total\": 12.5, \"items\": [\"a\", \"b\"], \"name\": \"ACME\"}";
+    let out = write(dir.path(), "out.json", &format!("\u{feff}{doc}"));
+    let reference = write(dir.path(), "ref.json", &format!("\u{feff}{doc}\n"));
+    for metric in ["json_distance", "json_diff", "json_similarity", "json_structural", "json_match"]
+    {
+        let o = refscore(&["compare", &out, &reference, "--metric", metric, "--json"]);
+        assert_eq!(code(&o), 0, "{metric}: {}", stderr(&o));
+        let s: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let want = if metric == "json_distance" { 0.0 } else { 1.0 };
+        assert_eq!(s["score"].as_f64(), Some(want), "{metric}: {s}");
+    }
+}
+
+#[test]
+fn pairs_score_the_lines_after_one_that_is_not_utf8() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(b"{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n");
+    bytes.extend_from_slice(b"{\"id\": 2, \"output\": \"\xff\xfe\", \"reference\": {}}\n");
+    bytes.extend_from_slice(b"{\"id\": 3, \"output\": {\"a\": 2}, \"reference\": {\"a\": 1}}\n");
+    let path = dir.path().join("pairs.jsonl");
+    std::fs::write(&path, bytes).unwrap();
+    let o = refscore(&["compare", "--pairs", path.to_str().unwrap(), "--metric", "json_diff"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let lines: Vec<Value> =
+        stdout(&o).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert_eq!(lines.len(), 3, "{}", stdout(&o));
+    assert!(lines[2].to_string().contains('3'), "the line after the bad one is scored");
+}
+
+/// A dataset big enough that a run is still going when signalled.
+fn big_suite(dir: &Path) -> String {
+    let mut text = String::new();
+    for i in 0..300_000 {
+        text.push_str(&format!("{{\"id\": {i}, \"output\": {{\"a\": {i}, \"b\": [1, 2, 3]}}, \"reference\": {{\"a\": 1, \"b\": [3, 2, 1]}}}}\n"));
+    }
+    write(dir, "big.jsonl", &text);
+    write(
+        dir,
+        "suite.yaml",
+        "dataset: big.jsonl\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n",
+    )
+}
+
+/// Starts a run of `big_suite` and waits until results are being written.
+fn start_run(dir: &Path) -> std::process::Child {
+    let suite = big_suite(dir);
+    let out = dir.join("out");
+    let child = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", &suite, "-o", out.to_str().unwrap(), "--quiet", "--threads", "1"])
+        .env("REFSCORE_STORE", dir.join("runs.db"))
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let results = out.join("results.jsonl");
+    let start = std::time::Instant::now();
+    while std::fs::metadata(&results).map_or(0, |m| m.len()) == 0 && start.elapsed().as_secs() < 60
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child
+}
+
+#[test]
+fn sigterm_stops_like_ctrl_c_and_the_run_can_be_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let child = start_run(d);
+    let sent = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let o = child.wait_with_output().expect("waits");
+    assert_eq!(code(&o), 1, "a cancelled run exits 1: {}", stderr(&o));
+    assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["cancelled"], true);
+    let done = summary["rows"].as_u64().unwrap();
+    let lines = std::fs::read_to_string(d.join("out/results.jsonl")).unwrap().lines().count();
+    assert_eq!(lines as u64, done, "every evaluated row is in results.jsonl");
+    let listed = runs(d);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["status"], "cancelled", "{listed:?}");
+    let o = at(d, &["run", "suite.yaml", "--resume", "--quiet"]);
+    assert!(code(&o) <= 1, "{}", stderr(&o));
+    let lines = std::fs::read_to_string(d.join("out/results.jsonl")).unwrap().lines().count();
+    assert_eq!(lines, 300_000, "the resumed run finished every row");
+}
+
+#[test]
+fn a_second_signal_writes_every_line_handed_over_before_exiting() {
+    // Rows slow enough (arrays of objects paired by similarity) that the
+    // first signal's "finish the current batch" takes seconds, so that the
+    // second one lands while rows are still being evaluated.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut text = String::new();
+    for i in 0..3_000 {
+        let items = |shift: usize| -> String {
+            (0..60)
+                .map(|k| format!("{{\"sku\": \"item-{}\", \"qty\": {k}}}", (k + shift) % 60))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        text.push_str(&format!(
+            "{{\"id\": {i}, \"output\": {{\"items\": [{}]}}, \"reference\": {{\"items\": [{}]}}}}\n",
+            items(i % 7),
+            items(0)
+        ));
+    }
+    write(d, "slow.jsonl", &text);
+    let suite = write(
+        d,
+        "suite.yaml",
+        "dataset: slow.jsonl\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n",
+    );
+    let out = d.join("out");
+    let child = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", &suite, "-o", out.to_str().unwrap(), "--quiet", "--threads", "1"])
+        .env("REFSCORE_STORE", d.join("runs.db"))
+        .current_dir(d)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    // Wait until the store holds a committed batch.
+    let recorded = || {
+        let o = at(d, &["runs", "show", "latest", "--format", "json"]);
+        serde_json::from_str::<Value>(&stdout(&o)).ok().and_then(|v| v["run"]["rows"].as_u64())
+    };
+    let start = std::time::Instant::now();
+    while recorded().unwrap_or(0) == 0 && start.elapsed().as_secs() < 120 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pid = child.id().to_string();
+    let sent = Command::new("sh")
+        .args(["-c", &format!("kill -INT {pid}; sleep 0.2; kill -INT {pid}")])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let o = child.wait_with_output().expect("waits");
+    assert_eq!(code(&o), 130, "the second signal ends the run: {}", stderr(&o));
+    let committed = recorded().unwrap_or(0);
+    assert!(committed > 0);
+    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert!(text.ends_with('\n'), "the last line is whole");
+    for line in text.lines() {
+        serde_json::from_str::<Value>(line).expect("every line is whole JSON");
+    }
+    let lines = text.lines().count() as u64;
+    assert!(lines >= committed, "{lines} lines, {committed} rows recorded: lines were lost");
+}

@@ -177,6 +177,13 @@ fn runs_are_recorded_compared_with_the_last_passing_one_and_gated() {
     let ids: Vec<i64> =
         left.as_array().unwrap().iter().map(|r| r["id"].as_i64().unwrap()).collect();
     assert_eq!(ids, [5, 3], "the newest run and the pinned one");
+    let o = at(d, &d.join("absent.db"), &["runs", "list"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("absent.db: no run store here") && stderr(&o).contains("--store"),
+        "{}",
+        stderr(&o)
+    );
     let o = at(d, &store, &["runs", "show", "99"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("no run 99"), "{}", stderr(&o));

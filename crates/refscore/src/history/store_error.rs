@@ -26,7 +26,7 @@ pub enum StoreError {
         known: i64,
     },
     /// No store at the path (for commands that only read).
-    #[error("{}: no run store here (runs are recorded by `refscore run`)", path.display())]
+    #[error("{}: no run store here (`refscore run` records runs in `.refscore/runs.db` beside the suite file: name that file with --store or REFSCORE_STORE, or the suite with `runs list --suite FILE`)", path.display())]
     Missing {
         /// The path looked at.
         path: PathBuf,

@@ -206,6 +206,16 @@ mod tests {
         assert!(bounded_distance(x.as_bytes(), y.as_bytes()) >= 2);
         let small = bounded_distance(b"kitten", b"sitting");
         assert_eq!(small, 3);
+        // Above the limit and more than EXACT_BAND edits apart, the block
+        // estimate is what is computed: 100 characters moved from the front
+        // to the back cost exactly 200 edits, but every aligned block sees
+        // a shift of 100, so the bounded distance counts more (an exact,
+        // unbounded computation would give 200 here).
+        let s: String = (0..70_000).map(|i| char::from(b'a' + (i * 7 % 13) as u8)).collect();
+        let (front, back) = (format!("{}{s}", "y".repeat(100)), format!("{s}{}", "y".repeat(100)));
+        assert!(over_limit(&front, &back));
+        let d = levenshtein(&front, &back);
+        assert!(d > 200 && d <= front.len(), "{d}");
     }
 
     #[test]

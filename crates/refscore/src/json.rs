@@ -6,6 +6,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::tree::{Kind, Node};
+
 /// Deepest nesting accepted, in levels; deeper input is an error rather
 /// than a risk to the process.
 pub const MAX_DEPTH: usize = 100_000;
@@ -204,6 +206,51 @@ pub fn compact(v: &Value) -> String {
         return format!("<{} nested deeper than 64 levels>", type_name(v));
     }
     serde_json::to_string(v).unwrap_or_default()
+}
+
+/// [`compact`] of a tree node.
+pub fn compact_node(n: Node<'_>) -> String {
+    if node_depth_exceeds(n, 64) {
+        return format!("<{} nested deeper than 64 levels>", kind_name(n.kind()));
+    }
+    serde_json::to_string(&n).unwrap_or_default()
+}
+
+/// [`display`] of a tree node: strings as they are, other values as
+/// compact JSON.
+pub fn display_node(n: Node<'_>) -> String {
+    match n.as_str() {
+        Some(s) => s.to_owned(),
+        None => compact_node(n),
+    }
+}
+
+/// The JSON type name of a kind, as [`type_name`] says it.
+pub fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Null => "null",
+        Kind::Bool => "boolean",
+        Kind::Number => "number",
+        Kind::String => "string",
+        Kind::Array => "array",
+        Kind::Object => "object",
+    }
+}
+
+/// Whether a node nests deeper than `limit` levels. Iterative.
+fn node_depth_exceeds(n: Node<'_>, limit: usize) -> bool {
+    let mut stack = vec![(n, 0usize)];
+    while let Some((n, d)) = stack.pop() {
+        if !n.is_container() {
+            continue;
+        }
+        if d + 1 > limit && !n.is_empty() {
+            return true;
+        }
+        stack.extend(n.items().map(|c| (c, d + 1)));
+        stack.extend(n.entries().map(|(_, c)| (c, d + 1)));
+    }
+    false
 }
 
 /// Whether a value nests deeper than `limit` levels. Iterative.

@@ -30,6 +30,7 @@ pub mod engine;
 pub mod error;
 pub mod evaluator;
 pub mod extract;
+pub mod fast_json;
 pub mod history;
 pub mod json;
 pub mod judge;
@@ -47,6 +48,7 @@ pub mod score;
 pub mod suite;
 pub mod summary;
 pub mod text;
+pub mod tree;
 pub mod unicode_class;
 
 pub use dataset::{DatasetError, DatasetFormat, Row, RowError, Rows};

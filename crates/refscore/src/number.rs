@@ -1,6 +1,8 @@
 //! Number comparisons that never overflow and never return NaN.
 
-use serde_json::{Number, Value};
+use serde_json::Number;
+#[cfg(test)]
+use serde_json::Value;
 
 /// A JSON number as f64 (integers beyond 2^53 lose precision).
 pub fn to_f64(n: &Number) -> f64 {
@@ -38,10 +40,10 @@ fn float_equals_int(f: f64, i: i128) -> bool {
 }
 
 /// Numeric view of a value for metrics that treat booleans as 0 and 1.
-pub fn bool_or_number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-        Value::Number(n) => Some(to_f64(n)),
+pub fn bool_or_number(v: crate::tree::Node<'_>) -> Option<f64> {
+    match (v.as_bool(), v.as_number()) {
+        (Some(b), _) => Some(if b { 1.0 } else { 0.0 }),
+        (_, Some(n)) => Some(to_f64(n)),
         _ => None,
     }
 }

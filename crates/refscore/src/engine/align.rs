@@ -3,9 +3,9 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
+use crate::tree::{Kind, Node};
 use pathfinding::kuhn_munkres::kuhn_munkres;
 use pathfinding::matrix::Matrix;
-use serde_json::Value;
 
 /// Index pairs `(reference, output)`; `None` on one side marks an unpaired
 /// element. Paired entries come first in reference order, then missing
@@ -23,17 +23,19 @@ pub(super) fn positional(n: usize, m: usize) -> Pairs {
 /// no partner) then pair by `fallback` (a pair's weight, `None` when the
 /// two cannot pair), when there is one; the rest stay unpaired.
 pub(super) fn by_key(
-    e: &[Value],
-    a: &[Value],
+    e: &[Node<'_>],
+    a: &[Node<'_>],
     keys: &[String],
     sim: impl Fn(usize, usize) -> f64,
     fallback: Option<&dyn Fn(usize, usize) -> Option<f64>>,
 ) -> Pairs {
-    let key_of = |v: &Value| -> Option<String> {
-        let obj = v.as_object()?;
+    let key_of = |v: &Node<'_>| -> Option<String> {
+        if !v.is_object() {
+            return None;
+        }
         let parts: Vec<String> = keys
             .iter()
-            .map(|k| obj.get(k).map_or_else(|| String::from("\u{0}"), canonical_scalar))
+            .map(|k| v.get(k).map_or_else(|| String::from("\u{0}"), canonical_scalar))
             .collect();
         if parts.iter().all(|p| p == "\u{0}") { None } else { Some(parts.join("\u{1}")) }
     };
@@ -157,8 +159,8 @@ fn assignment_indices(
 /// weight or `None` for a pair that cannot be made (unpaired elements are
 /// missing or extra).
 pub(super) fn assignment(
-    e: &[Value],
-    a: &[Value],
+    e: &[Node<'_>],
+    a: &[Node<'_>],
     weigh: &dyn Fn(usize, usize) -> Option<f64>,
 ) -> Pairs {
     let mut pairs = Pairs::with_capacity(e.len().max(a.len()));
@@ -178,7 +180,7 @@ pub(super) fn assignment(
     // identical to one in the reference, and most often at the same place.
     let mut same_place = vec![false; e.len()];
     for (i, (x, y)) in e.iter().zip(a).enumerate() {
-        if super::json_equal(x, y) {
+        if super::nodes_equal(*x, *y) {
             same_place[i] = true;
             used[i] = true;
             pairs.push((Some(i), Some(i)));
@@ -186,12 +188,12 @@ pub(super) fn assignment(
     }
     let mut index: HashMap<u64, Vec<usize>> = HashMap::new();
     for (j, v) in a.iter().enumerate().rev().filter(|(j, _)| !used[*j]) {
-        index.entry(hash_value(v)).or_default().push(j);
+        index.entry(hash_value(*v)).or_default().push(j);
     }
     let mut rest_e = Vec::new();
     for (i, v) in e.iter().enumerate().filter(|(i, _)| !same_place[*i]) {
-        let hit = index.get_mut(&hash_value(v)).and_then(|c| {
-            let pos = c.iter().rposition(|&j| super::json_equal(&a[j], v))?;
+        let hit = index.get_mut(&hash_value(*v)).and_then(|c| {
+            let pos = c.iter().rposition(|&j| super::nodes_equal(a[j], *v))?;
             Some(c.remove(pos))
         });
         match hit {
@@ -235,15 +237,15 @@ fn finish(mut pairs: Pairs, missing: Pairs, used: &[bool]) -> Pairs {
 /// index: building it and each membership test cost linear time, not the
 /// quadratic pairwise scan (an array of 100k scalars stays fast).
 pub(super) struct ScalarSet<'v> {
-    items: Vec<&'v Value>,
+    items: Vec<Node<'v>>,
     index: HashMap<String, Vec<usize>, std::hash::BuildHasherDefault<Fx>>,
 }
 
 impl<'v> ScalarSet<'v> {
     /// Each distinct element of `items` once ([`same_scalar`] identity).
-    pub(super) fn new(items: &'v [Value]) -> Self {
+    pub(super) fn new(items: &[Node<'v>]) -> Self {
         let mut set = ScalarSet { items: Vec::new(), index: HashMap::default() };
-        for v in items {
+        for &v in items {
             if !set.contains(v) {
                 let at = set.items.len();
                 set.items.push(v);
@@ -254,44 +256,42 @@ impl<'v> ScalarSet<'v> {
     }
 
     /// Whether a [`same_scalar`] equal of `v` is in the set.
-    pub(super) fn contains(&self, v: &Value) -> bool {
+    pub(super) fn contains(&self, v: Node<'_>) -> bool {
         self.index
             .get(&scalar_key(v))
             .is_some_and(|at| at.iter().any(|&i| same_scalar(self.items[i], v)))
     }
 
     /// The distinct elements, in first-seen order.
-    pub(super) fn items(&self) -> &[&'v Value] {
+    pub(super) fn items(&self) -> &[Node<'v>] {
         &self.items
     }
 }
 
 /// A hash key that [`same_scalar`] equals share: numbers by their `f64`
 /// value (`1` and `1.0` alike, `-0` as `0`), other values by their text.
-fn scalar_key(v: &Value) -> String {
-    match v {
-        Value::Number(n) => {
-            let x = n.as_f64().unwrap_or(0.0);
-            format!("n{}", if x == 0.0 { 0.0 } else { x })
-        }
-        Value::String(s) => format!("s{s}"),
-        other => format!("j{}", crate::json::compact(other)),
+fn scalar_key(v: Node<'_>) -> String {
+    if let Some(x) = v.as_f64() {
+        format!("n{}", if x == 0.0 { 0.0 } else { x })
+    } else if let Some(s) = v.as_str() {
+        format!("s{s}")
+    } else {
+        format!("j{}", crate::json::compact_node(v))
     }
 }
 
 /// Scalar identity with typed values: `1 == 1.0`, `true != "true"`.
-pub(super) fn same_scalar(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => crate::number::exact_eq(x, y),
-        _ => a == b,
-    }
+pub(super) fn same_scalar(a: Node<'_>, b: Node<'_>) -> bool {
+    super::nodes_equal(a, b)
 }
 
-fn canonical_scalar(v: &Value) -> String {
-    match v {
-        Value::String(s) => format!("s{s}"),
-        Value::Number(n) => format!("n{}", n.as_f64().unwrap_or(0.0)),
-        other => format!("j{}", crate::json::compact(other)),
+fn canonical_scalar(v: Node<'_>) -> String {
+    if let Some(s) = v.as_str() {
+        format!("s{s}")
+    } else if let Some(n) = v.as_number() {
+        format!("n{}", n.as_f64().unwrap_or(0.0))
+    } else {
+        format!("j{}", crate::json::compact_node(v))
     }
 }
 
@@ -337,22 +337,22 @@ impl Fx {
 }
 
 /// A structural hash of a value (key order is already canonical).
-pub(super) fn hash_value(v: &Value) -> u64 {
+pub(super) fn hash_value(v: Node<'_>) -> u64 {
     let mut h = Fx::default();
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
-        match v {
-            Value::Null => 0u8.hash(&mut h),
-            Value::Bool(b) => (1u8, *b).hash(&mut h),
-            Value::Number(n) => (2u8, n.as_f64().unwrap_or(0.0).to_bits()).hash(&mut h),
-            Value::String(s) => (3u8, s).hash(&mut h),
-            Value::Array(items) => {
-                (4u8, items.len()).hash(&mut h);
-                stack.extend(items.iter().rev());
+        match v.kind() {
+            Kind::Null => 0u8.hash(&mut h),
+            Kind::Bool => (1u8, v.as_bool()).hash(&mut h),
+            Kind::Number => (2u8, v.as_f64().unwrap_or(0.0).to_bits()).hash(&mut h),
+            Kind::String => (3u8, v.as_str()).hash(&mut h),
+            Kind::Array => {
+                (4u8, v.len()).hash(&mut h);
+                stack.extend(v.items().rev());
             }
-            Value::Object(m) => {
-                (5u8, m.len()).hash(&mut h);
-                for (k, v) in m.iter().rev() {
+            Kind::Object => {
+                (5u8, v.len()).hash(&mut h);
+                for (k, v) in v.entries().rev() {
                     k.hash(&mut h);
                     stack.push(v);
                 }
@@ -365,7 +365,18 @@ pub(super) fn hash_value(v: &Value) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::tree::Tree;
+    use serde_json::{Value, json};
+
+    /// Both arrays as tree nodes, for the pairing functions.
+    macro_rules! nodes {
+        ($e:ident, $a:ident) => {
+            let (ve, va) = (Value::Array($e.to_vec()), Value::Array($a.to_vec()));
+            let (te, ta) = (Tree::from_value(&ve), Tree::from_value(&va));
+            let $e: Vec<Node<'_>> = te.root().items().collect();
+            let $a: Vec<Node<'_>> = ta.root().items().collect();
+        };
+    }
 
     #[test]
     fn positional_pairs() {
@@ -376,6 +387,7 @@ mod tests {
     fn key_pairs() {
         let e = [json!({"sku": "A"}), json!({"sku": "B"}), json!({"x": 1})];
         let a = [json!({"sku": "B"}), json!({"sku": "C"}), json!({"sku": "A"})];
+        nodes!(e, a);
         let p = by_key(&e, &a, &[String::from("sku")], |_, _| 1.0, None);
         assert_eq!(
             p,
@@ -387,6 +399,7 @@ mod tests {
     fn assignment_prefers_identical_then_best() {
         let e = [json!("a"), json!("b"), json!("c")];
         let a = [json!("c"), json!("x"), json!("a")];
+        nodes!(e, a);
         let sim = |i, j| if i == 1 && j == 1 { 0.6 } else { 0.0 };
         let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.5));
         assert_eq!(p, vec![(Some(0), Some(2)), (Some(1), Some(1)), (Some(2), Some(0))]);
@@ -398,6 +411,7 @@ mod tests {
     fn assignment_handles_uneven_sides() {
         let e = [json!(1), json!(2), json!(3)];
         let a = [json!(4)];
+        nodes!(e, a);
         let p = assignment(&e, &a, &|i, _| viable(if i == 2 { 0.9 } else { 0.1 }, 0.0));
         assert!(p.contains(&(Some(2), Some(0))));
         assert_eq!(p.len(), 3);
@@ -407,6 +421,7 @@ mod tests {
     fn key_fallback_pairs_the_leftovers() {
         let e = [json!({"sku": "A-1"}), json!({"sku": "B-2"})];
         let a = [json!({"sku": "B-2"}), json!({"sku": "A-7"})];
+        nodes!(e, a);
         let keys = [String::from("sku")];
         let none = by_key(&e, &a, &keys, |_, _| 1.0, None);
         assert!(none.contains(&(Some(0), None)) && none.contains(&(None, Some(1))));
@@ -419,6 +434,7 @@ mod tests {
     fn a_possible_pair_is_never_traded_for_an_impossible_one() {
         let e = [json!(1), json!(2)];
         let a = [json!(3), json!(4)];
+        nodes!(e, a);
         // Only (0, 0) may pair, though (0, 1) + (1, 0) would weigh more.
         let weigh = |i: usize, j: usize| match (i, j) {
             (0, 0) => Some(0.1),

@@ -3,29 +3,51 @@
 use serde_json::Value;
 
 use crate::number::exact_eq;
+use crate::tree::{Kind, Node, Tree};
 
 /// Deep JSON equality with numbers compared by value (`1 == 1.0`, as
 /// [`exact_eq`]) and strings as written. Iterative: any depth is safe.
 pub fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Array(_) | Value::Object(_), Value::Array(_) | Value::Object(_)) => {
+            nodes_equal(Tree::from_value(a).root(), Tree::from_value(b).root())
+        }
+        (Value::Number(p), Value::Number(q)) => exact_eq(p, q),
+        _ => a == b,
+    }
+}
+
+/// [`json_equal`] of two tree nodes.
+pub fn nodes_equal(a: Node<'_>, b: Node<'_>) -> bool {
     let mut stack = vec![(a, b)];
     while let Some((x, y)) = stack.pop() {
-        match (x, y) {
-            (Value::Null, Value::Null) => {}
-            (Value::Bool(p), Value::Bool(q)) if p == q => {}
-            (Value::Number(p), Value::Number(q)) if exact_eq(p, q) => {}
-            (Value::String(p), Value::String(q)) if p == q => {}
-            (Value::Array(p), Value::Array(q)) if p.len() == q.len() => {
-                stack.extend(p.iter().zip(q));
-            }
-            (Value::Object(p), Value::Object(q)) if p.len() == q.len() => {
-                for (k, v) in p {
-                    match q.get(k) {
-                        Some(w) => stack.push((v, w)),
-                        None => return false,
-                    }
+        if x.kind() != y.kind() {
+            return false;
+        }
+        let same = match x.kind() {
+            Kind::Null => true,
+            Kind::Bool => x.as_bool() == y.as_bool(),
+            Kind::Number => match (x.as_number(), y.as_number()) {
+                (Some(p), Some(q)) => exact_eq(p, q),
+                _ => false,
+            },
+            Kind::String => x.as_str() == y.as_str(),
+            Kind::Array => {
+                x.len() == y.len() && {
+                    stack.extend(x.items().zip(y.items()));
+                    true
                 }
             }
-            _ => return false,
+            Kind::Object => {
+                x.len() == y.len()
+                    && x.entries().zip(y.entries()).all(|((k, v), (l, w))| {
+                        stack.push((v, w));
+                        k == l
+                    })
+            }
+        };
+        if !same {
+            return false;
         }
     }
     true

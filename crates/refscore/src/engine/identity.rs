@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use crate::tree::{Kind, Node};
 
 /// A string for identity: trimmed, inner white space collapsed, lower case.
 fn folded(s: &str) -> String {
@@ -12,10 +12,9 @@ fn folded(s: &str) -> String {
 }
 
 /// The `(field, folded value)` entries of an element's string fields.
-fn entries(v: &Value) -> Vec<(&str, String)> {
-    let Some(m) = v.as_object() else { return Vec::new() };
-    m.iter()
-        .filter_map(|(k, x)| x.as_str().map(|s| (k.as_str(), folded(s))))
+fn entries<'v>(v: Node<'v>) -> Vec<(&'v str, String)> {
+    v.entries()
+        .filter_map(|(k, x)| x.as_str().map(|s| (k, folded(s))))
         .filter(|(_, s)| !s.is_empty())
         .collect()
 }
@@ -30,10 +29,10 @@ pub(super) struct Identities<'v> {
 
 impl<'v> Identities<'v> {
     /// The identifying fields of two arrays' object elements.
-    pub(super) fn new(e: &'v [Value], a: &'v [Value]) -> Self {
-        fn unique<'v>(items: &'v [Value]) -> HashMap<(&'v str, String), Option<usize>> {
+    pub(super) fn new(e: &[Node<'v>], a: &[Node<'v>]) -> Self {
+        fn unique<'v>(items: &[Node<'v>]) -> HashMap<(&'v str, String), Option<usize>> {
             let mut seen: HashMap<(&'v str, String), Option<usize>> = HashMap::new();
-            for (i, v) in items.iter().enumerate() {
+            for (i, &v) in items.iter().enumerate() {
                 for entry in entries(v) {
                     seen.entry(entry).and_modify(|x| *x = None).or_insert(Some(i));
                 }
@@ -43,7 +42,7 @@ impl<'v> Identities<'v> {
         let in_e = unique(e);
         let reference = e
             .iter()
-            .map(|v| {
+            .map(|&v| {
                 entries(v)
                     .into_iter()
                     .filter(|k| in_e.get(k).is_some_and(Option::is_some))
@@ -67,13 +66,13 @@ impl<'v> Identities<'v> {
 /// How alike two elements' key fields are: the mean normalized Levenshtein
 /// similarity of the keys' values as text (trimmed, lower case); a key
 /// absent on either side counts 0.
-pub(super) fn key_similarity(e: &Value, a: &Value, keys: &[String]) -> f64 {
+pub(super) fn key_similarity(e: Node<'_>, a: Node<'_>, keys: &[String]) -> f64 {
     if keys.is_empty() {
         return 0.0;
     }
-    let text = |v: &Value| match v {
-        Value::String(s) => Some(folded(s)),
-        Value::Number(_) | Value::Bool(_) => Some(v.to_string()),
+    let text = |v: Node<'_>| match v.kind() {
+        Kind::String => v.as_str().map(folded),
+        Kind::Number | Kind::Bool => Some(crate::json::compact_node(v)),
         _ => None,
     };
     let sum: f64 = keys
@@ -91,7 +90,12 @@ pub(super) fn key_similarity(e: &Value, a: &Value, keys: &[String]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::tree::Tree;
+    use serde_json::{Value, json};
+
+    fn node(v: &Value) -> Tree<'_> {
+        Tree::from_value(v)
+    }
 
     #[test]
     fn unique_strings_identify() {
@@ -100,6 +104,10 @@ mod tests {
             json!({"sku": "B", "unit": "pc", "qty": 1}),
         ];
         let a = [json!({"sku": " b ", "unit": "pc"}), json!({"sku": "C", "unit": "pc"})];
+        let (ve, va) = (Value::Array(e.to_vec()), Value::Array(a.to_vec()));
+        let (te, ta) = (node(&ve), node(&va));
+        let (e, a): (Vec<Node<'_>>, Vec<Node<'_>>) =
+            (te.root().items().collect(), ta.root().items().collect());
         let ids = Identities::new(&e, &a);
         assert_eq!(ids.agree(1, 0), Some("sku"));
         // "pc" is shared by every element: it identifies nothing.
@@ -110,9 +118,10 @@ mod tests {
     #[test]
     fn keys_compare_by_edit_distance() {
         let keys = [String::from("sku")];
-        let s = key_similarity(&json!({"sku": "SKU-1001"}), &json!({"sku": "SKU-1011"}), &keys);
+        let sim = |e: Value, a: Value| key_similarity(node(&e).root(), node(&a).root(), &keys);
+        let s = sim(json!({"sku": "SKU-1001"}), json!({"sku": "SKU-1011"}));
         assert!((s - 0.875).abs() < 1e-12, "{s}");
-        assert_eq!(key_similarity(&json!({"sku": 1}), &json!({}), &keys), 0.0);
-        assert_eq!(key_similarity(&json!({"sku": 12}), &json!({"sku": 12}), &keys), 1.0);
+        assert_eq!(sim(json!({"sku": 1}), json!({})), 0.0);
+        assert_eq!(sim(json!({"sku": 12}), json!({"sku": 12})), 1.0);
     }
 }

@@ -16,7 +16,7 @@ mod record;
 mod tally;
 mod walk;
 
-pub use equal::json_equal;
+pub use equal::{json_equal, nodes_equal};
 pub use fields::FieldTally;
 pub use policy::{Absent, Aggregate, Align, Cost, Empty, KeySet, NodeRule, Pairing, Policy};
 pub use record::{Keep, Record};
@@ -26,6 +26,7 @@ use serde_json::Value;
 
 use crate::detail::Outcome;
 use crate::path::Seg;
+use crate::tree::{Node, Tree};
 
 /// The score of one leaf comparison.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,7 +71,7 @@ pub trait Rules: Sync {
     fn policy(&self) -> &Policy;
 
     /// Scores two values that are not both objects nor both arrays.
-    fn leaf(&self, expected: &Value, actual: &Value, rule: &NodeRule) -> Leaf;
+    fn leaf(&self, expected: Node<'_>, actual: Node<'_>, rule: &NodeRule) -> Leaf;
 
     /// Whether [`Rules::rule_at`] can return anything but the default; the
     /// walk skips path lookups when it cannot.
@@ -90,7 +91,7 @@ pub trait Rules: Sync {
 
     /// Why two leaves compared as they did, for the record of a kept leaf
     /// (say, which normalisation made them equal); `None` by default.
-    fn explain(&self, _expected: &Value, _actual: &Value, _rule: &NodeRule) -> Option<String> {
+    fn explain(&self, _expected: Node<'_>, _actual: Node<'_>, _rule: &NodeRule) -> Option<String> {
         None
     }
 
@@ -130,5 +131,20 @@ pub fn compare<M: Rules + ?Sized>(
     keep: Keep,
     fields: bool,
 ) -> Comparison {
-    walk::Walk::new(rules, keep, fields).run(expected, actual, weights)
+    let (e, a) = (Tree::from_value(expected), Tree::from_value(actual));
+    compare_nodes(rules, e.root(), a.root(), weights, keep, fields)
+}
+
+/// [`compare`] of two tree nodes (documents read by the fast reader, or
+/// parts of one).
+pub fn compare_nodes<M: Rules + ?Sized>(
+    rules: &M,
+    expected: Node<'_>,
+    actual: Node<'_>,
+    weights: Option<&Value>,
+    keep: Keep,
+    fields: bool,
+) -> Comparison {
+    let null = Tree::null();
+    walk::Walk::new(rules, keep, fields, null.root()).run(expected, actual, weights)
 }

@@ -16,10 +16,9 @@ use super::{
 };
 use super::{Counts, Tally};
 use crate::detail::{Outcome, truncate};
-use crate::json::{display, is_container};
+use crate::json::{compact_node, display_node};
 use crate::path::{JsonPath, Seg};
-
-static NULL: Value = Value::Null;
+use crate::tree::{Node, NodeId};
 
 /// Per-pair weight cursor (JSON Difference weights).
 #[derive(Clone, Copy)]
@@ -99,8 +98,8 @@ impl Acc {
 
 /// A value as text for a record: strings as written, but quoted when the
 /// types differ, so that `"12"` and `12` do not look alike.
-fn shown(v: &Value, outcome: Outcome) -> String {
-    if outcome == Outcome::TypeMismatch { crate::json::compact(v) } else { display(v) }
+fn shown(v: Node<'_>, outcome: Outcome) -> String {
+    if outcome == Outcome::TypeMismatch { compact_node(v) } else { display_node(v) }
 }
 
 pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
@@ -119,6 +118,8 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     /// Leaf counts of subtrees already counted in this comparison, by
     /// address (a missing subtree is counted at every level above it).
     leaf_counts: LeafCounts,
+    /// `null`, compared in place of an absent value.
+    null: Node<'v>,
 }
 
 /// A pair's weight for the assignment when it is plausible under `p`:
@@ -134,13 +135,13 @@ fn plausible(similarity: f64, p: &Pairing, agree: impl FnOnce() -> bool) -> Opti
 }
 
 /// Leaf counts of one comparison, shared by its sub-walks.
-type LeafCounts = Rc<RefCell<HashMap<usize, usize, BuildHasherDefault<Fx>>>>;
+type LeafCounts = Rc<RefCell<HashMap<NodeId, usize, BuildHasherDefault<Fx>>>>;
 
 /// Pair similarities of one comparison, shared by its sub-walks.
-type Memo = Rc<RefCell<HashMap<(usize, usize), f64, BuildHasherDefault<Fx>>>>;
+type Memo = Rc<RefCell<HashMap<(NodeId, NodeId), f64, BuildHasherDefault<Fx>>>>;
 
 impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
-    pub(super) fn new(m: &'m M, keep: Keep, fields: bool) -> Self {
+    pub(super) fn new(m: &'m M, keep: Keep, fields: bool, null: Node<'v>) -> Self {
         Walk {
             m,
             keep,
@@ -152,11 +153,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             element: false,
             memo: Memo::default(),
             leaf_counts: LeafCounts::default(),
+            null,
         }
     }
 
     /// What a subtree costs under `c`.
-    fn cost(&self, c: Cost, v: &Value) -> f64 {
+    fn cost(&self, c: Cost, v: Node<'v>) -> f64 {
         #[allow(clippy::cast_precision_loss)]
         match c {
             Cost::Free => 0.0,
@@ -168,18 +170,17 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
 
     /// The number of leaves of `v`, each container counted once per
     /// comparison.
-    fn leaves(&self, v: &Value) -> usize {
-        if !is_container(v) {
+    fn leaves(&self, v: Node<'v>) -> usize {
+        if !v.is_container() {
             return 1;
         }
-        let key = std::ptr::from_ref(v) as usize;
+        let key = v.id();
         if let Some(&n) = self.leaf_counts.borrow().get(&key) {
             return n;
         }
-        let n = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || match v {
-            Value::Array(items) => items.iter().map(|x| self.leaves(x)).sum(),
-            Value::Object(map) => map.values().map(|x| self.leaves(x)).sum(),
-            _ => 1,
+        let n = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+            v.items().map(|x| self.leaves(x)).sum::<usize>()
+                + v.entries().map(|(_, x)| self.leaves(x)).sum::<usize>()
         });
         self.leaf_counts.borrow_mut().insert(key, n);
         n
@@ -187,8 +188,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
 
     pub(super) fn run(
         mut self,
-        e: &'v Value,
-        a: &'v Value,
+        e: Node<'v>,
+        a: Node<'v>,
         weights: Option<&'v Value>,
     ) -> Comparison {
         let w = match weights {
@@ -209,11 +210,15 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if self.m.has_rules() { self.m.rule_at(&self.path) } else { NodeRule::default() }
     }
 
-    fn walk(&mut self, e: &'v Value, a: &'v Value, w: W<'v>, rule: NodeRule) -> Tally {
-        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || match (e, a) {
-            (Value::Object(em), Value::Object(am)) => self.object(em, am, w, rule),
-            (Value::Array(ea), Value::Array(aa)) => self.array(ea, aa, w, rule),
-            _ => self.leaf(e, a, rule),
+    fn walk(&mut self, e: Node<'v>, a: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+            if e.is_object() && a.is_object() {
+                self.object(e, a, w, rule)
+            } else if e.is_array() && a.is_array() {
+                self.array(e, a, w, rule)
+            } else {
+                self.leaf(e, a, rule)
+            }
         })
     }
 
@@ -226,15 +231,15 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         }
     }
 
-    fn emit(&mut self, outcome: Outcome, e: Option<&Value>, a: Option<&Value>, score: f64) {
+    fn emit(&mut self, outcome: Outcome, e: Option<Node<'v>>, a: Option<Node<'v>>, score: f64) {
         self.emit_noted(outcome, e, a, score, None);
     }
 
     fn emit_noted(
         &mut self,
         outcome: Outcome,
-        e: Option<&Value>,
-        a: Option<&Value>,
+        e: Option<Node<'v>>,
+        a: Option<Node<'v>>,
         score: f64,
         note: Option<String>,
     ) {
@@ -269,9 +274,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         }
     }
 
-    fn leaf(&mut self, e: &'v Value, a: &'v Value, rule: NodeRule) -> Tally {
+    fn leaf(&mut self, e: Node<'v>, a: Node<'v>, rule: NodeRule) -> Tally {
         let mut l = self.m.leaf(e, a, &rule);
-        let containers = is_container(e) || is_container(a);
+        let containers = e.is_container() || a.is_container();
         let total = if containers { self.cost(self.m.policy().mismatch, e) } else { 1.0 };
         match (l.outcome, self.relabel) {
             (Outcome::Match, _) => self.counts.matched += 1,
@@ -308,17 +313,17 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     }
 
     /// Compares against `null` in place of an absent value.
-    fn as_null(&mut self, e: &'v Value, a: &'v Value, label: Outcome, rule: NodeRule) -> Tally {
+    fn as_null(&mut self, e: Node<'v>, a: Node<'v>, label: Outcome, rule: NodeRule) -> Tally {
         let saved = self.relabel.replace(label);
         let t = self.walk(e, a, W::One, rule);
         self.relabel = saved;
         t
     }
 
-    fn missing(&mut self, ev: &'v Value, rule: NodeRule) -> Tally {
+    fn missing(&mut self, ev: Node<'v>, rule: NodeRule) -> Tally {
         let pol = self.m.policy();
         if pol.absent == Absent::AsNull && !self.element {
-            return self.as_null(ev, &NULL, Outcome::Missing, rule);
+            return self.as_null(ev, self.null, Outcome::Missing, rule);
         }
         if !self.element && rule.absent_is_null.unwrap_or(false) && ev.is_null() {
             self.counts.matched += 1;
@@ -334,10 +339,10 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         Tally::new(0.0, self.cost(pol.missing, ev))
     }
 
-    fn extra(&mut self, av: &'v Value, parent: NodeRule, rule: NodeRule) -> Option<Tally> {
+    fn extra(&mut self, av: Node<'v>, parent: NodeRule, rule: NodeRule) -> Option<Tally> {
         let pol = self.m.policy();
         if pol.absent == Absent::AsNull && !self.element {
-            return Some(self.as_null(&NULL, av, Outcome::Extra, rule));
+            return Some(self.as_null(self.null, av, Outcome::Extra, rule));
         }
         let c = parent.extra.unwrap_or(pol.extra);
         if c == Cost::Free || rule.ignore {
@@ -354,13 +359,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         Some(Tally::new(0.0, self.cost(c, av)))
     }
 
-    fn object(
-        &mut self,
-        em: &'v Map<String, Value>,
-        am: &'v Map<String, Value>,
-        w: W<'v>,
-        rule: NodeRule,
-    ) -> Tally {
+    fn object(&mut self, em: Node<'v>, am: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
         let pol = self.m.policy();
         let was_element = self.element;
         let mut acc = Acc::new(pol.aggregate);
@@ -370,12 +369,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             Empty::Nothing => false,
         };
         if leaf_if_empty {
-            self.emit(Outcome::Match, Some(&NULL), Some(&NULL), 1.0);
+            self.emit(Outcome::Match, Some(self.null), Some(self.null), 1.0);
             self.counts.matched += 1;
             self.counts.credit += 1.0;
             acc.add(Tally::new(1.0, 1.0), 1.0);
         } else {
-            for (k, ev) in em {
+            for (k, ev) in em.entries() {
                 let (cw, kw) = w.child(k);
                 self.enter(Seg::Key(k));
                 self.element = false;
@@ -391,7 +390,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             }
         }
         if pol.keys == KeySet::Union || pol.empty_expected_object == Empty::Leaf && em.is_empty() {
-            for (k, av) in am {
+            for (k, av) in am.entries() {
                 if em.contains_key(k) {
                     continue;
                 }
@@ -409,19 +408,21 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         acc.finish(em.is_empty() && am.is_empty())
     }
 
-    fn array(&mut self, ea: &'v [Value], aa: &'v [Value], w: W<'v>, rule: NodeRule) -> Tally {
+    fn array(&mut self, ea: Node<'v>, aa: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
+        let ea: &[Node<'v>] = &ea.items().collect::<Vec<_>>();
+        let aa: &[Node<'v>] = &aa.items().collect::<Vec<_>>();
         let pol = self.m.policy();
         if ea.is_empty() && aa.is_empty() {
             if pol.aggregate == Aggregate::Mean || pol.empty_arrays == Empty::Leaf {
                 self.counts.matched += 1;
                 self.counts.credit += 1.0;
-                self.emit(Outcome::Match, Some(&NULL), Some(&NULL), 1.0);
+                self.emit(Outcome::Match, Some(self.null), Some(self.null), 1.0);
                 return Tally::new(1.0, 1.0);
             }
             return Tally::ZERO;
         }
         let align = rule.align.map_or(&pol.align, |i| self.m.alignment(i));
-        let scalars = !ea.iter().chain(aa).any(is_container);
+        let scalars = !ea.iter().chain(aa).any(|v| v.is_container());
         let pairs: Pairs = match align {
             Align::SetIfScalars if scalars => return self.scalar_set(ea, aa),
             Align::Positional | Align::SetIfScalars => align::positional(ea.len(), aa.len()),
@@ -431,7 +432,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                     Some(p) => {
                         let ids = OnceCell::new();
                         let weigh = |i: usize, j: usize| {
-                            let s = (sim(i, j) + key_similarity(&ea[i], &aa[j], keys)) / 2.0;
+                            let s = (sim(i, j) + key_similarity(ea[i], aa[j], keys)) / 2.0;
                             plausible(s, p, || {
                                 ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
                             })
@@ -458,12 +459,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 match (i, j) {
                     (Some(i), Some(j)) => {
                         let at = self.records.len();
-                        let t = self.walk(&ea[i], &aa[j], w, r);
+                        let t = self.walk(ea[i], aa[j], w, r);
                         acc.add(t, wt);
                         if self.keep != Keep::None
                             && self.m.report_pairs()
                             && !matches!(align, Align::Positional | Align::SetIfScalars)
-                            && is_container(&ea[i])
+                            && ea[i].is_container()
                             && self.records[at..].iter().any(|x| x.outcome != Outcome::Match)
                         {
                             let ids = ids.get_or_insert_with(|| Identities::new(ea, aa));
@@ -482,11 +483,11 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                         }
                     }
                     (Some(i), None) if pol.surplus_elements => {
-                        let t = self.missing(&ea[i], r);
+                        let t = self.missing(ea[i], r);
                         acc.add(t, wt);
                     }
                     (None, Some(j)) if pol.surplus_elements => {
-                        if let Some(t) = self.extra(&aa[j], rule, r) {
+                        if let Some(t) = self.extra(aa[j], rule, r) {
                             acc.add(t, wt);
                         }
                     }
@@ -501,7 +502,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
 
     /// Pairs by assignment: under `pairing`, or (without) only equal
     /// elements.
-    fn assign(&self, ea: &'v [Value], aa: &'v [Value], pairing: Option<Pairing>) -> Pairs {
+    fn assign(&self, ea: &[Node<'v>], aa: &[Node<'v>], pairing: Option<Pairing>) -> Pairs {
         let Some(p) = pairing else {
             return align::assignment(ea, aa, &|i, j| {
                 align::viable(self.pair_similarity(ea, aa, i, j), 1.0)
@@ -519,8 +520,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     /// Why elements `i` and `j` were paired, for the pair's record.
     fn pair_note(
         &self,
-        ea: &'v [Value],
-        aa: &'v [Value],
+        ea: &[Node<'v>],
+        aa: &[Node<'v>],
         (i, j): (usize, usize),
         al: &Align,
         ids: &Identities<'v>,
@@ -537,7 +538,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             }
             Align::ByKey { keys, .. } => format!(
                 "paired though the key differs (key similarity {:.3})",
-                key_similarity(&ea[i], &aa[j], keys)
+                key_similarity(ea[i], aa[j], keys)
             ),
             _ => String::from("paired by similarity"),
         };
@@ -549,16 +550,15 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
 
     /// Similarity in [0, 1] of reference element `i` and output element
     /// `j` of the arrays at the current path, without records or counts.
-    fn pair_similarity(&self, ea: &'v [Value], aa: &'v [Value], i: usize, j: usize) -> f64 {
-        let (Some(e), Some(a)) = (ea.get(i), aa.get(j)) else { return 0.0 };
-        let memo_key = (is_container(e) && is_container(a))
-            .then(|| (std::ptr::from_ref(e) as usize, std::ptr::from_ref(a) as usize));
+    fn pair_similarity(&self, ea: &[Node<'v>], aa: &[Node<'v>], i: usize, j: usize) -> f64 {
+        let (Some(&e), Some(&a)) = (ea.get(i), aa.get(j)) else { return 0.0 };
+        let memo_key = (e.is_container() && a.is_container()).then(|| (e.id(), a.id()));
         if let Some(k) = memo_key
             && let Some(&s) = self.memo.borrow().get(&k)
         {
             return s;
         }
-        let mut sub = Walk::new(self.m, Keep::None, false);
+        let mut sub = Walk::new(self.m, Keep::None, false, self.null);
         sub.memo = Rc::clone(&self.memo);
         sub.leaf_counts = Rc::clone(&self.leaf_counts);
         // The path only serves rule lookups here (no records, no tallies):
@@ -581,7 +581,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     }
 
     /// Arrays of scalars as sets: each distinct value counts once.
-    fn scalar_set(&mut self, ea: &'v [Value], aa: &'v [Value]) -> Tally {
+    fn scalar_set(&mut self, ea: &[Node<'v>], aa: &[Node<'v>]) -> Tally {
         let se = align::ScalarSet::new(ea);
         let sa = align::ScalarSet::new(aa);
         // Set members are array elements: their records say so.
@@ -621,6 +621,7 @@ mod tests {
         NodeRule, Policy, Rules, compare, json_equal,
     };
     use crate::path::{Seg, format_path};
+    use crate::tree::Node;
 
     use Outcome::{Extra, Match, Missing, Partial, TypeMismatch, ValueMismatch};
 
@@ -645,8 +646,8 @@ mod tests {
             &self.0
         }
 
-        fn leaf(&self, e: &Value, a: &Value, _: &NodeRule) -> Leaf {
-            exact_leaf(e, a)
+        fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
+            crate::tree::with_values(e, a, exact_leaf)
         }
     }
 
@@ -658,8 +659,8 @@ mod tests {
             &self.0
         }
 
-        fn leaf(&self, e: &Value, a: &Value, _: &NodeRule) -> Leaf {
-            exact_leaf(e, a)
+        fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
+            crate::tree::with_values(e, a, exact_leaf)
         }
 
         fn has_rules(&self) -> bool {

@@ -23,6 +23,7 @@ use crate::evaluator::{EvalInput, Evaluator, InputSpec, InputType};
 use crate::number::{bool_or_number, normalized_difference};
 use crate::score::{Direction, Kind, Score};
 use crate::text::normalized_levenshtein;
+use crate::tree::{Node, ValueRef};
 
 /// The declaration of `json_diff`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -154,10 +155,12 @@ impl Rules for JsonDiff {
         &self.policy
     }
 
-    fn leaf(&self, e: &Value, a: &Value, _: &NodeRule) -> Leaf {
-        match (e, a) {
-            (Value::Null, Value::Null) => Leaf::MATCH,
-            (Value::String(x), Value::String(y)) => Leaf::graded(normalized_levenshtein(x, y)),
+    fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
+        match (e.value(), a.value()) {
+            (ValueRef::Null, ValueRef::Null) => Leaf::MATCH,
+            (ValueRef::String(x), ValueRef::String(y)) => {
+                Leaf::graded(normalized_levenshtein(x, y))
+            }
             _ => match (bool_or_number(e), bool_or_number(a)) {
                 (Some(x), Some(y)) => Leaf::graded(normalized_difference(x, y)),
                 _ => Leaf::TYPE,

@@ -23,7 +23,9 @@ use crate::engine::{
 use crate::error::ConfigError;
 use crate::evaluator::Evaluator;
 use crate::number::exact_eq;
-use crate::score::{Direction, Kind, Score};
+use crate::score::Kind;
+use crate::score::{Direction, Score};
+use crate::tree::{Kind as NodeKind, Node, ValueRef};
 
 /// The declaration of `json_distance`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -102,40 +104,40 @@ fn differences(c: &Comparison) -> u64 {
 
 /// Python `==` between two JSON values of which at most one is a container
 /// of the other's kind.
-pub(crate) fn python_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Null, Value::Null) => true,
-        (Value::String(x), Value::String(y)) => x == y,
-        (Value::Number(x), Value::Number(y)) => exact_eq(x, y),
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Bool(x), Value::Number(n)) | (Value::Number(n), Value::Bool(x)) => {
-            crate::number::as_i128(n).map_or_else(
-                || n.as_f64() == Some(f64::from(u8::from(*x))),
-                |i| i == i128::from(*x),
-            )
+pub(crate) fn python_eq(a: Node<'_>, b: Node<'_>) -> bool {
+    match (a.value(), b.value()) {
+        (ValueRef::Null, ValueRef::Null) => true,
+        (ValueRef::String(x), ValueRef::String(y)) => x == y,
+        (ValueRef::Number(x), ValueRef::Number(y)) => exact_eq(x, y),
+        (ValueRef::Bool(x), ValueRef::Bool(y)) => x == y,
+        (ValueRef::Bool(x), ValueRef::Number(n)) | (ValueRef::Number(n), ValueRef::Bool(x)) => {
+            crate::number::as_i128(n)
+                .map_or_else(|| n.as_f64() == Some(f64::from(u8::from(x))), |i| i == i128::from(x))
         }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| python_eq(p, q))
+        (ValueRef::Array(x), ValueRef::Array(y)) => {
+            x.len() == y.len() && x.items().zip(y.items()).all(|(p, q)| python_eq(p, q))
         }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| python_eq(v, w)))
+        (ValueRef::Object(x), ValueRef::Object(y)) => {
+            x.len() == y.len()
+                && x.entries().all(|(k, v)| y.get(k).is_some_and(|w| python_eq(v, w)))
         }
         _ => false,
     }
 }
 
 /// Python `type(a) is type(b) and a == b`, ints and floats told apart.
-fn strict_eq(a: &Value, b: &Value) -> Leaf {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
+fn strict_eq(a: Node<'_>, b: Node<'_>) -> Leaf {
+    match (a.value(), b.value()) {
+        (ValueRef::Number(x), ValueRef::Number(y)) => {
             if crate::number::is_int(x) != crate::number::is_int(y) {
                 Leaf::TYPE
             } else {
                 Leaf::exact(exact_eq(x, y))
             }
         }
-        _ if std::mem::discriminant(a) != std::mem::discriminant(b) => Leaf::TYPE,
-        _ => Leaf::exact(a == b),
+        _ if a.kind() != b.kind() => Leaf::TYPE,
+        // Same-kind leaves are scalars here (two arrays or objects walk).
+        _ => Leaf::exact(crate::engine::nodes_equal(a, b)),
     }
 }
 
@@ -144,16 +146,16 @@ impl Rules for JsonDistance {
         &self.policy
     }
 
-    fn leaf(&self, e: &Value, a: &Value, _: &NodeRule) -> Leaf {
+    fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
         if self.prebuilt {
             return strict_eq(e, a);
         }
         if python_eq(e, a) {
             Leaf::MATCH
-        } else if std::mem::discriminant(e) == std::mem::discriminant(a)
+        } else if e.kind() == a.kind()
             || matches!(
-                (e, a),
-                (Value::Bool(_), Value::Number(_)) | (Value::Number(_), Value::Bool(_))
+                (e.kind(), a.kind()),
+                (NodeKind::Bool, NodeKind::Number) | (NodeKind::Number, NodeKind::Bool)
             )
         {
             Leaf::WRONG

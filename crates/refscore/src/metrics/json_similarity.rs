@@ -26,6 +26,7 @@ use crate::number::{relative_to_expected, to_f64};
 use crate::path::{JsonPath, PathSeg, Seg};
 use crate::score::{Direction, Kind, Score};
 use crate::text::normalized_levenshtein;
+use crate::tree::{Node, ValueRef};
 
 /// The declaration of `json_similarity`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -139,14 +140,16 @@ impl Rules for JsonSimilarity {
         &self.policy
     }
 
-    fn leaf(&self, e: &Value, a: &Value, _: &NodeRule) -> Leaf {
-        match (e, a) {
-            (Value::Number(x), Value::Number(y)) => {
+    fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
+        match (e.value(), a.value()) {
+            (ValueRef::Number(x), ValueRef::Number(y)) => {
                 Leaf::graded(relative_to_expected(to_f64(x), to_f64(y)))
             }
-            (Value::Bool(x), Value::Bool(y)) => Leaf::exact(x == y),
-            (Value::String(x), Value::String(y)) => Leaf::graded(normalized_levenshtein(x, y)),
-            (Value::Null, Value::Null) => Leaf::MATCH,
+            (ValueRef::Bool(x), ValueRef::Bool(y)) => Leaf::exact(x == y),
+            (ValueRef::String(x), ValueRef::String(y)) => {
+                Leaf::graded(normalized_levenshtein(x, y))
+            }
+            (ValueRef::Null, ValueRef::Null) => Leaf::MATCH,
             _ => Leaf::TYPE,
         }
     }

@@ -25,6 +25,7 @@ use crate::evaluator::Evaluator;
 use crate::number::{to_f64, within_abs};
 use crate::score::{Direction, Kind, Score};
 use crate::text::js_trim;
+use crate::tree::{Node, ValueRef};
 
 /// The declaration of `json_structural`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -105,12 +106,12 @@ impl JsonStructural {
 }
 
 /// JavaScript's `typeof` for JSON values.
-fn js_typeof(v: &Value) -> &'static str {
-    match v {
-        Value::Null | Value::Array(_) | Value::Object(_) => "object",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
+fn js_typeof(v: Node<'_>) -> &'static str {
+    match v.value() {
+        ValueRef::Null | ValueRef::Array(_) | ValueRef::Object(_) => "object",
+        ValueRef::Bool(_) => "boolean",
+        ValueRef::Number(_) => "number",
+        ValueRef::String(_) => "string",
     }
 }
 
@@ -119,18 +120,18 @@ impl Rules for JsonStructural {
         &self.policy
     }
 
-    fn leaf(&self, e: &Value, a: &Value, _: &NodeRule) -> Leaf {
+    fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
         if js_typeof(e) != js_typeof(a) {
             return Leaf::TYPE;
         }
-        match (e, a) {
-            (Value::Null, Value::Null) => Leaf::MATCH,
-            (Value::Null, _) | (_, Value::Null) => Leaf::WRONG,
-            (Value::String(x), Value::String(y)) => Leaf::exact(js_trim(x) == js_trim(y)),
-            (Value::Number(x), Value::Number(y)) => {
+        match (e.value(), a.value()) {
+            (ValueRef::Null, ValueRef::Null) => Leaf::MATCH,
+            (ValueRef::Null, _) | (_, ValueRef::Null) => Leaf::WRONG,
+            (ValueRef::String(x), ValueRef::String(y)) => Leaf::exact(js_trim(x) == js_trim(y)),
+            (ValueRef::Number(x), ValueRef::Number(y)) => {
                 Leaf::exact(within_abs(to_f64(x), to_f64(y), NUMBER_TOLERANCE))
             }
-            (Value::Bool(x), Value::Bool(y)) => Leaf::exact(x == y),
+            (ValueRef::Bool(x), ValueRef::Bool(y)) => Leaf::exact(x == y),
             // An array against an object: a type mismatch (the original
             // compared them key by key).
             _ => Leaf::TYPE,

@@ -40,6 +40,7 @@ use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec};
 use crate::metrics::BuildContext;
 use crate::path::Seg;
 use crate::score::{Direction, Kind, Score};
+use crate::tree::{Node, with_values};
 
 /// The declaration of `json_match`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -244,16 +245,16 @@ impl Rules for JsonMatch {
         &self.policy
     }
 
-    fn leaf(&self, e: &Value, a: &Value, rule: &NodeRule) -> Leaf {
+    fn leaf(&self, e: Node<'_>, a: Node<'_>, rule: &NodeRule) -> Leaf {
         let (cmp, norms, nulls) = self.leaf_rule(rule);
-        cmp.compare_with(e, a, norms, &nulls)
+        with_values(e, a, |e, a| cmp.compare_with(e, a, norms, &nulls))
     }
 
     /// The note of the comparator that decided a leaf: which reading made
     /// two values equal, or why it compared them as text.
-    fn explain(&self, e: &Value, a: &Value, rule: &NodeRule) -> Option<String> {
+    fn explain(&self, e: Node<'_>, a: Node<'_>, rule: &NodeRule) -> Option<String> {
         let (cmp, norms, nulls) = self.leaf_rule(rule);
-        cmp.check(e, a, norms, &nulls).note.map(|n| n.to_string())
+        with_values(e, a, |e, a| cmp.check(e, a, norms, &nulls).note.map(|n| n.to_string()))
     }
 
     fn report_pairs(&self) -> bool {
@@ -438,7 +439,7 @@ impl Rules for Judging<'_> {
         self.m.policy()
     }
 
-    fn leaf(&self, e: &Value, a: &Value, rule: &NodeRule) -> Leaf {
+    fn leaf(&self, e: Node<'_>, a: Node<'_>, rule: &NodeRule) -> Leaf {
         self.m.leaf(e, a, rule)
     }
 
@@ -454,7 +455,7 @@ impl Rules for Judging<'_> {
         self.m.alignment(index)
     }
 
-    fn explain(&self, e: &Value, a: &Value, rule: &NodeRule) -> Option<String> {
+    fn explain(&self, e: Node<'_>, a: Node<'_>, rule: &NodeRule) -> Option<String> {
         self.m.explain(e, a, rule)
     }
 

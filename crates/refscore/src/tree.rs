@@ -1,0 +1,468 @@
+//! [`Tree`]: a parsed JSON document in one arena, the form the comparison
+//! engine walks.
+//!
+//! A tree borrows its strings from whatever it was built from (a
+//! [`serde_json::Value`], or a document parsed by the fast reader in
+//! [`crate::fast_json`]): building one allocates three vectors, not a
+//! node and a string per value. Object members are kept sorted by key
+//! with one member per key (the last one written wins, as in
+//! `serde_json`), so walking a tree visits keys in the order walking a
+//! `Value` does, and every result is the same whichever way the document
+//! was read. Building and freeing are iterative: any depth is safe.
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::{Number, Value};
+
+/// One value of a [`Tree`].
+#[derive(Debug, Clone, PartialEq)]
+enum Slot<'s> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    Str(&'s str),
+    /// `len` node indices at `kids[start..]`.
+    Array {
+        start: u32,
+        len: u32,
+    },
+    /// `len` members at `members[start..]`, sorted by key.
+    Object {
+        start: u32,
+        len: u32,
+    },
+}
+
+/// A JSON document in one arena; see the module documentation.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Tree<'s> {
+    slots: Vec<Slot<'s>>,
+    kids: Vec<u32>,
+    members: Vec<(&'s str, u32)>,
+    duplicates: u32,
+}
+
+/// Largest number of values a tree holds (`u32` indices).
+pub const MAX_NODES: usize = u32::MAX as usize;
+
+/// Reads a source document's structure, for [`Tree::build`].
+pub(crate) trait Source<'s>: Copy {
+    /// The value's shape, with its scalar, or its children.
+    fn shape(self, children: &mut Vec<(&'s str, Self)>) -> Shape<'s>;
+}
+
+/// What [`Source::shape`] found.
+pub(crate) enum Shape<'s> {
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A number.
+    Number(Number),
+    /// A string, borrowed from the source.
+    Str(&'s str),
+    /// An array; its elements were pushed (with empty keys).
+    Array,
+    /// An object; its members were pushed, in document order (duplicates
+    /// included).
+    Object,
+}
+
+impl<'s> Source<'s> for &'s Value {
+    fn shape(self, children: &mut Vec<(&'s str, Self)>) -> Shape<'s> {
+        match self {
+            Value::Null => Shape::Null,
+            Value::Bool(b) => Shape::Bool(*b),
+            Value::Number(n) => Shape::Number(n.clone()),
+            Value::String(s) => Shape::Str(s),
+            Value::Array(items) => {
+                children.extend(items.iter().map(|v| ("", v)));
+                Shape::Array
+            }
+            Value::Object(map) => {
+                children.extend(map.iter().map(|(k, v)| (k.as_str(), v)));
+                Shape::Object
+            }
+        }
+    }
+}
+
+impl<'s> Tree<'s> {
+    /// The tree of a `serde_json` value (strings borrowed, not copied).
+    pub fn from_value(v: &'s Value) -> Tree<'s> {
+        Tree::build(v)
+    }
+
+    /// Builds a tree from any source, iteratively.
+    pub(crate) fn build<S: Source<'s>>(root: S) -> Tree<'s> {
+        let mut t = Tree { slots: vec![Slot::Null], ..Tree::default() };
+        let mut work: Vec<(S, u32)> = vec![(root, 0)];
+        let mut children: Vec<(&'s str, S)> = Vec::new();
+        while let Some((v, at)) = work.pop() {
+            children.clear();
+            let slot = match v.shape(&mut children) {
+                Shape::Null => Slot::Null,
+                Shape::Bool(b) => Slot::Bool(b),
+                Shape::Number(n) => Slot::Number(n),
+                Shape::Str(s) => Slot::Str(s),
+                Shape::Array => {
+                    let start = index(t.kids.len());
+                    for &(_, c) in &children {
+                        let s = t.new_slot();
+                        t.kids.push(s);
+                        work.push((c, s));
+                    }
+                    Slot::Array { start, len: index(children.len()) }
+                }
+                Shape::Object => {
+                    // Sorted by key; of equal keys the last written wins.
+                    children.sort_by(|a, b| a.0.cmp(b.0));
+                    let start = index(t.members.len());
+                    let mut len = 0;
+                    for (i, &(k, c)) in children.iter().enumerate() {
+                        if children.get(i + 1).is_some_and(|next| next.0 == k) {
+                            t.duplicates += 1;
+                            continue;
+                        }
+                        let s = t.new_slot();
+                        t.members.push((k, s));
+                        work.push((c, s));
+                        len += 1;
+                    }
+                    Slot::Object { start, len }
+                }
+            };
+            t.slots[at as usize] = slot;
+        }
+        t
+    }
+
+    /// The tree of `null`.
+    pub fn null() -> Tree<'s> {
+        Tree { slots: vec![Slot::Null], ..Tree::default() }
+    }
+
+    fn new_slot(&mut self) -> u32 {
+        self.slots.push(Slot::Null);
+        index(self.slots.len() - 1)
+    }
+
+    /// The document's root.
+    pub fn root(&self) -> Node<'_> {
+        Node { tree: self, at: 0 }
+    }
+
+    /// How many object members were dropped because a later member of the
+    /// same object had the same key.
+    pub fn duplicate_keys(&self) -> u32 {
+        self.duplicates
+    }
+
+    /// Number of values in the tree.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the tree is empty (never: a tree holds at least its root).
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}
+
+/// Index into a tree's vectors; a tree never holds more than
+/// [`MAX_NODES`] values (inputs are far smaller: the parse limits cap
+/// them first).
+#[allow(clippy::cast_possible_truncation)]
+fn index(n: usize) -> u32 {
+    n.min(MAX_NODES) as u32
+}
+
+/// One value of a [`Tree`]: a copyable handle with a `Value`-like API.
+#[derive(Clone, Copy)]
+pub struct Node<'t> {
+    tree: &'t Tree<'t>,
+    at: u32,
+}
+
+/// A node's identity within one comparison (its tree and position).
+pub type NodeId = (usize, u32);
+
+/// The JSON kind of a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool,
+    /// A number.
+    Number,
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+/// A node seen as a borrowed value, for matching on its kind and scalar
+/// at once (as one matches on a `serde_json::Value`).
+#[derive(Debug, Clone, Copy)]
+pub enum ValueRef<'t> {
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A number.
+    Number(&'t Number),
+    /// A string.
+    String(&'t str),
+    /// An array.
+    Array(Node<'t>),
+    /// An object.
+    Object(Node<'t>),
+}
+
+impl std::fmt::Debug for Node<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::json::compact_node(*self))
+    }
+}
+
+impl<'t> Node<'t> {
+    fn slot(self) -> &'t Slot<'t> {
+        &self.tree.slots[self.at as usize]
+    }
+
+    fn node(self, at: u32) -> Node<'t> {
+        Node { tree: self.tree, at }
+    }
+
+    /// The node's kind.
+    pub fn kind(self) -> Kind {
+        match self.slot() {
+            Slot::Null => Kind::Null,
+            Slot::Bool(_) => Kind::Bool,
+            Slot::Number(_) => Kind::Number,
+            Slot::Str(_) => Kind::String,
+            Slot::Array { .. } => Kind::Array,
+            Slot::Object { .. } => Kind::Object,
+        }
+    }
+
+    /// The node as a borrowed value.
+    pub fn value(self) -> ValueRef<'t> {
+        match self.slot() {
+            Slot::Null => ValueRef::Null,
+            Slot::Bool(b) => ValueRef::Bool(*b),
+            Slot::Number(n) => ValueRef::Number(n),
+            Slot::Str(s) => ValueRef::String(s),
+            Slot::Array { .. } => ValueRef::Array(self),
+            Slot::Object { .. } => ValueRef::Object(self),
+        }
+    }
+
+    /// The node's identity, for memos over one comparison.
+    pub fn id(self) -> NodeId {
+        (std::ptr::from_ref(self.tree) as usize, self.at)
+    }
+
+    /// Whether it is `null`.
+    pub fn is_null(self) -> bool {
+        matches!(self.slot(), Slot::Null)
+    }
+
+    /// Whether it is an array or an object.
+    pub fn is_container(self) -> bool {
+        matches!(self.slot(), Slot::Array { .. } | Slot::Object { .. })
+    }
+
+    /// Whether it is an array.
+    pub fn is_array(self) -> bool {
+        matches!(self.slot(), Slot::Array { .. })
+    }
+
+    /// Whether it is an object.
+    pub fn is_object(self) -> bool {
+        matches!(self.slot(), Slot::Object { .. })
+    }
+
+    /// The boolean, if it is one.
+    pub fn as_bool(self) -> Option<bool> {
+        match self.slot() {
+            Slot::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The number, if it is one.
+    pub fn as_number(self) -> Option<&'t Number> {
+        match self.slot() {
+            Slot::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The number as `f64`, if it is one.
+    pub fn as_f64(self) -> Option<f64> {
+        self.as_number().and_then(Number::as_f64)
+    }
+
+    /// The string, if it is one.
+    pub fn as_str(self) -> Option<&'t str> {
+        match self.slot() {
+            Slot::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Elements of an array or members of an object; 0 for scalars.
+    pub fn len(self) -> usize {
+        match self.slot() {
+            Slot::Array { len, .. } | Slot::Object { len, .. } => *len as usize,
+            _ => 0,
+        }
+    }
+
+    /// Whether it has no elements or members (scalars included).
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    /// The elements of an array (none for other kinds).
+    pub fn items(self) -> impl DoubleEndedIterator<Item = Node<'t>> + ExactSizeIterator + 't {
+        let ids: &'t [u32] = match self.slot() {
+            Slot::Array { start, len } => {
+                &self.tree.kids[*start as usize..(*start + *len) as usize]
+            }
+            _ => &[],
+        };
+        let tree = self.tree;
+        ids.iter().map(move |&at| Node { tree, at })
+    }
+
+    /// Element `i` of an array.
+    pub fn at(self, i: usize) -> Option<Node<'t>> {
+        match self.slot() {
+            Slot::Array { start, len } if i < *len as usize => {
+                Some(self.node(self.tree.kids[*start as usize + i]))
+            }
+            _ => None,
+        }
+    }
+
+    fn member_slice(self) -> &'t [(&'t str, u32)] {
+        match self.slot() {
+            Slot::Object { start, len } => {
+                &self.tree.members[*start as usize..(*start + *len) as usize]
+            }
+            _ => &[],
+        }
+    }
+
+    /// The members of an object, sorted by key (none for other kinds).
+    pub fn entries(self) -> impl DoubleEndedIterator<Item = (&'t str, Node<'t>)> + 't {
+        let tree = self.tree;
+        self.member_slice().iter().map(move |&(k, at)| (k, Node { tree, at }))
+    }
+
+    /// The member `key` of an object.
+    pub fn get(self, key: &str) -> Option<Node<'t>> {
+        let m = self.member_slice();
+        m.binary_search_by(|(k, _)| (*k).cmp(key)).ok().map(|i| self.node(m[i].1))
+    }
+
+    /// Whether an object has the member `key`.
+    pub fn contains_key(self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The node as an owned `serde_json` value (a copy).
+    pub fn to_value(self) -> Value {
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || match self.slot() {
+            Slot::Null => Value::Null,
+            Slot::Bool(b) => Value::Bool(*b),
+            Slot::Number(n) => Value::Number(n.clone()),
+            Slot::Str(s) => Value::String((*s).to_owned()),
+            Slot::Array { .. } => Value::Array(self.items().map(Node::to_value).collect()),
+            Slot::Object { .. } => {
+                Value::Object(self.entries().map(|(k, v)| (k.to_owned(), v.to_value())).collect())
+            }
+        })
+    }
+}
+
+/// Runs `f` on owned copies of two nodes, for code that reads
+/// `serde_json` values, and frees the copies without deep recursion.
+pub fn with_values<R>(a: Node<'_>, b: Node<'_>, f: impl FnOnce(&Value, &Value) -> R) -> R {
+    let (x, y) = (a.to_value(), b.to_value());
+    let r = f(&x, &y);
+    crate::json::drop_deep(x);
+    crate::json::drop_deep(y);
+    r
+}
+
+impl Serialize for Node<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.slot() {
+            Slot::Null => s.serialize_unit(),
+            Slot::Bool(b) => s.serialize_bool(*b),
+            Slot::Number(n) => n.serialize(s),
+            Slot::Str(v) => s.serialize_str(v),
+            Slot::Array { len, .. } => {
+                let mut seq = s.serialize_seq(Some(*len as usize))?;
+                for v in self.items() {
+                    seq.serialize_element(&v)?;
+                }
+                seq.end()
+            }
+            Slot::Object { len, .. } => {
+                let mut map = s.serialize_map(Some(*len as usize))?;
+                for (k, v) in self.entries() {
+                    map.serialize_entry(k, &v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn mirrors_the_value() {
+        let v = json!({"b": [1, 2.5, "x", null, true], "a": {"z": {}, "y": []}, "c": -3});
+        let t = Tree::from_value(&v);
+        let r = t.root();
+        assert_eq!(r.kind(), Kind::Object);
+        assert_eq!(r.len(), 3);
+        assert_eq!(r.entries().map(|(k, _)| k).collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(r.get("c").unwrap().as_number().unwrap(), &Number::from(-3));
+        let b = r.get("b").unwrap();
+        assert_eq!(b.len(), 5);
+        assert_eq!(b.at(2).unwrap().as_str(), Some("x"));
+        assert!(b.at(3).unwrap().is_null());
+        assert_eq!(b.at(4).unwrap().as_bool(), Some(true));
+        assert!(b.at(5).is_none());
+        assert!(r.get("nope").is_none());
+        assert_eq!(r.to_value(), v);
+        assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&v).unwrap());
+        assert_eq!(t.duplicate_keys(), 0);
+    }
+
+    #[test]
+    fn any_depth_builds_and_drops() {
+        let deep = (0..200_000).fold(json!(1), |v, _| Value::Array(vec![v]));
+        let t = Tree::from_value(&deep);
+        let mut n = t.root();
+        let mut depth = 0;
+        while let Some(c) = n.at(0) {
+            n = c;
+            depth += 1;
+        }
+        assert_eq!(depth, 200_000);
+        drop(t);
+        crate::json::drop_deep(deep);
+    }
+}

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use crate::engine::FieldTally;
 use crate::error::EvalError;
 use crate::score::{Direction, Kind, Score};
+use crate::tree::Node;
 
 /// The type of value an input holds, as `describe()` shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -79,10 +80,22 @@ impl InputSpec {
 /// string holding nothing but white space. Empty arrays and objects are
 /// values (an empty list of labels, an empty document).
 pub fn is_empty_value(v: &Value) -> bool {
-    match v {
-        Value::Null => true,
-        Value::String(s) => s.trim().is_empty(),
-        _ => false,
+    empty(v.is_null(), v.as_str())
+}
+
+/// The one emptiness rule, for values and tree nodes alike.
+fn empty(null: bool, text: Option<&str>) -> bool {
+    null || text.is_some_and(|s| s.trim().is_empty())
+}
+
+/// Checks one required input: present, not `null`, not empty.
+fn check_required(name: &str, present: Option<(bool, Option<&str>)>) -> Result<(), EvalError> {
+    match present {
+        None | Some((true, _)) => Err(EvalError::MissingInput { input: name.to_owned() }),
+        Some((null, text)) if empty(null, text) => {
+            Err(EvalError::EmptyInput { input: name.to_owned() })
+        }
+        Some(_) => Ok(()),
     }
 }
 
@@ -139,6 +152,15 @@ impl<'a> EvalInput<'a> {
         self.get(name).ok_or_else(|| EvalError::MissingInput { input: name.to_owned() })
     }
 
+    /// Frees the owned values without deep recursion.
+    pub fn release(self) {
+        for v in self.values.into_values() {
+            if let Cow::Owned(v) = v {
+                crate::json::drop_deep(v);
+            }
+        }
+    }
+
     /// Names of the inputs present.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.values.keys().map(String::as_str)
@@ -152,17 +174,55 @@ impl<'a> EvalInput<'a> {
     /// first input that fails.
     pub fn check(&self, specs: &[InputSpec]) -> Result<(), EvalError> {
         for spec in specs.iter().filter(|s| s.required) {
-            match self.values.get(spec.name.as_ref()).map(AsRef::as_ref) {
-                None | Some(Value::Null) => {
-                    return Err(EvalError::MissingInput { input: spec.name.to_string() });
-                }
-                Some(v) if is_empty_value(v) => {
-                    return Err(EvalError::EmptyInput { input: spec.name.to_string() });
-                }
-                Some(_) => {}
-            }
+            let v = self.values.get(spec.name.as_ref()).map(AsRef::as_ref);
+            check_required(&spec.name, v.map(|v| (v.is_null(), v.as_str())))?;
         }
         Ok(())
+    }
+}
+
+/// The inputs of one evaluation as nodes of a parsed row (a row read by
+/// the fast reader: no `serde_json` value was built for it).
+#[derive(Debug, Clone, Default)]
+pub struct TreeInput<'a> {
+    nodes: BTreeMap<String, Node<'a>>,
+}
+
+impl<'a> TreeInput<'a> {
+    /// An empty input.
+    pub fn new() -> Self {
+        TreeInput::default()
+    }
+
+    /// Sets one input.
+    pub fn set(&mut self, name: &str, node: Node<'a>) {
+        self.nodes.insert(name.to_owned(), node);
+    }
+
+    /// One input, if present and not `null`.
+    pub fn get(&self, name: &str) -> Option<Node<'a>> {
+        self.nodes.get(name).copied().filter(|n| !n.is_null())
+    }
+
+    /// Checks the required inputs of `specs`, as [`EvalInput::check`].
+    ///
+    /// # Errors
+    /// [`EvalError::MissingInput`] or [`EvalError::EmptyInput`].
+    pub fn check(&self, specs: &[InputSpec]) -> Result<(), EvalError> {
+        for spec in specs.iter().filter(|s| s.required) {
+            let n = self.nodes.get(spec.name.as_ref());
+            check_required(&spec.name, n.map(|n| (n.is_null(), n.as_str())))?;
+        }
+        Ok(())
+    }
+
+    /// The inputs as owned values (a copy), leaving out `except`.
+    pub fn to_values(&self, except: &[&str]) -> EvalInput<'static> {
+        let mut input = EvalInput::new();
+        for (name, node) in self.nodes.iter().filter(|(n, _)| !except.contains(&n.as_str())) {
+            input.set(name, node.to_value());
+        }
+        input
     }
 }
 
@@ -239,6 +299,19 @@ pub trait Evaluator: Send + Sync {
     fn evaluate(&self, input: &EvalInput<'_>) -> Result<Evaluation, EvalError> {
         input.check(self.inputs())?;
         self.compute(input)
+    }
+
+    /// Evaluates inputs given as nodes of a parsed row. By default the
+    /// nodes are copied into values for [`Evaluator::evaluate`]; the JSON
+    /// metrics read the nodes directly.
+    ///
+    /// # Errors
+    /// As [`Evaluator::evaluate`].
+    fn evaluate_tree(&self, input: &TreeInput<'_>) -> Result<Evaluation, EvalError> {
+        let values = input.to_values(&[]);
+        let result = self.evaluate(&values);
+        values.release();
+        result
     }
 
     /// Warnings about the configuration that only a whole run reveals

@@ -18,11 +18,14 @@ use serde_json::Value;
 
 use crate::dataset::{self, DatasetError, Pending, Row, Rows};
 use crate::engine::FieldTally;
+use crate::evaluator::Evaluation;
+use crate::fast_json::FastDoc;
 use crate::history::{RowRecord, RowScores};
 use crate::metric_result::{DEFAULT_MAX_DETAILS, MetricResult};
 use crate::score::Score;
 use crate::suite::{Suite, SuiteEvaluator};
 use crate::summary::{Collector, EvalOutcome, FieldStats, RunSummary, passes};
+use crate::tree::Node;
 
 /// Rows read and evaluated together.
 pub const BATCH_ROWS: usize = 1024;
@@ -47,6 +50,10 @@ pub struct RunOptions {
     /// Failed details listed per evaluator in a row's `metric_results`;
     /// `None`: [`crate::metric_result::DEFAULT_MAX_DETAILS`].
     pub max_details: Option<usize>,
+    /// Read every JSONL row with `serde_json` into a value, never with the
+    /// fast reader ([`crate::fast_json`]). The results are the same; this
+    /// is for comparing the two.
+    pub value_reader: bool,
 }
 
 /// What the line handed to the row callback holds.
@@ -326,6 +333,8 @@ pub fn run_recorded(
         let keep_passed = opts.keep_passed_details;
         let max_details = opts.max_details.unwrap_or(DEFAULT_MAX_DETAILS);
         let format = opts.lines;
+        let fast =
+            !opts.value_reader && suite.evaluators.iter().all(|e| e.mapping.reads_columns_only());
         let ((mut evaluated, fields), next) = pool.install(|| {
             rayon::join(
                 || {
@@ -333,7 +342,7 @@ pub fn run_recorded(
                     // on the workers; the caller's thread only writes.
                     let mut evaluated: Vec<Evaluated> = current
                         .into_par_iter()
-                        .map(|item| evaluate_item(suite, item, max_details))
+                        .map(|item| evaluate_item(suite, item, max_details, fast))
                         .collect();
                     let fields = evaluated
                         .par_iter()
@@ -505,7 +514,13 @@ fn drop_item(item: Pending) {
     }
 }
 
-fn evaluate_item(suite: &Suite, item: Pending, max_details: usize) -> Evaluated {
+fn evaluate_item(suite: &Suite, item: Pending, max_details: usize, fast: bool) -> Evaluated {
+    if fast
+        && let Pending::Line { number, bytes, .. } = &item
+        && let Some(ev) = evaluate_fast(suite, *number, bytes, max_details)
+    {
+        return ev;
+    }
     match item.resolve() {
         Err(e) => Evaluated {
             result: RowResult {
@@ -525,25 +540,75 @@ fn evaluate_item(suite: &Suite, item: Pending, max_details: usize) -> Evaluated 
             record: None,
         },
         Ok(row) => {
-            let ev = evaluate_row(suite, &row, max_details);
+            let ev = evaluate_row(suite, RowView::Value(&row), max_details);
             crate::json::drop_deep(row.value);
             ev
         }
     }
 }
 
-/// The id of a row: the id column's value, else its number.
-fn row_id(suite: &Suite, row: &Row) -> String {
-    let cell = suite.id_column.as_ref().and_then(|c| row.value.get(c));
-    match cell {
-        None | Some(Value::Null) => row.number.to_string(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => crate::json::compact(other),
+/// Evaluates a JSONL line read by the fast reader; `None` when the line
+/// is not one it takes (the caller then reads it with `serde_json`, which
+/// gives the same results or says what is wrong).
+fn evaluate_fast(suite: &Suite, number: u64, bytes: &[u8], max: usize) -> Option<Evaluated> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    // A reader failure of any kind leaves the line to `serde_json`.
+    let doc = catch_unwind(|| FastDoc::parse(text.trim_end())).ok().flatten()?;
+    let tree = doc.tree();
+    let root = tree.root();
+    root.is_object().then(|| evaluate_row(suite, RowView::Tree { number, root }, max))
+}
+
+/// A row to evaluate: read as a `serde_json` value, or by the fast reader.
+#[derive(Clone, Copy)]
+enum RowView<'r> {
+    Value(&'r Row),
+    Tree { number: u64, root: Node<'r> },
+}
+
+impl RowView<'_> {
+    fn number(self) -> u64 {
+        match self {
+            RowView::Value(row) => row.number,
+            RowView::Tree { number, .. } => number,
+        }
+    }
+
+    /// The id of a row: the id column's value, else its number.
+    fn id(self, suite: &Suite) -> String {
+        let column = suite.id_column.as_deref();
+        match self {
+            RowView::Value(row) => match column.and_then(|c| row.value.get(c)) {
+                None | Some(Value::Null) => row.number.to_string(),
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => crate::json::compact(other),
+            },
+            RowView::Tree { number, root } => match column.and_then(|c| root.get(c)) {
+                None => number.to_string(),
+                Some(n) if n.is_null() => number.to_string(),
+                Some(n) => n.as_str().map_or_else(|| crate::json::compact_node(n), str::to_owned),
+            },
+        }
+    }
+
+    /// Maps the evaluator's inputs from the row and evaluates them.
+    fn evaluate(self, ev: &SuiteEvaluator) -> Result<Evaluation, String> {
+        let specs = ev.evaluator.inputs();
+        match self {
+            RowView::Value(row) => {
+                let input = ev.mapping.resolve(row, specs).map_err(|e| e.to_string())?;
+                ev.evaluator.evaluate(&input).map_err(|e| e.to_string())
+            }
+            RowView::Tree { root, .. } => {
+                let input = ev.mapping.resolve_tree(root, specs).map_err(|e| e.to_string())?;
+                ev.evaluator.evaluate_tree(&input).map_err(|e| e.to_string())
+            }
+        }
     }
 }
 
-fn evaluate_row(suite: &Suite, row: &Row, max_details: usize) -> Evaluated {
-    let id = row_id(suite, row);
+fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: usize) -> Evaluated {
+    let id = row.id(suite);
     let mut scores = Vec::new();
     let mut execution = BTreeMap::new();
     let mut passed = BTreeMap::new();
@@ -551,11 +616,7 @@ fn evaluate_row(suite: &Suite, row: &Row, max_details: usize) -> Evaluated {
     let mut tallies = Vec::with_capacity(suite.evaluators.len());
     for ev in &suite.evaluators {
         let t0 = Instant::now();
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            let input =
-                ev.mapping.resolve(row, ev.evaluator.inputs()).map_err(|e| e.to_string())?;
-            ev.evaluator.evaluate(&input).map_err(|e| e.to_string())
-        }));
+        let result = catch_unwind(AssertUnwindSafe(|| row.evaluate(ev)));
         let duration_ms = crate::number::finite(t0.elapsed().as_secs_f64() * 1000.0);
         let mut decode = serde_json::Map::new();
         let mut fields = Vec::new();
@@ -610,7 +671,7 @@ fn evaluate_row(suite: &Suite, row: &Row, max_details: usize) -> Evaluated {
         line: String::new(),
         result: RowResult {
             id,
-            row: row.number,
+            row: row.number(),
             scores,
             execution,
             passed,

@@ -375,6 +375,22 @@ impl<'t> Node<'t> {
         self.get(key).is_some()
     }
 
+    /// Number of leaves: scalars count 1, containers the sum of their
+    /// children (so `{}` and `[]` count 0). Iterative.
+    pub fn leaves(self) -> usize {
+        let mut n = 0;
+        let mut stack = vec![self];
+        while let Some(v) = stack.pop() {
+            if v.is_container() {
+                stack.extend(v.items());
+                stack.extend(v.entries().map(|(_, c)| c));
+            } else {
+                n += 1;
+            }
+        }
+        n
+    }
+
     /// The node as an owned `serde_json` value (a copy).
     pub fn to_value(self) -> Value {
         stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || match self.slot() {

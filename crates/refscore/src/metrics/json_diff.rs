@@ -187,7 +187,7 @@ impl JsonMetric for JsonDiff {
         &self.settings
     }
 
-    fn undecodable(&self, reason: &str, _: Option<&Value>) -> Score {
+    fn undecodable(&self, reason: &str, _: Option<Node<'_>>) -> Score {
         Score::invalid(SPEC.name, format!("Failed to parse JSON: {reason}"))
     }
 
@@ -204,13 +204,13 @@ impl JsonMetric for JsonDiff {
         }
     }
 
-    fn compare(&self, pair: &Pair<'_>, weights: Option<&Value>) -> Result<Comparison, String> {
+    fn compare(&self, pair: Pair<'_>, weights: Option<&Value>) -> Result<Comparison, String> {
         let s = &self.settings;
         let w = weights.or(self.weights.as_ref());
-        Ok(engine::compare(self, &pair.reference, &pair.output, w, s.keep, s.fields))
+        Ok(engine::compare_nodes(self, pair.reference, pair.output, w, s.keep, s.fields))
     }
 
-    fn present(&self, c: &Comparison, _: &[Detail], _: &Pair<'_>) -> Score {
+    fn present(&self, c: &Comparison, _: &[Detail], _: Pair<'_>) -> Score {
         let score = c.tally.ratio_or(1.0);
         Score::new(SPEC.name, Some(score))
             .with_label(super::similarity_label(score))

@@ -174,7 +174,7 @@ impl JsonMetric for JsonDistance {
         &self.settings
     }
 
-    fn undecodable(&self, reason: &str, _: Option<&Value>) -> Score {
+    fn undecodable(&self, reason: &str, _: Option<Node<'_>>) -> Score {
         let msg = if self.prebuilt {
             format!("Invalid JSON in {reason}")
         } else {
@@ -183,7 +183,7 @@ impl JsonMetric for JsonDistance {
         Score::invalid(SPEC.name, msg).with_direction(Direction::Minimize)
     }
 
-    fn present(&self, c: &Comparison, _: &[Detail], _: &Pair<'_>) -> Score {
+    fn present(&self, c: &Comparison, _: &[Detail], _: Pair<'_>) -> Score {
         let d = differences(c);
         let explanation = if self.prebuilt {
             format!("JSON structures have {d} difference(s)")

@@ -13,20 +13,19 @@
 //!    score; the layer adds the details (the kept records), the decode
 //!    decisions (`metadata.decode`) and the field tallies.
 
-use std::borrow::Cow;
-
 use serde_json::{Map, Value};
 
 use super::BuildContext;
 use super::options::Opts;
 use super::registry::MetricSpec;
-use crate::decode::{DecodeOptions, Decoded, Method, Mode, decode};
+use crate::decode::{DecodeOptions, Method, Mode, decode};
 use crate::detail::Detail;
 use crate::engine::{self, Comparison, Keep, Rules};
 use crate::error::{ConfigError, EvalError};
-use crate::evaluator::{EvalInput, Evaluation, InputSpec, InputType};
+use crate::evaluator::{EvalInput, Evaluation, InputSpec, InputType, TreeInput};
 use crate::extract::Pick;
 use crate::score::Score;
+use crate::tree::{Node, Tree};
 
 /// The inputs of a JSON metric that compares two documents.
 pub(crate) const PAIR: &[InputSpec] = &[
@@ -79,23 +78,29 @@ pub(crate) fn pick_option(o: &Opts<'_>) -> Result<Pick, ConfigError> {
     })
 }
 
-/// A decoded pair ready to compare.
+/// A decoded pair ready to compare: nodes of the inputs' own trees, or of
+/// trees of the decoded documents.
+#[derive(Clone, Copy)]
 pub(crate) struct Pair<'v> {
     /// The output document.
-    pub(crate) output: Cow<'v, Value>,
+    pub(crate) output: Node<'v>,
     /// The reference document.
-    pub(crate) reference: Cow<'v, Value>,
+    pub(crate) reference: Node<'v>,
 }
 
-impl Pair<'_> {
-    /// Drops both values without deep recursion.
-    pub(crate) fn release(self) {
-        for v in [self.output, self.reference] {
-            if let Cow::Owned(v) = v {
-                crate::json::drop_deep(v);
-            }
-        }
-    }
+/// What [`JsonMetric::prepare`] decided.
+pub(crate) enum Prepared {
+    /// Compare the pair as it is.
+    Compare,
+    /// Give this score instead of comparing.
+    Score(Score),
+    /// Compare these documents instead (a preset's canonical form).
+    Replace {
+        /// The output to compare.
+        output: Value,
+        /// The reference to compare.
+        reference: Value,
+    },
 }
 
 /// A JSON metric: a policy and a score formula over the shared layer.
@@ -109,17 +114,18 @@ pub(crate) trait JsonMetric: Rules + Send + Sync {
     /// The score when an input cannot be decoded (or compared): `invalid`,
     /// with the reason (naming the input) as explanation. `reference` is
     /// the decoded reference when only the output failed.
-    fn undecodable(&self, reason: &str, _reference: Option<&Value>) -> Score {
+    fn undecodable(&self, reason: &str, _reference: Option<Node<'_>>) -> Score {
         Score::invalid(self.spec().name, reason).with_direction(self.spec().direction)
     }
 
-    /// Adjusts the decoded pair before comparison (a preset's canonical
-    /// form, say). `Ok(Some(score))` gives that score instead of comparing.
+    /// Looks at the decoded pair before comparison: compare it, give a
+    /// score instead, or compare other documents (a preset's canonical
+    /// form, say).
     ///
     /// # Errors
     /// An input the metric cannot use at all.
-    fn prepare(&self, _pair: &mut Pair<'_>, _output: Method) -> Result<Option<Score>, EvalError> {
-        Ok(None)
+    fn prepare(&self, _pair: Pair<'_>, _output: Method) -> Result<Prepared, EvalError> {
+        Ok(Prepared::Compare)
     }
 
     /// A per-row weight tree (JSON Difference weights), if any.
@@ -132,14 +138,14 @@ pub(crate) trait JsonMetric: Rules + Send + Sync {
 
     /// Compares the pair (the engine walk, unless the metric compares
     /// parts of the documents). `Err` is a reason for an `invalid` score.
-    fn compare(&self, pair: &Pair<'_>, weights: Option<&Value>) -> Result<Comparison, String> {
+    fn compare(&self, pair: Pair<'_>, weights: Option<&Value>) -> Result<Comparison, String> {
         let s = self.settings();
-        Ok(engine::compare(self, &pair.reference, &pair.output, weights, s.keep, s.fields))
+        Ok(engine::compare_nodes(self, pair.reference, pair.output, weights, s.keep, s.fields))
     }
 
     /// The score formula: the main score from the comparison, its details
     /// (which the layer then attaches) and the compared pair.
-    fn present(&self, c: &Comparison, details: &[Detail], pair: &Pair<'_>) -> Score;
+    fn present(&self, c: &Comparison, details: &[Detail], pair: Pair<'_>) -> Score;
 
     /// Configuration warnings only a run reveals.
     fn warnings(&self) -> Vec<String> {
@@ -147,83 +153,145 @@ pub(crate) trait JsonMetric: Rules + Send + Sync {
     }
 }
 
-/// Runs the layer for one input.
+/// Runs the layer for one input given as values.
 pub(crate) fn evaluate<M: JsonMetric + ?Sized>(
     m: &M,
     input: &EvalInput<'_>,
 ) -> Result<Evaluation, EvalError> {
-    let output = input.require("output")?;
-    let reference = input.require("reference")?;
+    let output = Tree::from_value(input.require("output")?);
+    let reference = Tree::from_value(input.require("reference")?);
+    run(m, Pair { output: output.root(), reference: reference.root() }, input)
+}
+
+/// Runs the layer for one input given as nodes of a parsed row; other
+/// inputs than the pair (weights) are read as values.
+pub(crate) fn evaluate_tree<M: JsonMetric + ?Sized>(
+    m: &M,
+    input: &TreeInput<'_>,
+) -> Result<Evaluation, EvalError> {
+    input.check(m.spec().inputs)?;
+    let need = |name: &str| {
+        input.get(name).ok_or_else(|| EvalError::MissingInput { input: name.to_owned() })
+    };
+    let pair = Pair { output: need("output")?, reference: need("reference")? };
+    let rest = input.to_values(&["output", "reference"]);
+    let result = run(m, pair, &rest);
+    rest.release();
+    result
+}
+
+/// A side decoded: `None` when the node is used as it is, else the
+/// decoded document and the decision's record.
+type DecodedSide = Option<(Value, Method, Value)>;
+
+/// Decodes one side ([`crate::decode`]): only strings need it.
+fn decode_side(node: Node<'_>, opts: &DecodeOptions) -> Result<DecodedSide, String> {
+    let Some(text) = node.as_str() else { return Ok(None) };
+    let v = Value::String(text.to_owned());
+    let d = decode(&v, opts)?;
+    let (method, record) = (d.method, d.record());
+    Ok(Some((d.value.into_owned(), method, record)))
+}
+
+/// Decode → compare → present for a pair of nodes.
+fn run<M: JsonMetric + ?Sized>(
+    m: &M,
+    input: Pair<'_>,
+    values: &EvalInput<'_>,
+) -> Result<Evaluation, EvalError> {
     let opts = &m.settings().decode;
     let mut decoded = Map::new();
-    let mut note = |name: &str, d: &Decoded<'_>| {
-        if d.method != Method::Value {
-            decoded.insert(name.to_owned(), d.record());
-        }
-    };
-    let (out, method) = match decode(output, opts) {
-        Ok(d) => {
-            note("output", &d);
-            (d.value, d.method)
-        }
+    let out = match decode_side(input.output, opts) {
+        Ok(d) => d,
         Err(e) => {
             let reason = format!("output: {e}");
-            let score = match decode(reference, opts) {
-                Ok(r) => {
-                    let s = m.undecodable(&reason, Some(&r.value));
-                    r.release();
+            let score = match decode_side(input.reference, opts) {
+                Ok(Some((r, _, _))) => {
+                    let s = m.undecodable(&reason, Some(Tree::from_value(&r).root()));
+                    crate::json::drop_deep(r);
                     s
                 }
+                Ok(None) => m.undecodable(&reason, Some(input.reference)),
                 Err(_) => m.undecodable(&reason, None),
             };
             return Ok(finish(score, Vec::new(), decoded));
         }
     };
-    let refv = match decode(reference, opts) {
-        Ok(d) => {
-            note("reference", &d);
-            d.value
+    let mut method = Method::Value;
+    if let Some((_, mo, record)) = &out {
+        if *mo != Method::Value {
+            decoded.insert(String::from("output"), record.clone());
         }
+        method = *mo;
+    }
+    let refd = match decode_side(input.reference, opts) {
+        Ok(d) => d,
         Err(e) => {
             release(out);
             let score = m.undecodable(&format!("reference: {e}"), None);
             return Ok(finish(score, Vec::new(), decoded));
         }
     };
-    let mut pair = Pair { output: out, reference: refv };
-    match m.prepare(&mut pair, method) {
-        Ok(None) => {}
-        Ok(Some(score)) => {
-            pair.release();
-            return Ok(finish(score, Vec::new(), decoded));
-        }
-        Err(e) => {
-            pair.release();
-            return Err(e);
-        }
+    if let Some((_, mr, record)) = &refd
+        && *mr != Method::Value
+    {
+        decoded.insert(String::from("reference"), record.clone());
     }
-    let compared = m.weights(input).map(|w| m.compare(&pair, w));
-    let c = match compared {
-        Ok(Ok(c)) => c,
+    let (out_tree, ref_tree) = (
+        out.as_ref().map(|(v, _, _)| Tree::from_value(v)),
+        refd.as_ref().map(|(v, _, _)| Tree::from_value(v)),
+    );
+    let pair = Pair {
+        output: out_tree.as_ref().map_or(input.output, Tree::root),
+        reference: ref_tree.as_ref().map_or(input.reference, Tree::root),
+    };
+    let result = compare_pair(m, pair, method, values, decoded);
+    drop((out_tree, ref_tree));
+    release(out);
+    release(refd);
+    result
+}
+
+/// Prepare → compare → present.
+fn compare_pair<M: JsonMetric + ?Sized>(
+    m: &M,
+    pair: Pair<'_>,
+    method: Method,
+    values: &EvalInput<'_>,
+    decoded: Map<String, Value>,
+) -> Result<Evaluation, EvalError> {
+    let replaced = match m.prepare(pair, method)? {
+        Prepared::Compare => None,
+        Prepared::Score(score) => return Ok(finish(score, Vec::new(), decoded)),
+        Prepared::Replace { output, reference } => Some((output, reference)),
+    };
+    let trees = replaced.as_ref().map(|(o, r)| (Tree::from_value(o), Tree::from_value(r)));
+    let pair = trees.as_ref().map_or(pair, |(o, r)| Pair { output: o.root(), reference: r.root() });
+    let compared = m.weights(values).map(|w| m.compare(pair, w));
+    let result = match compared {
+        Ok(Ok(mut c)) => {
+            let details: Vec<Detail> = std::mem::take(&mut c.records)
+                .into_iter()
+                .map(engine::Record::into_detail)
+                .collect();
+            let mut score = m.present(&c, &details, pair);
+            if m.settings().keep != Keep::None {
+                score.details = details;
+            }
+            Ok(finish(score, c.fields, decoded))
+        }
         Ok(Err(reason)) => {
             let score = Score::invalid(m.spec().name, reason).with_direction(m.spec().direction);
-            pair.release();
-            return Ok(finish(score, Vec::new(), decoded));
+            Ok(finish(score, Vec::new(), decoded))
         }
-        Err(e) => {
-            pair.release();
-            return Err(e);
-        }
+        Err(e) => Err(e),
     };
-    let mut c = c;
-    let details: Vec<Detail> =
-        std::mem::take(&mut c.records).into_iter().map(engine::Record::into_detail).collect();
-    let mut score = m.present(&c, &details, &pair);
-    pair.release();
-    if m.settings().keep != Keep::None {
-        score.details = details;
+    drop(trees);
+    if let Some((o, r)) = replaced {
+        crate::json::drop_deep(o);
+        crate::json::drop_deep(r);
     }
-    Ok(finish(score, c.fields, decoded))
+    result
 }
 
 fn finish(
@@ -235,6 +303,13 @@ fn finish(
         score.metadata.insert(String::from("decode"), Value::Object(decoded.clone()));
     }
     Evaluation { scores: vec![score], fields, decoded }
+}
+
+/// Frees a decoded side without deep recursion.
+fn release(side: DecodedSide) {
+    if let Some((v, _, _)) = side {
+        crate::json::drop_deep(v);
+    }
 }
 
 /// Implements [`crate::Evaluator`] for JSON metrics through the layer.
@@ -260,6 +335,13 @@ macro_rules! json_evaluator {
                 $crate::metrics::json_metric::evaluate(self, input)
             }
 
+            fn evaluate_tree(
+                &self,
+                input: &$crate::evaluator::TreeInput<'_>,
+            ) -> Result<$crate::evaluator::Evaluation, $crate::error::EvalError> {
+                $crate::metrics::json_metric::evaluate_tree(self, input)
+            }
+
             fn warnings(&self) -> Vec<String> {
                 $crate::metrics::json_metric::JsonMetric::warnings(self)
             }
@@ -267,10 +349,3 @@ macro_rules! json_evaluator {
     };
 }
 pub(crate) use json_evaluator;
-
-/// Drops a borrowed-or-owned value without deep recursion.
-pub(crate) fn release(v: Cow<'_, Value>) {
-    if let Cow::Owned(v) = v {
-        crate::json::drop_deep(v);
-    }
-}

@@ -192,21 +192,21 @@ fn target_segments(path: &str) -> Vec<Seg<'_>> {
 }
 
 /// The value at `segs`, or what stopped the lookup.
-fn resolve<'v>(v: &'v Value, segs: &[Seg<'_>]) -> Result<&'v Value, String> {
+fn resolve<'v>(v: Node<'v>, segs: &[Seg<'_>]) -> Result<Node<'v>, String> {
     let mut cur = v;
     for seg in segs {
-        cur = match (seg, cur) {
-            (Seg::Key(k), Value::Object(m)) => m.get(*k).ok_or_else(|| format!("no key `{k}`"))?,
-            (Seg::Index(i), Value::Array(a)) => {
-                a.get(*i).ok_or_else(|| format!("index {i} out of range"))?
+        cur = match seg {
+            Seg::Key(k) if cur.is_object() => cur.get(k).ok_or_else(|| format!("no key `{k}`"))?,
+            Seg::Index(i) if cur.is_array() => {
+                cur.at(*i).ok_or_else(|| format!("index {i} out of range"))?
             }
-            (Seg::Key(k), other) => {
-                return Err(format!("cannot read key `{k}` of {}", json::type_name(other)));
+            Seg::Key(k) => {
+                return Err(format!("cannot read key `{k}` of {}", json::kind_name(cur.kind())));
             }
-            (Seg::Index(i), other) => {
-                return Err(format!("cannot read index {i} of {}", json::type_name(other)));
+            Seg::Index(i) => {
+                return Err(format!("cannot read index {i} of {}", json::kind_name(cur.kind())));
             }
-            (Seg::Pair { .. }, _) => return Err(String::from("not a target path")),
+            Seg::Pair { .. } => return Err(String::from("not a target path")),
         };
     }
     Ok(cur)
@@ -235,10 +235,10 @@ impl JsonSimilarity {
     /// tallies, each path's records under its own path. A target the output
     /// lacks earns nothing for its reference leaves; one the reference lacks
     /// makes the row invalid.
-    fn compare_targets(&self, out: &Value, reference: &Value) -> Result<Comparison, String> {
+    fn compare_targets(&self, out: Node<'_>, reference: Node<'_>) -> Result<Comparison, String> {
         let (keep, fields) = (self.settings.keep, self.settings.fields);
         if self.targets.is_empty() {
-            return Ok(engine::compare(self, reference, out, None, keep, fields));
+            return Ok(engine::compare_nodes(self, reference, out, None, keep, fields));
         }
         let mut all = Comparison::default();
         for target in &self.targets {
@@ -247,9 +247,9 @@ impl JsonSimilarity {
                 format!("target_output_key `{target}` not found in the reference: {why}")
             })?;
             let mut c = match resolve(out, &segs) {
-                Ok(a) => engine::compare(self, e, a, None, keep, fields),
+                Ok(a) => engine::compare_nodes(self, e, a, None, keep, fields),
                 Err(_) => {
-                    let n = json::leaves(e);
+                    let n = e.leaves();
                     let mut c = Comparison::default();
                     #[allow(clippy::cast_precision_loss)]
                     let total = n as f64;
@@ -258,7 +258,7 @@ impl JsonSimilarity {
                     if keep != Keep::None {
                         c.records.push(engine::Record {
                             path: JsonPath::root(),
-                            expected: Some(truncate(&json::display(e))),
+                            expected: Some(truncate(&json::display_node(e))),
                             actual: None,
                             outcome: Outcome::Missing,
                             score: 0.0,
@@ -289,15 +289,15 @@ impl JsonMetric for JsonSimilarity {
         &self.settings
     }
 
-    fn undecodable(&self, reason: &str, _: Option<&Value>) -> Score {
+    fn undecodable(&self, reason: &str, _: Option<Node<'_>>) -> Score {
         Score::invalid(SPEC.name, format!("Failed to parse JSON: {reason}"))
     }
 
-    fn compare(&self, pair: &Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
-        self.compare_targets(&pair.output, &pair.reference)
+    fn compare(&self, pair: Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
+        self.compare_targets(pair.output, pair.reference)
     }
 
-    fn present(&self, c: &Comparison, _: &[Detail], _: &Pair<'_>) -> Score {
+    fn present(&self, c: &Comparison, _: &[Detail], _: Pair<'_>) -> Score {
         let score = c.tally.ratio_or(1.0);
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let total = c.tally.total.round() as u64;

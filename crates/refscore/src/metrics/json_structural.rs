@@ -25,7 +25,7 @@ use crate::evaluator::Evaluator;
 use crate::number::{to_f64, within_abs};
 use crate::score::{Direction, Kind, Score};
 use crate::text::js_trim;
-use crate::tree::{Node, ValueRef};
+use crate::tree::{Node, Tree, ValueRef};
 
 /// The declaration of `json_structural`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -95,11 +95,9 @@ impl JsonStructural {
         let mut c = c;
         let details: Vec<Detail> =
             std::mem::take(&mut c.records).into_iter().map(engine::Record::into_detail).collect();
-        let pair = Pair {
-            output: std::borrow::Cow::Borrowed(output),
-            reference: std::borrow::Cow::Borrowed(reference),
-        };
-        let mut s = self.present(&c, &details, &pair);
+        let (o, r) = (Tree::from_value(output), Tree::from_value(reference));
+        let pair = Pair { output: o.root(), reference: r.root() };
+        let mut s = self.present(&c, &details, pair);
         s.details = details;
         s
     }
@@ -148,17 +146,24 @@ impl JsonMetric for JsonStructural {
         &self.settings
     }
 
-    fn undecodable(&self, reason: &str, _: Option<&Value>) -> Score {
+    fn undecodable(&self, reason: &str, _: Option<Node<'_>>) -> Score {
         Score::invalid(SPEC.name, format!("json_structural needs JSON on both sides; {reason}"))
     }
 
-    fn compare(&self, pair: &Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
+    fn compare(&self, pair: Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
         // The explanation lists the failures, so they are kept at least.
         let keep = if self.settings.keep == Keep::None { Keep::Failed } else { self.settings.keep };
-        Ok(engine::compare(self, &pair.reference, &pair.output, None, keep, self.settings.fields))
+        Ok(engine::compare_nodes(
+            self,
+            pair.reference,
+            pair.output,
+            None,
+            keep,
+            self.settings.fields,
+        ))
     }
 
-    fn present(&self, c: &Comparison, details: &[Detail], _: &Pair<'_>) -> Score {
+    fn present(&self, c: &Comparison, details: &[Detail], _: Pair<'_>) -> Score {
         let score = c.tally.ratio_or(1.0);
         let mut lines = vec![format!(
             "Factuality score {}%: {}/{} leaf values match",

@@ -473,3 +473,104 @@ fn resumed_runs_equal_uninterrupted_ones() {
     let (r, _) = run_with(&mut crashed, Some(clean.batches.clone()));
     assert!(matches!(r, Err(RunError::Resume(m)) if m.contains("fewer rows")));
 }
+
+/// Rows the fast reader takes and rows it leaves to `serde_json`: the two
+/// readers must give the same lines and the same summary.
+#[test]
+fn the_fast_reader_and_the_value_reader_give_the_same_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    let mut lines: Vec<String> = vec![
+        json!({"id": "same", "output": {"a": 1, "b": [1, 2]}, "reference": {"a": 1, "b": [1, 2]}})
+            .to_string(),
+        json!({"id": 7, "output": {"a": 1.0, "b": [2, 1], "x": null},
+               "reference": {"a": 1, "b": [1, 2], "c": "é"}})
+        .to_string(),
+        json!({"output": "{\"a\": 2}", "reference": {"a": 1}}).to_string(),
+        json!({"id": null, "output": "Here you go: {\"a\": 1} thanks", "expected": {"a": 1}})
+            .to_string(),
+        json!({"id": "text", "output": "no json here", "reference": {"a": [1, {"b": true}]}})
+            .to_string(),
+        json!({"id": "null", "output": null, "reference": {"a": 1}}).to_string(),
+        json!({"id": "blank", "output": "  ", "reference": {"a": 1}}).to_string(),
+        json!({"id": "absent", "reference": {"a": 1}}).to_string(),
+        json!({"id": ["weird", 1], "output": [1, "2", true, 1e300], "reference": [1, 2, 1, 1e300]})
+            .to_string(),
+        json!({"id": "calls", "output": [{"name": "f", "arguments": "{\"x\": 1}"}],
+               "reference": [{"name": "f", "arguments": {"x": 2}}]})
+        .to_string(),
+        json!({"id": "scalars", "output": "12.50", "reference": 12.5}).to_string(),
+        json!({"id": "weights", "output": {"a": 1, "b": 2}, "reference": {"a": 1, "b": 3},
+               "weights": {"a": 2, "b": 1}})
+        .to_string(),
+        r#"{"id":"dup","output":{"a":1,"a":2,"b":{"c":0.0,"c":-0}},"reference":{"a":2,"b":{"c":-0.0}}}"#
+            .to_string(),
+        r#"{"id":"esc","output":{"s":"a\u00e9\ud83d\ude00\n"},"reference":{"s":"aé😀\n"}}"#.to_string(),
+        r#"{"id":"big","output":{"n":123456789012345678901234567890,"m":-9223372036854775809},"reference":{"n":1.2345678901234568e29,"m":18446744073709551615}}"#
+            .to_string(),
+        format!(r#"{{"id":"deep","output":{deep},"reference":{deep}}}"#),
+        r#"{"id":"lone","output":"\ud800","reference":"x"}"#.to_string(),
+        "[1, 2]".to_string(),
+        "{not json".to_string(),
+        r#"{"id":"trailing","output":{"a":1},"reference":{"a":1}}   "#.to_string(),
+    ];
+    lines.push(String::from_utf8_lossy(b"{\"id\":\"bad\xff\"}").into_owned());
+    write_jsonl(dir.path(), &lines);
+    let metrics = [
+        "json_distance",
+        "json_distance_prebuilt",
+        "json_diff",
+        "json_similarity",
+        "json_structural",
+        "json_match",
+        "json_match_calls",
+        "exact_match",
+    ];
+    let evaluators: Vec<String> = metrics
+        .iter()
+        .map(|m| match *m {
+            "json_distance_prebuilt" => {
+                format!("  - {{name: {m}, metric: json_distance, options: {{variant: prebuilt}}}}")
+            }
+            "json_match_calls" => {
+                format!("  - {{name: {m}, metric: json_match, options: {{preset: tool_calls}}}}")
+            }
+            _ => format!("  - {{name: {m}, metric: {m}}}"),
+        })
+        .collect();
+    let text = format!("dataset: data.jsonl\nevaluators:\n{}\n", evaluators.join("\n"));
+    let suite = Suite::from_str(&text, SuiteFormat::Yaml, dir.path()).unwrap();
+    let run_lines = |value_reader: bool| {
+        let opts = RunOptions { value_reader, keep_passed_details: true, ..RunOptions::default() };
+        let mut out = Vec::new();
+        let summary = run(
+            &suite,
+            &opts,
+            &mut |_, line| {
+                out.push(line.to_owned());
+                Ok(())
+            },
+            &|_| {},
+        )
+        .unwrap();
+        (out, serde_json::to_value(&summary.fields).unwrap(), summary.rows_unreadable)
+    };
+    let (fast, fast_fields, fast_bad) = run_lines(false);
+    let (slow, slow_fields, slow_bad) = run_lines(true);
+    assert_eq!(fast.len(), lines.len());
+    for (i, (f, s)) in fast.iter().zip(&slow).enumerate() {
+        let strip = |l: &str| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            // Durations differ between any two runs.
+            if let Some(ex) = v.get_mut("execution").and_then(|e| e.as_object_mut()) {
+                for e in ex.values_mut() {
+                    e.as_object_mut().unwrap().remove("duration_ms");
+                }
+            }
+            v
+        };
+        assert_eq!(strip(f), strip(s), "line {}: {}", i + 1, lines[i]);
+    }
+    assert_eq!(fast_fields, slow_fields);
+    assert_eq!((fast_bad, slow_bad), (3, 3));
+}

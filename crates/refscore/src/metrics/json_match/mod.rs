@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use self::comparators::{Comparator, Normalizer, NullPolicy};
 use self::field_judge::{FieldJudges, Settled};
 use self::rules::{CompiledRules, DEFAULT_MIN_SIMILARITY};
-use super::json_metric::{JsonMetric, JsonSettings, Pair};
+use super::json_metric::{JsonMetric, JsonSettings, Pair, Prepared};
 use super::options::Opts;
 use super::registry::{MetricSpec, OptionSpec, OptionType};
 use crate::decode::Method;
@@ -40,7 +40,7 @@ use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec};
 use crate::metrics::BuildContext;
 use crate::path::Seg;
 use crate::score::{Direction, Kind, Score};
-use crate::tree::{Node, with_values};
+use crate::tree::{Node, Tree, with_values};
 
 /// The declaration of `json_match`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -285,42 +285,43 @@ impl JsonMetric for JsonMatch {
 
     /// An output with no usable JSON scores 0: every reference field is
     /// missing.
-    fn undecodable(&self, reason: &str, reference: Option<&Value>) -> Score {
+    fn undecodable(&self, reason: &str, reference: Option<Node<'_>>) -> Score {
         match (reason.strip_prefix("output: "), reference) {
             (Some(why), Some(r)) => no_json(r, why),
             _ => Score::invalid(SPEC.name, reason),
         }
     }
 
-    fn prepare(&self, pair: &mut Pair<'_>, output: Method) -> Result<Option<Score>, EvalError> {
-        let wants_json = crate::json::is_container(&pair.reference) || self.preset.is_some();
+    fn prepare(&self, pair: Pair<'_>, output: Method) -> Result<Prepared, EvalError> {
+        let wants_json = pair.reference.is_container() || self.preset.is_some();
         if output == Method::String && wants_json {
-            return Ok(Some(no_json(&pair.reference, "no JSON object or array found in the text")));
+            let why = "no JSON object or array found in the text";
+            return Ok(Prepared::Score(no_json(pair.reference, why)));
         }
-        if self.preset == Some(Preset::ToolCalls) {
-            let canonical = tool_calls::canonical(&pair.reference).map_err(|reason| {
-                EvalError::InvalidInput { input: String::from("reference"), reason }
-            })?;
-            super::json_metric::release(std::mem::replace(
-                &mut pair.reference,
-                std::borrow::Cow::Owned(canonical),
-            ));
-            match tool_calls::canonical(&pair.output) {
-                Ok(v) => super::json_metric::release(std::mem::replace(
-                    &mut pair.output,
-                    std::borrow::Cow::Owned(v),
-                )),
-                Err(e) => return Ok(Some(no_json(&pair.reference, &e))),
+        if self.preset != Some(Preset::ToolCalls) {
+            return Ok(Prepared::Compare);
+        }
+        let canonical = with_values(pair.output, pair.reference, |o, r| {
+            (tool_calls::canonical(r), tool_calls::canonical(o))
+        });
+        match canonical {
+            (Err(reason), _) => {
+                Err(EvalError::InvalidInput { input: String::from("reference"), reason })
             }
+            (Ok(r), Err(e)) => {
+                let s = no_json(Tree::from_value(&r).root(), &e);
+                crate::json::drop_deep(r);
+                Ok(Prepared::Score(s))
+            }
+            (Ok(reference), Ok(output)) => Ok(Prepared::Replace { output, reference }),
         }
-        Ok(None)
     }
 
-    fn compare(&self, pair: &Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
+    fn compare(&self, pair: Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
         Ok(self.walk(pair, self.keep()))
     }
 
-    fn present(&self, c: &Comparison, details: &[Detail], pair: &Pair<'_>) -> Score {
+    fn present(&self, c: &Comparison, details: &[Detail], pair: Pair<'_>) -> Score {
         let score = c.tally.ratio_or(1.0);
         let k = &c.counts;
         let (p, r, f) = (k.precision(), k.recall(), k.f1());
@@ -337,7 +338,7 @@ impl JsonMetric for JsonMatch {
             .with_meta("f1", f)
             .with_meta("fields", serde_json::to_value(k).unwrap_or(Value::Null));
         if self.preset == Some(Preset::ToolCalls) {
-            s = s.with_meta("calls", call_counts(details, &pair.output, &pair.reference));
+            s = s.with_meta("calls", call_counts(details, pair.output, pair.reference));
         }
         s
     }
@@ -380,8 +381,8 @@ impl JsonMatch {
     }
 
     /// The engine walk of a pair.
-    fn walk(&self, pair: &Pair<'_>, keep: Keep) -> Comparison {
-        engine::compare(self, &pair.reference, &pair.output, None, keep, self.settings.fields)
+    fn walk(&self, pair: Pair<'_>, keep: Keep) -> Comparison {
+        engine::compare_nodes(self, pair.reference, pair.output, None, keep, self.settings.fields)
     }
 }
 
@@ -473,21 +474,23 @@ impl JsonMetric for Judging<'_> {
         &self.m.settings
     }
 
-    fn undecodable(&self, reason: &str, reference: Option<&Value>) -> Score {
+    fn undecodable(&self, reason: &str, reference: Option<Node<'_>>) -> Score {
         let mut s = self.m.undecodable(reason, reference);
         s.kind = Kind::Llm;
         field_judge::Stats::default().annotate(s)
     }
 
-    fn prepare(&self, pair: &mut Pair<'_>, output: Method) -> Result<Option<Score>, EvalError> {
+    fn prepare(&self, pair: Pair<'_>, output: Method) -> Result<Prepared, EvalError> {
         self.m.prepare(pair, output)
     }
 
-    fn compare(&self, pair: &Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
+    fn compare(&self, pair: Pair<'_>, _: Option<&Value>) -> Result<Comparison, String> {
         let keep = self.m.keep();
         // The judges decide failed leaves: keep those records at least.
         let mut c = self.m.walk(pair, if keep == Keep::None { Keep::Failed } else { keep });
-        let settled = self.judges.settle(&self.m.rules, &mut c, &pair.reference, &pair.output);
+        let settled = with_values(pair.reference, pair.output, |r, o| {
+            self.judges.settle(&self.m.rules, &mut c, r, o)
+        });
         match keep {
             Keep::None => c.records.clear(),
             Keep::Failed => c.records.retain(|r| r.outcome != Outcome::Match),
@@ -497,7 +500,7 @@ impl JsonMetric for Judging<'_> {
         Ok(c)
     }
 
-    fn present(&self, c: &Comparison, details: &[Detail], pair: &Pair<'_>) -> Score {
+    fn present(&self, c: &Comparison, details: &[Detail], pair: Pair<'_>) -> Score {
         let guard = self.settled.lock().unwrap_or_else(PoisonError::into_inner);
         let mut details = details.to_vec();
         let stats = guard.as_ref().map(|s| {
@@ -516,8 +519,8 @@ impl JsonMetric for Judging<'_> {
 
 /// The score of an output with no usable JSON: every reference field is
 /// missing.
-fn no_json(reference: &Value, why: &str) -> Score {
-    let fields = crate::json::leaves(reference).max(1);
+fn no_json(reference: Node<'_>, why: &str) -> Score {
+    let fields = reference.leaves().max(1);
     Score::new(SPEC.name, Some(0.0))
         .with_label("no_json")
         .with_explanation(format!("No JSON found in the output: {why}"))
@@ -531,7 +534,7 @@ fn no_json(reference: &Value, why: &str) -> Score {
 }
 
 /// Call-level counts for the tool_calls preset, from the failed details.
-fn call_counts(details: &[Detail], output: &Value, reference: &Value) -> Value {
+fn call_counts(details: &[Detail], output: Node<'_>, reference: Node<'_>) -> Value {
     let paths =
         |o: Outcome| details.iter().filter(move |d| d.outcome == o).filter_map(|d| d.check.path());
     // A whole call: a path of one element step. An argument: the
@@ -547,8 +550,8 @@ fn call_counts(details: &[Detail], output: &Value, reference: &Value) -> Value {
             segs.len() >= 3 && segs[0].index().is_some() && segs[1] == Seg::Key("arguments")
         })
         .count();
-    let n_ref = reference.as_array().map_or(0, Vec::len);
-    let n_out = output.as_array().map_or(0, Vec::len);
+    let n_ref = if reference.is_array() { reference.len() } else { 0 };
+    let n_out = if output.is_array() { output.len() } else { 0 };
     serde_json::json!({
         "expected": n_ref, "output": n_out, "paired": n_ref.saturating_sub(missing),
         "missing": missing, "hallucinated": extra, "hallucinated_arguments": args_extra

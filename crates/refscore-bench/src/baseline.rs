@@ -22,6 +22,11 @@ pub enum Parser {
     SerdeJson,
     /// `refscore::json::parse` (depth pre-scan, growing stack).
     Refscore,
+    /// `serde_json::from_str::<IgnoredAny>`: validation only, the
+    /// tokenizer's own speed.
+    Validate,
+    /// `refscore::fast_json::read`: the fast reader's tree.
+    FastTree,
 }
 
 /// Where the timed work starts.
@@ -70,6 +75,8 @@ fn parse_block(block: &[u8], parser: Parser, rows: &AtomicU64, errors: &AtomicU6
             Ok(text) => match parser {
                 Parser::SerdeJson => serde_json::from_str::<Value>(text).is_ok(),
                 Parser::Refscore => refscore::json::parse(text).is_ok(),
+                Parser::Validate => serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok(),
+                Parser::FastTree => refscore::fast_json::read(text).is_some(),
             },
             Err(_) => false,
         };

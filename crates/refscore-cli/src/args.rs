@@ -80,6 +80,10 @@ pub(crate) struct CompareArgs {
     /// Worker threads for --pairs (default: all cores).
     #[arg(long)]
     pub(crate) threads: Option<usize>,
+    /// Read every --pairs line with serde_json, not the fast SIMD reader
+    /// (same scores; for comparing the two).
+    #[arg(long)]
+    pub(crate) value_reader: bool,
 }
 
 /// Arguments of `refscore run`.
@@ -109,6 +113,10 @@ pub(crate) struct RunArgs {
     /// Keep passed details in results.jsonl (by default only failed ones are written).
     #[arg(long)]
     pub(crate) all_details: bool,
+    /// Read every JSONL row with serde_json, not the fast SIMD reader (same
+    /// results; for comparing the two).
+    #[arg(long)]
+    pub(crate) value_reader: bool,
     /// Judges: the reply cache file (default `.refscore/cache.db` beside the
     /// suite; also `REFSCORE_CACHE`).
     #[arg(long, env = "REFSCORE_CACHE")]

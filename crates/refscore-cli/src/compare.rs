@@ -17,7 +17,9 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let ctx = BuildContext { base_dir: std::env::current_dir().ok(), ..BuildContext::default() };
     let metric = metrics::build(&args.metric, &options, &ctx)?;
     match &args.pairs {
-        Some(path) => crate::pairs::run(metric, spec.name, path, args.threads, args.all),
+        Some(path) => {
+            crate::pairs::run(metric, spec.name, path, args.threads, args.all, args.value_reader)
+        }
         None => one(metric.as_ref(), args),
     }
 }

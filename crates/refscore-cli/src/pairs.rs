@@ -24,6 +24,7 @@ pub(crate) fn run(
     path: &Path,
     threads: Option<usize>,
     all_details: bool,
+    value_reader: bool,
 ) -> anyhow::Result<ExitCode> {
     let stdin = path.as_os_str() == "-";
     let shown = if stdin { Path::new("<stdin>") } else { path };
@@ -59,6 +60,7 @@ pub(crate) fn run(
         keep_passed_details: all_details,
         lines: LineFormat::Scores,
         max_details: None,
+        value_reader,
         ..RunOptions::default()
     };
     let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());

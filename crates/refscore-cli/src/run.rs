@@ -119,6 +119,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         keep_passed_details: args.all_details,
         lines: runner::LineFormat::RowResult,
         max_details: None,
+        value_reader: args.value_reader,
     };
     let progress = ProgressView::new(args.quiet);
     let mut on_row = |_: &RowResult, line: &str| -> std::io::Result<()> {

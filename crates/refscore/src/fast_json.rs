@@ -1,137 +1,186 @@
-//! The fast reader: JSON text parsed by `sonic-rs` (SIMD) into its own
-//! arena document, then read into a [`Tree`] with borrowed strings. No
-//! `serde_json::Value` is built on this path.
+//! The fast reader: JSON text read straight into a [`Tree`], with no
+//! `serde_json::Value` built on the way.
 //!
-//! It accepts exactly the documents [`crate::json::parse`] accepts, with
-//! the same numbers: text it refuses, or that nests deeper than
-//! [`MAX_FAST_DEPTH`] levels, is left to `serde_json` ([`FastDoc::parse`]
-//! returns `None`), which gives the error message or parses the deep
-//! document on a growing stack. The property tests of this module and of
-//! the library's test binary hold the two readers to the same results.
+//! `serde_json`'s tokenizer drives a visitor that writes every value into
+//! the tree's arena: strings without escapes are borrowed from the text,
+//! containers become index ranges. Reading a row, the columns no evaluator
+//! reads are skipped without being built at all.
+//!
+//! The tokenizer is `serde_json`'s own, so the reader accepts exactly the
+//! documents [`crate::json::parse`] accepts, with the same numbers and the
+//! same last-wins duplicate keys. Text it refuses (invalid JSON, or nesting
+//! deeper than `serde_json`'s 128 levels) is left to
+//! [`crate::json::parse`], which says what is wrong or parses the deep
+//! document on a growing stack.
 
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
-use sonic_rs::{JsonContainerTrait, JsonType, JsonValueTrait};
 
-use crate::tree::{Shape, Source, Tree};
+use crate::tree::{Slot, Tree};
 
-/// Deepest nesting the fast reader takes (its parser recurses); deeper
-/// documents go to `serde_json` on a growing stack.
-pub const MAX_FAST_DEPTH: usize = 128;
-
-/// A document parsed by the fast reader; [`FastDoc::tree`] reads it.
-pub struct FastDoc {
-    value: sonic_rs::Value,
+/// Reads one JSON document into a tree, or `None` when the text is not
+/// one the fast reader takes (parse it with [`crate::json::parse`]).
+pub fn read(text: &str) -> Option<Tree<'_>> {
+    read_columns(text, None)
 }
 
-impl std::fmt::Debug for FastDoc {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FastDoc").finish_non_exhaustive()
+/// Reads one JSON document into a tree; when it is an object and
+/// `columns` is given, only those members of it are read (the others are
+/// checked for validity and skipped). `None` as [`read`].
+pub fn read_columns<'s>(text: &'s str, columns: Option<&[&str]>) -> Option<Tree<'s>> {
+    let mut b = Builder {
+        // About one value per 12 bytes of typical JSON.
+        tree: Tree::with_capacity(text.len() / 12 + 4),
+        items: Vec::new(),
+        entries: Vec::new(),
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let root = TopSeed { b: &mut b, columns }.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    let mut tree = b.tree;
+    tree.set_root(root);
+    Some(tree)
+}
+
+/// The tree being built, and scratch stacks for the containers being read.
+struct Builder<'s> {
+    tree: Tree<'s>,
+    items: Vec<u32>,
+    entries: Vec<(Cow<'s, str>, u32)>,
+}
+
+/// Reads the root: like [`ValueSeed`], but an object's members outside
+/// `columns` are skipped.
+struct TopSeed<'b, 's> {
+    b: &'b mut Builder<'s>,
+    columns: Option<&'b [&'b str]>,
+}
+
+impl<'de: 's, 's> DeserializeSeed<'de> for TopSeed<'_, 's> {
+    type Value = u32;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u32, D::Error> {
+        d.deserialize_any(ValueVisitor { b: self.b, columns: self.columns })
     }
 }
 
-impl FastDoc {
-    /// Parses one JSON document, or `None` when the text is not one the
-    /// fast reader takes (invalid JSON, a lone surrogate, a number out of
-    /// range, nesting deeper than [`MAX_FAST_DEPTH`]): parse such text
-    /// with [`crate::json::parse`], which says what is wrong.
-    pub fn parse(text: &str) -> Option<FastDoc> {
-        if !shallow(text.as_bytes()) {
-            return None;
+/// Reads one value into the builder; its index in the tree.
+struct ValueSeed<'b, 's> {
+    b: &'b mut Builder<'s>,
+}
+
+impl<'de: 's, 's> DeserializeSeed<'de> for ValueSeed<'_, 's> {
+    type Value = u32;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u32, D::Error> {
+        d.deserialize_any(ValueVisitor { b: self.b, columns: None })
+    }
+}
+
+struct ValueVisitor<'b, 's> {
+    b: &'b mut Builder<'s>,
+    columns: Option<&'b [&'b str]>,
+}
+
+impl<'de: 's, 's> Visitor<'de> for ValueVisitor<'_, 's> {
+    type Value = u32;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<u32, E> {
+        Ok(self.b.tree.push(Slot::Null))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<u32, E> {
+        Ok(self.b.tree.push(Slot::Bool(v)))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<u32, E> {
+        Ok(self.b.tree.push(Slot::Number(Number::from(v))))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<u32, E> {
+        Ok(self.b.tree.push(Slot::Number(Number::from(v))))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<u32, E> {
+        let n = Number::from_f64(v).ok_or_else(|| E::custom("number out of range"))?;
+        Ok(self.b.tree.push(Slot::Number(n)))
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<u32, E> {
+        Ok(self.b.tree.push(Slot::Str(Cow::Borrowed(v))))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<u32, E> {
+        Ok(self.b.tree.push(Slot::Str(Cow::Owned(v.to_owned()))))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<u32, E> {
+        Ok(self.b.tree.push(Slot::Str(Cow::Owned(v))))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u32, A::Error> {
+        let b = self.b;
+        let mark = b.items.len();
+        while let Some(at) = seq.next_element_seed(ValueSeed { b: &mut *b })? {
+            b.items.push(at);
         }
-        // The parser recurses once per level: make sure of the stack.
-        let value: sonic_rs::Value =
-            stacker::maybe_grow(1 << 20, 4 << 20, || sonic_rs::from_str(text).ok())?;
-        agrees(&value, text).then_some(FastDoc { value })
+        let at = b.tree.push_array(b.items[mark..].iter().copied());
+        b.items.truncate(mark);
+        Ok(at)
     }
 
-    /// The document as a tree (strings borrowed from the document).
-    pub fn tree(&self) -> Tree<'_> {
-        Tree::build(&self.value)
-    }
-}
-
-/// Whether the text nests at most [`MAX_FAST_DEPTH`] levels: counting
-/// brackets (a vectorised pass) settles most texts; only texts with many
-/// brackets get the exact scan.
-fn shallow(bytes: &[u8]) -> bool {
-    let brackets = bytes.iter().filter(|&&b| b == b'[' || b == b'{').count();
-    brackets <= MAX_FAST_DEPTH || crate::json::nesting_depth(bytes) <= MAX_FAST_DEPTH
-}
-
-/// Whether every number of the document is one `serde_json` reads the
-/// same way: finite (an overflowing exponent is an error there), and no
-/// zero that could have been a negative zero (`sonic-rs` drops the sign
-/// of `-0` and `-0.0`; `serde_json` keeps it).
-fn agrees(v: &sonic_rs::Value, text: &str) -> bool {
-    let mut stack = vec![v];
-    let mut zero_checked = false;
-    while let Some(v) = stack.pop() {
-        match v.get_type() {
-            JsonType::Number => match v.as_f64() {
-                Some(x) if !x.is_finite() => return false,
-                Some(x) if x == 0.0 && v.is_f64() && !zero_checked => {
-                    if may_hold_negative_zero(text.as_bytes()) {
-                        return false;
-                    }
-                    zero_checked = true;
-                }
-                _ => {}
-            },
-            JsonType::Array => {
-                if let Some(a) = v.as_array() {
-                    stack.extend(a.iter());
-                }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u32, A::Error> {
+        let b = self.b;
+        let mark = b.entries.len();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            if self.columns.is_some_and(|c| !c.contains(&key.as_ref())) {
+                map.next_value::<IgnoredAny>()?;
+                continue;
             }
-            JsonType::Object => {
-                if let Some(o) = v.as_object() {
-                    stack.extend(o.iter().map(|(_, x)| x));
-                }
-            }
-            _ => {}
+            let at = map.next_value_seed(ValueSeed { b: &mut *b })?;
+            b.entries.push((key, at));
         }
+        let at = b.tree.push_object(&mut b.entries[mark..]);
+        b.entries.truncate(mark);
+        Ok(at)
     }
-    true
 }
 
-/// Whether the text may hold a negative zero: a `-0` not followed by
-/// another non-zero digit. Conservative (text inside strings counts too):
-/// a `true` only sends the text to `serde_json`.
-fn may_hold_negative_zero(bytes: &[u8]) -> bool {
-    memchr::memmem::find_iter(bytes, b"-0").any(|i| !matches!(bytes.get(i + 2), Some(b'1'..=b'9')))
+/// Reads an object key, borrowed from the text when it has no escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(KeySeed)
+    }
 }
 
-/// The `serde_json` number a fast-read number stands for: unsigned and
-/// negative integers as such, everything else as `f64`.
-fn number(v: &sonic_rs::Value) -> Number {
-    if let Some(u) = v.as_u64().filter(|_| v.is_u64()) {
-        return Number::from(u);
-    }
-    if let Some(i) = v.as_i64().filter(|_| v.is_i64()) {
-        return Number::from(i);
-    }
-    v.as_f64().and_then(Number::from_f64).unwrap_or_else(|| Number::from(0))
-}
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
 
-impl<'s> Source<'s> for &'s sonic_rs::Value {
-    fn shape(self, children: &mut Vec<(&'s str, Self)>) -> Shape<'s> {
-        match self.get_type() {
-            JsonType::Null => Shape::Null,
-            JsonType::Boolean => Shape::Bool(self.as_bool().unwrap_or(false)),
-            JsonType::Number => Shape::Number(number(self)),
-            JsonType::String => Shape::Str(self.as_str().unwrap_or("")),
-            JsonType::Array => {
-                if let Some(a) = self.as_array() {
-                    children.extend(a.iter().map(|v| ("", v)));
-                }
-                Shape::Array
-            }
-            JsonType::Object => {
-                if let Some(o) = self.as_object() {
-                    children.extend(o.iter());
-                }
-                Shape::Object
-            }
-        }
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
     }
 }
 
@@ -145,10 +194,9 @@ mod tests {
     /// written the same way.
     fn same(text: &str) {
         let slow = crate::json::parse(text);
-        match FastDoc::parse(text) {
-            None => {}
-            Some(doc) => {
-                let tree = doc.tree();
+        match read(text) {
+            None => assert!(slow.is_err() || crate::json::nesting_depth(text.as_bytes()) > 127),
+            Some(tree) => {
                 let fast = tree.root().to_value();
                 let slow = slow.unwrap_or_else(|e| panic!("{text:?}: fast ok, serde_json: {e}"));
                 assert_eq!(fast, slow, "{text:?}");
@@ -236,9 +284,7 @@ mod tests {
             "\u{a0}1",
         ] {
             same(t);
-            if crate::json::parse(t).is_err() {
-                assert!(FastDoc::parse(t).is_none(), "fast reader took {t:?}");
-            }
+            assert!(read(t).is_none(), "fast reader took {t:?}");
         }
     }
 
@@ -249,27 +295,40 @@ mod tests {
             r#"{"a":1,"a":2}"#,
             r#"{"b":{"x":1},"a":[{"k":"v","k":"w"}],"b":3}"#,
             "\"\u{4e2d}\u{6587} \u{1f600}\"",
-            r#"{"":0," ":1,"é":2,"e":3}"#,
+            r#"{"":0," ":1,"é":2,"e":3,"e\u0301":4}"#,
+            r#"{"a\nb":1,"a\\nb":2}"#,
         ] {
             same(t);
         }
-        let doc = FastDoc::parse(r#"{"a":1,"a":2,"b":{"c":1,"c":2}}"#).unwrap();
-        let tree = doc.tree();
+        let tree = read(r#"{"a":1,"a":2,"b":{"c":1,"c":2}}"#).unwrap();
         assert_eq!(tree.duplicate_keys(), 2);
         assert_eq!(tree.root().get("a").unwrap().to_value(), Value::from(2));
-        // A negative zero anywhere, even beside other zeros, goes to serde_json.
-        same(r#"{"a":0.0,"b":"x-0","c":-0}"#);
-        assert!(FastDoc::parse(r#"[0.0,"2023-08-02"]"#).is_some());
     }
 
     #[test]
     fn deep_texts_go_to_serde_json() {
-        let deep = format!("{}{}", "[".repeat(MAX_FAST_DEPTH + 1), "]".repeat(MAX_FAST_DEPTH + 1));
-        assert!(FastDoc::parse(&deep).is_none());
-        let ok = format!("{}{}", "[".repeat(MAX_FAST_DEPTH), "]".repeat(MAX_FAST_DEPTH));
-        assert!(FastDoc::parse(&ok).is_some());
-        // Many brackets, shallow: still fast.
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(read(&deep).is_none());
+        assert!(crate::json::parse(&deep).is_ok());
+        let ok = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        same(&ok);
         let wide = format!("[{}]", vec!["[]"; 10_000].join(","));
-        assert!(FastDoc::parse(&wide).is_some());
+        same(&wide);
+    }
+
+    #[test]
+    fn columns_are_read_and_the_rest_skipped() {
+        let text =
+            r#"{"id":"a","input":{"long":[1,2,3]},"output":{"x":1},"reference":"r","id":"b"}"#;
+        let tree = read_columns(text, Some(&["id", "output"])).unwrap();
+        let root = tree.root();
+        assert_eq!(root.entries().map(|(k, _)| k).collect::<Vec<_>>(), ["id", "output"]);
+        assert_eq!(root.get("id").unwrap().as_str(), Some("b"));
+        assert_eq!(tree.len(), 5);
+        // Skipped members are still checked.
+        assert!(read_columns(r#"{"id":"a","input":[1,}"#, Some(&["id"])).is_none());
+        // Only the root's members are selected.
+        let nested = read_columns(r#"{"output":{"input":1}}"#, Some(&["output"])).unwrap();
+        assert!(nested.root().get("output").unwrap().get("input").is_some());
     }
 }

@@ -23,7 +23,7 @@ pub fn parse(text: &str) -> Result<Value, String> {
     match serde_json::from_str::<Value>(text) {
         Ok(v) => return Ok(v),
         Err(e) if !e.to_string().starts_with("recursion limit exceeded") => {
-            return Err(e.to_string());
+            return Err(explain_error(text, &e));
         }
         Err(_) => {}
     }
@@ -40,6 +40,64 @@ pub fn parse(text: &str) -> Result<Value, String> {
         return Err(e.to_string());
     }
     Ok(value)
+}
+
+/// serde_json's message, or a clearer one where it is vague: an unpaired
+/// UTF-16 surrogate escape is named, with where it is.
+fn explain_error(text: &str, e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    if msg.contains("hex escape")
+        && let Some((at, unit, high)) = unpaired_surrogate(text.as_bytes())
+    {
+        let line = text[..at].matches('\n').count() + 1;
+        let column = text[..at].rfind('\n').map_or(at, |nl| at - nl - 1) + 1;
+        let why = if high {
+            "a high surrogate must be followed by a low one (\\udc00-\\udfff)"
+        } else {
+            "a low surrogate must follow a high one (\\ud800-\\udbff)"
+        };
+        return format!(
+            "unpaired UTF-16 surrogate \\u{unit:04x} at line {line} column {column}: {why}"
+        );
+    }
+    msg
+}
+
+/// The first `\uXXXX` escape in a string literal that is half of a
+/// surrogate pair without its other half: its byte offset, the code unit,
+/// and whether it is a high (leading) surrogate.
+fn unpaired_surrogate(bytes: &[u8]) -> Option<(usize, u16, bool)> {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = bytes.get(at..at + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let (mut i, mut in_str) = (0, false);
+    while i < bytes.len() {
+        match (in_str, bytes[i]) {
+            (false, b'"') | (true, b'"') => in_str = !in_str,
+            (true, b'\\') => {
+                if let Some(u) = unit(i) {
+                    match u {
+                        0xD800..=0xDBFF => match unit(i + 6) {
+                            Some(0xDC00..=0xDFFF) => i += 6,
+                            _ => return Some((i, u, true)),
+                        },
+                        0xDC00..=0xDFFF => return Some((i, u, false)),
+                        _ => {}
+                    }
+                    i += 5;
+                } else {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Tells, byte by byte, whether JSON text is inside a string literal.
@@ -291,6 +349,23 @@ mod tests {
         assert!(parse("{\"a\":").is_err());
         assert_eq!(parse(" 12 ").unwrap(), json!(12));
         assert_eq!(parse("\"a b\"").unwrap(), json!("a b"));
+    }
+
+    #[test]
+    fn unpaired_surrogates_are_named() {
+        for (text, unit, at) in [
+            (r#""\ud800""#, "\\ud800", "line 1 column 2"),
+            (r#"{"a": "b\udc00"}"#, "\\udc00", "line 1 column 9"),
+            ("[\n \"ok \\ud83d\\ude00\", \"\\ud83dz\"]", "\\ud83d", "line 2 column 22"),
+            (r#""\ud800\ud800""#, "\\ud800", "line 1 column 2"),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert!(e.starts_with("unpaired UTF-16 surrogate"), "{text}: {e}");
+            assert!(e.contains(unit) && e.contains(at), "{text}: {e}");
+        }
+        assert!(parse(r#""\ud83d\ude00""#).is_ok());
+        // Other errors keep serde_json's own message.
+        assert!(!parse(r#""\u12x""#).unwrap_err().starts_with("unpaired"));
     }
 
     #[test]

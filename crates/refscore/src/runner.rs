@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::dataset::{self, DatasetError, Pending, Row, Rows};
 use crate::engine::FieldTally;
 use crate::evaluator::Evaluation;
-use crate::fast_json::FastDoc;
+use crate::fast_json;
 use crate::history::{RowRecord, RowScores};
 use crate::metric_result::{DEFAULT_MAX_DETAILS, MetricResult};
 use crate::score::Score;
@@ -32,6 +32,10 @@ pub const BATCH_ROWS: usize = 1024;
 
 /// Stack size of the worker threads: values can be deeply nested.
 pub const WORKER_STACK: usize = 64 * 1024 * 1024;
+
+/// Stack size of the thread that reads rows (CSV and JSON-array readers
+/// parse as they read).
+const READER_STACK: usize = 16 * 1024 * 1024;
 
 /// How to run a suite.
 #[derive(Debug, Clone, Default)]
@@ -321,25 +325,44 @@ pub fn run_recorded(
             *r = r.saturating_sub(next_index);
         }
     }
-    let mut cancelled = false;
-    let mut batch = pool.install(|| read_batch(&mut rows, &mut remaining));
-    while !batch.is_empty() {
-        if opts.cancel.load(Ordering::Relaxed) {
-            cancelled = true;
-            pool.install(|| batch.into_par_iter().for_each(drop_item));
-            break;
-        }
-        let current = std::mem::take(&mut batch);
-        let keep_passed = opts.keep_passed_details;
-        let max_details = opts.max_details.unwrap_or(DEFAULT_MAX_DETAILS);
-        let format = opts.lines;
-        let fast =
-            !opts.value_reader && suite.evaluators.iter().all(|e| e.mapping.reads_columns_only());
-        let ((mut evaluated, fields), next) = pool.install(|| {
-            rayon::join(
-                || {
+    let progress = rows.progress();
+    let fast_columns = (!opts.value_reader).then(|| fast_reader_columns(suite)).flatten();
+    // Rows are read on a thread of their own, a batch or two ahead of the
+    // workers (reading overlaps evaluation even with one worker).
+    let cancelled = std::thread::scope(|scope| -> Result<bool, RunError> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Pending>>(2);
+        std::thread::Builder::new()
+            .name(String::from("refscore-read"))
+            .stack_size(READER_STACK)
+            .spawn_scoped(scope, move || {
+                loop {
+                    let batch = read_batch(&mut rows, &mut remaining);
+                    let last = batch.is_empty();
+                    if let Err(unsent) = tx.send(batch) {
+                        unsent.0.into_iter().for_each(drop_item);
+                        break;
+                    }
+                    if last {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| RunError::Threads(e.to_string()))?;
+        let mut cancelled = false;
+        let mut evaluate_batches = || -> Result<(), RunError> {
+            for current in rx.iter().take_while(|b| !b.is_empty()) {
+                if opts.cancel.load(Ordering::Relaxed) {
+                    cancelled = true;
+                    pool.install(|| current.into_par_iter().for_each(drop_item));
+                    break;
+                }
+                let keep_passed = opts.keep_passed_details;
+                let max_details = opts.max_details.unwrap_or(DEFAULT_MAX_DETAILS);
+                let format = opts.lines;
+                let fast = fast_columns.as_deref();
+                let (mut evaluated, fields) = pool.install(|| {
                     // Evaluation, field statistics and serialisation all run
-                    // on the workers; the caller's thread only writes.
+                    // on the workers; this thread only writes.
                     let mut evaluated: Vec<Evaluated> = current
                         .into_par_iter()
                         .map(|item| evaluate_item(suite, item, max_details, fast))
@@ -369,44 +392,45 @@ pub fn run_recorded(
                         ev.record = Some(row_record(ev));
                     });
                     (evaluated, fields)
-                },
-                || read_batch(&mut rows, &mut remaining),
-            )
-        });
-        batch = next;
-        let snapshot = if sink.is_some() { fields.to_snapshot() } else { String::new() };
-        collector.fields(fields);
-        let records: Vec<RowRecord> =
-            evaluated.iter_mut().filter_map(|ev| ev.record.take()).collect();
-        for (ev, r) in evaluated.iter().zip(&records) {
-            record(&mut collector, r);
-            if let Err(e) = on_row(&ev.result, &ev.line) {
-                pool.install(|| batch.into_par_iter().for_each(drop_item));
-                return Err(RunError::Output(e));
+                });
+                let snapshot = if sink.is_some() { fields.to_snapshot() } else { String::new() };
+                collector.fields(fields);
+                let records: Vec<RowRecord> =
+                    evaluated.iter_mut().filter_map(|ev| ev.record.take()).collect();
+                for (ev, r) in evaluated.iter().zip(&records) {
+                    record(&mut collector, r);
+                    on_row(&ev.result, &ev.line).map_err(RunError::Output)?;
+                }
+                let first = next_index;
+                next_index += records.len() as u64;
+                if let Some(sink) = sink.as_deref_mut() {
+                    let lines: Vec<String> =
+                        evaluated.iter_mut().map(|ev| std::mem::take(&mut ev.line)).collect();
+                    let b = BatchRecord { first, records, lines, fields: snapshot };
+                    sink.batch(b).map_err(RunError::Record)?;
+                }
+                // Freed where it was made: the allocator frees fastest on the
+                // thread that allocated.
+                pool.install(|| evaluated.into_par_iter().for_each(drop));
+                let (rows_done, rows_failed) = collector.progress();
+                on_progress(&Progress {
+                    rows_done,
+                    rows_failed,
+                    elapsed: start.elapsed(),
+                    fraction_read: progress.fraction_read(),
+                });
             }
+            Ok(())
+        };
+        let result = evaluate_batches();
+        // Batches read ahead are freed without deep recursion; dropping the
+        // receiver then stops the reader.
+        for batch in rx.try_iter() {
+            batch.into_iter().for_each(drop_item);
         }
-        let first = next_index;
-        next_index += records.len() as u64;
-        if let Some(sink) = sink.as_deref_mut() {
-            let lines: Vec<String> =
-                evaluated.iter_mut().map(|ev| std::mem::take(&mut ev.line)).collect();
-            let b = BatchRecord { first, records, lines, fields: snapshot };
-            if let Err(e) = sink.batch(b) {
-                pool.install(|| batch.into_par_iter().for_each(drop_item));
-                return Err(RunError::Record(e));
-            }
-        }
-        // Freed where it was made: the allocator frees fastest on the
-        // thread that allocated.
-        pool.install(|| evaluated.into_par_iter().for_each(drop));
-        let (rows_done, rows_failed) = collector.progress();
-        on_progress(&Progress {
-            rows_done,
-            rows_failed,
-            elapsed: start.elapsed(),
-            fraction_read: rows.fraction_read(),
-        });
-    }
+        drop(rx);
+        result.map(|()| cancelled)
+    })?;
     // A stop asked for during the last batch (its judge requests then
     // failed as cancelled) is a cancelled run too.
     let cancelled = cancelled || opts.cancel.load(Ordering::Relaxed);
@@ -514,10 +538,15 @@ fn drop_item(item: Pending) {
     }
 }
 
-fn evaluate_item(suite: &Suite, item: Pending, max_details: usize, fast: bool) -> Evaluated {
-    if fast
+fn evaluate_item(
+    suite: &Suite,
+    item: Pending,
+    max_details: usize,
+    fast: Option<&[&str]>,
+) -> Evaluated {
+    if let Some(columns) = fast
         && let Pending::Line { number, bytes, .. } = &item
-        && let Some(ev) = evaluate_fast(suite, *number, bytes, max_details)
+        && let Some(ev) = evaluate_fast(suite, *number, &bytes[..], columns, max_details)
     {
         return ev;
     }
@@ -547,16 +576,50 @@ fn evaluate_item(suite: &Suite, item: Pending, max_details: usize, fast: bool) -
     }
 }
 
+/// The columns the fast reader reads of each row, when every evaluator's
+/// mapping reads plain columns (else rows are read as values): the mapped
+/// or same-named columns, `expected` (the fallback of `reference`), and
+/// the id column.
+fn fast_reader_columns(suite: &Suite) -> Option<Vec<&str>> {
+    let mut columns: Vec<&str> = suite.id_column.as_deref().into_iter().collect();
+    for ev in &suite.evaluators {
+        if !ev.mapping.reads_columns_only() {
+            return None;
+        }
+        for spec in ev.evaluator.inputs() {
+            columns.push(ev.mapping.source(&spec.name).unwrap_or(&spec.name));
+            if spec.name == "reference" {
+                columns.push("expected");
+            }
+        }
+    }
+    columns.sort_unstable();
+    columns.dedup();
+    Some(columns)
+}
+
 /// Evaluates a JSONL line read by the fast reader; `None` when the line
-/// is not one it takes (the caller then reads it with `serde_json`, which
-/// gives the same results or says what is wrong).
-fn evaluate_fast(suite: &Suite, number: u64, bytes: &[u8], max: usize) -> Option<Evaluated> {
+/// is not one it takes, or lacks a required column (the caller then reads
+/// it with `serde_json`, which gives the same results or says what is
+/// wrong, naming every column).
+fn evaluate_fast(
+    suite: &Suite,
+    number: u64,
+    bytes: &[u8],
+    columns: &[&str],
+    max: usize,
+) -> Option<Evaluated> {
     let text = std::str::from_utf8(bytes).ok()?;
-    // A reader failure of any kind leaves the line to `serde_json`.
-    let doc = catch_unwind(|| FastDoc::parse(text.trim_end())).ok().flatten()?;
-    let tree = doc.tree();
+    let tree = fast_json::read_columns(text.trim_end(), Some(columns))?;
     let root = tree.root();
-    root.is_object().then(|| evaluate_row(suite, RowView::Tree { number, root }, max))
+    let complete = root.is_object()
+        && suite.evaluators.iter().all(|ev| {
+            ev.evaluator.inputs().iter().filter(|s| s.required).all(|s| {
+                let column = ev.mapping.source(&s.name).unwrap_or(&s.name);
+                root.contains_key(column) || s.name == "reference" && root.contains_key("expected")
+            })
+        });
+    complete.then(|| evaluate_row(suite, RowView::Tree { number, root }, max))
 }
 
 /// A row to evaluate: read as a `serde_json` value, or by the fast reader.

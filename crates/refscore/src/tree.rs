@@ -10,16 +10,18 @@
 //! `Value` does, and every result is the same whichever way the document
 //! was read. Building and freeing are iterative: any depth is safe.
 
+use std::borrow::Cow;
+
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Number, Value};
 
 /// One value of a [`Tree`].
 #[derive(Debug, Clone, PartialEq)]
-enum Slot<'s> {
+pub(crate) enum Slot<'s> {
     Null,
     Bool(bool),
     Number(Number),
-    Str(&'s str),
+    Str(Cow<'s, str>),
     /// `len` node indices at `kids[start..]`.
     Array {
         start: u32,
@@ -37,98 +39,44 @@ enum Slot<'s> {
 pub struct Tree<'s> {
     slots: Vec<Slot<'s>>,
     kids: Vec<u32>,
-    members: Vec<(&'s str, u32)>,
+    members: Vec<(Cow<'s, str>, u32)>,
+    root: u32,
     duplicates: u32,
 }
 
 /// Largest number of values a tree holds (`u32` indices).
 pub const MAX_NODES: usize = u32::MAX as usize;
 
-/// Reads a source document's structure, for [`Tree::build`].
-pub(crate) trait Source<'s>: Copy {
-    /// The value's shape, with its scalar, or its children.
-    fn shape(self, children: &mut Vec<(&'s str, Self)>) -> Shape<'s>;
-}
-
-/// What [`Source::shape`] found.
-pub(crate) enum Shape<'s> {
-    /// `null`.
-    Null,
-    /// A boolean.
-    Bool(bool),
-    /// A number.
-    Number(Number),
-    /// A string, borrowed from the source.
-    Str(&'s str),
-    /// An array; its elements were pushed (with empty keys).
-    Array,
-    /// An object; its members were pushed, in document order (duplicates
-    /// included).
-    Object,
-}
-
-impl<'s> Source<'s> for &'s Value {
-    fn shape(self, children: &mut Vec<(&'s str, Self)>) -> Shape<'s> {
-        match self {
-            Value::Null => Shape::Null,
-            Value::Bool(b) => Shape::Bool(*b),
-            Value::Number(n) => Shape::Number(n.clone()),
-            Value::String(s) => Shape::Str(s),
-            Value::Array(items) => {
-                children.extend(items.iter().map(|v| ("", v)));
-                Shape::Array
-            }
-            Value::Object(map) => {
-                children.extend(map.iter().map(|(k, v)| (k.as_str(), v)));
-                Shape::Object
-            }
-        }
-    }
-}
-
 impl<'s> Tree<'s> {
     /// The tree of a `serde_json` value (strings borrowed, not copied).
+    /// Iterative: any depth is safe.
     pub fn from_value(v: &'s Value) -> Tree<'s> {
-        Tree::build(v)
-    }
-
-    /// Builds a tree from any source, iteratively.
-    pub(crate) fn build<S: Source<'s>>(root: S) -> Tree<'s> {
         let mut t = Tree { slots: vec![Slot::Null], ..Tree::default() };
-        let mut work: Vec<(S, u32)> = vec![(root, 0)];
-        let mut children: Vec<(&'s str, S)> = Vec::new();
+        let mut work: Vec<(&'s Value, u32)> = vec![(v, 0)];
         while let Some((v, at)) = work.pop() {
-            children.clear();
-            let slot = match v.shape(&mut children) {
-                Shape::Null => Slot::Null,
-                Shape::Bool(b) => Slot::Bool(b),
-                Shape::Number(n) => Slot::Number(n),
-                Shape::Str(s) => Slot::Str(s),
-                Shape::Array => {
+            let slot = match v {
+                Value::Null => Slot::Null,
+                Value::Bool(b) => Slot::Bool(*b),
+                Value::Number(n) => Slot::Number(n.clone()),
+                Value::String(s) => Slot::Str(Cow::Borrowed(s)),
+                Value::Array(items) => {
                     let start = index(t.kids.len());
-                    for &(_, c) in &children {
-                        let s = t.new_slot();
+                    for c in items {
+                        let s = t.push(Slot::Null);
                         t.kids.push(s);
                         work.push((c, s));
                     }
-                    Slot::Array { start, len: index(children.len()) }
+                    Slot::Array { start, len: index(items.len()) }
                 }
-                Shape::Object => {
-                    // Sorted by key; of equal keys the last written wins.
-                    children.sort_by(|a, b| a.0.cmp(b.0));
+                Value::Object(map) => {
+                    // A map's keys are sorted and unique already.
                     let start = index(t.members.len());
-                    let mut len = 0;
-                    for (i, &(k, c)) in children.iter().enumerate() {
-                        if children.get(i + 1).is_some_and(|next| next.0 == k) {
-                            t.duplicates += 1;
-                            continue;
-                        }
-                        let s = t.new_slot();
-                        t.members.push((k, s));
+                    for (k, c) in map {
+                        let s = t.push(Slot::Null);
+                        t.members.push((Cow::Borrowed(k), s));
                         work.push((c, s));
-                        len += 1;
                     }
-                    Slot::Object { start, len }
+                    Slot::Object { start, len: index(map.len()) }
                 }
             };
             t.slots[at as usize] = slot;
@@ -136,19 +84,61 @@ impl<'s> Tree<'s> {
         t
     }
 
+    /// An empty tree to build bottom-up, with room for about `nodes`
+    /// values.
+    pub(crate) fn with_capacity(nodes: usize) -> Tree<'s> {
+        Tree {
+            slots: Vec::with_capacity(nodes),
+            kids: Vec::with_capacity(nodes / 2),
+            members: Vec::with_capacity(nodes / 2),
+            root: 0,
+            duplicates: 0,
+        }
+    }
+
+    /// Adds a value; its index.
+    pub(crate) fn push(&mut self, slot: Slot<'s>) -> u32 {
+        self.slots.push(slot);
+        index(self.slots.len() - 1)
+    }
+
+    /// Adds an array of the values at `items`; its index.
+    pub(crate) fn push_array(&mut self, items: impl ExactSizeIterator<Item = u32>) -> u32 {
+        let (start, len) = (index(self.kids.len()), index(items.len()));
+        self.kids.extend(items);
+        self.push(Slot::Array { start, len })
+    }
+
+    /// Adds an object of `entries` (in document order, duplicates
+    /// included: of equal keys the last written wins); its index.
+    pub(crate) fn push_object(&mut self, entries: &mut [(Cow<'s, str>, u32)]) -> u32 {
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let start = index(self.members.len());
+        for i in 0..entries.len() {
+            if entries.get(i + 1).is_some_and(|next| next.0 == entries[i].0) {
+                self.duplicates += 1;
+                continue;
+            }
+            let (k, v) = std::mem::take(&mut entries[i]);
+            self.members.push((k, v));
+        }
+        let len = index(self.members.len()) - start;
+        self.push(Slot::Object { start, len })
+    }
+
+    /// Makes the value at `at` the root.
+    pub(crate) fn set_root(&mut self, at: u32) {
+        self.root = at;
+    }
+
     /// The tree of `null`.
     pub fn null() -> Tree<'s> {
         Tree { slots: vec![Slot::Null], ..Tree::default() }
     }
 
-    fn new_slot(&mut self) -> u32 {
-        self.slots.push(Slot::Null);
-        index(self.slots.len() - 1)
-    }
-
     /// The document's root.
     pub fn root(&self) -> Node<'_> {
-        Node { tree: self, at: 0 }
+        Node { tree: self, at: self.root }
     }
 
     /// How many object members were dropped because a later member of the
@@ -254,7 +244,7 @@ impl<'t> Node<'t> {
             Slot::Null => ValueRef::Null,
             Slot::Bool(b) => ValueRef::Bool(*b),
             Slot::Number(n) => ValueRef::Number(n),
-            Slot::Str(s) => ValueRef::String(s),
+            Slot::Str(s) => ValueRef::String(s.as_ref()),
             Slot::Array { .. } => ValueRef::Array(self),
             Slot::Object { .. } => ValueRef::Object(self),
         }
@@ -309,7 +299,7 @@ impl<'t> Node<'t> {
     /// The string, if it is one.
     pub fn as_str(self) -> Option<&'t str> {
         match self.slot() {
-            Slot::Str(s) => Some(s),
+            Slot::Str(s) => Some(s.as_ref()),
             _ => None,
         }
     }
@@ -349,7 +339,7 @@ impl<'t> Node<'t> {
         }
     }
 
-    fn member_slice(self) -> &'t [(&'t str, u32)] {
+    fn member_slice(self) -> &'t [(Cow<'t, str>, u32)] {
         match self.slot() {
             Slot::Object { start, len } => {
                 &self.tree.members[*start as usize..(*start + *len) as usize]
@@ -361,13 +351,13 @@ impl<'t> Node<'t> {
     /// The members of an object, sorted by key (none for other kinds).
     pub fn entries(self) -> impl DoubleEndedIterator<Item = (&'t str, Node<'t>)> + 't {
         let tree = self.tree;
-        self.member_slice().iter().map(move |&(k, at)| (k, Node { tree, at }))
+        self.member_slice().iter().map(move |(k, at)| (k.as_ref(), Node { tree, at: *at }))
     }
 
     /// The member `key` of an object.
     pub fn get(self, key: &str) -> Option<Node<'t>> {
         let m = self.member_slice();
-        m.binary_search_by(|(k, _)| (*k).cmp(key)).ok().map(|i| self.node(m[i].1))
+        m.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok().map(|i| self.node(m[i].1))
     }
 
     /// Whether an object has the member `key`.
@@ -397,7 +387,7 @@ impl<'t> Node<'t> {
             Slot::Null => Value::Null,
             Slot::Bool(b) => Value::Bool(*b),
             Slot::Number(n) => Value::Number(n.clone()),
-            Slot::Str(s) => Value::String((*s).to_owned()),
+            Slot::Str(s) => Value::String(s.to_string()),
             Slot::Array { .. } => Value::Array(self.items().map(Node::to_value).collect()),
             Slot::Object { .. } => {
                 Value::Object(self.entries().map(|(k, v)| (k.to_owned(), v.to_value())).collect())

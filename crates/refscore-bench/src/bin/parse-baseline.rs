@@ -27,9 +27,16 @@ struct Args {
     /// Read the whole file into memory before timing (split + parse only).
     #[arg(long)]
     in_memory: bool,
-    /// Parse with `refscore::json::parse` instead of `serde_json::from_str`.
+    /// Parse with `refscore::json::parse` instead of `serde_json::from_str`
+    /// (the same as `--parser refscore`).
     #[arg(long)]
     refscore_parser: bool,
+    /// The parser: `serde_json` (into `serde_json::Value`, the default),
+    /// `refscore` (`refscore::json::parse`), `validate` (`serde_json` into
+    /// `IgnoredAny`: the tokenizer alone) or `fast-tree` (refscore's fast
+    /// reader and its tree).
+    #[arg(long, value_parser = ["serde_json", "refscore", "validate", "fast-tree"])]
+    parser: Option<String>,
     /// Runs; the fastest is reported.
     #[arg(long, default_value_t = 1)]
     repeat: u32,
@@ -37,7 +44,13 @@ struct Args {
 
 fn run(args: &Args) -> anyhow::Result<bool> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
-    let parser = if args.refscore_parser { Parser::Refscore } else { Parser::SerdeJson };
+    let parser = match args.parser.as_deref() {
+        Some("refscore") => Parser::Refscore,
+        Some("validate") => Parser::Validate,
+        Some("fast-tree") => Parser::FastTree,
+        _ if args.refscore_parser => Parser::Refscore,
+        _ => Parser::SerdeJson,
+    };
     let source = if args.in_memory { Source::Memory } else { Source::Stream };
     let mut best: Option<ParseStats> = None;
     for _ in 0..args.repeat.max(1) {

@@ -1,64 +1,143 @@
-//! JSONL (one JSON object per line), read line by line with one reused
-//! buffer.
+//! JSONL (one JSON object per line), read in large blocks: a line is a
+//! range of a shared block, handed to whoever parses it without a copy.
 
-use std::io::BufRead;
+use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
 use super::{Pending, row_error};
 
+/// Bytes read at a time; a longer line grows the block to hold it.
+const BLOCK: usize = 4 << 20;
+
 /// Rows of a JSONL file.
 pub(crate) struct JsonlRows<R> {
     path: Arc<Path>,
     reader: R,
-    buf: Vec<u8>,
+    /// The block being split, and where its unread part starts.
+    block: Arc<Vec<u8>>,
+    pos: usize,
     line: u64,
-    done: bool,
+    /// The reader is exhausted or failed (the block may still hold lines).
+    eof: bool,
+    /// The read error to report once the lines before it are read.
+    error: Option<std::io::Error>,
 }
 
-impl<R: BufRead> JsonlRows<R> {
+impl<R: Read> JsonlRows<R> {
     pub(crate) fn from_reader(path: &Path, reader: R) -> Self {
-        JsonlRows { path: Arc::from(path), reader, buf: Vec::new(), line: 0, done: false }
+        JsonlRows {
+            path: Arc::from(path),
+            reader,
+            block: Arc::new(Vec::new()),
+            pos: 0,
+            line: 0,
+            eof: false,
+            error: None,
+        }
     }
-}
 
-impl<R: BufRead> Iterator for JsonlRows<R> {
-    type Item = Pending;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        while !self.done {
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
-                Ok(0) => self.done = true,
-                Ok(_) => {
-                    self.line += 1;
-                    if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
-                        self.buf.drain(..3);
-                    }
-                    if self.buf.iter().all(u8::is_ascii_whitespace) {
-                        continue;
-                    }
-                    // The line's buffer goes with the row (no copy); the next
-                    // line gets a new one of a typical size.
-                    let next = self.buf.len().clamp(256, 1 << 16);
-                    let bytes = std::mem::replace(&mut self.buf, Vec::with_capacity(next));
-                    return Some(Pending::Line {
-                        path: Arc::clone(&self.path),
-                        number: self.line,
-                        bytes,
-                    });
+    /// Reads the next block: the unread tail of the current one, then
+    /// bytes until the block is full and holds a whole line, or the file
+    /// ends or fails. A line longer than the block doubles it.
+    fn refill(&mut self) {
+        let tail = &self.block[self.pos..];
+        let mut next = Vec::with_capacity(BLOCK.max(tail.len() * 2));
+        next.extend_from_slice(tail);
+        let mut searched = 0;
+        loop {
+            if next.len() == next.capacity() {
+                if memchr::memchr(b'\n', &next[searched..]).is_some() {
+                    break;
                 }
+                searched = next.len();
+                next.reserve(next.len());
+            }
+            let start = next.len();
+            next.resize(next.capacity(), 0);
+            let read = loop {
+                match self.reader.read(&mut next[start..]) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    other => break other,
+                }
+            };
+            match read {
+                Ok(0) => {
+                    next.truncate(start);
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => next.truncate(start + n),
                 Err(e) => {
-                    self.done = true;
-                    return Some(Pending::Ready(Err(row_error(
-                        &self.path,
-                        self.line + 1,
-                        format!("read error: {e}"),
-                    ))));
+                    // Whole lines read so far are kept; the partial one
+                    // goes with the error, which comes after them.
+                    next.truncate(memchr::memrchr(b'\n', &next[..start]).map_or(0, |i| i + 1));
+                    self.error = Some(e);
+                    self.eof = true;
+                    break;
                 }
             }
         }
-        None
+        self.block = Arc::new(next);
+        self.pos = 0;
+    }
+}
+
+impl<R: Read> Iterator for JsonlRows<R> {
+    type Item = Pending;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let rest = &self.block[self.pos..];
+            let end = match memchr::memchr(b'\n', rest) {
+                Some(i) => self.pos + i,
+                None if self.eof => {
+                    if rest.is_empty() {
+                        let e = self.error.take()?;
+                        return Some(Pending::Ready(Err(row_error(
+                            &self.path,
+                            self.line + 1,
+                            format!("read error: {e}"),
+                        ))));
+                    }
+                    self.block.len()
+                }
+                None => {
+                    self.refill();
+                    continue;
+                }
+            };
+            let mut start = self.pos;
+            self.pos = (end + 1).min(self.block.len());
+            self.line += 1;
+            if self.line == 1 && self.block[start..end].starts_with(b"\xEF\xBB\xBF") {
+                start += 3;
+            }
+            if self.block[start..end].iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            return Some(Pending::Line {
+                path: Arc::clone(&self.path),
+                number: self.line,
+                bytes: LineBytes { block: Arc::clone(&self.block), start, end },
+            });
+        }
+    }
+}
+
+/// One line of a block: a range of it, shared, not copied.
+#[derive(Debug)]
+pub(crate) struct LineBytes {
+    block: Arc<Vec<u8>>,
+    start: usize,
+    end: usize,
+}
+
+impl std::ops::Deref for LineBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.block[self.start..self.end]
     }
 }
 
@@ -92,6 +171,66 @@ mod tests {
         let r = rows(b"{\"a\":\"\xff\"}\n{\"a\":2}\n");
         assert!(r[0].as_ref().unwrap_err().message.contains("UTF-8"));
         assert_eq!(r[1].as_ref().unwrap().value["a"], 2);
+    }
+
+    #[test]
+    fn lines_across_blocks_and_longer_than_a_block() {
+        let long = format!("{{\"a\":\"{}\"}}", "x".repeat(BLOCK * 2 + 7));
+        let mut text = String::new();
+        let mut expected = Vec::new();
+        for i in 0..20_000 {
+            if i == 7_000 {
+                text.push_str(&long);
+                expected.push(long.len());
+            } else {
+                let line = format!("{{\"a\":{i},\"pad\":\"{}\"}}", "y".repeat(i % 700));
+                expected.push(line.len());
+                text.push_str(&line);
+            }
+            text.push('\n');
+        }
+        // Read in small pieces, as a pipe would deliver them.
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = buf.len().min(self.0.len()).min(65_521);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let lines: Vec<(u64, usize)> =
+            JsonlRows::from_reader(Path::new("t"), Trickle(text.as_bytes()))
+                .map(|p| match p {
+                    Pending::Line { number, bytes, .. } => (number, bytes.len()),
+                    Pending::Ready(r) => panic!("{r:?}"),
+                })
+                .collect();
+        assert_eq!(lines.len(), expected.len());
+        for (i, ((number, len), want)) in lines.iter().zip(&expected).enumerate() {
+            assert_eq!((*number, *len), (i as u64 + 1, *want));
+        }
+    }
+
+    #[test]
+    fn a_read_error_is_one_row_error_after_the_good_lines() {
+        struct Failing(usize);
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(std::io::Error::other("disk on fire"));
+                }
+                self.0 -= 1;
+                let line = b"{\"a\":1}\n";
+                buf[..line.len()].copy_from_slice(line);
+                Ok(line.len())
+            }
+        }
+        let r: Vec<_> =
+            JsonlRows::from_reader(Path::new("t"), Failing(3)).map(Pending::resolve).collect();
+        assert_eq!(r.len(), 4);
+        assert!(r[..3].iter().all(Result::is_ok));
+        assert!(r[3].as_ref().unwrap_err().message.contains("disk on fire"));
     }
 
     #[test]

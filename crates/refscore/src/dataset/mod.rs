@@ -134,6 +134,26 @@ impl Rows {
 
     /// Share of the file read so far, in [0, 1], where it can be known.
     pub fn fraction_read(&self) -> Option<f64> {
+        self.progress().fraction_read()
+    }
+
+    /// A handle on how much of the file has been read, usable while
+    /// another thread reads the rows.
+    pub fn progress(&self) -> ReadProgress {
+        ReadProgress { read: self.read.clone(), size: self.size }
+    }
+}
+
+/// How much of a dataset file has been read; see [`Rows::progress`].
+#[derive(Debug, Clone)]
+pub struct ReadProgress {
+    read: Option<Arc<AtomicU64>>,
+    size: u64,
+}
+
+impl ReadProgress {
+    /// Share of the file read so far, in [0, 1], where it can be known.
+    pub fn fraction_read(&self) -> Option<f64> {
         let read = self.read.as_ref()?.load(Ordering::Relaxed);
         #[allow(clippy::cast_precision_loss)]
         (self.size > 0).then(|| (read as f64 / self.size as f64).min(1.0))
@@ -175,7 +195,7 @@ pub(crate) enum Pending {
         /// 1-based line number.
         number: u64,
         /// The line's bytes (without a byte-order mark).
-        bytes: Vec<u8>,
+        bytes: jsonl::LineBytes,
     },
 }
 

@@ -365,6 +365,26 @@ impl<'t> Node<'t> {
         self.get(key).is_some()
     }
 
+    /// Whether the node nests deeper than `limit` levels (a scalar is 0
+    /// levels deep, `[1]` one). Free for trees of at most `limit` values;
+    /// else iterative, stopping at the first node past the limit.
+    pub fn depth_exceeds(self, limit: usize) -> bool {
+        if self.tree.len() <= limit {
+            return false;
+        }
+        let mut stack = vec![(self, 0usize)];
+        while let Some((n, d)) = stack.pop() {
+            if n.is_container() && !n.is_empty() {
+                if d >= limit {
+                    return true;
+                }
+                stack.extend(n.items().map(|c| (c, d + 1)));
+                stack.extend(n.entries().map(|(_, c)| (c, d + 1)));
+            }
+        }
+        false
+    }
+
     /// Number of leaves: scalars count 1, containers the sum of their
     /// children (so `{}` and `[]` count 0). Iterative.
     pub fn leaves(self) -> usize {

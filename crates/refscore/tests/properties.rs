@@ -135,6 +135,10 @@ pub(crate) fn trials() -> Vec<Trial> {
             deep_nesting_on_either_side_does_not_overflow_the_stack,
         ),
         crate::plain(
+            "properties::json_match_cost_is_linear_in_depth",
+            json_match_cost_is_linear_in_depth,
+        ),
+        crate::plain(
             "properties::deep_identical_documents_score_perfectly",
             deep_identical_documents_score_perfectly,
         ),
@@ -253,6 +257,43 @@ fn deep_nesting_on_either_side_does_not_overflow_the_stack() {
     let (checked, leftovers) = handle.join().expect("no stack overflow");
     assert_eq!(checked, 2 * 4 * METRICS.len());
     for input in leftovers {
+        drop_on_big_stack(input);
+    }
+}
+
+/// Two 50,000-deep arrays that differ at the bottom, under json_match:
+/// every level pairs its one element by similarity. A path copied per
+/// level would need memory quadratic in the depth (tens of GB here); the
+/// walk lends one path to its similarity sub-walks instead. With path
+/// rules, documents past the declared depth get an invalid score.
+fn json_match_cost_is_linear_in_depth() {
+    const DEPTH: usize = 50_000;
+    let handle = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(move || {
+            let mut leftovers = Vec::new();
+            let rules = r#"{"rules": {"rules": [{"path": "$..x", "compare": "exact"}]}}"#;
+            for (options, depth) in [("{}", DEPTH), (rules, 1_000), (rules, DEPTH)] {
+                let m = metric("json_match", options);
+                let o = refscore::json::parse(&deep_text(depth, false, "1")).expect("parses");
+                let r = refscore::json::parse(&deep_text(depth, false, "2")).expect("parses");
+                let input = EvalInput::pair(o, r);
+                let s = score_of(m.as_ref(), &input);
+                if options == rules && depth > refscore::metrics::json_match::MAX_RULE_DEPTH {
+                    // Rule lookups read the whole path: past the limit, a
+                    // clear invalid score, not quadratic time.
+                    assert_eq!(s.score, None, "{options}");
+                    let why = s.explanation.unwrap_or_default();
+                    assert!(why.contains("deeper than 1000 levels"), "{why}");
+                } else {
+                    assert_eq!(s.score, Some(0.0), "{options}: {:?}", s.explanation);
+                }
+                leftovers.push(input);
+            }
+            leftovers
+        })
+        .expect("spawn");
+    for input in handle.join().expect("no stack overflow") {
         drop_on_big_stack(input);
     }
 }

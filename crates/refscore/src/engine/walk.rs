@@ -105,7 +105,9 @@ fn shown(v: Node<'_>, outcome: Outcome) -> String {
 pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     m: &'m M,
     keep: Keep,
-    path: Vec<Seg<'v>>,
+    /// The path of the node being compared. A similarity sub-walk lends
+    /// it to the sub-walks it starts (see [`Walk::pair_similarity`]).
+    path: RefCell<Vec<Seg<'v>>>,
     counts: Counts,
     records: Vec<Record>,
     fields: Option<FieldTallies>,
@@ -145,7 +147,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         Walk {
             m,
             keep,
-            path: Vec::new(),
+            path: RefCell::new(Vec::new()),
             counts: Counts::default(),
             records: Vec::new(),
             fields: fields.then(FieldTallies::new),
@@ -207,7 +209,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     }
 
     fn rule(&self) -> NodeRule {
-        if self.m.has_rules() { self.m.rule_at(&self.path) } else { NodeRule::default() }
+        if self.m.has_rules() { self.m.rule_at(&self.path.borrow()) } else { NodeRule::default() }
     }
 
     fn walk(&mut self, e: Node<'v>, a: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
@@ -248,7 +250,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         }
         if self.keeps(outcome) {
             self.records.push(Record {
-                path: JsonPath::from_segs(&self.path),
+                path: JsonPath::from_segs(&self.path.borrow()),
                 expected: e.map(|v| truncate(&shown(v, outcome))),
                 actual: a.map(|v| truncate(&shown(v, outcome))),
                 outcome,
@@ -261,14 +263,14 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     }
 
     fn enter(&mut self, seg: Seg<'v>) {
-        self.path.push(seg);
+        self.path.get_mut().push(seg);
         if let Some(f) = &mut self.fields {
             f.enter(seg);
         }
     }
 
     fn leave(&mut self) {
-        self.path.pop();
+        self.path.get_mut().pop();
         if let Some(f) = &mut self.fields {
             f.leave();
         }
@@ -470,7 +472,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                             let ids = ids.get_or_insert_with(|| Identities::new(ea, aa));
                             let note = self.pair_note(ea, aa, (i, j), align, ids);
                             let rec = Record {
-                                path: JsonPath::from_segs(&self.path),
+                                path: JsonPath::from_segs(&self.path.borrow()),
                                 expected: None,
                                 actual: None,
                                 outcome: Outcome::Match,
@@ -561,19 +563,25 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let mut sub = Walk::new(self.m, Keep::None, false, self.null);
         sub.memo = Rc::clone(&self.memo);
         sub.leaf_counts = Rc::clone(&self.leaf_counts);
-        // The path only serves rule lookups here (no records, no tallies):
-        // without rules, not copying it keeps nested arrays from costing
-        // memory quadratic in their depth.
-        if self.m.has_rules() {
-            sub.path.clone_from(&self.path);
-            sub.path.push(Seg::Pair { expected: Some(i), actual: Some(j) });
+        // The path only serves rule lookups here (no records, no tallies).
+        // A similarity walk lends its own path to the walks it starts
+        // (it waits for them), so nested arrays cost time and memory
+        // linear in their depth, not a copy of the path per level.
+        let lend = self.keep == Keep::None && self.fields.is_none();
+        let rules = self.m.has_rules();
+        if rules {
+            let mut path = if lend { self.path.take() } else { self.path.borrow().clone() };
+            path.push(Seg::Pair { expected: Some(i), actual: Some(j) });
+            sub.path = RefCell::new(path);
         }
         sub.element = true;
         let rule = sub.rule();
-        if rule.ignore {
-            return 1.0;
+        let s = if rule.ignore { 1.0 } else { sub.walk(e, a, W::One, rule).ratio_or(1.0) };
+        if rules && lend {
+            let mut path = sub.path.take();
+            path.pop();
+            *self.path.borrow_mut() = path;
         }
-        let s = sub.walk(e, a, W::One, rule).ratio_or(1.0);
         if let Some(k) = memo_key {
             self.memo.borrow_mut().insert(k, s);
         }

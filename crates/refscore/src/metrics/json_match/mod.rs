@@ -42,6 +42,11 @@ use crate::path::Seg;
 use crate::score::{Direction, Kind, Score};
 use crate::tree::{Node, Tree, with_values};
 
+/// Deepest nesting json_match compares under path rules: a rule lookup
+/// reads the whole path, so deeper documents would cost time quadratic in
+/// their depth. Without rules, any depth is compared, in linear time.
+pub const MAX_RULE_DEPTH: usize = 1_000;
+
 /// The declaration of `json_match`.
 pub const SPEC: MetricSpec = MetricSpec {
     name: "json_match",
@@ -293,6 +298,17 @@ impl JsonMetric for JsonMatch {
     }
 
     fn prepare(&self, pair: Pair<'_>, output: Method) -> Result<Prepared, EvalError> {
+        if self.rules.has_rules() {
+            for (side, node) in [("output", pair.output), ("reference", pair.reference)] {
+                if node.depth_exceeds(MAX_RULE_DEPTH) {
+                    let why = format!(
+                        "the {side} nests deeper than {MAX_RULE_DEPTH} levels; json_match with \
+                         path rules compares documents up to {MAX_RULE_DEPTH} levels deep"
+                    );
+                    return Ok(Prepared::Score(Score::invalid(SPEC.name, why)));
+                }
+            }
+        }
         let wants_json = pair.reference.is_container() || self.preset.is_some();
         if output == Method::String && wants_json {
             let why = "no JSON object or array found in the text";

@@ -54,24 +54,19 @@ impl<R: Read> JsonlRows<R> {
                 next.reserve(next.len());
             }
             let start = next.len();
-            next.resize(next.capacity(), 0);
-            let read = loop {
-                match self.reader.read(&mut next[start..]) {
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    other => break other,
-                }
-            };
-            match read {
-                Ok(0) => {
-                    next.truncate(start);
+            let room = (next.capacity() - start) as u64;
+            // Reads into the spare capacity (no zeroing), until it is full
+            // or the file ends.
+            match (&mut self.reader).take(room).read_to_end(&mut next) {
+                Ok(_) if next.len() == start => {
                     self.eof = true;
                     break;
                 }
-                Ok(n) => next.truncate(start + n),
+                Ok(_) => {}
                 Err(e) => {
                     // Whole lines read so far are kept; the partial one
                     // goes with the error, which comes after them.
-                    next.truncate(memchr::memrchr(b'\n', &next[..start]).map_or(0, |i| i + 1));
+                    next.truncate(memchr::memrchr(b'\n', &next).map_or(0, |i| i + 1));
                     self.error = Some(e);
                     self.eof = true;
                     break;

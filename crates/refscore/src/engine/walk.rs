@@ -122,6 +122,8 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     leaf_counts: LeafCounts,
     /// `null`, compared in place of an absent value.
     null: Node<'v>,
+    /// Levels of [`Walk::walk`] now running.
+    depth: usize,
 }
 
 /// A pair's weight for the assignment when it is plausible under `p`:
@@ -156,6 +158,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             memo: Memo::default(),
             leaf_counts: LeafCounts::default(),
             null,
+            depth: 0,
         }
     }
 
@@ -213,15 +216,26 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     }
 
     fn walk(&mut self, e: Node<'v>, a: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
-        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
-            if e.is_object() && a.is_object() {
-                self.object(e, a, w, rule)
-            } else if e.is_array() && a.is_array() {
-                self.array(e, a, w, rule)
-            } else {
-                self.leaf(e, a, rule)
-            }
-        })
+        self.depth += 1;
+        // The stack is checked every few levels (a level's frames take a
+        // few hundred bytes, far below the margin).
+        let t = if self.depth % 16 == 1 {
+            stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.step(e, a, w, rule))
+        } else {
+            self.step(e, a, w, rule)
+        };
+        self.depth -= 1;
+        t
+    }
+
+    fn step(&mut self, e: Node<'v>, a: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
+        if e.is_object() && a.is_object() {
+            self.object(e, a, w, rule)
+        } else if e.is_array() && a.is_array() {
+            self.array(e, a, w, rule)
+        } else {
+            self.leaf(e, a, rule)
+        }
     }
 
     /// Whether a record with `outcome` is kept.
@@ -376,13 +390,27 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             self.counts.credit += 1.0;
             acc.add(Tally::new(1.0, 1.0), 1.0);
         } else {
+            // Both sides' members are sorted by key: one merge pass finds
+            // each expected key's partner.
+            let mut actual = am.entries().peekable();
             for (k, ev) in em.entries() {
+                let partner = loop {
+                    match actual.peek() {
+                        Some(&(ak, av)) if ak <= k => {
+                            actual.next();
+                            if ak == k {
+                                break Some(av);
+                            }
+                        }
+                        _ => break None,
+                    }
+                };
                 let (cw, kw) = w.child(k);
                 self.enter(Seg::Key(k));
                 self.element = false;
                 let r = self.rule();
                 if !r.ignore {
-                    let t = match am.get(k) {
+                    let t = match partner {
                         Some(av) => self.walk(ev, av, cw, r),
                         None => self.missing(ev, r),
                     };
@@ -392,8 +420,10 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             }
         }
         if pol.keys == KeySet::Union || pol.empty_expected_object == Empty::Leaf && em.is_empty() {
+            let mut expected = em.entries().map(|(k, _)| k).peekable();
             for (k, av) in am.entries() {
-                if em.contains_key(k) {
+                while expected.next_if(|&ek| ek < k).is_some() {}
+                if expected.peek() == Some(&k) {
                     continue;
                 }
                 let (_, kw) = w.child(k);

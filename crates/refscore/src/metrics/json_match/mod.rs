@@ -252,6 +252,13 @@ impl Rules for JsonMatch {
 
     fn leaf(&self, e: Node<'_>, a: Node<'_>, rule: &NodeRule) -> Leaf {
         let (cmp, norms, nulls) = self.leaf_rule(rule);
+        // Equal values match under these comparators whatever the
+        // normalizers and null policy: no copy needed to say so.
+        if matches!(cmp, Comparator::Default | Comparator::Auto | Comparator::Exact)
+            && crate::engine::nodes_equal(e, a)
+        {
+            return Leaf::MATCH;
+        }
         with_values(e, a, |e, a| cmp.compare_with(e, a, norms, &nulls))
     }
 

@@ -166,8 +166,8 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     let mut text = String::new();
     for i in 0..3_000 {
         let items = |shift: usize| -> String {
-            (0..60)
-                .map(|k| format!("{{\"sku\": \"item-{}\", \"qty\": {k}}}", (k + shift) % 60))
+            (0..20)
+                .map(|k| format!("{{\"sku\": \"item-{}\", \"qty\": {k}}}", (k + shift) % 20))
                 .collect::<Vec<_>>()
                 .join(", ")
         };

@@ -39,7 +39,8 @@ pub(super) fn by_key(
             .collect();
         if parts.iter().all(|p| p == "\u{0}") { None } else { Some(parts.join("\u{1}")) }
     };
-    let mut groups: HashMap<String, (Vec<usize>, Vec<usize>)> = HashMap::new();
+    let mut groups: HashMap<String, (Vec<usize>, Vec<usize>), std::hash::BuildHasherDefault<Fx>> =
+        HashMap::default();
     let mut order: Vec<String> = Vec::new();
     for (i, v) in e.iter().enumerate() {
         if let Some(k) = key_of(v) {
@@ -186,7 +187,7 @@ pub(super) fn assignment(
             pairs.push((Some(i), Some(i)));
         }
     }
-    let mut index: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut index: HashMap<u64, Vec<usize>, std::hash::BuildHasherDefault<Fx>> = HashMap::default();
     for (j, v) in a.iter().enumerate().rev().filter(|(j, _)| !used[*j]) {
         index.entry(hash_value(*v)).or_default().push(j);
     }

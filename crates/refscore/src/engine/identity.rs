@@ -3,6 +3,12 @@
 //! and once among the output elements identifies the element holding it.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::align::Fx;
+
+/// A map with the engine's fast hasher.
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 use crate::tree::{Kind, Node};
 
@@ -24,14 +30,14 @@ pub(super) struct Identities<'v> {
     /// Per reference element, its identifying entries.
     reference: Vec<Vec<(&'v str, String)>>,
     /// Identifying entries of the output: the one element holding each.
-    output: HashMap<(&'v str, String), usize>,
+    output: FxMap<(&'v str, String), usize>,
 }
 
 impl<'v> Identities<'v> {
     /// The identifying fields of two arrays' object elements.
     pub(super) fn new(e: &[Node<'v>], a: &[Node<'v>]) -> Self {
-        fn unique<'v>(items: &[Node<'v>]) -> HashMap<(&'v str, String), Option<usize>> {
-            let mut seen: HashMap<(&'v str, String), Option<usize>> = HashMap::new();
+        fn unique<'v>(items: &[Node<'v>]) -> FxMap<(&'v str, String), Option<usize>> {
+            let mut seen: FxMap<(&'v str, String), Option<usize>> = FxMap::default();
             for (i, &v) in items.iter().enumerate() {
                 for entry in entries(v) {
                     seen.entry(entry).and_modify(|x| *x = None).or_insert(Some(i));

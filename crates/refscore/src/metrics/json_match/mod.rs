@@ -36,7 +36,7 @@ use crate::engine::{
     Policy, Rules,
 };
 use crate::error::{ConfigError, EvalError};
-use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec};
+use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, TreeInput};
 use crate::metrics::BuildContext;
 use crate::path::Seg;
 use crate::score::{Direction, Kind, Score};
@@ -428,11 +428,37 @@ impl Evaluator for JsonMatch {
     }
 
     fn compute(&self, input: &EvalInput<'_>) -> Result<Evaluation, EvalError> {
+        self.run(
+            |m| super::json_metric::evaluate(m, input),
+            |j| super::json_metric::evaluate(j, input),
+        )
+    }
+
+    fn evaluate_tree(&self, input: &TreeInput<'_>) -> Result<Evaluation, EvalError> {
+        self.run(
+            |m| super::json_metric::evaluate_tree(m, input),
+            |j| super::json_metric::evaluate_tree(j, input),
+        )
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        JsonMetric::warnings(self)
+    }
+}
+
+impl JsonMatch {
+    /// Runs the JSON layer through `plain`, or through `judged` with the
+    /// field judges, then adds the judges' decisions to the details.
+    fn run(
+        &self,
+        plain: impl FnOnce(&JsonMatch) -> Result<Evaluation, EvalError>,
+        judged: impl FnOnce(&Judging<'_>) -> Result<Evaluation, EvalError>,
+    ) -> Result<Evaluation, EvalError> {
         let Some(judges) = &self.judges else {
-            return super::json_metric::evaluate(self, input);
+            return plain(self);
         };
         let judging = Judging { m: self, judges, settled: Mutex::new(None) };
-        let mut ev = super::json_metric::evaluate(&judging, input)?;
+        let mut ev = judged(&judging)?;
         let settled = judging.settled.into_inner().unwrap_or_else(PoisonError::into_inner);
         if let Some(s) = settled {
             if let Some(why) = s.cancelled {
@@ -443,10 +469,6 @@ impl Evaluator for JsonMatch {
             }
         }
         Ok(ev)
-    }
-
-    fn warnings(&self) -> Vec<String> {
-        JsonMetric::warnings(self)
     }
 }
 

@@ -3,14 +3,16 @@
 # beside the parse-only baseline on the same file.
 #
 #   crates/refscore-bench/scripts/run-bench.sh [--count N] [--metric M]
-#       [--threads 1,2] [--seed S] [--no-build] [--keep-output]
+#       [--threads 1,2] [--seed S] [--no-build] [--keep-output] [--value-reader]
 #
 # Builds release binaries, generates N dataset rows (default 1,000,000,
 # streamed, several GB) into bench/data/ (reused when present), writes a
 # suite with one evaluator (default json_match), then runs
 # `refscore run SUITE -o DIR --quiet` with RAYON_NUM_THREADS=1 and =2 and
-# prints rows/s, MB/s and peak RSS. When the CLI has no `run` command or
-# does not know the metric, it says so and exits 0.
+# prints rows/s, MB/s and peak RSS. With --value-reader the run is timed
+# again reading rows as serde_json values (the reader before the fast one).
+# When the CLI has no `run` command or does not know the metric, it says so
+# and exits 0.
 set -euo pipefail
 
 # shellcheck source=common.sh
@@ -22,12 +24,14 @@ METRIC=json_match
 THREADS="1,2"
 BUILD=1
 KEEP=0
+VALUE_READER=0
 
 usage() { sed -n '2,13s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
 while [[ $# -gt 0 ]]; do
     case $1 in
         --count) COUNT=$2; shift 2 ;;
         --seed) SEED=$2; shift 2 ;;
+        --value-reader) VALUE_READER=1; shift ;;
         --metric) METRIC=$2; shift 2 ;;
         --threads) THREADS=$2; shift 2 ;;
         --no-build) BUILD=0; shift ;;
@@ -101,13 +105,20 @@ for t in "${THREAD_LIST[@]}"; do
     BASE[$t]=$RUN_SECONDS
     row "parse-only" "$t" "$RUN_SECONDS" "$RUN_RSS_KB"
 done
-for t in "${THREAD_LIST[@]}"; do
-    rm -rf "$WORK/out"
-    RAYON_NUM_THREADS=$t timed "$BIN/refscore" run "$WORK/suite.yaml" -o "$WORK/out" --quiet
-    # 0: the gate passed, 1: it failed (the suite has none; still a full run).
-    if [[ $RUN_STATUS -ge 2 ]]; then
-        note "refscore run with $t threads exited $RUN_STATUS: $(head -n 1 "$ERR_FILE")"
-        continue
-    fi
-    row "run $METRIC" "$t" "$RUN_SECONDS" "$RUN_RSS_KB"
+readers=("")
+if [[ $VALUE_READER == 1 ]]; then readers+=("--value-reader"); fi
+for reader in "${readers[@]}"; do
+    for t in "${THREAD_LIST[@]}"; do
+        rm -rf "$WORK/out"
+        RAYON_NUM_THREADS=$t timed "$BIN/refscore" run "$WORK/suite.yaml" -o "$WORK/out" --quiet \
+            --no-store $reader
+        # 0: the gate passed, 1: it failed (the suite has none; still a full run).
+        if [[ $RUN_STATUS -ge 2 ]]; then
+            note "refscore run with $t threads exited $RUN_STATUS: $(head -n 1 "$ERR_FILE")"
+            continue
+        fi
+        label="run $METRIC"
+        if [[ -n $reader ]]; then label="$label (value reader)"; fi
+        row "$label" "$t" "$RUN_SECONDS" "$RUN_RSS_KB"
+    done
 done

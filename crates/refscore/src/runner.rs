@@ -357,7 +357,9 @@ pub fn run_recorded(
                     break;
                 }
                 let keep_passed = opts.keep_passed_details;
-                let max_details = opts.max_details.unwrap_or(DEFAULT_MAX_DETAILS);
+                // Score lines carry no `metric_results`: none are built.
+                let max_details = (opts.lines == LineFormat::RowResult)
+                    .then(|| opts.max_details.unwrap_or(DEFAULT_MAX_DETAILS));
                 let format = opts.lines;
                 let fast = fast_columns.as_deref();
                 let (mut evaluated, fields) = pool.install(|| {
@@ -541,7 +543,7 @@ fn drop_item(item: Pending) {
 fn evaluate_item(
     suite: &Suite,
     item: Pending,
-    max_details: usize,
+    max_details: Option<usize>,
     fast: Option<&[&str]>,
 ) -> Evaluated {
     if let Some(columns) = fast
@@ -607,7 +609,7 @@ fn evaluate_fast(
     number: u64,
     bytes: &[u8],
     columns: &[&str],
-    max: usize,
+    max: Option<usize>,
 ) -> Option<Evaluated> {
     let text = std::str::from_utf8(bytes).ok()?;
     let tree = fast_json::read_columns(text.trim_end(), Some(columns))?;
@@ -670,7 +672,9 @@ impl RowView<'_> {
     }
 }
 
-fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: usize) -> Evaluated {
+/// Evaluates a row; `max_details`: the failed details listed per
+/// evaluator in `metric_results` (`None`: no `metric_results`).
+fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: Option<usize>) -> Evaluated {
     let id = row.id(suite);
     let mut scores = Vec::new();
     let mut execution = BTreeMap::new();
@@ -720,16 +724,19 @@ fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: usize) -> Evaluate
         })
         .collect();
     let row_score = crate::row_score::RowScore::combine(&main).score;
-    let metric_results = suite
-        .evaluators
-        .iter()
-        .zip(&outcomes)
-        .map(|(ev, (_, range))| {
-            let own = scores.get(range.clone()).unwrap_or(&[]);
-            let passed = passed.get(&ev.name).copied();
-            (ev.name.clone(), MetricResult::from_scores(own, passed, max_details))
-        })
-        .collect();
+    let metric_results = match max_details {
+        None => BTreeMap::new(),
+        Some(max) => suite
+            .evaluators
+            .iter()
+            .zip(&outcomes)
+            .map(|(ev, (_, range))| {
+                let own = scores.get(range.clone()).unwrap_or(&[]);
+                let passed = passed.get(&ev.name).copied();
+                (ev.name.clone(), MetricResult::from_scores(own, passed, max))
+            })
+            .collect(),
+    };
     Evaluated {
         line: String::new(),
         result: RowResult {

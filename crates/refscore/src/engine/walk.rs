@@ -395,14 +395,16 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             let mut actual = am.entries().peekable();
             for (k, ev) in em.entries() {
                 let partner = loop {
-                    match actual.peek() {
-                        Some(&(ak, av)) if ak <= k => {
+                    let Some(&(ak, av)) = actual.peek() else { break None };
+                    match ak.cmp(k) {
+                        std::cmp::Ordering::Less => {
                             actual.next();
-                            if ak == k {
-                                break Some(av);
-                            }
                         }
-                        _ => break None,
+                        std::cmp::Ordering::Equal => {
+                            actual.next();
+                            break Some(av);
+                        }
+                        std::cmp::Ordering::Greater => break None,
                     }
                 };
                 let (cw, kw) = w.child(k);
@@ -422,8 +424,17 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if pol.keys == KeySet::Union || pol.empty_expected_object == Empty::Leaf && em.is_empty() {
             let mut expected = em.entries().map(|(k, _)| k).peekable();
             for (k, av) in am.entries() {
-                while expected.next_if(|&ek| ek < k).is_some() {}
-                if expected.peek() == Some(&k) {
+                let known = loop {
+                    let Some(&ek) = expected.peek() else { break false };
+                    match ek.cmp(k) {
+                        std::cmp::Ordering::Less => {
+                            expected.next();
+                        }
+                        std::cmp::Ordering::Equal => break true,
+                        std::cmp::Ordering::Greater => break false,
+                    }
+                };
+                if known {
                     continue;
                 }
                 let (_, kw) = w.child(k);

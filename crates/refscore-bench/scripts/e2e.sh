@@ -56,7 +56,7 @@ if [[ ! -s $FILE ]]; then
     "$BIN/gen-pairs" --count "$COUNT" --seed "$SEED" --out "$FILE.tmp"
     mv "$FILE.tmp" "$FILE"
 fi
-BYTES=$(stat -c %s "$FILE")
+BYTES=$(stat -L -c %s "$FILE")
 ERR_FILE=$(mktemp)
 PROBE=$(mktemp)
 trap 'rm -f "$ERR_FILE" "$PROBE"' EXIT
@@ -107,7 +107,7 @@ for m in "${METRIC_LIST[@]}"; do
         for t in "${THREAD_LIST[@]}"; do
             best=""
             for _ in $(seq "$REPEAT"); do
-                RAYON_NUM_THREADS=$t timed "$BIN/refscore" compare --metric "$m" --pairs "$FILE" $reader
+                RAYON_NUM_THREADS=$t timed "$BIN/refscore" compare --metric "$m" --pairs "$FILE" --threads "$t" $reader
                 if [[ $RUN_STATUS != 0 ]]; then
                     note "$m with $t threads exited $RUN_STATUS: $(head -n 1 "$ERR_FILE")"
                     best=""

@@ -57,7 +57,7 @@ if [[ ! -s $FILE ]]; then
     "$BIN/gen-dataset" --count "$COUNT" --seed "$SEED" --out "$FILE.tmp"
     mv "$FILE.tmp" "$FILE"
 fi
-BYTES=$(stat -c %s "$FILE")
+BYTES=$(stat -L -c %s "$FILE")
 
 ERR_FILE=$(mktemp)
 WORK=$(mktemp -d "$DATA/run.XXXXXX")
@@ -110,7 +110,7 @@ if [[ $VALUE_READER == 1 ]]; then readers+=("--value-reader"); fi
 for reader in "${readers[@]}"; do
     for t in "${THREAD_LIST[@]}"; do
         rm -rf "$WORK/out"
-        RAYON_NUM_THREADS=$t timed "$BIN/refscore" run "$WORK/suite.yaml" -o "$WORK/out" --quiet \
+        RAYON_NUM_THREADS=$t timed "$BIN/refscore" run "$WORK/suite.yaml" -o "$WORK/out" --quiet --threads "$t" \
             --no-store $reader
         # 0: the gate passed, 1: it failed (the suite has none; still a full run).
         if [[ $RUN_STATUS -ge 2 ]]; then

@@ -219,3 +219,72 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     let lines = text.lines().count() as u64;
     assert!(lines >= committed, "{lines} lines, {committed} rows recorded: lines were lost");
 }
+
+#[cfg(unix)]
+#[test]
+fn outputs_are_never_opened_over_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let row = "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n";
+    let suite = |name: &str, dataset: &str| {
+        write(
+            d,
+            name,
+            &format!(
+                "name: s\ndataset: {dataset}\nformat: jsonl\nid: id\nevaluators:\n  - metric: json_match\n"
+            ),
+        )
+    };
+    let refused = |o: &std::process::Output, output: &str, input: &str| {
+        assert_eq!(code(o), 2, "{}{}", stdout(o), stderr(o));
+        let e = stderr(o);
+        assert!(e.contains(output) && e.contains(input), "names both files: {e}");
+    };
+    // The dataset is the output folder's results.jsonl: refused before a
+    // run is recorded.
+    std::fs::create_dir_all(d.join("a")).unwrap();
+    write(d, "a/results.jsonl", row);
+    let s = suite("a.yaml", "a/results.jsonl");
+    let o = at(d, &["run", &s, "-o", "a", "--quiet"]);
+    refused(&o, "a/results.jsonl", "a/results.jsonl");
+    assert!(runs(d).is_empty(), "no run recorded: {:?}", runs(d));
+    // A hard link to the dataset, and summary.json through a linked folder.
+    std::fs::create_dir_all(d.join("b")).unwrap();
+    write(d, "data.jsonl", row);
+    std::fs::hard_link(d.join("data.jsonl"), d.join("b/results.jsonl")).unwrap();
+    let s = suite("b.yaml", "data.jsonl");
+    let o = at(d, &["run", &s, "-o", "b", "--quiet"]);
+    refused(&o, "b/results.jsonl", "data.jsonl");
+    std::fs::create_dir_all(d.join("real")).unwrap();
+    write(d, "real/summary.json", row);
+    std::os::unix::fs::symlink(d.join("real"), d.join("link")).unwrap();
+    let s = suite("c.yaml", "real/summary.json");
+    let o = at(d, &["run", &s, "-o", "link", "--quiet"]);
+    refused(&o, "link/summary.json", "real/summary.json");
+    // The run store is the dataset, or an output file.
+    write(d, "empty.jsonl", "");
+    let s = suite("e.yaml", "empty.jsonl");
+    let o = at(d, &["run", &s, "-o", "e", "--quiet", "--store", "empty.jsonl"]);
+    refused(&o, "empty.jsonl", "empty.jsonl");
+    let s = suite("f.yaml", "data.jsonl");
+    let o = at(d, &["run", &s, "-o", "f", "--quiet", "--store", "f/summary.json"]);
+    refused(&o, "f/summary.json", "f/summary.json");
+    assert!(!d.join("f").exists(), "nothing created");
+    let o = at(d, &["run", &s, "-o", "g", "--quiet", "--store", "kept.db"]);
+    assert!(code(&o) <= 1, "{}", stderr(&o));
+    std::fs::create_dir_all(d.join("h")).unwrap();
+    std::fs::hard_link(d.join("kept.db"), d.join("h/results.jsonl")).unwrap();
+    let o = at(d, &["run", &s, "-o", "h", "--quiet", "--store", "kept.db", "--report", "md"]);
+    refused(&o, "h/results.jsonl", "kept.db");
+    let o = at(d, &["runs", "list", "--store", "kept.db", "--format", "json"]);
+    assert_eq!(code(&o), 0, "the store is intact: {}", stderr(&o));
+    // Every input is as it was.
+    for (file, text) in [
+        ("a/results.jsonl", row),
+        ("data.jsonl", row),
+        ("real/summary.json", row),
+        ("empty.jsonl", ""),
+    ] {
+        assert_eq!(std::fs::read_to_string(d.join(file)).unwrap(), text, "{file} unchanged");
+    }
+}

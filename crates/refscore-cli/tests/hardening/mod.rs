@@ -288,3 +288,50 @@ fn outputs_are_never_opened_over_an_input() {
         assert_eq!(std::fs::read_to_string(d.join(file)).unwrap(), text, "{file} unchanged");
     }
 }
+
+#[test]
+fn a_byte_order_mark_is_ignored_by_every_code_metric_and_in_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let doc = "[\"Paris\", \"Lyon\"]";
+    let plain = write(d, "plain.json", doc);
+    let marked = write(d, "marked.json", &format!("\u{feff}{doc}"));
+    let metrics: [(&str, &[&str]); 12] = [
+        ("json_match", &[]),
+        ("json_distance", &[]),
+        ("json_diff", &[]),
+        ("json_similarity", &[]),
+        ("json_structural", &[]),
+        ("exact_match", &[]),
+        ("format", &["--opt", "json_validity=true"]),
+        ("factuality", &[]),
+        ("tone", &[]),
+        ("matches_regex", &["--opt", "pattern=^\\[", "--opt", "full_match=false"]),
+        ("precision_recall_fscore", &[]),
+        ("json_match", &["--strict"]),
+    ];
+    let score = |out: &str, reference: &str, metric: &str, extra: &[&str]| -> String {
+        let mut args = vec!["compare", out, reference, "--metric", metric, "--json"];
+        args.extend_from_slice(extra);
+        let o = refscore(&args);
+        assert_eq!(code(&o), 0, "{metric} {out}: {}", stderr(&o));
+        // Every score the metric prints, main and extra ones.
+        stdout(&o)
+    };
+    for (metric, extra) in metrics {
+        let want = score(&plain, &plain, metric, extra);
+        assert_eq!(score(&marked, &plain, metric, extra), want, "{metric}: marked output");
+        assert_eq!(score(&plain, &marked, metric, extra), want, "{metric}: marked reference");
+    }
+    // A pairs file that starts with a mark: its first line is scored.
+    let line =
+        |id: u32| format!("{{\"id\": {id}, \"output\": \"Paris\", \"reference\": \"Paris\"}}\n");
+    let pairs = write(d, "pairs.jsonl", &format!("\u{feff}{}{}", line(1), line(2)));
+    for metric in ["exact_match", "json_match", "json_distance"] {
+        let o = refscore(&["compare", "--pairs", &pairs, "--metric", metric]);
+        assert_eq!(code(&o), 0, "{metric}: {}", stderr(&o));
+        let first: Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+        assert_eq!(first["id"], "1", "{metric}: {first}");
+        assert!(first["score"].is_number(), "{metric}: {first}");
+    }
+}

@@ -62,6 +62,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &new_dir {
         inputs.refuse_output_folder(dir, &report_files)?;
     }
+    // The dataset is opened before the store, a run record or any output
+    // file: a dataset that cannot be read leaves nothing behind.
+    let dataset = refscore::dataset::open(&suite.dataset, suite.format)?;
     let store = match &store_path {
         None => None,
         Some(path) => Some(Store::open(path)?),
@@ -75,9 +78,6 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         suite.regression.baseline,
         None,
     )?;
-    // The dataset is opened before a run is recorded or any output file is
-    // created: a dataset that cannot be read leaves nothing behind.
-    let dataset = refscore::dataset::open(&suite.dataset, suite.format)?;
     // A new run, or the continuation of an interrupted one.
     let (mut info, run_id, prior) = match (&store, &args.resume) {
         (Some(store), Some(which)) => {

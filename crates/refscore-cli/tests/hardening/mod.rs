@@ -30,19 +30,23 @@ fn runs(dir: &Path) -> Vec<Value> {
 }
 
 #[test]
-fn dataset_errors_write_nothing_and_record_no_running_run() {
+fn dataset_errors_write_nothing_and_record_no_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::create_dir(d.join("folder.jsonl")).unwrap();
     write(d, "dup.csv", "id,id\n1,2\n");
     write(d, "empty.csv", "");
     write(d, "data.txt", "x\n");
-    let cases: [(&str, &str); 5] = [
+    write(d, "empty.parquet", "");
+    write(d, "corrupt.parquet", "PAR1 not a Parquet file PAR1");
+    let cases: [(&str, &str); 7] = [
         ("missing.jsonl", "missing.jsonl"),
         ("folder.jsonl", "is a directory"),
         ("dup.csv", "appears twice"),
         ("empty.csv", "is empty"),
         ("data.txt", "unknown dataset format"),
+        ("empty.parquet", "Parquet"),
+        ("corrupt.parquet", "Parquet"),
     ];
     for (i, (dataset, message)) in cases.iter().enumerate() {
         let suite = write(
@@ -55,11 +59,9 @@ fn dataset_errors_write_nothing_and_record_no_running_run() {
         assert_eq!(code(&o), 2, "{dataset}: {}{}", stdout(&o), stderr(&o));
         assert!(stderr(&o).contains(message), "{dataset}: {}", stderr(&o));
         assert!(stderr(&o).contains(dataset), "names the dataset: {}", stderr(&o));
-        assert!(!out.join("results.jsonl").exists(), "{dataset}: no results file");
+        assert!(!out.exists(), "{dataset}: no output folder, no results, no summary");
     }
-    let listed = runs(d);
-    let left: Vec<&Value> = listed.iter().filter(|r| r["status"] == "running").collect();
-    assert!(left.is_empty(), "no run left running: {left:?}");
+    assert!(!d.join("runs.db").exists(), "no run store created, no run recorded");
 }
 
 #[test]
@@ -92,7 +94,11 @@ fn pairs_score_the_lines_after_one_that_is_not_utf8() {
     let lines: Vec<Value> =
         stdout(&o).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
     assert_eq!(lines.len(), 3, "{}", stdout(&o));
-    assert!(lines[2].to_string().contains('3'), "the line after the bad one is scored");
+    assert_eq!(lines[0]["score"], 1.0, "the line before the bad one keeps its score");
+    assert_eq!(lines[1]["label"], "invalid", "{}", lines[1]);
+    assert!(lines[1]["explanation"].as_str().unwrap().contains("UTF-8"), "{}", lines[1]);
+    assert_eq!(lines[2]["id"], "3", "{}", lines[2]);
+    assert!(lines[2]["score"].as_f64().is_some_and(|s| s < 1.0), "scored: {}", lines[2]);
 }
 
 /// A dataset big enough that a run is still going when signalled.
@@ -166,8 +172,8 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     let mut text = String::new();
     for i in 0..3_000 {
         let items = |shift: usize| -> String {
-            (0..60)
-                .map(|k| format!("{{\"sku\": \"item-{}\", \"qty\": {k}}}", (k + shift) % 60))
+            (0..30)
+                .map(|k| format!("{{\"sku\": \"item-{}\", \"qty\": {k}}}", (k + shift) % 30))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -198,7 +204,7 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
         serde_json::from_str::<Value>(&stdout(&o)).ok().and_then(|v| v["run"]["rows"].as_u64())
     };
     let start = std::time::Instant::now();
-    while recorded().unwrap_or(0) == 0 && start.elapsed().as_secs() < 120 {
+    while recorded().unwrap_or(0) == 0 && start.elapsed().as_secs() < 300 {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let pid = child.id().to_string();
@@ -333,5 +339,30 @@ fn a_byte_order_mark_is_ignored_by_every_code_metric_and_in_pairs() {
         let first: Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
         assert_eq!(first["id"], "1", "{metric}: {first}");
         assert!(first["score"].is_number(), "{metric}: {first}");
+    }
+}
+
+#[test]
+fn a_run_with_an_unreadable_row_or_a_failed_evaluation_exits_1_unless_the_gate_allows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n";
+    // One row that cannot be read, one whose evaluation fails (no reference).
+    write(d, "unreadable.jsonl", &format!("{good}not json\n"));
+    write(d, "failed.jsonl", &format!("{good}{{\"id\": 2, \"output\": {{\"a\": 1}}}}\n"));
+    for dataset in ["unreadable", "failed"] {
+        let base =
+            format!("dataset: {dataset}.jsonl\nid: id\nevaluators:\n  - metric: json_match\n");
+        let strict = write(d, &format!("{dataset}.yaml"), &base);
+        let o = at(d, &["run", &strict, "-o", &format!("o-{dataset}"), "--quiet", "--no-store"]);
+        assert_eq!(code(&o), 1, "{dataset}: an errored run fails by default: {}", stdout(&o));
+        assert!(stdout(&o).contains("max_failed_rows"), "{}", stdout(&o));
+        let allowing = write(
+            d,
+            &format!("{dataset}-allowed.yaml"),
+            &format!("{base}gate:\n  max_failed_rows: 1\n"),
+        );
+        let o = at(d, &["run", &allowing, "-o", &format!("a-{dataset}"), "--quiet", "--no-store"]);
+        assert_eq!(code(&o), 0, "{dataset}: the gate allows one: {}", stdout(&o));
     }
 }

@@ -19,7 +19,9 @@ use arrow::datatypes::{
 };
 use arrow::record_batch::RecordBatch;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
 use serde_json::{Map, Number, Value};
 
 use super::{DatasetError, Row, RowError, row_error};
@@ -42,7 +44,12 @@ impl ParquetRows {
             path: path.to_path_buf(),
             message: format!("Parquet: {e}"),
         };
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        // The column types come from the Parquet schema alone: the Arrow
+        // schema a writer may embed in the file's metadata is not decoded.
+        // The rows' JSON does not need it, and its decoder panics on some
+        // malformed schemas (an integer of bit width 0) instead of failing.
+        let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+        let reader = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
             .map_err(|e| invalid(&e))?
             .with_batch_size(BATCH_ROWS)
             .build()

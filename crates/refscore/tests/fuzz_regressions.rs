@@ -83,12 +83,11 @@ fn split(bytes: &[u8], n: usize) -> Vec<&[u8]> {
 }
 
 fn check(m: &dyn Evaluator, input: &EvalInput<'_>) -> Result<(), Failed> {
-    if let Ok(e) = m.evaluate(input) {
-        if let Some(s) = e.scores.iter().find(|s| s.score.is_some_and(|x| !x.is_finite())) {
-            return Err(Failed::from(format!("{}: score {:?}", s.name, s.score)));
-        }
+    let Ok(e) = m.evaluate(input) else { return Ok(()) };
+    match e.scores.iter().find(|s| s.score.is_some_and(|x| !x.is_finite())) {
+        Some(s) => Err(Failed::from(format!("{}: score {:?}", s.name, s.score))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn json_metrics() -> Vec<Box<dyn Evaluator>> {

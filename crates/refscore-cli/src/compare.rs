@@ -65,15 +65,20 @@ fn options(args: &CompareArgs, spec: &MetricSpec) -> anyhow::Result<Map<String, 
     Ok(o)
 }
 
-/// Reads a file, or standard input for `-`.
+/// Reads a file, or standard input for `-`, without the UTF-8 byte-order
+/// mark a Windows editor may put at its start: no metric sees it.
 pub(crate) fn read(path: &Path) -> anyhow::Result<String> {
-    if path.as_os_str() == "-" {
+    let mut text = if path.as_os_str() == "-" {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).context("reading standard input")?;
-        Ok(s)
+        s
     } else {
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
+    };
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
     }
+    Ok(text)
 }
 
 fn one(metric: &dyn Evaluator, args: &CompareArgs) -> anyhow::Result<ExitCode> {

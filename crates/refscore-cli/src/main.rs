@@ -11,6 +11,7 @@ mod color;
 mod compare;
 mod describe;
 mod history;
+mod overwrite;
 mod pairs;
 mod regression;
 mod render;

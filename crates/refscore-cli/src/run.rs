@@ -2,7 +2,7 @@
 
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -21,6 +21,7 @@ use refscore::suite::{LoadOptions, Suite};
 use crate::args::RunArgs;
 use crate::color::Palette;
 use crate::history;
+use crate::overwrite::Inputs;
 
 pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let mode = if args.no_cache {
@@ -32,11 +33,41 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     let load = LoadOptions { cache: CacheSettings { path: args.cache.clone(), mode } };
     let suite = Suite::load_with(&args.suite, &load)?;
-    let store = if args.no_store {
-        None
-    } else {
-        let path = args.store.store.clone().unwrap_or_else(|| history::store_beside(&suite.path));
-        Some(Store::open(&path)?)
+    // Nothing is opened for writing over a file the run reads: the store
+    // and each output file are checked before any of them is touched.
+    let mut inputs = Inputs::new();
+    inputs.add("the suite", &suite.path);
+    inputs.add("the dataset", &suite.dataset);
+    let store_path = (!args.no_store)
+        .then(|| args.store.store.clone().unwrap_or_else(|| history::store_beside(&suite.path)));
+    if let Some(path) = &store_path {
+        inputs.refuse_overlap("the run store", path, "choose another store with --store")?;
+        inputs.add("the run store", path);
+    }
+    if !suite.judges.is_empty() && mode != CacheMode::Off {
+        let default = suite.path.parent().unwrap_or(Path::new("")).join(".refscore/cache.db");
+        inputs.add("the judges' reply cache", args.cache.as_deref().unwrap_or(&default));
+    }
+    let report_files: Vec<&str> =
+        crate::reports::formats(&args.report).into_iter().map(|f| f.file_name()).collect();
+    // A new run's output folder is known now; a resumed run's once its
+    // record is read.
+    let new_dir = match (&args.resume, &args.output) {
+        (Some(_), _) => None,
+        (None, Some(d)) => Some(d.clone()),
+        (None, None) => {
+            Some(fresh_dir(&PathBuf::from("refscore-out").join(compact_timestamp(unix_now()))))
+        }
+    };
+    if let Some(dir) = &new_dir {
+        inputs.refuse_output_folder(dir, &report_files)?;
+    }
+    // The dataset is opened before the store, a run record or any output
+    // file: a dataset that cannot be read leaves nothing behind.
+    let dataset = refscore::dataset::open(&suite.dataset, suite.format)?;
+    let store = match &store_path {
+        None => None,
+        Some(path) => Some(Store::open(path)?),
     };
     // The baseline is found first: a bad --baseline fails before any run
     // is recorded or any row evaluated.
@@ -47,24 +78,18 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         suite.regression.baseline,
         None,
     )?;
-    // The dataset is opened before a run is recorded or any output file is
-    // created: a dataset that cannot be read leaves nothing behind.
-    let dataset = refscore::dataset::open(&suite.dataset, suite.format)?;
     // A new run, or the continuation of an interrupted one.
     let (mut info, run_id, prior) = match (&store, &args.resume) {
         (Some(store), Some(which)) => {
-            let (info, id, prior) = resume(store, &suite, which, args)?;
+            let (info, id, prior) = resume(store, &suite, which, args, &|dir| {
+                inputs.refuse_output_folder(dir, &report_files)
+            })?;
             (info, Some(id), prior)
         }
         (None, Some(_)) => anyhow::bail!("--resume needs the run store"),
         (store, None) => {
             let mut info = history::run_info(&suite, &args.tags, args.limit)?;
-            let dir = match &args.output {
-                Some(d) => d.clone(),
-                None => {
-                    fresh_dir(&PathBuf::from("refscore-out").join(compact_timestamp(unix_now())))
-                }
-            };
+            let dir = new_dir.clone().unwrap_or_else(|| PathBuf::from("refscore-out"));
             info.output = Some(dir.display().to_string());
             let id = match store {
                 Some(s) => {
@@ -80,7 +105,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     let dir = PathBuf::from(info.output.clone().unwrap_or_else(|| "refscore-out".to_owned()));
     let results_path = dir.join("results.jsonl");
-    let results = match open_results(&dir, &suite, store.as_ref().zip(run_id), !prior.is_empty()) {
+    let results = match open_results(&dir, store.as_ref().zip(run_id), !prior.is_empty()) {
         Ok(w) => Arc::new(Mutex::new(Some(w))),
         Err(e) => {
             // A recorded run that cannot write its results failed; it does
@@ -255,6 +280,7 @@ fn resume(
     suite: &Suite,
     which: &str,
     args: &RunArgs,
+    refuse_output_folder: &dyn Fn(&Path) -> anyhow::Result<()>,
 ) -> anyhow::Result<(RunInfo, i64, Vec<PriorBatch>)> {
     let name = history::suite_name(suite);
     let id = if which == "latest" {
@@ -307,6 +333,7 @@ fn resume(
     if let Some(o) = &args.output {
         info.output = Some(o.display().to_string());
     }
+    refuse_output_folder(Path::new(info.output.as_deref().unwrap_or("refscore-out")))?;
     store.set_info(id, &info)?;
     let prior = store.prior_batches(id)?;
     Ok((info, id, prior))
@@ -388,7 +415,7 @@ impl ProgressView {
 
 /// `base`, or `base-2`, `base-3`, ... when it exists already: two runs in
 /// the same second keep their own outputs.
-fn fresh_dir(base: &std::path::Path) -> PathBuf {
+fn fresh_dir(base: &Path) -> PathBuf {
     if !base.exists() {
         return base.to_path_buf();
     }
@@ -398,35 +425,16 @@ fn fresh_dir(base: &std::path::Path) -> PathBuf {
         .unwrap_or_else(|| base.to_path_buf())
 }
 
-/// Whether two paths name the same existing file.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
-}
-
-/// Creates the output folder and its `results.jsonl`, refusing to write over
-/// the dataset; a resumed run's file starts with the rows recorded before.
+/// Creates the output folder and its `results.jsonl` (checked beforehand
+/// not to be an input); a resumed run's file starts with the rows recorded
+/// before.
 fn open_results(
-    dir: &std::path::Path,
-    suite: &Suite,
+    dir: &Path,
     recorded: Option<(&Store, i64)>,
     resumed: bool,
 ) -> anyhow::Result<BufWriter<File>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let results_path = dir.join("results.jsonl");
-    // Writing the results must never overwrite the data being read.
-    for out in [&results_path, &dir.join("summary.json")] {
-        if same_file(out, &suite.dataset) {
-            anyhow::bail!(
-                "the output folder {} holds the dataset {}: writing {} would overwrite it; choose another folder with -o",
-                dir.display(),
-                suite.dataset.display(),
-                out.display()
-            );
-        }
-    }
     let mut results = BufWriter::with_capacity(
         1 << 20,
         File::create(&results_path)

@@ -330,7 +330,7 @@ fn run_never_writes_over_its_own_dataset() {
     let out_dir = dir.path().to_string_lossy().into_owned();
     let o = refscore(&["run", &suite, "-o", &out_dir, "--quiet"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
-    assert!(stderr(&o).contains("would overwrite it"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("would be overwritten"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap(), data);
 }
 

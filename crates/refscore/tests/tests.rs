@@ -8,6 +8,7 @@
 
 mod cases;
 mod fuzz;
+mod fuzz_regressions;
 mod match_properties;
 mod properties;
 
@@ -23,6 +24,7 @@ fn main() {
     trials.extend(properties::trials());
     trials.extend(match_properties::trials());
     trials.extend(fuzz::trials());
+    trials.extend(fuzz_regressions::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 

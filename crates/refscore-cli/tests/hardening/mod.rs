@@ -30,19 +30,23 @@ fn runs(dir: &Path) -> Vec<Value> {
 }
 
 #[test]
-fn dataset_errors_write_nothing_and_record_no_running_run() {
+fn dataset_errors_write_nothing_and_record_no_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::create_dir(d.join("folder.jsonl")).unwrap();
     write(d, "dup.csv", "id,id\n1,2\n");
     write(d, "empty.csv", "");
     write(d, "data.txt", "x\n");
-    let cases: [(&str, &str); 5] = [
+    write(d, "empty.parquet", "");
+    write(d, "corrupt.parquet", "PAR1 not a Parquet file PAR1");
+    let cases: [(&str, &str); 7] = [
         ("missing.jsonl", "missing.jsonl"),
         ("folder.jsonl", "is a directory"),
         ("dup.csv", "appears twice"),
         ("empty.csv", "is empty"),
         ("data.txt", "unknown dataset format"),
+        ("empty.parquet", "Parquet"),
+        ("corrupt.parquet", "Parquet"),
     ];
     for (i, (dataset, message)) in cases.iter().enumerate() {
         let suite = write(
@@ -55,11 +59,9 @@ fn dataset_errors_write_nothing_and_record_no_running_run() {
         assert_eq!(code(&o), 2, "{dataset}: {}{}", stdout(&o), stderr(&o));
         assert!(stderr(&o).contains(message), "{dataset}: {}", stderr(&o));
         assert!(stderr(&o).contains(dataset), "names the dataset: {}", stderr(&o));
-        assert!(!out.join("results.jsonl").exists(), "{dataset}: no results file");
+        assert!(!out.exists(), "{dataset}: no output folder, no results, no summary");
     }
-    let listed = runs(d);
-    let left: Vec<&Value> = listed.iter().filter(|r| r["status"] == "running").collect();
-    assert!(left.is_empty(), "no run left running: {left:?}");
+    assert!(!d.join("runs.db").exists(), "no run store created, no run recorded");
 }
 
 #[test]
@@ -92,7 +94,11 @@ fn pairs_score_the_lines_after_one_that_is_not_utf8() {
     let lines: Vec<Value> =
         stdout(&o).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
     assert_eq!(lines.len(), 3, "{}", stdout(&o));
-    assert!(lines[2].to_string().contains('3'), "the line after the bad one is scored");
+    assert_eq!(lines[0]["score"], 1.0, "the line before the bad one keeps its score");
+    assert_eq!(lines[1]["label"], "invalid", "{}", lines[1]);
+    assert!(lines[1]["explanation"].as_str().unwrap().contains("UTF-8"), "{}", lines[1]);
+    assert_eq!(lines[2]["id"], "3", "{}", lines[2]);
+    assert!(lines[2]["score"].as_f64().is_some_and(|s| s < 1.0), "scored: {}", lines[2]);
 }
 
 /// A dataset big enough that a run is still going when signalled.
@@ -198,7 +204,7 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
         serde_json::from_str::<Value>(&stdout(&o)).ok().and_then(|v| v["run"]["rows"].as_u64())
     };
     let start = std::time::Instant::now();
-    while recorded().unwrap_or(0) == 0 && start.elapsed().as_secs() < 120 {
+    while recorded().unwrap_or(0) == 0 && start.elapsed().as_secs() < 300 {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let pid = child.id().to_string();
@@ -218,4 +224,145 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     }
     let lines = text.lines().count() as u64;
     assert!(lines >= committed, "{lines} lines, {committed} rows recorded: lines were lost");
+}
+
+#[cfg(unix)]
+#[test]
+fn outputs_are_never_opened_over_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let row = "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n";
+    let suite = |name: &str, dataset: &str| {
+        write(
+            d,
+            name,
+            &format!(
+                "name: s\ndataset: {dataset}\nformat: jsonl\nid: id\nevaluators:\n  - metric: json_match\n"
+            ),
+        )
+    };
+    let refused = |o: &std::process::Output, output: &str, input: &str| {
+        assert_eq!(code(o), 2, "{}{}", stdout(o), stderr(o));
+        let e = stderr(o);
+        assert!(e.contains(output) && e.contains(input), "names both files: {e}");
+    };
+    // The dataset is the output folder's results.jsonl: refused before a
+    // run is recorded.
+    std::fs::create_dir_all(d.join("a")).unwrap();
+    write(d, "a/results.jsonl", row);
+    let s = suite("a.yaml", "a/results.jsonl");
+    let o = at(d, &["run", &s, "-o", "a", "--quiet"]);
+    refused(&o, "a/results.jsonl", "a/results.jsonl");
+    assert!(runs(d).is_empty(), "no run recorded: {:?}", runs(d));
+    // A hard link to the dataset, and summary.json through a linked folder.
+    std::fs::create_dir_all(d.join("b")).unwrap();
+    write(d, "data.jsonl", row);
+    std::fs::hard_link(d.join("data.jsonl"), d.join("b/results.jsonl")).unwrap();
+    let s = suite("b.yaml", "data.jsonl");
+    let o = at(d, &["run", &s, "-o", "b", "--quiet"]);
+    refused(&o, "b/results.jsonl", "data.jsonl");
+    std::fs::create_dir_all(d.join("real")).unwrap();
+    write(d, "real/summary.json", row);
+    std::os::unix::fs::symlink(d.join("real"), d.join("link")).unwrap();
+    let s = suite("c.yaml", "real/summary.json");
+    let o = at(d, &["run", &s, "-o", "link", "--quiet"]);
+    refused(&o, "link/summary.json", "real/summary.json");
+    // The run store is the dataset, or an output file.
+    write(d, "empty.jsonl", "");
+    let s = suite("e.yaml", "empty.jsonl");
+    let o = at(d, &["run", &s, "-o", "e", "--quiet", "--store", "empty.jsonl"]);
+    refused(&o, "empty.jsonl", "empty.jsonl");
+    let s = suite("f.yaml", "data.jsonl");
+    let o = at(d, &["run", &s, "-o", "f", "--quiet", "--store", "f/summary.json"]);
+    refused(&o, "f/summary.json", "f/summary.json");
+    assert!(!d.join("f").exists(), "nothing created");
+    let o = at(d, &["run", &s, "-o", "g", "--quiet", "--store", "kept.db"]);
+    assert!(code(&o) <= 1, "{}", stderr(&o));
+    std::fs::create_dir_all(d.join("h")).unwrap();
+    std::fs::hard_link(d.join("kept.db"), d.join("h/results.jsonl")).unwrap();
+    let o = at(d, &["run", &s, "-o", "h", "--quiet", "--store", "kept.db", "--report", "md"]);
+    refused(&o, "h/results.jsonl", "kept.db");
+    let o = at(d, &["runs", "list", "--store", "kept.db", "--format", "json"]);
+    assert_eq!(code(&o), 0, "the store is intact: {}", stderr(&o));
+    // Every input is as it was.
+    for (file, text) in [
+        ("a/results.jsonl", row),
+        ("data.jsonl", row),
+        ("real/summary.json", row),
+        ("empty.jsonl", ""),
+    ] {
+        assert_eq!(std::fs::read_to_string(d.join(file)).unwrap(), text, "{file} unchanged");
+    }
+}
+
+#[test]
+fn a_byte_order_mark_is_ignored_by_every_code_metric_and_in_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let doc = "[\"Paris\", \"Lyon\"]";
+    let plain = write(d, "plain.json", doc);
+    let marked = write(d, "marked.json", &format!("\u{feff}{doc}"));
+    let metrics: [(&str, &[&str]); 12] = [
+        ("json_match", &[]),
+        ("json_distance", &[]),
+        ("json_diff", &[]),
+        ("json_similarity", &[]),
+        ("json_structural", &[]),
+        ("exact_match", &[]),
+        ("format", &["--opt", "json_validity=true"]),
+        ("factuality", &[]),
+        ("tone", &[]),
+        ("matches_regex", &["--opt", "pattern=^\\[", "--opt", "full_match=false"]),
+        ("precision_recall_fscore", &[]),
+        ("json_match", &["--strict"]),
+    ];
+    let score = |out: &str, reference: &str, metric: &str, extra: &[&str]| -> String {
+        let mut args = vec!["compare", out, reference, "--metric", metric, "--json"];
+        args.extend_from_slice(extra);
+        let o = refscore(&args);
+        assert_eq!(code(&o), 0, "{metric} {out}: {}", stderr(&o));
+        // Every score the metric prints, main and extra ones.
+        stdout(&o)
+    };
+    for (metric, extra) in metrics {
+        let want = score(&plain, &plain, metric, extra);
+        assert_eq!(score(&marked, &plain, metric, extra), want, "{metric}: marked output");
+        assert_eq!(score(&plain, &marked, metric, extra), want, "{metric}: marked reference");
+    }
+    // A pairs file that starts with a mark: its first line is scored.
+    let line =
+        |id: u32| format!("{{\"id\": {id}, \"output\": \"Paris\", \"reference\": \"Paris\"}}\n");
+    let pairs = write(d, "pairs.jsonl", &format!("\u{feff}{}{}", line(1), line(2)));
+    for metric in ["exact_match", "json_match", "json_distance"] {
+        let o = refscore(&["compare", "--pairs", &pairs, "--metric", metric]);
+        assert_eq!(code(&o), 0, "{metric}: {}", stderr(&o));
+        let first: Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+        assert_eq!(first["id"], "1", "{metric}: {first}");
+        assert!(first["score"].is_number(), "{metric}: {first}");
+    }
+}
+
+#[test]
+fn a_run_with_an_unreadable_row_or_a_failed_evaluation_exits_1_unless_the_gate_allows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n";
+    // One row that cannot be read, one whose evaluation fails (no reference).
+    write(d, "unreadable.jsonl", &format!("{good}not json\n"));
+    write(d, "failed.jsonl", &format!("{good}{{\"id\": 2, \"output\": {{\"a\": 1}}}}\n"));
+    for dataset in ["unreadable", "failed"] {
+        let base =
+            format!("dataset: {dataset}.jsonl\nid: id\nevaluators:\n  - metric: json_match\n");
+        let strict = write(d, &format!("{dataset}.yaml"), &base);
+        let o = at(d, &["run", &strict, "-o", &format!("o-{dataset}"), "--quiet", "--no-store"]);
+        assert_eq!(code(&o), 1, "{dataset}: an errored run fails by default: {}", stdout(&o));
+        assert!(stdout(&o).contains("max_failed_rows"), "{}", stdout(&o));
+        let allowing = write(
+            d,
+            &format!("{dataset}-allowed.yaml"),
+            &format!("{base}gate:\n  max_failed_rows: 1\n"),
+        );
+        let o = at(d, &["run", &allowing, "-o", &format!("a-{dataset}"), "--quiet", "--no-store"]);
+        assert_eq!(code(&o), 0, "{dataset}: the gate allows one: {}", stdout(&o));
+    }
 }

@@ -19,7 +19,9 @@ use arrow::datatypes::{
 };
 use arrow::record_batch::RecordBatch;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
 use serde_json::{Map, Number, Value};
 
 use super::{DatasetError, Row, RowError, row_error};
@@ -42,11 +44,17 @@ impl ParquetRows {
             path: path.to_path_buf(),
             message: format!("Parquet: {e}"),
         };
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .map_err(|e| invalid(&e))?
-            .with_batch_size(BATCH_ROWS)
-            .build()
-            .map_err(|e| invalid(&e))?;
+        // The column types come from the Parquet schema alone: the Arrow
+        // schema a writer may embed in the file's metadata is not decoded.
+        // The rows' JSON does not need it, and its decoder panics on some
+        // malformed schemas (an integer of bit width 0) instead of failing.
+        let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+        let reader = unpanicked(|| {
+            ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)?
+                .with_batch_size(BATCH_ROWS)
+                .build()
+        })
+        .map_err(|e| invalid(&e))?;
         Ok(ParquetRows {
             path: path.to_path_buf(),
             reader,
@@ -86,7 +94,8 @@ impl Iterator for ParquetRows {
             if self.done {
                 return None;
             }
-            match self.reader.next() {
+            let reader = &mut self.reader;
+            match unpanicked(|| reader.next().transpose()).transpose() {
                 None => self.done = true,
                 Some(Ok(batch)) => self.load(&batch),
                 Some(Err(e)) => {
@@ -98,6 +107,24 @@ impl Iterator for ParquetRows {
                     )));
                 }
             }
+        }
+    }
+}
+
+/// Runs a call into the Parquet decoder, turning a panic into an error:
+/// the decoder panics on some malformed files (a dictionary-encoded page
+/// without its dictionary) instead of failing. The reader is not used
+/// again after such an error.
+fn unpanicked<T, E: std::fmt::Display>(call: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| String::from("the decoder failed"));
+            Err(format!("malformed file ({why})"))
         }
     }
 }

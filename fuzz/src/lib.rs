@@ -1,0 +1,85 @@
+//! Helpers shared by the fuzz targets: splitting one input into several
+//! documents, the registry's JSON metrics built once, and the check every
+//! target makes on a score (finite, never NaN or infinite).
+
+#![forbid(unsafe_code)]
+
+use std::sync::OnceLock;
+
+use refscore::metrics::{BuildContext, build, registry};
+use refscore::{EvalInput, Evaluator};
+use serde_json::{Map, Value};
+
+/// The input's text: itself when it is UTF-8, else with each bad sequence
+/// replaced (the decode layer only ever sees `str`).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Splits `bytes` on NUL into at most `n` parts (missing parts are empty).
+pub fn split(bytes: &[u8], n: usize) -> Vec<&[u8]> {
+    let mut parts: Vec<&[u8]> = bytes.splitn(n, |b| *b == 0).collect();
+    parts.resize(n, &[]);
+    parts
+}
+
+/// Panics on a non-finite score: the property every target checks.
+pub fn check(evaluator: &dyn Evaluator, input: &EvalInput<'_>) {
+    if let Ok(e) = evaluator.evaluate(input) {
+        for s in &e.scores {
+            if let Some(x) = s.score {
+                assert!(x.is_finite(), "{}: score {} is not finite", evaluator.name(), x);
+            }
+        }
+    }
+}
+
+/// Every JSON metric of the registry, built once with its default options.
+pub fn json_metrics() -> &'static [Box<dyn Evaluator>] {
+    static METRICS: OnceLock<Vec<Box<dyn Evaluator>>> = OnceLock::new();
+    METRICS.get_or_init(|| {
+        registry::all()
+            .iter()
+            .filter(|s| s.json)
+            .filter_map(|s| build(s.name, &Map::new(), &BuildContext::default()).ok())
+            .collect()
+    })
+}
+
+/// Scores `output` against `reference` with every JSON metric, as given
+/// and, when both parse, as the parsed documents.
+pub fn score_pair(output: &[u8], reference: &[u8]) -> usize {
+    let (a, b) = (text(output), text(reference));
+    let strings = EvalInput::pair(Value::String(a.clone()), Value::String(b.clone()));
+    let parsed = match (refscore::json::parse(&a), refscore::json::parse(&b)) {
+        (Ok(x), Ok(y)) => Some(EvalInput::pair(x, y)),
+        _ => None,
+    };
+    for m in json_metrics() {
+        check(m.as_ref(), &strings);
+        if let Some(p) = &parsed {
+            check(m.as_ref(), p);
+        }
+    }
+    json_metrics().len()
+}
+
+/// Reads at most `limit` rows of a dataset and scores the `output` and
+/// `reference` of each readable row with the JSON metrics.
+pub fn read_rows(
+    rows: impl Iterator<Item = Result<refscore::Row, refscore::RowError>>,
+    limit: usize,
+) {
+    let mut n = 0;
+    for row in rows {
+        n += 1;
+        assert!(n <= limit, "more rows than the input has bytes");
+        let Ok(row) = row else { continue };
+        assert!(row.value.is_object(), "a row is an object: {}", row.value);
+        let side = |k: &str| row.value.get(k).cloned().unwrap_or(Value::Null);
+        let input = EvalInput::pair(side("output"), side("reference"));
+        for m in json_metrics() {
+            check(m.as_ref(), &input);
+        }
+    }
+}

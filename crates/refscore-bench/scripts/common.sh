@@ -3,14 +3,17 @@
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$TARGET/release
+# The cargo profile the scripts build and run: `release` (what the README's
+# first command builds) unless BENCH_PROFILE names another, e.g. `wheel`.
+PROFILE=${BENCH_PROFILE:-release}
+BIN=$TARGET/$PROFILE
 DATA=${BENCH_DATA:-$ROOT/bench/data}
 
 note() { printf 'note: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 2; }
 
 build_release() {
-    (cd "$ROOT" && cargo build --release -p refscore-cli -p refscore-bench) >&2
+    (cd "$ROOT" && cargo build --profile "$PROFILE" -p refscore-cli -p refscore-bench) >&2
 }
 
 machine_info() {
@@ -35,7 +38,7 @@ timed() { timed_cpu "$@"; }
 # Release build of the CLI, the scripted OpenAI-compatible server and the
 # bench crate (judge-bench.sh).
 build_release_judges() {
-    (cd "$ROOT" && cargo build --release -p refscore-cli -p refscore-scripted-llm -p refscore-bench) >&2
+    (cd "$ROOT" && cargo build --profile "$PROFILE" -p refscore-cli -p refscore-scripted-llm -p refscore-bench) >&2
 }
 
 # CPU time (user + system) of a live process so far, in clock ticks; empty

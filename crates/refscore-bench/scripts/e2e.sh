@@ -5,7 +5,7 @@
 #   crates/refscore-bench/scripts/e2e.sh [--count N] [--metrics a,b,..]
 #       [--threads 1,2] [--seed S] [--repeat R] [--no-build] [--value-reader]
 #
-# Builds release binaries, generates N seeded pairs into bench/data/
+# Builds binaries (profile `release`, or $BENCH_PROFILE), generates N seeded pairs into bench/data/
 # (reused when present), then times every metric with RAYON_NUM_THREADS=1
 # and =2 (scores go to /dev/null) and prints one table row per run:
 # seconds, pairs/s, MB/s, the share of the serde_json parse-only throughput
@@ -47,7 +47,7 @@ done
 
 if [[ $BUILD == 1 ]]; then build_release; fi
 for b in refscore gen-pairs parse-baseline; do
-    [[ -x $BIN/$b ]] || die "$BIN/$b missing: build with cargo build --release -p refscore-cli -p refscore-bench"
+    [[ -x $BIN/$b ]] || die "$BIN/$b missing: build with cargo build --profile $PROFILE -p refscore-cli -p refscore-bench"
 done
 
 mkdir -p "$DATA"

@@ -4,7 +4,7 @@
 #
 #   crates/refscore-bench/scripts/history-bench.sh [--count N] [--no-build] [--keep]
 #
-# Builds the release CLI, writes N small rows (default 1,000,000; an
+# Builds the CLI (profile `release`, or $BENCH_PROFILE), writes N small rows (default 1,000,000; an
 # invoice total, a vendor and a 3-item array per side, one row in ten
 # wrong) and a suite with json_match and json_distance, then times:
 #   1. `run --no-store` (nothing recorded: the floor),
@@ -34,8 +34,8 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 [[ $COUNT =~ ^[0-9]+$ && $COUNT -gt 0 ]] || die "--count wants a positive integer"
-if [[ $BUILD == 1 ]]; then (cd "$ROOT" && cargo build --release -p refscore-cli) >&2; fi
-[[ -x $BIN/refscore ]] || die "$BIN/refscore missing: build with cargo build --release -p refscore-cli"
+if [[ $BUILD == 1 ]]; then (cd "$ROOT" && cargo build --profile "$PROFILE" -p refscore-cli) >&2; fi
+[[ -x $BIN/refscore ]] || die "$BIN/refscore missing: build with cargo build --profile $PROFILE -p refscore-cli"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/history-bench.XXXXXX")
 ERR_FILE=$WORK/stderr.txt

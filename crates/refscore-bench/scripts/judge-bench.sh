@@ -4,7 +4,7 @@
 #   crates/refscore-bench/scripts/judge-bench.sh [--count N] [--concurrency C]
 #       [--threads T] [--server-seconds S] [--keep] [--no-build]
 #
-# Builds release binaries, starts refscore-scripted-llm on 127.0.0.1 (quiet,
+# Builds binaries (profile `release`, or $BENCH_PROFILE), starts refscore-scripted-llm on 127.0.0.1 (quiet,
 # request bodies not recorded, stopping by itself after S seconds, default
 # 600), writes N rows (default 10,000) of support replies whose text ends in
 # a LABEL= marker (4 in 5 `good`, 1 in 5 `bad`) and a suite with one
@@ -52,7 +52,7 @@ done
 
 if [[ $BUILD == 1 ]]; then build_release_judges; fi
 for b in refscore refscore-scripted-llm; do
-    [[ -x $BIN/$b ]] || die "$BIN/$b missing: build with cargo build --release -p refscore-cli -p refscore-scripted-llm"
+    [[ -x $BIN/$b ]] || die "$BIN/$b missing: build with cargo build --profile $PROFILE -p refscore-cli -p refscore-scripted-llm"
 done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/judge-bench.XXXXXX")

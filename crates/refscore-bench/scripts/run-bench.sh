@@ -5,7 +5,7 @@
 #   crates/refscore-bench/scripts/run-bench.sh [--count N] [--metric M]
 #       [--threads 1,2] [--seed S] [--no-build] [--keep-output] [--value-reader]
 #
-# Builds release binaries, generates N dataset rows (default 1,000,000,
+# Builds binaries (profile `release`, or $BENCH_PROFILE), generates N dataset rows (default 1,000,000,
 # streamed, several GB) into bench/data/ (reused when present), writes a
 # suite with one evaluator (default json_match), then runs
 # `refscore run SUITE -o DIR --quiet` with RAYON_NUM_THREADS=1 and =2 and
@@ -44,7 +44,7 @@ done
 
 if [[ $BUILD == 1 ]]; then build_release; fi
 for b in refscore gen-dataset parse-baseline; do
-    [[ -x $BIN/$b ]] || die "$BIN/$b missing: build with cargo build --release -p refscore-cli -p refscore-bench"
+    [[ -x $BIN/$b ]] || die "$BIN/$b missing: build with cargo build --profile $PROFILE -p refscore-cli -p refscore-bench"
 done
 if ! "$BIN/refscore" run --help >/dev/null 2>&1; then
     note "this refscore has no 'run' command yet; nothing measured"

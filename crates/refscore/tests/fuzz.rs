@@ -230,6 +230,53 @@ fn metrics_on_hostile_text((a, b): (Vec<u8>, Vec<u8>)) -> TestCaseResult {
     Ok(())
 }
 
+/// The fast reader against `serde_json` on hostile text: it takes only
+/// what `serde_json` takes, and reads it to the same value.
+fn fast_reader_agrees(bytes: Vec<u8>) -> TestCaseResult {
+    let text = text_of(&bytes);
+    if let Some(tree) = refscore::fast_json::read(&text) {
+        let fast = tree.root().to_value();
+        match refscore::json::parse(&text) {
+            Ok(slow) => {
+                prop_assert_eq!(&fast, &slow, "{:?}", text);
+                let (a, b) = (serde_json::to_string(&fast), serde_json::to_string(&slow));
+                prop_assert_eq!(a.ok(), b.ok(), "{:?}", text);
+            }
+            Err(e) => prop_assert!(false, "fast reader took {:?}; serde_json: {}", text, e),
+        }
+    }
+    Ok(())
+}
+
+/// Every JSON metric scores a pair read by the fast reader exactly as the
+/// same pair read as values.
+fn tree_and_value_evaluations_agree((a, b): (Value, Value)) -> TestCaseResult {
+    let row = json!({"output": a, "reference": b}).to_string();
+    let Some(tree) = refscore::fast_json::read(&row) else { return Ok(()) };
+    let mut nodes = refscore::evaluator::TreeInput::new();
+    for name in ["output", "reference"] {
+        if let Some(n) = tree.root().get(name) {
+            nodes.set(name, n);
+        }
+    }
+    let values = EvalInput::pair(a, b);
+    for name in [
+        "json_distance",
+        "json_diff",
+        "json_similarity",
+        "json_structural",
+        "json_match",
+        "exact_match",
+        "factuality",
+    ] {
+        let Ok(m) = build(name, &Map::new(), &BuildContext::default()) else { continue };
+        let by_value = m.evaluate(&values).map_err(|e| e.to_string());
+        let by_tree = m.evaluate_tree(&nodes).map_err(|e| e.to_string());
+        prop_assert_eq!(by_value, by_tree, "{}", name);
+    }
+    Ok(())
+}
+
 /// The fuzz harnesses, one trial each.
 pub(crate) fn trials() -> Vec<Trial> {
     let config = || Config { cases: cases(), ..Config::default() };
@@ -248,6 +295,20 @@ pub(crate) fn trials() -> Vec<Trial> {
             config(),
             || (rules(), any_json(), any_json()),
             json_match_with_random_rules,
+        ),
+        crate::property(
+            "fuzz::fast_reader_agrees_with_serde_json",
+            file!(),
+            config(),
+            hostile_bytes,
+            fast_reader_agrees,
+        ),
+        crate::property(
+            "fuzz::tree_and_value_evaluations_agree",
+            file!(),
+            config(),
+            || (any_json(), any_json()),
+            tree_and_value_evaluations_agree,
         ),
         crate::property(
             "fuzz::metrics_on_hostile_text",

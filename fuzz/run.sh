@@ -7,7 +7,10 @@
 #
 # FUZZ_SANITIZER=address builds with the address sanitizer (needs
 # RUSTC_BOOTSTRAP, set here); the default is no sanitizer, which libFuzzer
-# runs several times faster. Logs go to fuzz/work/<target>.log, crashing inputs
+# runs several times faster. FUZZ_DEV=1 builds without optimisation (a
+# fraction of the build time; fewer executions per second). FUZZ_RUNS=N runs
+# each target for N inputs from a fixed seed instead of for SECONDS: the
+# same inputs on every machine (what .ci/run does). Logs go to fuzz/work/<target>.log, crashing inputs
 # to fuzz/artifacts/<target>/, and the final statistics of each target are
 # printed as one line: target, runs, cov, ft, corpus size.
 set -euo pipefail
@@ -24,7 +27,11 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 export RUSTC_BOOTSTRAP=1
-cargo fuzz build -s "$sanitizer"
+profile=()
+if [ "${FUZZ_DEV:-0}" = 1 ]; then profile=(--dev); fi
+cargo fuzz build "${profile[@]}" -s "$sanitizer"
+limit=("-max_total_time=$seconds")
+if [ -n "${FUZZ_RUNS:-}" ]; then limit=("-runs=$FUZZ_RUNS" -seed=1); fi
 
 status=0
 for t in "${targets[@]}"; do
@@ -35,8 +42,8 @@ for t in "${targets[@]}"; do
     log="work/$t.log"
     # -timeout: one input taking 30 s is a failure; -rss_limit_mb: so is
     # one needing 2 GiB. The corpus copy grows; the committed one does not.
-    if ! cargo fuzz run -s "$sanitizer" "$t" "$work" -- \
-        -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
+    if ! cargo fuzz run "${profile[@]}" -s "$sanitizer" "$t" "$work" -- \
+        "${limit[@]}" -timeout=30 -rss_limit_mb=2048 \
         -print_final_stats=1 \
         -artifact_prefix="artifacts/$t/" >"$log" 2>&1; then
         echo "fuzz: $t FAILED (log: fuzz/$log, inputs: fuzz/artifacts/$t/)" >&2
@@ -49,6 +56,6 @@ for t in "${targets[@]}"; do
     cov=$(sed -nE 's/.*cov: ([0-9]+).*/\1/p' <<<"$last")
     ft=$(sed -nE 's/.*ft: ([0-9]+).*/\1/p' <<<"$last")
     corp=$(sed -nE 's/.*corp: ([0-9]+).*/\1/p' <<<"$last")
-    echo "fuzz: $t ok: ${seconds}s, $runs runs, cov $cov, ft $ft, corpus $corp"
+    echo "fuzz: $t ok: ${FUZZ_RUNS:-${seconds}s} ${FUZZ_RUNS:+inputs}, $runs runs, cov $cov, ft $ft, corpus $corp"
 done
 exit "$status"

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::tree::{Kind, Node};
+use crate::tree::Node;
 
 /// Deepest nesting accepted, in levels; deeper input is an error rather
 /// than a risk to the process.
@@ -266,49 +266,14 @@ pub fn compact(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
-/// [`compact`] of a tree node.
-pub fn compact_node(n: Node<'_>) -> String {
-    if node_depth_exceeds(n, 64) {
-        return format!("<{} nested deeper than 64 levels>", kind_name(n.kind()));
-    }
-    serde_json::to_string(&n).unwrap_or_default()
-}
-
-/// [`display`] of a tree node: strings as they are, other values as
-/// compact JSON.
-pub fn display_node(n: Node<'_>) -> String {
-    match n.as_str() {
-        Some(s) => s.to_owned(),
-        None => compact_node(n),
-    }
-}
-
-/// The JSON type name of a kind, as [`type_name`] says it.
-pub fn kind_name(k: Kind) -> &'static str {
-    match k {
-        Kind::Null => "null",
-        Kind::Bool => "boolean",
-        Kind::Number => "number",
-        Kind::String => "string",
-        Kind::Array => "array",
-        Kind::Object => "object",
-    }
-}
-
-/// Whether a node nests deeper than `limit` levels. Iterative.
-fn node_depth_exceeds(n: Node<'_>, limit: usize) -> bool {
-    let mut stack = vec![(n, 0usize)];
-    while let Some((n, d)) = stack.pop() {
-        if !n.is_container() {
-            continue;
-        }
-        if d + 1 > limit && !n.is_empty() {
-            return true;
-        }
-        stack.extend(n.items().map(|c| (c, d + 1)));
-        stack.extend(n.entries().map(|(_, c)| (c, d + 1)));
-    }
-    false
+/// Runs `f` on owned copies of two tree nodes, for code that reads
+/// `serde_json` values, and frees the copies without deep recursion.
+pub fn with_values<R>(a: Node<'_>, b: Node<'_>, f: impl FnOnce(&Value, &Value) -> R) -> R {
+    let (x, y) = (a.to_value(), b.to_value());
+    let r = f(&x, &y);
+    drop_deep(x);
+    drop_deep(y);
+    r
 }
 
 /// Whether a value nests deeper than `limit` levels. Iterative.

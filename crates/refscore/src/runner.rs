@@ -651,7 +651,7 @@ impl RowView<'_> {
             RowView::Tree { number, root } => match column.and_then(|c| root.get(c)) {
                 None => number.to_string(),
                 Some(n) if n.is_null() => number.to_string(),
-                Some(n) => n.as_str().map_or_else(|| crate::json::compact_node(n), str::to_owned),
+                Some(n) => n.as_str().map_or_else(|| n.compact(), str::to_owned),
             },
         }
     }

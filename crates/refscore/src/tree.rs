@@ -211,9 +211,24 @@ pub enum ValueRef<'t> {
     Object(Node<'t>),
 }
 
+impl Kind {
+    /// The JSON type name: `null`, `boolean`, `number`, `string`, `array`
+    /// or `object` (as [`crate::json::type_name`] says it of values).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Bool => "boolean",
+            Kind::Number => "number",
+            Kind::String => "string",
+            Kind::Array => "array",
+            Kind::Object => "object",
+        }
+    }
+}
+
 impl std::fmt::Debug for Node<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::json::compact_node(*self))
+        f.write_str(&self.compact())
     }
 }
 
@@ -385,6 +400,24 @@ impl<'t> Node<'t> {
         false
     }
 
+    /// Compact JSON text of the node; a node nesting deeper than 64 levels
+    /// is summarised (`<array nested deeper than 64 levels>`), as
+    /// [`crate::json::compact`] does for values.
+    pub fn compact(self) -> String {
+        if self.depth_exceeds(64) {
+            return format!("<{} nested deeper than 64 levels>", self.kind().name());
+        }
+        serde_json::to_string(&self).unwrap_or_default()
+    }
+
+    /// The string itself for strings, else [`Node::compact`].
+    pub fn display(self) -> String {
+        match self.as_str() {
+            Some(s) => s.to_owned(),
+            None => self.compact(),
+        }
+    }
+
     /// Number of leaves: scalars count 1, containers the sum of their
     /// children (so `{}` and `[]` count 0). Iterative.
     pub fn leaves(self) -> usize {
@@ -414,16 +447,6 @@ impl<'t> Node<'t> {
             }
         })
     }
-}
-
-/// Runs `f` on owned copies of two nodes, for code that reads
-/// `serde_json` values, and frees the copies without deep recursion.
-pub fn with_values<R>(a: Node<'_>, b: Node<'_>, f: impl FnOnce(&Value, &Value) -> R) -> R {
-    let (x, y) = (a.to_value(), b.to_value());
-    let r = f(&x, &y);
-    crate::json::drop_deep(x);
-    crate::json::drop_deep(y);
-    r
 }
 
 impl Serialize for Node<'_> {
@@ -477,6 +500,17 @@ mod tests {
         assert_eq!(t.duplicate_keys(), 0);
     }
 
+    /// Frees a deep value on a thread with room for serde_json's
+    /// recursive drop (test plumbing).
+    fn drop_on_big_stack(v: Value) {
+        std::thread::Builder::new()
+            .stack_size(512 * 1024 * 1024)
+            .spawn(move || drop(v))
+            .expect("spawns")
+            .join()
+            .expect("drops");
+    }
+
     #[test]
     fn any_depth_builds_and_drops() {
         let deep = (0..200_000).fold(json!(1), |v, _| Value::Array(vec![v]));
@@ -489,6 +523,6 @@ mod tests {
         }
         assert_eq!(depth, 200_000);
         drop(t);
-        crate::json::drop_deep(deep);
+        drop_on_big_stack(deep);
     }
 }

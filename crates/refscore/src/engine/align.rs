@@ -277,7 +277,7 @@ fn scalar_key(v: Node<'_>) -> String {
     } else if let Some(s) = v.as_str() {
         format!("s{s}")
     } else {
-        format!("j{}", crate::json::compact_node(v))
+        format!("j{}", v.compact())
     }
 }
 
@@ -292,7 +292,7 @@ fn canonical_scalar(v: Node<'_>) -> String {
     } else if let Some(n) = v.as_number() {
         format!("n{}", n.as_f64().unwrap_or(0.0))
     } else {
-        format!("j{}", crate::json::compact_node(v))
+        format!("j{}", v.compact())
     }
 }
 

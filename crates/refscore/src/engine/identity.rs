@@ -78,7 +78,7 @@ pub(super) fn key_similarity(e: Node<'_>, a: Node<'_>, keys: &[String]) -> f64 {
     }
     let text = |v: Node<'_>| match v.kind() {
         Kind::String => v.as_str().map(folded),
-        Kind::Number | Kind::Bool => Some(crate::json::compact_node(v)),
+        Kind::Number | Kind::Bool => Some(v.compact()),
         _ => None,
     };
     let sum: f64 = keys

@@ -16,7 +16,6 @@ use super::{
 };
 use super::{Counts, Tally};
 use crate::detail::{Outcome, truncate};
-use crate::json::{compact_node, display_node};
 use crate::path::{JsonPath, Seg};
 use crate::tree::{Node, NodeId};
 
@@ -99,7 +98,7 @@ impl Acc {
 /// A value as text for a record: strings as written, but quoted when the
 /// types differ, so that `"12"` and `12` do not look alike.
 fn shown(v: Node<'_>, outcome: Outcome) -> String {
-    if outcome == Outcome::TypeMismatch { compact_node(v) } else { display_node(v) }
+    if outcome == Outcome::TypeMismatch { v.compact() } else { v.display() }
 }
 
 pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
@@ -696,7 +695,7 @@ mod tests {
         }
 
         fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
-            crate::tree::with_values(e, a, exact_leaf)
+            crate::json::with_values(e, a, exact_leaf)
         }
     }
 
@@ -709,7 +708,7 @@ mod tests {
         }
 
         fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
-            crate::tree::with_values(e, a, exact_leaf)
+            crate::json::with_values(e, a, exact_leaf)
         }
 
         fn has_rules(&self) -> bool {

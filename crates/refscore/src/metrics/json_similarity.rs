@@ -21,7 +21,6 @@ use crate::engine::{
 };
 use crate::error::ConfigError;
 use crate::evaluator::Evaluator;
-use crate::json;
 use crate::number::{relative_to_expected, to_f64};
 use crate::path::{JsonPath, PathSeg, Seg};
 use crate::score::{Direction, Kind, Score};
@@ -201,10 +200,10 @@ fn resolve<'v>(v: Node<'v>, segs: &[Seg<'_>]) -> Result<Node<'v>, String> {
                 cur.at(*i).ok_or_else(|| format!("index {i} out of range"))?
             }
             Seg::Key(k) => {
-                return Err(format!("cannot read key `{k}` of {}", json::kind_name(cur.kind())));
+                return Err(format!("cannot read key `{k}` of {}", cur.kind().name()));
             }
             Seg::Index(i) => {
-                return Err(format!("cannot read index {i} of {}", json::kind_name(cur.kind())));
+                return Err(format!("cannot read index {i} of {}", cur.kind().name()));
             }
             Seg::Pair { .. } => return Err(String::from("not a target path")),
         };
@@ -258,7 +257,7 @@ impl JsonSimilarity {
                     if keep != Keep::None {
                         c.records.push(engine::Record {
                             path: JsonPath::root(),
-                            expected: Some(truncate(&json::display_node(e))),
+                            expected: Some(truncate(&e.display())),
                             actual: None,
                             outcome: Outcome::Missing,
                             score: 0.0,

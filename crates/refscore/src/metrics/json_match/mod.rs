@@ -37,10 +37,11 @@ use crate::engine::{
 };
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, TreeInput};
+use crate::json::with_values;
 use crate::metrics::BuildContext;
 use crate::path::Seg;
 use crate::score::{Direction, Kind, Score};
-use crate::tree::{Node, Tree, with_values};
+use crate::tree::{Node, Tree};
 
 /// Deepest nesting json_match compares under path rules: a rule lookup
 /// reads the whole path, so deeper documents would cost time quadratic in

@@ -9,8 +9,8 @@
 # RUSTC_BOOTSTRAP, set here); the default is no sanitizer, which libFuzzer
 # runs several times faster. FUZZ_DEV=1 builds without optimisation (a
 # fraction of the build time; fewer executions per second). FUZZ_RUNS=N runs
-# each target for N inputs from a fixed seed instead of for SECONDS: the
-# same inputs on every machine (what .ci/run does). Logs go to fuzz/work/<target>.log, crashing inputs
+# each target for N inputs from a fixed seed instead of for SECONDS (what
+# .ci/run does). Logs go to fuzz/work/<target>.log, crashing inputs
 # to fuzz/artifacts/<target>/, and the final statistics of each target are
 # printed as one line: target, runs, cov, ft, corpus size.
 set -euo pipefail

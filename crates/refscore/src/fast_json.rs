@@ -38,7 +38,7 @@ pub fn read_columns<'s>(text: &'s str, columns: Option<&[&str]>) -> Option<Tree<
         entries: Vec::new(),
     };
     let mut de = serde_json::Deserializer::from_str(text);
-    let root = TopSeed { b: &mut b, columns }.deserialize(&mut de).ok()?;
+    let root = ValueSeed { b: &mut b, columns }.deserialize(&mut de).ok()?;
     de.end().ok()?;
     let mut tree = b.tree;
     tree.set_root(root);
@@ -52,31 +52,18 @@ struct Builder<'s> {
     entries: Vec<(Cow<'s, str>, u32)>,
 }
 
-/// Reads the root: like [`ValueSeed`], but an object's members outside
-/// `columns` are skipped.
-struct TopSeed<'b, 's> {
-    b: &'b mut Builder<'s>,
-    columns: Option<&'b [&'b str]>,
-}
-
-impl<'de: 's, 's> DeserializeSeed<'de> for TopSeed<'_, 's> {
-    type Value = u32;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u32, D::Error> {
-        d.deserialize_any(ValueVisitor { b: self.b, columns: self.columns })
-    }
-}
-
-/// Reads one value into the builder; its index in the tree.
+/// Reads one value into the builder; its index in the tree. With
+/// `columns` (the root only), an object's members outside them are skipped.
 struct ValueSeed<'b, 's> {
     b: &'b mut Builder<'s>,
+    columns: Option<&'b [&'b str]>,
 }
 
 impl<'de: 's, 's> DeserializeSeed<'de> for ValueSeed<'_, 's> {
     type Value = u32;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u32, D::Error> {
-        d.deserialize_any(ValueVisitor { b: self.b, columns: None })
+        d.deserialize_any(ValueVisitor { b: self.b, columns: self.columns })
     }
 }
 
@@ -128,7 +115,7 @@ impl<'de: 's, 's> Visitor<'de> for ValueVisitor<'_, 's> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u32, A::Error> {
         let b = self.b;
         let mark = b.items.len();
-        while let Some(at) = seq.next_element_seed(ValueSeed { b: &mut *b })? {
+        while let Some(at) = seq.next_element_seed(ValueSeed { b: &mut *b, columns: None })? {
             b.items.push(at);
         }
         let at = b.tree.push_array(b.items[mark..].iter().copied());
@@ -144,7 +131,7 @@ impl<'de: 's, 's> Visitor<'de> for ValueVisitor<'_, 's> {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             }
-            let at = map.next_value_seed(ValueSeed { b: &mut *b })?;
+            let at = map.next_value_seed(ValueSeed { b: &mut *b, columns: None })?;
             b.entries.push((key, at));
         }
         let at = b.tree.push_object(&mut b.entries[mark..]);

@@ -361,7 +361,7 @@ pub fn run_recorded(
                 let max_details = (opts.lines == LineFormat::RowResult)
                     .then(|| opts.max_details.unwrap_or(DEFAULT_MAX_DETAILS));
                 let format = opts.lines;
-                let fast = fast_columns.as_deref();
+                let fast = fast_columns.as_ref();
                 let (mut evaluated, fields) = pool.install(|| {
                     // Evaluation, field statistics and serialisation all run
                     // on the workers; this thread only writes.
@@ -544,7 +544,7 @@ fn evaluate_item(
     suite: &Suite,
     item: Pending,
     max_details: Option<usize>,
-    fast: Option<&[&str]>,
+    fast: Option<&FastColumns<'_>>,
 ) -> Evaluated {
     if let Some(columns) = fast
         && let Pending::Line { number, bytes, .. } = &item
@@ -578,26 +578,42 @@ fn evaluate_item(
     }
 }
 
-/// The columns the fast reader reads of each row, when every evaluator's
-/// mapping reads plain columns (else rows are read as values): the mapped
-/// or same-named columns, `expected` (the fallback of `reference`), and
-/// the id column.
-fn fast_reader_columns(suite: &Suite) -> Option<Vec<&str>> {
-    let mut columns: Vec<&str> = suite.id_column.as_deref().into_iter().collect();
+/// What the fast reader needs to know of a suite, worked out once per run.
+struct FastColumns<'s> {
+    /// The columns it reads of each row: the mapped or same-named
+    /// columns, `expected` (the fallback of `reference`) and the id column.
+    read: Vec<&'s str>,
+    /// The columns a required input reads, and whether `expected` stands
+    /// in for it when absent.
+    required: Vec<(&'s str, bool)>,
+}
+
+/// The fast reader's columns, when every evaluator's mapping reads plain
+/// columns (else rows are read as values).
+fn fast_reader_columns(suite: &Suite) -> Option<FastColumns<'_>> {
+    let mut read: Vec<&str> = suite.id_column.as_deref().into_iter().collect();
+    let mut required = Vec::new();
     for ev in &suite.evaluators {
         if !ev.mapping.reads_columns_only() {
             return None;
         }
         for spec in ev.evaluator.inputs() {
-            columns.push(ev.mapping.source(&spec.name).unwrap_or(&spec.name));
-            if spec.name == "reference" {
-                columns.push("expected");
+            let column = ev.mapping.source(&spec.name).unwrap_or(&spec.name);
+            let fallback = spec.name == "reference";
+            read.push(column);
+            if fallback {
+                read.push("expected");
+            }
+            if spec.required {
+                required.push((column, fallback));
             }
         }
     }
-    columns.sort_unstable();
-    columns.dedup();
-    Some(columns)
+    read.sort_unstable();
+    read.dedup();
+    required.sort_unstable();
+    required.dedup();
+    Some(FastColumns { read, required })
 }
 
 /// Evaluates a JSONL line read by the fast reader; `None` when the line
@@ -608,18 +624,15 @@ fn evaluate_fast(
     suite: &Suite,
     number: u64,
     bytes: &[u8],
-    columns: &[&str],
+    columns: &FastColumns<'_>,
     max: Option<usize>,
 ) -> Option<Evaluated> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let tree = fast_json::read_columns(text.trim_end(), Some(columns))?;
+    let tree = fast_json::read_columns(text.trim_end(), Some(&columns.read))?;
     let root = tree.root();
     let complete = root.is_object()
-        && suite.evaluators.iter().all(|ev| {
-            ev.evaluator.inputs().iter().filter(|s| s.required).all(|s| {
-                let column = ev.mapping.source(&s.name).unwrap_or(&s.name);
-                root.contains_key(column) || s.name == "reference" && root.contains_key("expected")
-            })
+        && columns.required.iter().all(|&(column, fallback)| {
+            root.contains_key(column) || fallback && root.contains_key("expected")
         });
     complete.then(|| evaluate_row(suite, RowView::Tree { number, root }, max))
 }

@@ -193,6 +193,17 @@ fn rules() -> impl Strategy<Value = Value> {
     prop::collection::vec(rule, 0..5).prop_map(|r| json!({"rules": r}))
 }
 
+/// The code metrics the harnesses score pairs with.
+const SCORED: &[&str] = &[
+    "json_distance",
+    "json_diff",
+    "json_similarity",
+    "json_structural",
+    "json_match",
+    "factuality",
+    "exact_match",
+];
+
 fn check_scores(m: &dyn Evaluator, input: &EvalInput) -> TestCaseResult {
     if let Ok(e) = m.evaluate(input) {
         for s in &e.scores {
@@ -214,16 +225,7 @@ fn json_match_with_random_rules((rules, a, b): (Value, Value, Value)) -> TestCas
 
 fn metrics_on_hostile_text((a, b): (Vec<u8>, Vec<u8>)) -> TestCaseResult {
     let input = EvalInput::pair(Value::String(text_of(&a)), Value::String(text_of(&b)));
-    for name in [
-        "json_distance",
-        "json_diff",
-        "json_similarity",
-        "json_structural",
-        "json_match",
-        "factuality",
-        "exact_match",
-        "format",
-    ] {
+    for name in SCORED.iter().chain(&["format"]) {
         let Ok(m) = build(name, &Map::new(), &BuildContext::default()) else { continue };
         check_scores(m.as_ref(), &input)?;
     }
@@ -260,15 +262,7 @@ fn tree_and_value_evaluations_agree((a, b): (Value, Value)) -> TestCaseResult {
         }
     }
     let values = EvalInput::pair(a, b);
-    for name in [
-        "json_distance",
-        "json_diff",
-        "json_similarity",
-        "json_structural",
-        "json_match",
-        "exact_match",
-        "factuality",
-    ] {
+    for name in SCORED {
         let Ok(m) = build(name, &Map::new(), &BuildContext::default()) else { continue };
         let by_value = m.evaluate(&values).map_err(|e| e.to_string());
         let by_tree = m.evaluate_tree(&nodes).map_err(|e| e.to_string());

@@ -2,6 +2,7 @@
 //! a string field whose value occurs once among the reference elements
 //! and once among the output elements identifies the element holding it.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -13,59 +14,131 @@ type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 use crate::tree::{Kind, Node};
 
 /// A string for identity: trimmed, inner white space collapsed, lower case.
-fn folded(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+/// Borrowed when it is so already (the common case: ASCII identifiers).
+fn folded(s: &str) -> Cow<'_, str> {
+    if let Some(bytes) = ascii_folded(s) {
+        if is_folded(s) {
+            return Cow::Borrowed(s);
+        }
+        return Cow::Owned(bytes.map(char::from).collect());
+    }
+    let mut joined = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !joined.is_empty() {
+            joined.push(' ');
+        }
+        joined.push_str(word);
+    }
+    Cow::Owned(joined.to_lowercase())
 }
 
-/// The `(field, folded value)` entries of an element's string fields.
-fn entries<'v>(v: Node<'v>) -> Vec<(&'v str, String)> {
-    v.entries()
-        .filter_map(|(k, x)| x.as_str().map(|s| (k, folded(s))))
-        .filter(|(_, s)| !s.is_empty())
-        .collect()
+/// Whether folding leaves ASCII text `s` as it is: no upper case, single
+/// spaces between words and none at either end.
+fn is_folded(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.first() == Some(&b' ') || b.last() == Some(&b' ') {
+        return false;
+    }
+    let mut space = false;
+    for &c in b {
+        if c.is_ascii_uppercase() || (0x09..=0x0d).contains(&c) || (c == b' ' && space) {
+            return false;
+        }
+        space = c == b' ';
+    }
+    true
+}
+
+/// The bytes of `folded(s)` for ASCII text without vertical tabs (which
+/// `split_ascii_whitespace` does not split on), read without a copy.
+fn ascii_folded(s: &str) -> Option<impl Iterator<Item = u8> + '_> {
+    (s.is_ascii() && !s.contains('\u{b}')).then(|| {
+        s.split_ascii_whitespace().enumerate().flat_map(|(n, word)| {
+            (n > 0).then_some(b' ').into_iter().chain(word.bytes().map(|b| b.to_ascii_lowercase()))
+        })
+    })
+}
+
+/// Whether two texts fold to the same identity text.
+fn same_folded(x: &str, y: &str) -> bool {
+    if x == y {
+        return true;
+    }
+    match (ascii_folded(x), ascii_folded(y)) {
+        (Some(a), Some(b)) => a.eq(b),
+        _ => folded(x) == folded(y),
+    }
+}
+
+/// An identifying entry's key: a hash of its field and folded value
+/// (streamed without a copy for ASCII text), `None` when the value folds
+/// to nothing. Equal entries have equal keys; two different entries that
+/// collide (a chance of about 2^-64 each) count as one repeated value, so
+/// they identify nothing: no pair is made on a collision, since an
+/// agreement is checked on the texts.
+fn entry_key(field: &str, value: &str) -> Option<u64> {
+    fn add(h: u64, b: u8) -> u64 {
+        (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
+    }
+    // 0xff never occurs in UTF-8: it ends the field name unambiguously.
+    let h = add(field.bytes().fold(0, add), 0xff);
+    let key = match ascii_folded(value) {
+        Some(bytes) => bytes.fold(h, add),
+        None => folded(value).bytes().fold(h, add),
+    };
+    (key != h).then_some(key)
+}
+
+/// Per entry key, the one element holding it with the entry's field, or
+/// `None` when several elements do.
+fn unique<'v>(items: &[Node<'v>]) -> FxMap<u64, Option<(usize, &'v str)>> {
+    let mut seen: FxMap<u64, Option<(usize, &'v str)>> = FxMap::default();
+    for (i, &v) in items.iter().enumerate() {
+        for (k, x) in v.entries() {
+            let Some(key) = x.as_str().and_then(|s| entry_key(k, s)) else { continue };
+            seen.entry(key).and_modify(|x| *x = None).or_insert(Some((i, k)));
+        }
+    }
+    seen
 }
 
 /// Which reference and output elements share an identifying field.
 pub(super) struct Identities<'v> {
-    /// Per reference element, its identifying entries.
-    reference: Vec<Vec<(&'v str, String)>>,
-    /// Identifying entries of the output: the one element holding each.
-    output: FxMap<(&'v str, String), usize>,
+    /// Per reference element, its identifying fields with the one output
+    /// element holding the same value, in field order.
+    agreeing: Vec<Vec<(&'v str, usize)>>,
 }
 
 impl<'v> Identities<'v> {
     /// The identifying fields of two arrays' object elements.
     pub(super) fn new(e: &[Node<'v>], a: &[Node<'v>]) -> Self {
-        fn unique<'v>(items: &[Node<'v>]) -> FxMap<(&'v str, String), Option<usize>> {
-            let mut seen: FxMap<(&'v str, String), Option<usize>> = FxMap::default();
-            for (i, &v) in items.iter().enumerate() {
-                for entry in entries(v) {
-                    seen.entry(entry).and_modify(|x| *x = None).or_insert(Some(i));
+        let output = unique(a);
+        let mut agreeing = vec![Vec::new(); e.len()];
+        if output.values().any(Option::is_some) {
+            // An entry identifies when it is unique on both sides.
+            for (key, at) in unique(e) {
+                let (Some((i, k)), Some(&Some((j, k2)))) = (at, output.get(&key)) else {
+                    continue;
+                };
+                let text = |v: Node<'v>| v.get(k).and_then(|x| x.as_str());
+                if k == k2
+                    && let (Some(x), Some(y)) = (text(e[i]), text(a[j]))
+                    && same_folded(x, y)
+                {
+                    agreeing[i].push((k, j));
                 }
             }
-            seen
+            for fields in &mut agreeing {
+                fields.sort_unstable();
+            }
         }
-        let in_e = unique(e);
-        let reference = e
-            .iter()
-            .map(|&v| {
-                entries(v)
-                    .into_iter()
-                    .filter(|k| in_e.get(k).is_some_and(Option::is_some))
-                    .collect()
-            })
-            .collect();
-        let output = unique(a).into_iter().filter_map(|(k, at)| at.map(|j| (k, j))).collect();
-        Identities { reference, output }
+        Identities { agreeing }
     }
 
     /// The identifying field reference element `i` and output element `j`
-    /// agree on, if any.
+    /// agree on, if any (the first by field name).
     pub(super) fn agree(&self, i: usize, j: usize) -> Option<&'v str> {
-        self.reference
-            .get(i)?
-            .iter()
-            .find_map(|(k, v)| (self.output.get(&(*k, v.clone())) == Some(&j)).then_some(*k))
+        self.agreeing.get(i)?.iter().find_map(|&(k, at)| (at == j).then_some(k))
     }
 }
 
@@ -76,11 +149,13 @@ pub(super) fn key_similarity(e: Node<'_>, a: Node<'_>, keys: &[String]) -> f64 {
     if keys.is_empty() {
         return 0.0;
     }
-    let text = |v: Node<'_>| match v.kind() {
-        Kind::String => v.as_str().map(folded),
-        Kind::Number | Kind::Bool => Some(v.compact()),
-        _ => None,
-    };
+    fn text(v: Node<'_>) -> Option<Cow<'_, str>> {
+        match v.kind() {
+            Kind::String => v.as_str().map(folded),
+            Kind::Number | Kind::Bool => Some(Cow::Owned(v.compact())),
+            _ => None,
+        }
+    }
     let sum: f64 = keys
         .iter()
         .map(|k| match (e.get(k).and_then(text), a.get(k).and_then(text)) {
@@ -119,6 +194,60 @@ mod tests {
         // "pc" is shared by every element: it identifies nothing.
         assert_eq!(ids.agree(0, 1), None);
         assert_eq!(ids.agree(0, 0), None);
+    }
+
+    #[test]
+    fn folding_borrows_only_what_it_leaves_alone() {
+        for s in ["sku-1", "a b", "", "x1 y2 z3"] {
+            assert!(matches!(folded(s), Cow::Borrowed(_)), "{s:?}");
+        }
+        let cases = [
+            (" a", "a"),
+            ("a ", "a"),
+            ("a  b", "a b"),
+            ("a\tb", "a b"),
+            ("a\u{b}b", "a b"),
+            ("SKU", "sku"),
+            ("Çà  Va", "çà va"),
+            ("a\u{a0}b", "a b"),
+        ];
+        for (s, want) in cases {
+            assert_eq!(folded(s), want, "{s:?}");
+            let general = s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+            assert_eq!(folded(s), general, "{s:?}");
+            assert!(matches!(folded(s), Cow::Owned(_)), "{s:?}");
+            assert_eq!(entry_key("f", s), entry_key("f", want), "{s:?}");
+        }
+        assert_eq!(entry_key("f", " \t "), None);
+        assert_ne!(entry_key("f", "a"), entry_key("g", "a"));
+        assert_ne!(entry_key("ab", "c"), entry_key("a", "bc"));
+        for (x, y, same) in [
+            ("ΟΔΟΣ 1", "οδο\u{3c2} 1", true),
+            ("ΟΔΟΣ 1", "οδο\u{3c3} 1", false),
+            ("ΟΔΟΣΑ", "οδο\u{3c3}α", true),
+            ("ΟΔΟΣ  1", "οδο\u{3c2} 1", true),
+            ("ΟΔΟΣ", "οδo\u{3c2}", false),
+            (" Çà\u{a0}Va ", "çà va", true),
+            ("İ", "i\u{307}", true),
+        ] {
+            assert_eq!(same_folded(x, y), folded(x) == folded(y), "{x:?} {y:?}");
+            assert_eq!(same_folded(x, y), same, "{x:?} {y:?}");
+            assert_eq!(entry_key("f", x) == entry_key("f", y), same, "{x:?} {y:?}");
+        }
+    }
+
+    #[test]
+    fn the_first_agreeing_field_by_name_is_reported() {
+        let e = json!([{"sku": "A", "id": "7", "name": "n"}, {"sku": "B", "id": "8"}]);
+        let a = json!([{"sku": "b", "id": "8"}, {"sku": "a", "id": "9", "name": " N "}]);
+        let (te, ta) = (node(&e), node(&a));
+        let (e, a): (Vec<Node<'_>>, Vec<Node<'_>>) =
+            (te.root().items().collect(), ta.root().items().collect());
+        let ids = Identities::new(&e, &a);
+        assert_eq!(ids.agree(1, 0), Some("id"));
+        assert_eq!(ids.agree(0, 1), Some("name"));
+        assert_eq!(ids.agree(0, 0), None);
+        assert_eq!(ids.agree(2, 0), None);
     }
 
     #[test]

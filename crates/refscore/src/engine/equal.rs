@@ -19,6 +19,56 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
 
 /// [`json_equal`] of two tree nodes.
 pub fn nodes_equal(a: Node<'_>, b: Node<'_>) -> bool {
+    shallow_equal(a, b, 0).unwrap_or_else(|| deep_equal(a, b))
+}
+
+/// Nesting below which [`shallow_equal`] recurses; deeper documents are
+/// compared with a heap stack.
+const SHALLOW: u32 = 48;
+
+/// Equality without allocating (leaves and the usual shallow documents):
+/// `None` when the documents nest deeper than [`SHALLOW`] before they
+/// differ.
+fn shallow_equal(x: Node<'_>, y: Node<'_>, depth: u32) -> Option<bool> {
+    if x.kind() != y.kind() {
+        return Some(false);
+    }
+    Some(match x.kind() {
+        Kind::Null => true,
+        Kind::Bool => x.as_bool() == y.as_bool(),
+        Kind::Number => match (x.as_number(), y.as_number()) {
+            (Some(p), Some(q)) => exact_eq(p, q),
+            _ => false,
+        },
+        Kind::String => x.as_str() == y.as_str(),
+        Kind::Array | Kind::Object if depth >= SHALLOW => return None,
+        Kind::Array => {
+            if x.len() != y.len() {
+                return Some(false);
+            }
+            for (v, w) in x.items().zip(y.items()) {
+                if !shallow_equal(v, w, depth + 1)? {
+                    return Some(false);
+                }
+            }
+            true
+        }
+        Kind::Object => {
+            if x.len() != y.len() {
+                return Some(false);
+            }
+            for ((k, v), (l, w)) in x.entries().zip(y.entries()) {
+                if k != l || !shallow_equal(v, w, depth + 1)? {
+                    return Some(false);
+                }
+            }
+            true
+        }
+    })
+}
+
+/// Equality at any depth, iterative.
+fn deep_equal(a: Node<'_>, b: Node<'_>) -> bool {
     let mut stack = vec![(a, b)];
     while let Some((x, y)) = stack.pop() {
         if x.kind() != y.kind() {
@@ -70,6 +120,11 @@ mod tests {
             Value::Object(std::iter::once(("k".to_string(), v)).collect())
         });
         assert!(json_equal(&deep, &deep));
+        // Deeper than the shallow walk, differing at the bottom only.
+        let nest = |leaf: Value| (0..60).fold(leaf, |v, _| json!([0, {"k": v}]));
+        assert!(json_equal(&nest(json!(1)), &nest(json!(1.0))));
+        assert!(!json_equal(&nest(json!(1)), &nest(json!(2))));
+        assert!(!json_equal(&nest(json!({"a": 1})), &nest(json!({"b": 1}))));
         crate::json::drop_deep(deep);
     }
 }

@@ -103,7 +103,14 @@ fn text(s: &str) -> Value {
 /// Free text folded: case ignored, runs of white space as one space.
 fn free_text(s: &str) -> String {
     let folded = normalize(s, &[Normalizer::Casefold]);
-    folded.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(folded.len());
+    for word in folded.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// Currency codes read around a number written as text.
@@ -119,12 +126,20 @@ const CURRENCY_CODES: [&str; 24] = [
 /// accounting parentheses, no other separators (each has more than one
 /// reading). The currency, when written, comes back with the amount.
 pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
+    // Every reading below needs a digit: most texts are refused here.
+    if !s.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let mut t = s.trim();
     let mut currency = None;
     if let Some(c) = t.chars().next().filter(|c| is_currency_symbol(*c)) {
         currency = Some(c.to_string());
         t = t[c.len_utf8()..].trim_start();
-    } else if let Some(code) = CURRENCY_CODES.iter().find(|c| t.starts_with(**c)) {
+    } else if let Some(code) = t
+        .get(..3)
+        .filter(|p| p.bytes().all(|b| b.is_ascii_uppercase()))
+        .and_then(|p| CURRENCY_CODES.iter().find(|c| **c == p))
+    {
         let rest = &t[3..];
         if rest.starts_with(char::is_alphabetic) {
             return None;
@@ -136,7 +151,13 @@ pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
         if let Some(c) = t.chars().next_back().filter(|c| is_currency_symbol(*c)) {
             currency = Some(c.to_string());
             t = t[..t.len() - c.len_utf8()].trim_end();
-        } else if let Some(code) = CURRENCY_CODES.iter().find(|c| t.ends_with(**c)) {
+        } else if let Some(code) = t
+            .len()
+            .checked_sub(3)
+            .and_then(|at| t.get(at..))
+            .filter(|p| p.bytes().all(|b| b.is_ascii_uppercase()))
+            .and_then(|p| CURRENCY_CODES.iter().find(|c| **c == p))
+        {
             let rest = &t[..t.len() - 3];
             if rest.ends_with(char::is_alphabetic) {
                 return None;
@@ -146,6 +167,9 @@ pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
         }
     }
     let body = t.strip_prefix('-').unwrap_or(t);
+    if !body.bytes().all(|b| b.is_ascii_digit() || b == b',' || b == b'.') {
+        return None;
+    }
     let (int, frac) = match body.split_once('.') {
         Some((i, f)) => (i, Some(f)),
         None => (body, None),
@@ -175,11 +199,16 @@ fn leading_zero(s: &str) -> bool {
 /// is a valid date or both give the same date.
 pub(super) fn calendar(s: &str) -> Result<DateTime, DateError> {
     let t = s.trim();
-    let parts: Vec<&str> = t.split(['/', '-', '.']).collect();
+    // Every accepted form has a year in digits.
+    if !t.bytes().any(|b| b.is_ascii_digit()) {
+        return Err(DateError::Unrecognised);
+    }
+    let mut parts = t.split(['/', '-', '.']);
     let digits = |p: &str, n: std::ops::RangeInclusive<usize>| {
         n.contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit())
     };
-    if let [d, m, y] = parts.as_slice()
+    if let (Some(d), Some(m), Some(y), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
         && digits(d, 1..=2)
         && digits(m, 1..=2)
         && digits(y, 4..=4)

@@ -193,12 +193,17 @@ fn year_number(token: &str) -> Option<u32> {
 /// `2024 March 5`, `Tue, 5 Mar 2024`.
 fn written(t: &str) -> Result<CalendarDate, DateError> {
     const BAD: DateError = DateError::Unrecognised;
-    let mut tokens: Vec<&str> = t
+    // At most four tokens (a weekday, then three), all alphanumeric: a
+    // longer text is refused without reading it to the end.
+    let mut tokens: Vec<&str> = Vec::with_capacity(4);
+    for token in t
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | '.' | '-' | '/'))
         .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("of"))
-        .collect();
-    if !tokens.iter().all(|s| s.bytes().all(|b| b.is_ascii_alphanumeric())) {
-        return Err(BAD);
+    {
+        if tokens.len() == 4 || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(BAD);
+        }
+        tokens.push(token);
     }
     let weekday = match tokens.first() {
         Some(first) if tokens.len() == 4 => {

@@ -31,6 +31,7 @@ pub mod error;
 pub mod evaluator;
 pub mod extract;
 pub mod fast_json;
+mod fx;
 pub mod history;
 pub mod json;
 pub mod judge;

@@ -1,7 +1,8 @@
 //! Pairing the elements of two arrays.
 
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+
+use crate::fx::{Fx, FxHashMap};
 
 use crate::tree::{Kind, Node};
 use pathfinding::kuhn_munkres::kuhn_munkres;
@@ -39,8 +40,7 @@ pub(super) fn by_key(
             .collect();
         if parts.iter().all(|p| p == "\u{0}") { None } else { Some(parts.join("\u{1}")) }
     };
-    let mut groups: HashMap<String, (Vec<usize>, Vec<usize>), std::hash::BuildHasherDefault<Fx>> =
-        HashMap::default();
+    let mut groups: FxHashMap<String, (Vec<usize>, Vec<usize>)> = FxHashMap::default();
     let mut order: Vec<String> = Vec::new();
     for (i, v) in e.iter().enumerate() {
         if let Some(k) = key_of(v) {
@@ -187,7 +187,7 @@ pub(super) fn assignment(
             pairs.push((Some(i), Some(i)));
         }
     }
-    let mut index: HashMap<u64, Vec<usize>, std::hash::BuildHasherDefault<Fx>> = HashMap::default();
+    let mut index: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
     for (j, v) in a.iter().enumerate().rev().filter(|(j, _)| !used[*j]) {
         index.entry(hash_value(*v)).or_default().push(j);
     }
@@ -239,13 +239,13 @@ fn finish(mut pairs: Pairs, missing: Pairs, used: &[bool]) -> Pairs {
 /// quadratic pairwise scan (an array of 100k scalars stays fast).
 pub(super) struct ScalarSet<'v> {
     items: Vec<Node<'v>>,
-    index: HashMap<String, Vec<usize>, std::hash::BuildHasherDefault<Fx>>,
+    index: FxHashMap<String, Vec<usize>>,
 }
 
 impl<'v> ScalarSet<'v> {
     /// Each distinct element of `items` once ([`same_scalar`] identity).
     pub(super) fn new(items: &[Node<'v>]) -> Self {
-        let mut set = ScalarSet { items: Vec::new(), index: HashMap::default() };
+        let mut set = ScalarSet { items: Vec::new(), index: FxHashMap::default() };
         for &v in items {
             if !set.contains(v) {
                 let at = set.items.len();
@@ -293,47 +293,6 @@ fn canonical_scalar(v: Node<'_>) -> String {
         format!("n{}", n.as_f64().unwrap_or(0.0))
     } else {
         format!("j{}", v.compact())
-    }
-}
-
-/// A fast, non-cryptographic hasher (the multiply-rotate scheme of
-/// Firefox's FxHash); collisions only cost an equality check.
-#[derive(Default)]
-pub(super) struct Fx(u64);
-
-impl Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(c);
-            self.add(u64::from_le_bytes(word));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl Fx {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }
 

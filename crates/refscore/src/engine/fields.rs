@@ -2,10 +2,7 @@
 //! indices as `[*]`, how its comparisons came out. Cheap enough to compute
 //! on every row of a dataset (no allocation per leaf).
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
-use super::align::Fx;
+use crate::fx::FxHashMap;
 
 use serde::Serialize;
 
@@ -37,7 +34,7 @@ impl FieldTally {
 pub(super) struct FieldTallies {
     buf: String,
     marks: Vec<usize>,
-    index: HashMap<String, usize, BuildHasherDefault<Fx>>,
+    index: FxHashMap<String, usize>,
     tallies: Vec<FieldTally>,
 }
 

@@ -2,14 +2,8 @@
 //! a string field whose value occurs once among the reference elements
 //! and once among the output elements identifies the element holding it.
 
+use crate::fx::FxHashMap as FxMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
-use super::align::Fx;
-
-/// A map with the engine's fast hasher.
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 use crate::tree::{Kind, Node};
 

@@ -1,13 +1,11 @@
 //! The recursive walk behind [`super::compare`].
 
 use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use super::align::{self, Fx, Pairs};
+use super::align::{self, Pairs};
 use super::fields::FieldTallies;
 use super::identity::{Identities, key_similarity};
 use super::{
@@ -16,6 +14,7 @@ use super::{
 };
 use super::{Counts, Tally};
 use crate::detail::{Outcome, truncate};
+use crate::fx::FxHashMap;
 use crate::path::{JsonPath, Seg};
 use crate::tree::{Node, NodeId};
 
@@ -138,10 +137,10 @@ fn plausible(similarity: f64, p: &Pairing, agree: impl FnOnce() -> bool) -> Opti
 }
 
 /// Leaf counts of one comparison, shared by its sub-walks.
-type LeafCounts = Rc<RefCell<HashMap<NodeId, usize, BuildHasherDefault<Fx>>>>;
+type LeafCounts = Rc<RefCell<FxHashMap<NodeId, usize>>>;
 
 /// Pair similarities of one comparison, shared by its sub-walks.
-type Memo = Rc<RefCell<HashMap<(NodeId, NodeId), f64, BuildHasherDefault<Fx>>>>;
+type Memo = Rc<RefCell<FxHashMap<(NodeId, NodeId), f64>>>;
 
 impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     pub(super) fn new(m: &'m M, keep: Keep, fields: bool, null: Node<'v>) -> Self {

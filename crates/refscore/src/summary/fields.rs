@@ -2,7 +2,7 @@
 //! indices replaced by `[*]`), how often the field matched, was partly
 //! right, wrong, missing or extra.
 
-use std::collections::HashMap;
+use crate::fx::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -124,7 +124,7 @@ struct OwnedField {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FieldStats {
     /// Per evaluator index: path → accumulator.
-    fields: Vec<HashMap<String, Acc>>,
+    fields: Vec<FxHashMap<String, Acc>>,
     /// Details whose path was not tracked (over the cap).
     pub(crate) dropped: u64,
 }
@@ -152,7 +152,7 @@ impl FieldStats {
     /// (then the detail is counted as dropped).
     fn slot(&mut self, evaluator: usize, path: &str) -> Option<&mut Acc> {
         if self.fields.len() <= evaluator {
-            self.fields.resize_with(evaluator + 1, HashMap::new);
+            self.fields.resize_with(evaluator + 1, FxHashMap::default);
         }
         let map = &mut self.fields[evaluator];
         if !map.contains_key(path) {
@@ -160,7 +160,7 @@ impl FieldStats {
                 self.dropped += 1;
                 return None;
             }
-            map.insert(path.to_owned(), Acc::default());
+            return Some(map.entry(path.to_owned()).or_default());
         }
         map.get_mut(path)
     }
@@ -213,7 +213,7 @@ impl FieldStats {
         let mut out = FieldStats { fields: Vec::new(), dropped: snap.dropped };
         for f in snap.fields {
             if out.fields.len() <= f.ev {
-                out.fields.resize_with(f.ev + 1, HashMap::new);
+                out.fields.resize_with(f.ev + 1, FxHashMap::default);
             }
             let [matched, partial, wrong, missing, extra] = f.counts;
             let counts = Counts { matched, partial, wrong, missing, extra, credit: 0.0 };

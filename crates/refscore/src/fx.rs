@@ -1,0 +1,73 @@
+//! The crate's fast hash for in-memory maps: the multiply-rotate scheme of
+//! Firefox's FxHash. Not for anything an attacker could flood: keys are
+//! the engine's own (node ids, paths, folded values); a collision only
+//! costs an equality check.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A hash map with [`Fx`].
+pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+/// A fast, non-cryptographic hasher.
+#[derive(Default)]
+pub(crate) struct Fx(u64);
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            self.add(u64::from_le_bytes(word));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Fx {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::Hash;
+
+    fn hash(x: impl Hash) -> u64 {
+        let mut h = Fx::default();
+        x.hash(&mut h);
+        h.finish()
+    }
+
+    #[test]
+    fn distinct_keys_hash_apart_and_maps_work() {
+        assert_eq!(hash("abc"), hash("abc"));
+        assert_ne!(hash("abc"), hash("abd"));
+        assert_ne!(hash(("ab", "c")), hash(("a", "bc")));
+        assert_ne!(hash("0123456789"), hash("0123456788"));
+        let mut m: FxHashMap<String, u32> = FxHashMap::default();
+        m.insert("x".into(), 1);
+        assert_eq!(m.get("x"), Some(&1));
+    }
+}

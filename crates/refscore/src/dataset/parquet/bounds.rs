@@ -211,3 +211,25 @@ fn read_num_values(p: &mut impl TInputProtocol) -> thrift::Result<i64> {
     p.read_struct_end()?;
     Ok(values)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_header_gives_its_sizes_and_the_larger_value_count() {
+        // type 0, uncompressed 100, compressed 50, a v2 data page header
+        // with 9 values, then (field id in long form) a data page header
+        // with 7: the larger count is kept, whichever comes last.
+        let bytes = [
+            0x15, 0x00, 0x15, 0xc8, 0x01, 0x15, 0x64, 0x5c, 0x15, 0x12, 0x00, 0x0c, 0x0a, 0x15,
+            0x0e, 0x00, 0x00,
+        ];
+        let mut counted = Counted { inner: &bytes[..], read: 0 };
+        let h = read_header(&mut counted).unwrap();
+        assert_eq!((h.uncompressed, h.compressed, h.data_values), (100, 50, 9));
+        assert_eq!(counted.read, bytes.len() as u64);
+        // Cut short: an error, not a guess.
+        assert!(read_header(&bytes[..6]).is_err());
+    }
+}

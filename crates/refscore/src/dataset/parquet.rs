@@ -20,22 +20,36 @@ use arrow::datatypes::{
 use arrow::record_batch::RecordBatch;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 use parquet::arrow::arrow_reader::{
-    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
 };
 use serde_json::{Map, Number, Value};
 
 use super::{DatasetError, Row, RowError, row_error};
 
+mod bounds;
+
 /// Rows per record batch read from the file.
 const BATCH_ROWS: usize = 1024;
 
-/// Rows of a Parquet file.
+/// Rows of a Parquet file, read one row group at a time: the declared sizes
+/// of a row group are checked before it is read ([`bounds`]), and a row
+/// group that fails the check or cannot be decoded is one unreadable row;
+/// reading goes on with the next row group.
 pub(crate) struct ParquetRows {
     path: PathBuf,
-    reader: ParquetRecordBatchReader,
+    file: File,
+    file_len: u64,
+    metadata: ArrowReaderMetadata,
+    /// The next row group to read.
+    group: usize,
+    /// The reader of the row group being read.
+    reader: Option<ParquetRecordBatchReader>,
     pending: VecDeque<Row>,
+    /// The number of the last row read.
     number: u64,
-    done: bool,
+    /// The number of the last row of the row group being read, as declared.
+    group_end: u64,
 }
 
 impl ParquetRows {
@@ -44,24 +58,49 @@ impl ParquetRows {
             path: path.to_path_buf(),
             message: format!("Parquet: {e}"),
         };
+        let file_len = file.metadata().map_err(|e| invalid(&e))?.len();
         // The column types come from the Parquet schema alone: the Arrow
         // schema a writer may embed in the file's metadata is not decoded.
         // The rows' JSON does not need it, and its decoder panics on some
         // malformed schemas (an integer of bit width 0) instead of failing.
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
-        let reader = unpanicked(|| {
-            ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)?
-                .with_batch_size(BATCH_ROWS)
-                .build()
-        })
-        .map_err(|e| invalid(&e))?;
+        let metadata =
+            unpanicked(|| ArrowReaderMetadata::load(&file, options)).map_err(|e| invalid(&e))?;
         Ok(ParquetRows {
             path: path.to_path_buf(),
-            reader,
+            file,
+            file_len,
+            metadata,
+            group: 0,
+            reader: None,
             pending: VecDeque::new(),
             number: 0,
-            done: false,
+            group_end: 0,
         })
+    }
+
+    /// Opens the next row group after checking its declared sizes; `None`
+    /// when there is none left.
+    fn next_group(&mut self) -> Option<Result<(), String>> {
+        let index = self.group;
+        let group = self.metadata.metadata().row_groups().get(index)?;
+        self.group += 1;
+        let rows = u64::try_from(group.num_rows()).unwrap_or(0);
+        self.number = self.group_end;
+        self.group_end = self.group_end.saturating_add(rows);
+        if let Err(e) = bounds::check_row_group(&self.file, self.file_len, index, group) {
+            return Some(Err(e));
+        }
+        let (file, metadata) = (&self.file, &self.metadata);
+        let reader = unpanicked(|| {
+            let file = file.try_clone().map_err(|e| e.to_string())?;
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone())
+                .with_row_groups(vec![index])
+                .with_batch_size(BATCH_ROWS)
+                .build()
+                .map_err(|e| e.to_string())
+        });
+        Some(reader.map(|r| self.reader = Some(r)))
     }
 
     fn load(&mut self, batch: &RecordBatch) {
@@ -81,6 +120,15 @@ impl ParquetRows {
             });
         }
     }
+
+    /// The unreadable row reporting `message`: the next row of the row
+    /// group being read, whose other rows are skipped.
+    fn group_error(&mut self, message: &str) -> RowError {
+        self.reader = None;
+        let number = self.number + 1;
+        self.number = self.group_end;
+        row_error(&self.path, number, format!("Parquet: {message}"))
+    }
 }
 
 impl Iterator for ParquetRows {
@@ -91,21 +139,16 @@ impl Iterator for ParquetRows {
             if let Some(row) = self.pending.pop_front() {
                 return Some(Ok(row));
             }
-            if self.done {
-                return None;
-            }
-            let reader = &mut self.reader;
-            match unpanicked(|| reader.next().transpose()).transpose() {
-                None => self.done = true,
-                Some(Ok(batch)) => self.load(&batch),
-                Some(Err(e)) => {
-                    self.done = true;
-                    return Some(Err(row_error(
-                        &self.path,
-                        self.number + 1,
-                        format!("Parquet: {e}"),
-                    )));
+            let Some(reader) = self.reader.as_mut() else {
+                match self.next_group()? {
+                    Ok(()) => continue,
+                    Err(e) => return Some(Err(self.group_error(&e))),
                 }
+            };
+            match unpanicked(|| reader.next().transpose()).transpose() {
+                None => self.reader = None,
+                Some(Ok(batch)) => self.load(&batch),
+                Some(Err(e)) => return Some(Err(self.group_error(&e))),
             }
         }
     }
@@ -113,8 +156,8 @@ impl Iterator for ParquetRows {
 
 /// Runs a call into the Parquet decoder, turning a panic into an error:
 /// the decoder panics on some malformed files (a dictionary-encoded page
-/// without its dictionary) instead of failing. The reader is not used
-/// again after such an error.
+/// without its dictionary) instead of failing. The row group's reader is
+/// not used again after such an error.
 fn unpanicked<T, E: std::fmt::Display>(call: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(result) => result.map_err(|e| e.to_string()),
@@ -306,6 +349,108 @@ mod tests {
         assert!(
             rows.iter().enumerate().all(|(i, r)| r.number == i as u64 + 1 && r.value["n"] == i)
         );
+    }
+
+    /// A Snappy file of 2,500 integers in three row groups whose second row
+    /// group's data page declares `uncompressed_page_size` 2^31 - 1: the
+    /// header is rewritten with a longer size and the page's data shortened
+    /// by as much, so every offset of the footer stays true.
+    fn page_declaring_2_gib() -> Vec<u8> {
+        use parquet::basic::Compression;
+        use parquet::file::properties::{EnabledStatistics, WriterProperties};
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, false)]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int64Array::from((0..2500).collect::<Vec<i64>>()))],
+        )
+        .unwrap();
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_dictionary_enabled(false)
+            .set_statistics_enabled(EnabledStatistics::None)
+            .set_max_row_group_row_count(Some(1000))
+            .build();
+        let mut bytes = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut bytes, schema, Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain.parquet");
+        std::fs::write(&plain, &bytes).unwrap();
+        let reader = SerializedFileReader::new(File::open(&plain).unwrap()).unwrap();
+        let at =
+            usize::try_from(reader.metadata().row_group(1).column(0).data_page_offset()).unwrap();
+        let varint = |mut x: u64| {
+            let mut out = Vec::new();
+            while x >= 0x80 {
+                out.push((x as u8) | 0x80);
+                x >>= 7;
+            }
+            out.push(x as u8);
+            out
+        };
+        let read_varint = |i: &mut usize| {
+            let (mut x, mut shift) = (0_u64, 0);
+            loop {
+                let b = bytes[*i];
+                *i += 1;
+                x |= u64::from(b & 0x7f) << shift;
+                shift += 7;
+                if b < 0x80 {
+                    return x;
+                }
+            }
+        };
+        // PageHeader: 0x15 type (i32), 0x15 uncompressed size, 0x15
+        // compressed size (zigzag varints), then the rest.
+        let mut i = at;
+        assert_eq!(bytes[i], 0x15);
+        i += 1;
+        let kind = read_varint(&mut i);
+        assert_eq!(bytes[i], 0x15);
+        i += 1;
+        let _uncompressed = read_varint(&mut i);
+        assert_eq!(bytes[i], 0x15);
+        i += 1;
+        let compressed = read_varint(&mut i) / 2;
+        let rest = i;
+        let huge = varint(u64::from(u32::MAX - 1)); // zigzag(2^31 - 1)
+        let mut header = vec![0x15];
+        header.extend(varint(kind));
+        header.push(0x15);
+        header.extend(&huge);
+        header.push(0x15);
+        let delta = (header.len() + varint(compressed * 2).len()) - (rest - at);
+        let shorter = compressed - delta as u64;
+        header.extend(varint(shorter * 2));
+        assert_eq!(header.len(), rest - at + delta, "the compressed size kept its length");
+        let data_end = rest + usize::try_from(compressed).unwrap();
+        let mut out = bytes[..at].to_vec();
+        out.extend(&header);
+        out.extend(&bytes[rest..data_end - delta]);
+        out.extend(&bytes[data_end..]);
+        assert_eq!(out.len(), bytes.len());
+        out
+    }
+
+    #[test]
+    fn a_page_declaring_2_gib_is_refused_before_it_is_allocated() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("d.parquet");
+        std::fs::write(&p, page_declaring_2_gib()).unwrap();
+        let rows: Vec<Result<Row, RowError>> = super::super::open(&p, None).unwrap().collect();
+        // The first and the last row groups are read; the second is one
+        // unreadable row naming its page's declared size.
+        assert_eq!(rows.len(), 1000 + 1 + 500);
+        assert!(rows[..1000].iter().all(Result::is_ok));
+        let e = rows[1000].as_ref().unwrap_err();
+        assert_eq!(e.number, 1001);
+        let m = e.to_string();
+        assert!(m.contains("d.parquet") && m.contains("2147483647 bytes uncompressed"), "{m}");
+        assert!(m.contains("row group 1, column `n`"), "{m}");
+        let last = rows[1001].as_ref().unwrap();
+        assert_eq!((last.number, &last.value), (2001, &json!({"n": 2000})));
     }
 
     #[test]

@@ -537,6 +537,36 @@ mod tests {
         assert_eq!(t.duplicate_keys(), 0);
     }
 
+    #[test]
+    fn objects_note_the_keys_they_repeated_and_keep_the_last_member() {
+        let mut t = Tree::with_capacity(8);
+        let (one, two, three) =
+            (t.push(Slot::Bool(false)), t.push(Slot::Null), t.push(Slot::Bool(true)));
+        let mut inner = vec![(Cow::Borrowed("k"), one), (Cow::Borrowed("k"), three)];
+        let inner = t.push_object(&mut inner);
+        let mut outer = vec![
+            (Cow::Borrowed("b"), one),
+            (Cow::Borrowed("a"), inner),
+            (Cow::Borrowed("b"), two),
+            (Cow::Borrowed("c"), one),
+            (Cow::Borrowed("b"), three),
+        ];
+        let root = t.push_object(&mut outer);
+        t.set_root(root);
+        let r = t.root();
+        assert_eq!(r.to_value(), json!({"a": {"k": true}, "b": true, "c": false}));
+        let keys = |n: Node<'_>| {
+            n.repeated_keys().iter().map(|x| (x.key.to_string(), x.occurrences)).collect::<Vec<_>>()
+        };
+        assert_eq!(keys(r), [(String::from("b"), 3)]);
+        assert_eq!(keys(r.get("a").unwrap()), [(String::from("k"), 2)]);
+        assert!(keys(r.get("c").unwrap()).is_empty());
+        assert_eq!(t.duplicate_keys(), 3);
+        assert!(r.tree_repeats_keys());
+        let v = json!({"a": {"a": 1}});
+        assert!(!Tree::from_value(&v).root().tree_repeats_keys());
+    }
+
     /// Frees a deep value on a thread with room for serde_json's
     /// recursive drop (test plumbing).
     fn drop_on_big_stack(v: Value) {

@@ -239,6 +239,51 @@ fn pairs_decode_json_text_unless_told_strings_are_values() {
 }
 
 #[test]
+fn pairs_record_repeated_keys_whichever_reader_reads_them() {
+    let text = concat!(
+        r#"{"id": "value", "output": {"total": 1, "total": 2}, "reference": {"total": 2}}"#,
+        "\n",
+        r#"{"id": "text", "output": "{\"a\": [{\"k\": 1, \"k\": 2, \"k\": 3}]}", "reference": {"a": [{"k": 3}]}}"#,
+        "\n",
+    );
+    let mut seen = Vec::new();
+    for reader in [&[][..], &["--value-reader"][..]] {
+        let args = [&["compare", "-m", "json_distance", "--pairs", "-"][..], reader].concat();
+        let o = refscore_stdin(&args, text);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let lines: Vec<Value> =
+            stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let keys = |i: usize| lines[i]["metadata"]["decode"]["output"].clone();
+        assert_eq!(
+            keys(0),
+            serde_json::json!({"method": "value", "duplicate_keys":
+                {"count": 1, "paths": [{"path": "$.total", "occurrences": 2}]}}),
+            "{reader:?}"
+        );
+        assert_eq!(
+            keys(1),
+            serde_json::json!({"method": "whole", "duplicate_keys":
+                {"count": 1, "paths": [{"path": "$.a[0].k", "occurrences": 3}]}}),
+            "{reader:?}"
+        );
+        // The last member wins: no score changes.
+        assert_eq!(
+            (&lines[0]["score"], &lines[1]["score"]),
+            (&Value::from(0.0), &Value::from(0.0))
+        );
+        seen.push(stdout(&o));
+    }
+    assert_eq!(seen[0], seen[1], "both readers print the same lines");
+    // Files compared directly are text, decoded as such.
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", r#"{"n": 1, "n": 2}"#);
+    let b = write(dir.path(), "b.json", r#"{"n": 2}"#);
+    let o = refscore(&["compare", "--json", &a, &b]);
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["metadata"]["decode"]["output"]["duplicate_keys"]["count"], 1, "{v}");
+}
+
+#[test]
 fn usage_and_io_errors_exit_2() {
     assert_eq!(code(&refscore(&["compare", "-m", "nope", PAIR[0], PAIR[1]])), 2);
     assert_eq!(code(&refscore(&["compare", "missing.json", PAIR[1]])), 2);

@@ -15,13 +15,18 @@
 //!   cut-off one is closed), else the score is `invalid`.
 //! * `value`: strings are strings (the inputs are JSON values already).
 //!
-//! What was done is recorded per input ([`Decoded::method`]) in the
-//! score's metadata under `decode` and in the execution details.
+//! What was done is recorded per input ([`Decoded::record`]) in the
+//! score's metadata under `decode` and in the execution details, with the
+//! keys the document repeated if it did ([`crate::duplicate_keys`]): of a
+//! repeated key the last member is kept, as everywhere. An input that is
+//! a value already is recorded only when it repeated keys (which only a
+//! reader of its text can know: [`record_value`]).
 
 use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
+use crate::duplicate_keys::DuplicateKeys;
 use crate::extract::{ExtractError, ExtractOptions, Pick, extract_json};
 
 /// How a string input becomes JSON (the `decode` option).
@@ -93,16 +98,23 @@ pub struct Decoded<'a> {
     pub method: Method,
     /// For a document found in a text: where, and among how many.
     pub note: Option<Value>,
+    /// The keys the document parsed from the text repeated, if any.
+    pub duplicate_keys: Option<DuplicateKeys>,
 }
 
 impl Decoded<'_> {
     /// The record of what was done: the method, with the span and the
-    /// number of candidates when a document was found in a text.
+    /// number of candidates when a document was found in a text, and the
+    /// keys the document repeated (`duplicate_keys`) when it did.
     pub fn record(&self) -> Value {
-        match &self.note {
+        let mut record = match &self.note {
             Some(n) => n.clone(),
             None => json!({ "method": self.method.as_str() }),
+        };
+        if let (Some(d), Some(map)) = (&self.duplicate_keys, record.as_object_mut()) {
+            map.insert(String::from("duplicate_keys"), d.to_json());
         }
+        record
     }
 
     /// Drops the value without deep recursion.
@@ -113,6 +125,13 @@ impl Decoded<'_> {
     }
 }
 
+/// The record of an input used as the value it is, when its text (a
+/// dataset row, say) repeated keys: `{"method": "value", "duplicate_keys":
+/// ...}`.
+pub fn record_value(keys: &DuplicateKeys) -> Value {
+    json!({ "method": Method::Value.as_str(), "duplicate_keys": keys.to_json() })
+}
+
 /// Decodes one input value (see the module documentation).
 ///
 /// # Errors
@@ -120,10 +139,20 @@ impl Decoded<'_> {
 /// text starts like a document that does not parse.
 pub fn decode<'a>(value: &'a Value, opts: &DecodeOptions) -> Result<Decoded<'a>, String> {
     let Value::String(text) = value else {
-        return Ok(Decoded { value: Cow::Borrowed(value), method: Method::Value, note: None });
+        return Ok(Decoded {
+            value: Cow::Borrowed(value),
+            method: Method::Value,
+            note: None,
+            duplicate_keys: None,
+        });
     };
     if opts.mode == Mode::Value {
-        return Ok(Decoded { value: Cow::Borrowed(value), method: Method::String, note: None });
+        return Ok(Decoded {
+            value: Cow::Borrowed(value),
+            method: Method::String,
+            note: None,
+            duplicate_keys: None,
+        });
     }
     let ex =
         ExtractOptions { strict: opts.mode == Mode::Json, pick: opts.pick, repair: opts.repair };
@@ -136,11 +165,15 @@ pub fn decode<'a>(value: &'a Value, opts: &DecodeOptions) -> Result<Decoded<'a>,
                 crate::extract::Method::Repaired => Method::Repaired,
             };
             let note = (method != Method::Whole).then(|| x.metadata());
-            Ok(Decoded { value: Cow::Owned(x.value), method, note })
+            let duplicate_keys = x.duplicate_keys;
+            Ok(Decoded { value: Cow::Owned(x.value), method, note, duplicate_keys })
         }
-        Err(ExtractError::NotFound) if !looks_like_json(text) => {
-            Ok(Decoded { value: Cow::Borrowed(value), method: Method::String, note: None })
-        }
+        Err(ExtractError::NotFound) if !looks_like_json(text) => Ok(Decoded {
+            value: Cow::Borrowed(value),
+            method: Method::String,
+            note: None,
+            duplicate_keys: None,
+        }),
         Err(ExtractError::NotFound) => Err(match crate::json::parse(text.trim()) {
             Err(e) => format!("not valid JSON: {e}"),
             Ok(_) => String::from("not valid JSON"),
@@ -193,6 +226,43 @@ mod tests {
         assert_eq!(decode(&json!("[1]"), &o).unwrap().value.into_owned(), json!([1]));
         let r = DecodeOptions { repair: true, ..o };
         assert_eq!(decode(&json!("[1, 2"), &r).unwrap().method, Method::Repaired);
+    }
+
+    #[test]
+    fn the_record_names_repeated_keys() {
+        let record = |v: Value, o: &DecodeOptions| decode(&v, o).unwrap().record();
+        let d = DecodeOptions::default();
+        let one = |path: &str| json!({"count": 1, "paths": [{"path": path, "occurrences": 2}]});
+        assert_eq!(
+            record(json!("{\"total\": 1, \"total\": 2}"), &d),
+            json!({"method": "whole", "duplicate_keys": one("$.total")})
+        );
+        assert_eq!(record(json!("{\"total\": 1}"), &d), json!({"method": "whole"}));
+        let fenced = json!("```json\n[{\"a\": {\"b\": 1, \"b\": 2, \"b\": 3}}]\n```");
+        assert_eq!(
+            record(fenced, &d),
+            json!({"method": "fence", "span": [8, 41], "candidates": 1, "repaired": false,
+                   "duplicate_keys": {"count": 1, "paths": [{"path": "$[0].a.b", "occurrences": 3}]}})
+        );
+        let prose = json!("Sure: {\"a\": 1, \"a\": 2} ok");
+        assert_eq!(record(prose, &d)["duplicate_keys"], one("$.a"));
+        let r = DecodeOptions { repair: true, ..d };
+        let cut = record(json!("{\"a\": 1, \"a\": [2"), &r);
+        assert_eq!((&cut["method"], &cut["duplicate_keys"]), (&json!("repaired"), &one("$.a")));
+        // The last member is the one decoded.
+        let v = json!("{\"a\": 1, \"a\": 2}");
+        assert_eq!(decode(&v, &d).unwrap().value.into_owned(), json!({"a": 2}));
+        // Strings kept as strings and values have no keys of their own.
+        assert_eq!(
+            record(json!("{\"a\": 1, \"a\": 2}"), &DecodeOptions::VALUES),
+            json!({"method": "string"})
+        );
+        assert_eq!(record(json!({"a": 1}), &d), json!({"method": "value"}));
+        let keys = crate::duplicate_keys::DuplicateKeys::in_text("[{\"k\":1,\"k\":2}]").unwrap();
+        assert_eq!(
+            record_value(&keys),
+            json!({"method": "value", "duplicate_keys": one("$[0].k")})
+        );
     }
 
     #[test]

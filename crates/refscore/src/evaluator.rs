@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::duplicate_keys::DuplicateKeys;
 use crate::engine::FieldTally;
 use crate::error::EvalError;
 use crate::score::{Direction, Kind, Score};
@@ -100,10 +101,13 @@ fn check_required(name: &str, present: Option<(bool, Option<&str>)>) -> Result<(
 }
 
 /// The inputs of one evaluation, by name. Values are owned, or borrowed
-/// from the row they come from (no copy of large documents).
+/// from the row they come from (no copy of large documents). An input
+/// read from JSON text that repeated keys says so
+/// ([`EvalInput::set_duplicate_keys`]): a value cannot tell.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EvalInput<'a> {
     values: BTreeMap<String, Cow<'a, Value>>,
+    duplicate_keys: BTreeMap<String, DuplicateKeys>,
 }
 
 impl<'a> EvalInput<'a> {
@@ -126,17 +130,30 @@ impl<'a> EvalInput<'a> {
 
     /// Sets one input.
     pub fn set(&mut self, name: &str, value: Value) {
-        self.values.insert(name.to_owned(), Cow::Owned(value));
+        self.set_cow(name, Cow::Owned(value));
     }
 
     /// Sets one input to a value borrowed from elsewhere (a dataset row).
     pub fn set_borrowed(&mut self, name: &str, value: &'a Value) {
-        self.values.insert(name.to_owned(), Cow::Borrowed(value));
+        self.set_cow(name, Cow::Borrowed(value));
     }
 
-    /// Sets one input, owned or borrowed.
+    /// Sets one input, owned or borrowed (what was noted of an earlier
+    /// value of the input goes).
     pub fn set_cow(&mut self, name: &str, value: Cow<'a, Value>) {
+        self.duplicate_keys.remove(name);
         self.values.insert(name.to_owned(), value);
+    }
+
+    /// Notes that the text an input's value was read from repeated these
+    /// keys (JSON metrics record it under `decode`). Set the input first.
+    pub fn set_duplicate_keys(&mut self, name: &str, keys: DuplicateKeys) {
+        self.duplicate_keys.insert(name.to_owned(), keys);
+    }
+
+    /// The keys the text of an input repeated, if noted.
+    pub fn duplicate_keys(&self, name: &str) -> Option<&DuplicateKeys> {
+        self.duplicate_keys.get(name)
     }
 
     /// One input, if present and not `null`.
@@ -216,11 +233,15 @@ impl<'a> TreeInput<'a> {
         Ok(())
     }
 
-    /// The inputs as owned values (a copy), leaving out `except`.
+    /// The inputs as owned values (a copy), leaving out `except`, with
+    /// the keys each repeated ([`DuplicateKeys::of`]).
     pub fn to_values(&self, except: &[&str]) -> EvalInput<'static> {
         let mut input = EvalInput::new();
         for (name, node) in self.nodes.iter().filter(|(n, _)| !except.contains(&n.as_str())) {
             input.set(name, node.to_value());
+            if let Some(keys) = DuplicateKeys::of(*node) {
+                input.set_duplicate_keys(name, keys);
+            }
         }
         input
     }
@@ -235,8 +256,8 @@ pub struct Evaluation {
     /// Per-field tallies of a JSON comparison, when the evaluator was
     /// built to gather them ([`crate::metrics::BuildContext::field_tallies`]).
     pub fields: Vec<FieldTally>,
-    /// How each input was decoded into JSON (input name → decision), for
-    /// the execution details.
+    /// How each input was decoded into JSON (input name → decision), and
+    /// the keys its JSON repeated, for the execution details.
     pub decoded: Map<String, Value>,
 }
 
@@ -347,6 +368,25 @@ mod tests {
         for value in [json!([]), json!({}), json!(0), json!(false)] {
             assert_eq!(EvalInput::new().with("output", value).check(SPECS), Ok(()));
         }
+    }
+
+    #[test]
+    fn repeated_keys_are_noted_per_input_and_go_with_a_new_value() {
+        let keys = DuplicateKeys::in_text(r#"{"a":1,"a":2}"#).unwrap();
+        let mut i = EvalInput::pair(json!({"a": 2}), json!({"a": 2}));
+        i.set_duplicate_keys("output", keys.clone());
+        assert_eq!(i.duplicate_keys("output"), Some(&keys));
+        assert_eq!(i.duplicate_keys("reference"), None);
+        i.set("output", json!(1));
+        assert_eq!(i.duplicate_keys("output"), None);
+        let tree =
+            crate::fast_json::read(r#"{"output":{"a":1,"a":2},"reference":{"a":2}}"#).unwrap();
+        let mut nodes = TreeInput::new();
+        nodes.set("output", tree.root().get("output").unwrap());
+        nodes.set("reference", tree.root().get("reference").unwrap());
+        let values = nodes.to_values(&[]);
+        assert_eq!(values.duplicate_keys("output"), Some(&keys));
+        assert_eq!(values.duplicate_keys("reference"), None);
     }
 
     #[test]

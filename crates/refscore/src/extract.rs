@@ -16,13 +16,16 @@
 //!    (unclosed strings, arrays, objects, a trailing comma, a dangling key)
 //!    is closed and parsed ([`Method::Repaired`]).
 //!
-//! [`Pick`] chooses among several candidates. The prose search does at most
+//! [`Pick`] chooses among several candidates; the document found says
+//! which keys its objects repeated ([`crate::duplicate_keys`]). The prose search does at most
 //! [`WORK_PER_BYTE`] units of work per byte of text (plus a fixed
 //! allowance), so adversarial text cannot make it quadratic; past the
 //! budget it returns what it found so far.
 
 use serde::Serialize;
 use serde_json::{Value, json};
+
+use crate::duplicate_keys::DuplicateKeys;
 
 mod fence;
 mod prose;
@@ -94,6 +97,9 @@ pub struct Extracted {
     pub candidates: usize,
     /// Whether the text had to be closed to parse.
     pub repaired: bool,
+    /// The keys the document's objects repeated, if any (the last member
+    /// of a repeated key is the one kept).
+    pub duplicate_keys: Option<DuplicateKeys>,
 }
 
 impl Extracted {
@@ -128,12 +134,14 @@ pub enum ExtractError {
     },
 }
 
-/// A candidate: a parsed value and its byte span.
+/// A candidate: a parsed value, its byte span, and how many members a
+/// later one with the same key replaced ([`crate::json::parse_counted`]).
 #[derive(Debug)]
 struct Found {
     value: Value,
     start: usize,
     end: usize,
+    replaced: u32,
 }
 
 /// Finds the JSON document in `text` (see the module documentation).
@@ -145,9 +153,16 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
     let start = text.len() - text.trim_start().len();
     let trimmed = text.trim();
     let end = start + trimmed.len();
-    let whole =
-        |value, method, repaired| Extracted { value, method, start, end, candidates: 1, repaired };
-    let parse_error = match crate::json::parse(trimmed) {
+    let whole = |(value, duplicate_keys), method, repaired| Extracted {
+        value,
+        method,
+        start,
+        end,
+        candidates: 1,
+        repaired,
+        duplicate_keys,
+    };
+    let parse_error = match crate::duplicate_keys::parse(trimmed) {
         Ok(v) => return Ok(whole(v, Method::Whole, false)),
         Err(e) => e,
     };
@@ -161,7 +176,7 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
     }
     let fences = fence::scan(text);
     if !fences.found.is_empty() {
-        return choose(fences.found, Method::Fence, opts.pick);
+        return choose(text, fences.found, Method::Fence, opts.pick);
     }
     let prose = prose::scan(text);
     // A document cut off mid-way still holds complete inner objects; with
@@ -170,7 +185,7 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
         && let Some(s) = prose.unclosed
         && prose.found.first().is_none_or(|f| f.start > s)
         && let Some(part) = text.get(s..)
-        && let Some(value) = repair::repair(part.trim())
+        && let Some((value, duplicate_keys)) = repair::repair(part.trim())
     {
         prose.found.into_iter().for_each(|f| crate::json::drop_deep(f.value));
         return Ok(Extracted {
@@ -180,10 +195,11 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
             end: s + part.trim_end().len(),
             candidates: 1,
             repaired: true,
+            duplicate_keys,
         });
     }
     if !prose.found.is_empty() {
-        return choose(prose.found, Method::Prose, opts.pick);
+        return choose(text, prose.found, Method::Prose, opts.pick);
     }
     if opts.repair {
         let tries = [fences.unclosed, prose.unclosed.map(|s| (s, text.len()))];
@@ -191,7 +207,7 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
             let Some(part) = text.get(s..e) else { continue };
             let lead = part.len() - part.trim_start().len();
             let part = part.trim();
-            if let Some(value) = repair::repair(part) {
+            if let Some((value, duplicate_keys)) = repair::repair(part) {
                 let s = s + lead;
                 return Ok(Extracted {
                     value,
@@ -200,6 +216,7 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
                     end: s + part.len(),
                     candidates: 1,
                     repaired: true,
+                    duplicate_keys,
                 });
             }
         }
@@ -207,8 +224,13 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
     Err(ExtractError::NotFound)
 }
 
-/// Takes the candidate `pick` asks for.
-fn choose(mut found: Vec<Found>, method: Method, pick: Pick) -> Result<Extracted, ExtractError> {
+/// Takes the candidate `pick` asks for (found in `text`).
+fn choose(
+    text: &str,
+    mut found: Vec<Found>,
+    method: Method,
+    pick: Pick,
+) -> Result<Extracted, ExtractError> {
     let candidates = found.len();
     let chosen = match pick {
         Pick::Only if candidates > 1 => {
@@ -226,6 +248,10 @@ fn choose(mut found: Vec<Found>, method: Method, pick: Pick) -> Result<Extracted
     };
     found.into_iter().for_each(|f| crate::json::drop_deep(f.value));
     let f = chosen.ok_or(ExtractError::NotFound)?;
+    let duplicate_keys = match text.get(f.start..f.end) {
+        Some(span) if f.replaced > 0 => DuplicateKeys::in_text(span),
+        _ => None,
+    };
     Ok(Extracted {
         value: f.value,
         method,
@@ -233,6 +259,7 @@ fn choose(mut found: Vec<Found>, method: Method, pick: Pick) -> Result<Extracted
         end: f.end,
         candidates,
         repaired: false,
+        duplicate_keys,
     })
 }
 
@@ -302,6 +329,34 @@ mod tests {
     }
 
     #[test]
+    fn the_document_found_says_which_keys_it_repeated() {
+        let keys = |text: &str, o: &ExtractOptions| {
+            let e = extract_json(text, o).unwrap();
+            let d = e.duplicate_keys.map(|d| d.to_json());
+            (e.method, d)
+        };
+        let d = ExtractOptions::default();
+        let one =
+            |path: &str| Some(json!({"count": 1, "paths": [{"path": path, "occurrences": 2}]}));
+        assert_eq!(keys(r#" {"a":1,"a":2} "#, &d), (Method::Whole, one("$.a")));
+        assert_eq!(keys(r#"{"a":1,"b":2}"#, &d), (Method::Whole, None));
+        let fenced = "x\n```json\n{\"t\":[{\"k\":1,\"k\":2}]}\n```\n```\n{\"a\":1}\n```";
+        assert_eq!(keys(fenced, &d), (Method::Fence, one("$.t[0].k")));
+        let last = ExtractOptions { pick: Pick::Last, ..d };
+        assert_eq!(keys(fenced, &last), (Method::Fence, None));
+        let prose = r#"Sure: {"a": {"b": 1, "b": 2}} and {"c": 1, "c": 2}"#;
+        assert_eq!(keys(prose, &d), (Method::Prose, one("$.a.b")));
+        assert_eq!(keys(prose, &last), (Method::Prose, one("$.c")));
+        let cut = ExtractOptions { repair: true, ..d };
+        assert_eq!(
+            keys(r#"Result: {"n": 1, "n": 2, "s": "Jo"#, &cut),
+            (Method::Repaired, one("$.n"))
+        );
+        let strict = ExtractOptions { strict: true, repair: true, ..d };
+        assert_eq!(keys(r#"[{"n": 1, "n": 2"#, &strict), (Method::Repaired, one("$[0].n")));
+    }
+
+    #[test]
     fn repairs_only_when_asked() {
         let text = "Result: {\"name\": \"Jo";
         assert_eq!(get(text), Err(ExtractError::NotFound));
@@ -360,7 +415,9 @@ mod tests {
         }
         match e.method {
             Method::Whole | Method::Fence | Method::Prose => {
-                if crate::json::parse(span).as_ref() != Ok(&e.value) {
+                if crate::duplicate_keys::parse(span)
+                    != Ok((e.value.clone(), e.duplicate_keys.clone()))
+                {
                     return fail("the value does not re-parse from its span");
                 }
             }
@@ -368,7 +425,7 @@ mod tests {
                 if !o.repair {
                     return fail("repaired without `repair`");
                 }
-                if repair::repair(span).as_ref() != Some(&e.value) {
+                if repair::repair(span) != Some((e.value.clone(), e.duplicate_keys.clone())) {
                     return fail("the value is not the repaired span");
                 }
             }

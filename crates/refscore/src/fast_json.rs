@@ -11,7 +11,8 @@
 //! same last-wins duplicate keys. Text it refuses (invalid JSON, or nesting
 //! deeper than `serde_json`'s 128 levels) is left to
 //! [`crate::json::parse`], which says what is wrong or parses the deep
-//! document on a growing stack.
+//! document on a growing stack ([`read_deep`] reads such a document into
+//! a tree, for the rare reader that needs one).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -39,6 +40,30 @@ pub fn read_columns<'s>(text: &'s str, columns: Option<&[&str]>) -> Option<Tree<
     };
     let mut de = serde_json::Deserializer::from_str(text);
     let root = ValueSeed { b: &mut b, columns }.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    let mut tree = b.tree;
+    tree.set_root(root);
+    Some(tree)
+}
+
+/// Reads one JSON document of any depth up to [`crate::json::MAX_DEPTH`]
+/// into a tree, on a growing stack: for a document that
+/// [`crate::json::parse`] took, when the tree is needed (where its
+/// repeated keys were). `None` when the text is not JSON or nests deeper.
+pub(crate) fn read_deep(text: &str) -> Option<Tree<'_>> {
+    let limit = crate::json::MAX_DEPTH;
+    if text.len() > limit && crate::json::nesting_depth(text.as_bytes()) > limit {
+        return None;
+    }
+    let mut b = Builder {
+        tree: Tree::with_capacity(text.len() / 12 + 4),
+        items: Vec::new(),
+        entries: Vec::new(),
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let seed = ValueSeed { b: &mut b, columns: None };
+    let root = seed.deserialize(serde_stacker::Deserializer::new(&mut de)).ok()?;
     de.end().ok()?;
     let mut tree = b.tree;
     tree.set_root(root);
@@ -293,10 +318,34 @@ mod tests {
     }
 
     #[test]
+    fn repeated_keys_are_noted_per_object() {
+        let tree =
+            read(r#"{"b":{"c":1,"c":2,"c":3},"a":[{"k":1,"k":2}],"b":{"x":1,"x":2}}"#).unwrap();
+        // Every object read counts, the dropped first `b` included.
+        assert_eq!(tree.duplicate_keys(), 5);
+        let root = tree.root();
+        let keys = |n: crate::tree::Node<'_>| {
+            n.repeated_keys().iter().map(|r| (r.key.to_string(), r.occurrences)).collect::<Vec<_>>()
+        };
+        assert_eq!(keys(root), [(String::from("b"), 2)]);
+        assert_eq!(keys(root.get("b").unwrap()), [(String::from("x"), 2)]);
+        assert_eq!(keys(root.get("a").unwrap().at(0).unwrap()), [(String::from("k"), 2)]);
+        assert!(keys(root.get("a").unwrap()).is_empty());
+        assert!(root.tree_repeats_keys());
+        assert!(!read(r#"{"a":{"a":1}}"#).unwrap().root().tree_repeats_keys());
+    }
+
+    #[test]
     fn deep_texts_go_to_serde_json() {
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         assert!(read(&deep).is_none());
         assert!(crate::json::parse(&deep).is_ok());
+        let tree = read_deep(&deep).unwrap();
+        assert_eq!(tree.root().to_value(), crate::json::parse(&deep).unwrap());
+        let deep_keys = format!("{}{{\"k\":1,\"k\":2}}{}", "[".repeat(5_000), "]".repeat(5_000));
+        assert_eq!(read_deep(&deep_keys).unwrap().duplicate_keys(), 1);
+        assert!(read_deep("[1,").is_none());
+        assert!(read_deep(&"[".repeat(crate::json::MAX_DEPTH + 1)).is_none());
         let ok = format!("{}{}", "[".repeat(100), "]".repeat(100));
         same(&ok);
         let wide = format!("[{}]", vec!["[]"; 10_000].join(","));

@@ -3,8 +3,12 @@
 //! Parsing has no nesting limit: deep documents (10,000 levels and more)
 //! are parsed on a growing stack, and [`Doc`] frees them without recursion.
 
-use serde::Deserialize;
-use serde_json::Value;
+use std::cell::Cell;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
 
 use crate::tree::Node;
 
@@ -18,9 +22,43 @@ pub const MAX_DEPTH: usize = 100_000;
 /// The serde_json error (with line and column) when the text is not one
 /// JSON document, or a depth error.
 pub fn parse(text: &str) -> Result<Value, String> {
+    parse_with(text, || PhantomData::<Value>)
+}
+
+/// Parses JSON text as [`parse`] does (the same value, the same errors)
+/// and counts the object members that a later member of the same object
+/// replaced (in every object of the text, those inside replaced members
+/// included): where the keys were is [`crate::duplicate_keys`]' business,
+/// asked only when the count is not 0.
+///
+/// # Errors
+/// As [`parse`].
+pub fn parse_counted(text: &str) -> Result<(Value, u32), String> {
+    let replaced = Cell::new(0);
+    let value = parse_with(text, || {
+        replaced.set(0);
+        Counting(&replaced)
+    })?;
+    Ok((value, replaced.get()))
+}
+
+/// The one parse: `seed` makes the value (tried again on a growing stack
+/// when the text nests deeper than serde_json's own limit).
+fn parse_with<S>(text: &str, seed: impl Fn() -> S) -> Result<Value, String>
+where
+    S: for<'de> DeserializeSeed<'de, Value = Value>,
+{
     // Fast path: most documents nest far less than serde_json's default
     // limit of 128 levels and parse on the ordinary stack.
-    match serde_json::from_str::<Value>(text) {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let first = seed().deserialize(&mut de).and_then(|v| match de.end() {
+        Ok(()) => Ok(v),
+        Err(e) => {
+            drop_deep(v);
+            Err(e)
+        }
+    });
+    match first {
         Ok(v) => return Ok(v),
         Err(e) if !e.to_string().starts_with("recursion limit exceeded") => {
             return Err(explain_error(text, &e));
@@ -34,12 +72,81 @@ pub fn parse(text: &str) -> Result<Value, String> {
     let mut de = serde_json::Deserializer::from_str(text);
     de.disable_recursion_limit();
     let value =
-        Value::deserialize(serde_stacker::Deserializer::new(&mut de)).map_err(|e| e.to_string())?;
+        seed().deserialize(serde_stacker::Deserializer::new(&mut de)).map_err(|e| e.to_string())?;
     if let Err(e) = de.end() {
         drop_deep(value);
         return Err(e.to_string());
     }
     Ok(value)
+}
+
+/// Builds a value exactly as `serde_json::Value`'s own deserializer does,
+/// counting the members a later member with the same key replaced.
+#[derive(Clone, Copy)]
+struct Counting<'c>(&'c Cell<u32>);
+
+impl<'de> DeserializeSeed<'de> for Counting<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Counting<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element_seed(self)? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut members = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let v = map.next_value_seed(self)?;
+            if let Some(replaced) = members.insert(key, v) {
+                self.0.set(self.0.get().saturating_add(1));
+                drop_deep(replaced);
+            }
+        }
+        Ok(Value::Object(members))
+    }
 }
 
 /// serde_json's message, or a clearer one where it is vague: an unpaired
@@ -331,6 +438,32 @@ mod tests {
         assert!(parse(r#""\ud83d\ude00""#).is_ok());
         // Other errors keep serde_json's own message.
         assert!(!parse(r#""\u12x""#).unwrap_err().starts_with("unpaired"));
+    }
+
+    #[test]
+    fn counting_parse_reads_alike_and_counts_replaced_members() {
+        for text in [
+            r#"{"a":1,"a":2}"#,
+            r#"{"b":{"c":1,"c":2,"c":3},"a":[{"k":1,"k":2}],"b":{"x":-0,"x":0.0}}"#,
+            r#"[1,-0,1e5,18446744073709551616,"\u00e9",null,true,{}]"#,
+            " 12 ",
+        ] {
+            let (v, _) = parse_counted(text).unwrap();
+            let w = parse(text).unwrap();
+            assert_eq!(v, w, "{text}");
+            assert_eq!(v.to_string(), w.to_string(), "{text}");
+        }
+        assert_eq!(parse_counted(r#"{"a":1,"a":2}"#).unwrap().1, 1);
+        let nested = r#"{"b":{"c":1,"c":2,"c":3},"a":[{"k":1,"k":2}],"b":{"x":1,"x":2}}"#;
+        assert_eq!(parse_counted(nested).unwrap().1, 5);
+        assert_eq!(parse_counted(r#"{"a":{"a":1},"b":[{"a":2}]}"#).unwrap().1, 0);
+        assert_eq!(parse_counted("{} x").unwrap_err(), parse("{} x").unwrap_err());
+        assert_eq!(parse_counted(r#""\ud800""#).unwrap_err(), parse(r#""\ud800""#).unwrap_err());
+        let deep = format!("{}{{\"k\":1,\"k\":2}}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let (v, n) = parse_counted(&deep).unwrap();
+        assert_eq!(n, 1);
+        drop(Doc(v));
+        assert!(parse_counted(&"[".repeat(MAX_DEPTH + 1)).unwrap_err().contains("nesting"));
     }
 
     #[test]

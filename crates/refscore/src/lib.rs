@@ -26,6 +26,7 @@
 pub mod dataset;
 pub mod decode;
 pub mod detail;
+pub mod duplicate_keys;
 pub mod engine;
 pub mod error;
 pub mod evaluator;

@@ -9,13 +9,19 @@
 //!
 //! Inputs without a mapping read the column of the same name; `reference`
 //! also falls back to a column named `expected`.
+//!
+//! A row whose text repeated keys in some object (a JSONL line) is read
+//! into a tree as well, and each input notes the keys its part of the row
+//! repeated ([`crate::duplicate_keys`]); so does a `parse: json` cell.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
+use serde_json_path::PathElement;
 
 use crate::dataset::Row;
+use crate::duplicate_keys::DuplicateKeys;
 use crate::error::ConfigError;
 #[cfg(test)]
 use crate::evaluator::InputType;
@@ -103,10 +109,23 @@ impl InputMapping {
         row: &'r Row,
         specs: &[InputSpec],
     ) -> Result<EvalInput<'r>, MappingError> {
+        self.resolve_noting(row, specs, None)
+    }
+
+    /// As [`InputMapping::resolve`]; `keys` is the row read into a tree
+    /// when its text repeated keys (`None` when it did not): each input
+    /// then notes the keys its part of the row repeated.
+    pub(crate) fn resolve_noting<'r>(
+        &self,
+        row: &'r Row,
+        specs: &[InputSpec],
+        keys: Option<Node<'_>>,
+    ) -> Result<EvalInput<'r>, MappingError> {
         let mut input = EvalInput::new();
         let mut parsed_view: Option<Value> = None;
         for spec in specs {
-            let found = match self.entries.get(spec.name.as_ref()) {
+            let src = self.entries.get(spec.name.as_ref());
+            let found = match src {
                 Some(src) => lookup(row, src, &mut parsed_view).map(|v| (v, src.parse)),
                 None => {
                     default_lookup(row, &spec.name).map(|v| (Cow::Borrowed(v), ParseMode::Auto))
@@ -118,7 +137,15 @@ impl InputMapping {
                 }
                 continue;
             };
-            input.set_cow(&spec.name, convert(value, parse));
+            let (value, parsed_keys) = convert(value, parse);
+            input.set_cow(&spec.name, value);
+            let noted = parsed_keys.or_else(|| {
+                let part = keys.and_then(|k| locate(k, row, src, &spec.name))?;
+                DuplicateKeys::of(part)
+            });
+            if let Some(noted) = noted {
+                input.set_duplicate_keys(&spec.name, noted);
+            }
         }
         Ok(input)
     }
@@ -232,6 +259,30 @@ fn lookup<'a>(
     None
 }
 
+/// The node of `tree` (the row read into a tree) that an input's source
+/// reads from `row` (the same row read as a value): the same column, or
+/// the place of the path's first match. `None` for a match inside a parsed
+/// text cell (a CSV row, never read into a tree).
+fn locate<'t>(tree: Node<'t>, row: &Row, src: Option<&Source>, name: &str) -> Option<Node<'t>> {
+    let Some(src) = src else {
+        return tree
+            .get(name)
+            .or_else(|| if name == "reference" { tree.get("expected") } else { None });
+    };
+    if row.value.get(&src.text).is_some() {
+        return tree.get(&src.text);
+    }
+    let located = src.path.as_ref()?.query_located(&row.value);
+    let mut node = tree;
+    for step in located.first()?.location().iter() {
+        node = match step {
+            PathElement::Name(k) => node.get(k)?,
+            PathElement::Index(i) => node.at(*i)?,
+        };
+    }
+    Some(node)
+}
+
 /// A copy of a row with the text cells that hold JSON objects or arrays parsed.
 fn parse_cells(row: &Value) -> Value {
     let Some(map) = row.as_object() else { return row.clone() };
@@ -249,21 +300,23 @@ fn parse_cells(row: &Value) -> Value {
 }
 
 /// Applies an entry's `parse: json`: the cell is read as JSON text (the
-/// one decode rule, [`crate::decode`]). Other strings reach the evaluator
-/// as they are, and JSON metrics decode them themselves.
-fn convert(value: Cow<'_, Value>, parse: ParseMode) -> Cow<'_, Value> {
+/// one decode rule, [`crate::decode`]), with the keys the text repeated.
+/// Other strings reach the evaluator as they are, and JSON metrics decode
+/// them themselves.
+fn convert(value: Cow<'_, Value>, parse: ParseMode) -> (Cow<'_, Value>, Option<DuplicateKeys>) {
     if parse != ParseMode::Json {
-        return value;
+        return (value, None);
     }
     let opts = crate::decode::DecodeOptions {
         mode: crate::decode::Mode::Json,
         ..crate::decode::DecodeOptions::default()
     };
-    let owned = match crate::decode::decode(value.as_ref(), &opts) {
-        Ok(d) if d.method == crate::decode::Method::Whole => Some(d.value.into_owned()),
-        _ => None,
-    };
-    owned.map_or(value, Cow::Owned)
+    match crate::decode::decode(value.as_ref(), &opts) {
+        Ok(d) if d.method == crate::decode::Method::Whole => {
+            (Cow::Owned(d.value.into_owned()), d.duplicate_keys)
+        }
+        _ => (value, None),
+    }
 }
 
 #[cfg(test)]
@@ -396,6 +449,35 @@ mod tests {
         let input = m.resolve(&r, PAIR).unwrap();
         assert_eq!(input.get("output"), Some(&json!(2)));
         assert_eq!(input.get("reference"), Some(&json!("2")));
+    }
+
+    #[test]
+    fn inputs_note_the_keys_their_part_of_the_row_repeated() {
+        let text = r#"{"output":{"calls":[{"args":{"q":1,"q":2}}]},"reference":{"a":1},"expected":{"b":1,"b":2},"cell":"{\"x\":1,\"x\":2}"}"#;
+        let r = row(crate::json::parse(text).unwrap());
+        let tree = crate::fast_json::read(text).unwrap();
+        let path = |d: Option<&DuplicateKeys>| d.map(|d| d.listed[0].path.to_string());
+        let input = InputMapping::new().resolve_noting(&r, PAIR, Some(tree.root())).unwrap();
+        assert_eq!(path(input.duplicate_keys("output")).as_deref(), Some("$.calls[0].args.q"));
+        assert_eq!(input.duplicate_keys("reference"), None);
+        // Without the tree (a row whose text repeated nothing), nothing.
+        let input = InputMapping::new().resolve(&r, PAIR).unwrap();
+        assert_eq!(input.duplicate_keys("output"), None);
+        let m = InputMapping::from_config(
+            json!({"output": "output.calls[0]", "reference": "$.expected"}).as_object().unwrap(),
+        )
+        .unwrap();
+        let input = m.resolve_noting(&r, PAIR, Some(tree.root())).unwrap();
+        assert_eq!(path(input.duplicate_keys("output")).as_deref(), Some("$.args.q"));
+        assert_eq!(path(input.duplicate_keys("reference")).as_deref(), Some("$.b"));
+        // `parse: json` reads a cell's text, and notes its repeated keys.
+        let m = InputMapping::from_config(
+            json!({"output": {"source": "cell", "parse": "json"}}).as_object().unwrap(),
+        )
+        .unwrap();
+        let input = m.resolve(&r, PAIR).unwrap();
+        assert_eq!(input.get("output"), Some(&json!({"x": 2})));
+        assert_eq!(path(input.duplicate_keys("output")).as_deref(), Some("$.x"));
     }
 
     #[test]

@@ -25,7 +25,7 @@ use crate::metric_result::{DEFAULT_MAX_DETAILS, MetricResult};
 use crate::score::Score;
 use crate::suite::{Suite, SuiteEvaluator};
 use crate::summary::{Collector, EvalOutcome, FieldStats, RunSummary, passes};
-use crate::tree::Node;
+use crate::tree::{Node, Tree};
 
 /// Rows read and evaluated together.
 pub const BATCH_ROWS: usize = 1024;
@@ -93,7 +93,8 @@ pub struct Execution {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// How string inputs were decoded into JSON (input → decision), for
-    /// JSON metrics given text.
+    /// JSON metrics given text; also inputs whose JSON repeated keys
+    /// (`duplicate_keys`), values included.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub decode: serde_json::Map<String, Value>,
 }
@@ -552,7 +553,7 @@ fn evaluate_item(
     {
         return ev;
     }
-    match item.resolve() {
+    match item.resolve_noting() {
         Err(e) => Evaluated {
             result: RowResult {
                 id: e.number.to_string(),
@@ -570,8 +571,14 @@ fn evaluate_item(
             unreadable: true,
             record: None,
         },
-        Ok(row) => {
-            let ev = evaluate_row(suite, RowView::Value(&row), max_details);
+        Ok((row, line)) => {
+            // A line that repeated keys is read into a tree as well, to
+            // say where (rare: other rows build no tree).
+            let text = line.as_deref().and_then(|b| std::str::from_utf8(b).ok());
+            let tree = text.and_then(|t| fast_json::read_deep(t.trim_end()));
+            let keys = tree.as_ref().map(Tree::root);
+            let ev = evaluate_row(suite, RowView::Value { row: &row, keys }, max_details);
+            drop(tree);
             crate::json::drop_deep(row.value);
             ev
         }
@@ -637,17 +644,18 @@ fn evaluate_fast(
     complete.then(|| evaluate_row(suite, RowView::Tree { number, root }, max))
 }
 
-/// A row to evaluate: read as a `serde_json` value, or by the fast reader.
+/// A row to evaluate: read as a `serde_json` value (with the row read into
+/// a tree when its text repeated keys), or by the fast reader.
 #[derive(Clone, Copy)]
 enum RowView<'r> {
-    Value(&'r Row),
+    Value { row: &'r Row, keys: Option<Node<'r>> },
     Tree { number: u64, root: Node<'r> },
 }
 
 impl RowView<'_> {
     fn number(self) -> u64 {
         match self {
-            RowView::Value(row) => row.number,
+            RowView::Value { row, .. } => row.number,
             RowView::Tree { number, .. } => number,
         }
     }
@@ -656,7 +664,7 @@ impl RowView<'_> {
     fn id(self, suite: &Suite) -> String {
         let column = suite.id_column.as_deref();
         match self {
-            RowView::Value(row) => match column.and_then(|c| row.value.get(c)) {
+            RowView::Value { row, .. } => match column.and_then(|c| row.value.get(c)) {
                 None | Some(Value::Null) => row.number.to_string(),
                 Some(Value::String(s)) => s.clone(),
                 Some(other) => crate::json::compact(other),
@@ -673,8 +681,9 @@ impl RowView<'_> {
     fn evaluate(self, ev: &SuiteEvaluator) -> Result<Evaluation, String> {
         let specs = ev.evaluator.inputs();
         match self {
-            RowView::Value(row) => {
-                let input = ev.mapping.resolve(row, specs).map_err(|e| e.to_string())?;
+            RowView::Value { row, keys } => {
+                let input =
+                    ev.mapping.resolve_noting(row, specs, keys).map_err(|e| e.to_string())?;
                 ev.evaluator.evaluate(&input).map_err(|e| e.to_string())
             }
             RowView::Tree { root, .. } => {

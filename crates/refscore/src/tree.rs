@@ -8,7 +8,9 @@
 //! with one member per key (the last one written wins, as in
 //! `serde_json`), so walking a tree visits keys in the order walking a
 //! `Value` does, and every result is the same whichever way the document
-//! was read. Building and freeing are iterative: any depth is safe.
+//! was read. The keys an object repeated are noted as it is built, so that
+//! [`crate::duplicate_keys`] can say where they were. Building and freeing
+//! are iterative: any depth is safe.
 
 use std::borrow::Cow;
 
@@ -41,7 +43,20 @@ pub struct Tree<'s> {
     kids: Vec<u32>,
     members: Vec<(Cow<'s, str>, u32)>,
     root: u32,
-    duplicates: u32,
+    /// The keys objects repeated, by object in the order they were built
+    /// (so by increasing index), an object's keys in sorted order.
+    repeats: Vec<Repeat<'s>>,
+}
+
+/// A key one object of a tree repeated.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Repeat<'s> {
+    /// The object's index.
+    object: u32,
+    /// The key.
+    pub(crate) key: Cow<'s, str>,
+    /// How many members had it (2 or more); the last one was kept.
+    pub(crate) occurrences: u32,
 }
 
 /// Largest number of values a tree holds (`u32` indices).
@@ -92,7 +107,7 @@ impl<'s> Tree<'s> {
             kids: Vec::with_capacity(nodes / 2),
             members: Vec::with_capacity(nodes / 2),
             root: 0,
-            duplicates: 0,
+            repeats: Vec::new(),
         }
     }
 
@@ -112,14 +127,21 @@ impl<'s> Tree<'s> {
     /// Adds an object of `entries` (in document order, duplicates
     /// included: of equal keys the last written wins); its index.
     pub(crate) fn push_object(&mut self, entries: &mut [(Cow<'s, str>, u32)]) -> u32 {
+        // Stable: of equal keys, the last written stays last.
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let start = index(self.members.len());
+        let object = index(self.slots.len());
+        let mut run = 1;
         for i in 0..entries.len() {
             if entries.get(i + 1).is_some_and(|next| next.0 == entries[i].0) {
-                self.duplicates += 1;
+                run += 1;
                 continue;
             }
             let (k, v) = std::mem::take(&mut entries[i]);
+            if run > 1 {
+                self.repeats.push(Repeat { object, key: k.clone(), occurrences: run });
+                run = 1;
+            }
             self.members.push((k, v));
         }
         let len = index(self.members.len()) - start;
@@ -142,9 +164,10 @@ impl<'s> Tree<'s> {
     }
 
     /// How many object members were dropped because a later member of the
-    /// same object had the same key.
+    /// same object had the same key (in every object read, those of dropped
+    /// members included).
     pub fn duplicate_keys(&self) -> u32 {
-        self.duplicates
+        self.repeats.iter().fold(0u32, |n, r| n.saturating_add(r.occurrences - 1))
     }
 
     /// Number of values in the tree.
@@ -263,6 +286,20 @@ impl<'t> Node<'t> {
             Slot::Array { .. } => ValueRef::Array(self),
             Slot::Object { .. } => ValueRef::Object(self),
         }
+    }
+
+    /// Whether any object of the node's tree repeated a key.
+    pub(crate) fn tree_repeats_keys(self) -> bool {
+        !self.tree.repeats.is_empty()
+    }
+
+    /// The keys this object repeated, in sorted order (none for other
+    /// kinds, and for objects of a tree built from a value).
+    pub(crate) fn repeated_keys(self) -> &'t [Repeat<'t>] {
+        let r = &self.tree.repeats;
+        let first = r.partition_point(|x| x.object < self.at);
+        let end = first + r[first..].partition_point(|x| x.object == self.at);
+        &r[first..end]
     }
 
     /// The node's identity, for memos over one comparison.
@@ -498,6 +535,36 @@ mod tests {
         assert_eq!(r.to_value(), v);
         assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&v).unwrap());
         assert_eq!(t.duplicate_keys(), 0);
+    }
+
+    #[test]
+    fn objects_note_the_keys_they_repeated_and_keep_the_last_member() {
+        let mut t = Tree::with_capacity(8);
+        let (one, two, three) =
+            (t.push(Slot::Bool(false)), t.push(Slot::Null), t.push(Slot::Bool(true)));
+        let mut inner = vec![(Cow::Borrowed("k"), one), (Cow::Borrowed("k"), three)];
+        let inner = t.push_object(&mut inner);
+        let mut outer = vec![
+            (Cow::Borrowed("b"), one),
+            (Cow::Borrowed("a"), inner),
+            (Cow::Borrowed("b"), two),
+            (Cow::Borrowed("c"), one),
+            (Cow::Borrowed("b"), three),
+        ];
+        let root = t.push_object(&mut outer);
+        t.set_root(root);
+        let r = t.root();
+        assert_eq!(r.to_value(), json!({"a": {"k": true}, "b": true, "c": false}));
+        let keys = |n: Node<'_>| {
+            n.repeated_keys().iter().map(|x| (x.key.to_string(), x.occurrences)).collect::<Vec<_>>()
+        };
+        assert_eq!(keys(r), [(String::from("b"), 3)]);
+        assert_eq!(keys(r.get("a").unwrap()), [(String::from("k"), 2)]);
+        assert!(keys(r.get("c").unwrap()).is_empty());
+        assert_eq!(t.duplicate_keys(), 3);
+        assert!(r.tree_repeats_keys());
+        let v = json!({"a": {"a": 1}});
+        assert!(!Tree::from_value(&v).root().tree_repeats_keys());
     }
 
     /// Frees a deep value on a thread with room for serde_json's

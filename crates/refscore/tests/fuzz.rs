@@ -74,6 +74,7 @@ const TOKENS: &[&[u8]] = &[
     b"[[[[[[[[[[[[[[[[",
     b"]]]]]]]]]]]]]]]]",
     b"{\"a\":{\"a\":{\"a\":",
+    b"{\"a\":1,\"a\":",
     b"Here is the JSON:",
     b",,",
     b"id,output,reference",
@@ -233,7 +234,8 @@ fn metrics_on_hostile_text((a, b): (Vec<u8>, Vec<u8>)) -> TestCaseResult {
 }
 
 /// The fast reader against `serde_json` on hostile text: it takes only
-/// what `serde_json` takes, and reads it to the same value.
+/// what `serde_json` takes, and reads it to the same value, with the same
+/// count of repeated keys.
 fn fast_reader_agrees(bytes: Vec<u8>) -> TestCaseResult {
     let text = text_of(&bytes);
     if let Some(tree) = refscore::fast_json::read(&text) {
@@ -243,6 +245,9 @@ fn fast_reader_agrees(bytes: Vec<u8>) -> TestCaseResult {
                 prop_assert_eq!(&fast, &slow, "{:?}", text);
                 let (a, b) = (serde_json::to_string(&fast), serde_json::to_string(&slow));
                 prop_assert_eq!(a.ok(), b.ok(), "{:?}", text);
+                // Both count the same replaced members (repeated keys).
+                let counted = refscore::json::parse_counted(&text).map(|(_, n)| n);
+                prop_assert_eq!(counted.ok(), Some(tree.duplicate_keys()), "{:?}", text);
             }
             Err(e) => prop_assert!(false, "fast reader took {:?}; serde_json: {}", text, e),
         }

@@ -202,16 +202,27 @@ pub(crate) enum Pending {
 impl Pending {
     /// The parsed row, or why it is not one.
     pub(crate) fn resolve(self) -> Result<Row, RowError> {
+        self.resolve_noting().map(|(row, _)| row)
+    }
+
+    /// The parsed row, with its line when the line repeated a key in some
+    /// object (the value keeps the last member; the line says where the
+    /// keys were: [`crate::duplicate_keys`]), or why it is not a row.
+    pub(crate) fn resolve_noting(self) -> Result<(Row, Option<jsonl::LineBytes>), RowError> {
         match self {
-            Pending::Ready(r) => r,
+            Pending::Ready(r) => r.map(|row| (row, None)),
             Pending::Line { path, number, bytes } => {
                 let item = match std::str::from_utf8(&bytes) {
                     Err(e) => Err(format!("not UTF-8: {e}")),
-                    Ok(text) => crate::json::parse(text.trim_end())
+                    Ok(text) => crate::json::parse_counted(text.trim_end())
                         .map_err(|e| format!("invalid JSON: {e}"))
-                        .and_then(|v| object_row(number, v, false)),
+                        .and_then(|(v, replaced)| Ok((object_row(number, v, false)?, replaced))),
                 };
-                item.map_err(|m| row_error(&path, number, m))
+                match item {
+                    Ok((row, 0)) => Ok((row, None)),
+                    Ok((row, _)) => Ok((row, Some(bytes))),
+                    Err(m) => Err(row_error(&path, number, m)),
+                }
             }
         }
     }

@@ -104,13 +104,13 @@ fn push_body(
     if body.is_empty() {
         return false;
     }
-    match crate::json::parse(body) {
-        Ok(v) if json_label || crate::json::is_container(&v) => {
+    match crate::json::parse_counted(body) {
+        Ok((v, replaced)) if json_label || crate::json::is_container(&v) => {
             let s = start + lead;
-            found.push(Found { value: v, start: s, end: s + body.len() });
+            found.push(Found { value: v, start: s, end: s + body.len(), replaced });
             true
         }
-        Ok(v) => {
+        Ok((v, _)) => {
             crate::json::drop_deep(v);
             false
         }

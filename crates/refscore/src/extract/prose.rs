@@ -156,8 +156,10 @@ fn try_spans(text: &str, spans: Vec<Span>, found: &mut Vec<Found>, budget: &mut 
         if !budget.spend(slice.len()) {
             return;
         }
-        match crate::json::parse(slice) {
-            Ok(value) => found.push(Found { value, start: span.start, end: span.end }),
+        match crate::json::parse_counted(slice) {
+            Ok((value, replaced)) => {
+                found.push(Found { value, start: span.start, end: span.end, replaced });
+            }
             Err(_) => {
                 let mut kids = std::mem::take(&mut span.children);
                 kids.reverse();

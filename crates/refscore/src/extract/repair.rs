@@ -13,8 +13,11 @@
 
 use serde_json::Value;
 
-/// Closes `text` (which must start with `{` or `[`) and parses it.
-pub(super) fn repair(text: &str) -> Option<Value> {
+use crate::duplicate_keys::{DuplicateKeys, parse};
+
+/// Closes `text` (which must start with `{` or `[`) and parses it; the
+/// document, with the keys it repeated.
+pub(super) fn repair(text: &str) -> Option<(Value, Option<DuplicateKeys>)> {
     let bytes = text.as_bytes();
     if !matches!(bytes.first(), Some(b'{' | b'[')) {
         return None;
@@ -58,7 +61,7 @@ pub(super) fn repair(text: &str) -> Option<Value> {
                 }
                 if stack.is_empty() {
                     // Complete before the end: the prefix is the document.
-                    return crate::json::parse(text.get(..=i)?).ok();
+                    return parse(text.get(..=i)?).ok();
                 }
                 safe = Some((i + 1, stack.len()));
             }
@@ -83,13 +86,17 @@ pub(super) fn repair(text: &str) -> Option<Value> {
         let head = head.strip_suffix(',').unwrap_or(head);
         tries.push(format!("{head}{}", closers(depth)));
     }
-    tries.iter().find_map(|t| crate::json::parse(t).ok())
+    tries.iter().find_map(|t| parse(t).ok())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use serde_json::json;
+
+    /// The repaired document alone.
+    fn repair(text: &str) -> Option<serde_json::Value> {
+        super::repair(text).map(|(v, _)| v)
+    }
 
     #[test]
     fn closes_strings_arrays_objects() {

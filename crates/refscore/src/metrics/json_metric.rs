@@ -11,15 +11,17 @@
 //!    the per-field tallies when the metric was built for a run;
 //! 3. **present**: the metric's formula turns the comparison into its
 //!    score; the layer adds the details (the kept records), the decode
-//!    decisions (`metadata.decode`) and the field tallies.
+//!    decisions (`metadata.decode`, with the keys a side's text repeated,
+//!    for a side that was a value already too) and the field tallies.
 
 use serde_json::{Map, Value};
 
 use super::BuildContext;
 use super::options::Opts;
 use super::registry::MetricSpec;
-use crate::decode::{DecodeOptions, Method, Mode, decode};
+use crate::decode::{DecodeOptions, Method, Mode, decode, record_value};
 use crate::detail::Detail;
+use crate::duplicate_keys::DuplicateKeys;
 use crate::engine::{self, Comparison, Keep, Rules};
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, InputSpec, InputType, TreeInput};
@@ -160,7 +162,11 @@ pub(crate) fn evaluate<M: JsonMetric + ?Sized>(
 ) -> Result<Evaluation, EvalError> {
     let output = Tree::from_value(input.require("output")?);
     let reference = Tree::from_value(input.require("reference")?);
-    run(m, Pair { output: output.root(), reference: reference.root() }, input)
+    let keys = Keys {
+        output: input.duplicate_keys("output").cloned(),
+        reference: input.duplicate_keys("reference").cloned(),
+    };
+    run(m, Pair { output: output.root(), reference: reference.root() }, keys, input)
 }
 
 /// Runs the layer for one input given as nodes of a parsed row; other
@@ -174,10 +180,21 @@ pub(crate) fn evaluate_tree<M: JsonMetric + ?Sized>(
         input.get(name).ok_or_else(|| EvalError::MissingInput { input: name.to_owned() })
     };
     let pair = Pair { output: need("output")?, reference: need("reference")? };
+    let keys = Keys {
+        output: DuplicateKeys::of(pair.output),
+        reference: DuplicateKeys::of(pair.reference),
+    };
     let rest = input.to_values(&["output", "reference"]);
-    let result = run(m, pair, &rest);
+    let result = run(m, pair, keys, &rest);
     rest.release();
     result
+}
+
+/// The keys the text of each side repeated, for a side that is a value
+/// (a string side's own text is decoded, and says so itself).
+struct Keys {
+    output: Option<DuplicateKeys>,
+    reference: Option<DuplicateKeys>,
 }
 
 /// A side decoded: `None` when the node is used as it is, else the
@@ -197,6 +214,7 @@ fn decode_side(node: Node<'_>, opts: &DecodeOptions) -> Result<DecodedSide, Stri
 fn run<M: JsonMetric + ?Sized>(
     m: &M,
     input: Pair<'_>,
+    keys: Keys,
     values: &EvalInput<'_>,
 ) -> Result<Evaluation, EvalError> {
     let opts = &m.settings().decode;
@@ -223,6 +241,8 @@ fn run<M: JsonMetric + ?Sized>(
             decoded.insert(String::from("output"), record.clone());
         }
         method = *mo;
+    } else if let Some(k) = &keys.output {
+        decoded.insert(String::from("output"), record_value(k));
     }
     let refd = match decode_side(input.reference, opts) {
         Ok(d) => d,
@@ -232,10 +252,14 @@ fn run<M: JsonMetric + ?Sized>(
             return Ok(finish(score, Vec::new(), decoded));
         }
     };
-    if let Some((_, mr, record)) = &refd
-        && *mr != Method::Value
-    {
-        decoded.insert(String::from("reference"), record.clone());
+    match (&refd, &keys.reference) {
+        (Some((_, mr, record)), _) if *mr != Method::Value => {
+            decoded.insert(String::from("reference"), record.clone());
+        }
+        (None, Some(k)) => {
+            decoded.insert(String::from("reference"), record_value(k));
+        }
+        _ => {}
     }
     let (out_tree, ref_tree) = (
         out.as_ref().map(|(v, _, _)| Tree::from_value(v)),

@@ -574,3 +574,65 @@ fn the_fast_reader_and_the_value_reader_give_the_same_results() {
     assert_eq!(fast_fields, slow_fields);
     assert_eq!((fast_bad, slow_bad), (3, 3));
 }
+
+/// A row whose objects repeat keys: each input's decode record says where,
+/// identically whichever reader read the row (the fast reader; the value
+/// reader and its fallbacks, such as lines nested deeper than 128 levels;
+/// a suite mapped with JSONPath, always read as values).
+#[test]
+fn repeated_keys_are_recorded_whichever_reader_reads_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!("{}{{\"k\":1,\"k\":2}}{}", "[".repeat(200), "]".repeat(200));
+    let lines: Vec<String> = vec![
+        r#"{"id":"dup","output":{"a":1,"a":2,"b":{"c":0.0,"c":-0}},"reference":{"a":2,"b":{"c":-0.0}}}"#.into(),
+        format!(r#"{{"id":"deep","output":{deep},"reference":{{"r":1,"r":1}}}}"#),
+        r#"{"id":"text","output":"{\"t\":1,\"t\":2}","reference":{"t":2}}"#.into(),
+        r#"{"id":"column","output":{"x":1},"output":{"y":1},"reference":{"y":1}}"#.into(),
+        r#"{"id":"gone","output":{"a":{"k":1,"k":2},"a":1},"reference":{"a":1}}"#.into(),
+        r#"{"id":"none","output":{"a":1},"reference":{"a":1}}"#.into(),
+    ];
+    write_jsonl(dir.path(), &lines);
+    let one = |path: &str| json!({"count": 1, "paths": [{"path": path, "occurrences": 2}]});
+    let value = |path: &str| json!({"method": "value", "duplicate_keys": one(path)});
+    let expected: Vec<Value> = vec![
+        json!({"output": {"method": "value", "duplicate_keys": {"count": 2, "paths": [
+            {"path": "$.a", "occurrences": 2}, {"path": "$.b.c", "occurrences": 2}]}}}),
+        json!({"output": value(&format!("${}.k", "[0]".repeat(200))), "reference": value("$.r")}),
+        json!({"output": {"method": "whole", "duplicate_keys": one("$.t")}}),
+        Value::Null,
+        json!({"output": value("$.a")}),
+        Value::Null,
+    ];
+    let suites = [
+        "evaluators:\n  - {name: d, metric: json_distance}\n",
+        "evaluators:\n  - {name: d, metric: json_distance, mapping: {output: $.output, reference: $.reference}}\n",
+    ];
+    for (s, text) in suites.iter().enumerate() {
+        let text = format!("dataset: data.jsonl\nid: id\n{text}");
+        let suite = Suite::from_str(&text, SuiteFormat::Yaml, dir.path()).unwrap();
+        for value_reader in [false, true] {
+            let opts = RunOptions { value_reader, ..RunOptions::default() };
+            let mut out: Vec<RowResult> = Vec::new();
+            run(
+                &suite,
+                &opts,
+                &mut |r, _| {
+                    out.push(r.clone());
+                    Ok(())
+                },
+                &|_| {},
+            )
+            .unwrap();
+            assert_eq!(out.len(), lines.len());
+            for (r, want) in out.iter().zip(&expected) {
+                let how = format!("suite {s}, value reader {value_reader}, row {}", r.id);
+                let score = &r.scores[0];
+                assert_eq!(score.metadata.get("decode").unwrap_or(&Value::Null), want, "{how}");
+                let execution = Value::Object(r.execution["d"].decode.clone());
+                let want = if want.is_null() { json!({}) } else { want.clone() };
+                assert_eq!(execution, want, "{how}");
+            }
+            assert_eq!(out[0].scores[0].score, Some(0.0), "last wins: no score change");
+        }
+    }
+}

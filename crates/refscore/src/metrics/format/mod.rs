@@ -233,6 +233,7 @@ impl Format {
             end: text.len(),
             candidates: 1,
             repaired: false,
+            duplicate_keys: None,
         };
         Ok(Doc { value: Cow::Borrowed(output), meta: whole.metadata() })
     }

@@ -2,21 +2,32 @@
 //! a string field whose value occurs once among the reference elements
 //! and once among the output elements identifies the element holding it.
 
-use crate::fx::FxHashMap as FxMap;
 use std::borrow::Cow;
+use std::hash::Hasher;
+
+use crate::fx::{Fx, FxHashMap as FxMap};
 
 use crate::tree::{Kind, Node};
 
 /// A string for identity: trimmed, inner white space collapsed, lower case.
 /// Borrowed when it is so already (the common case: ASCII identifiers).
 fn folded(s: &str) -> Cow<'_, str> {
-    if let Some(bytes) = ascii_folded(s) {
-        if is_folded(s) {
-            return Cow::Borrowed(s);
-        }
-        return Cow::Owned(bytes.map(char::from).collect());
+    let ascii = s.is_ascii();
+    if ascii && is_folded(s) {
+        return Cow::Borrowed(s);
     }
     let mut joined = String::with_capacity(s.len());
+    // `split_ascii_whitespace` does not split on a vertical tab.
+    if ascii && !s.contains('\u{b}') {
+        for word in s.split_ascii_whitespace() {
+            if !joined.is_empty() {
+                joined.push(' ');
+            }
+            joined.push_str(word);
+        }
+        joined.make_ascii_lowercase();
+        return Cow::Owned(joined);
+    }
     for word in s.split_whitespace() {
         if !joined.is_empty() {
             joined.push(' ');
@@ -43,44 +54,27 @@ fn is_folded(s: &str) -> bool {
     true
 }
 
-/// The bytes of `folded(s)` for ASCII text without vertical tabs (which
-/// `split_ascii_whitespace` does not split on), read without a copy.
-fn ascii_folded(s: &str) -> Option<impl Iterator<Item = u8> + '_> {
-    (s.is_ascii() && !s.contains('\u{b}')).then(|| {
-        s.split_ascii_whitespace().enumerate().flat_map(|(n, word)| {
-            (n > 0).then_some(b' ').into_iter().chain(word.bytes().map(|b| b.to_ascii_lowercase()))
-        })
-    })
-}
-
 /// Whether two texts fold to the same identity text.
 fn same_folded(x: &str, y: &str) -> bool {
-    if x == y {
-        return true;
-    }
-    match (ascii_folded(x), ascii_folded(y)) {
-        (Some(a), Some(b)) => a.eq(b),
-        _ => folded(x) == folded(y),
-    }
+    x == y || folded(x) == folded(y)
 }
 
-/// An identifying entry's key: a hash of its field and folded value
-/// (streamed without a copy for ASCII text), `None` when the value folds
-/// to nothing. Equal entries have equal keys; two different entries that
-/// collide (a chance of about 2^-64 each) count as one repeated value, so
-/// they identify nothing: no pair is made on a collision, since an
-/// agreement is checked on the texts.
+/// An identifying entry's key: a hash of its field and folded value,
+/// `None` when the value folds to nothing. Equal entries have equal keys;
+/// two different entries that collide (a chance of about 2^-64 each) count
+/// as one repeated value, so they identify nothing: no pair is made on a
+/// collision, since an agreement is checked on the texts.
 fn entry_key(field: &str, value: &str) -> Option<u64> {
-    fn add(h: u64, b: u8) -> u64 {
-        (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
+    let text = folded(value);
+    if text.is_empty() {
+        return None;
     }
+    let mut h = Fx::default();
+    h.write(field.as_bytes());
     // 0xff never occurs in UTF-8: it ends the field name unambiguously.
-    let h = add(field.bytes().fold(0, add), 0xff);
-    let key = match ascii_folded(value) {
-        Some(bytes) => bytes.fold(h, add),
-        None => folded(value).bytes().fold(h, add),
-    };
-    (key != h).then_some(key)
+    h.write_u8(0xff);
+    h.write(text.as_bytes());
+    Some(h.finish())
 }
 
 /// Per entry key, the one element holding it with the entry's field, or

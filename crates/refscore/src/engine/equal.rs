@@ -30,18 +30,11 @@ const SHALLOW: u32 = 48;
 /// `None` when the documents nest deeper than [`SHALLOW`] before they
 /// differ.
 fn shallow_equal(x: Node<'_>, y: Node<'_>, depth: u32) -> Option<bool> {
-    if x.kind() != y.kind() {
-        return Some(false);
+    if let Some(same) = same_leaf(x, y) {
+        return Some(same);
     }
     Some(match x.kind() {
-        Kind::Null => true,
-        Kind::Bool => x.as_bool() == y.as_bool(),
-        Kind::Number => match (x.as_number(), y.as_number()) {
-            (Some(p), Some(q)) => exact_eq(p, q),
-            _ => false,
-        },
-        Kind::String => x.as_str() == y.as_str(),
-        Kind::Array | Kind::Object if depth >= SHALLOW => return None,
+        _ if depth >= SHALLOW => return None,
         Kind::Array => {
             if x.len() != y.len() {
                 return Some(false);
@@ -64,6 +57,25 @@ fn shallow_equal(x: Node<'_>, y: Node<'_>, depth: u32) -> Option<bool> {
             }
             true
         }
+        _ => false,
+    })
+}
+
+/// Equality of two nodes when either is no container (different kinds
+/// differ); `None` for two containers of one kind, whose items decide.
+fn same_leaf(x: Node<'_>, y: Node<'_>) -> Option<bool> {
+    if x.kind() != y.kind() {
+        return Some(false);
+    }
+    Some(match x.kind() {
+        Kind::Null => true,
+        Kind::Bool => x.as_bool() == y.as_bool(),
+        Kind::Number => match (x.as_number(), y.as_number()) {
+            (Some(p), Some(q)) => exact_eq(p, q),
+            _ => false,
+        },
+        Kind::String => x.as_str() == y.as_str(),
+        Kind::Array | Kind::Object => return None,
     })
 }
 
@@ -71,17 +83,13 @@ fn shallow_equal(x: Node<'_>, y: Node<'_>, depth: u32) -> Option<bool> {
 fn deep_equal(a: Node<'_>, b: Node<'_>) -> bool {
     let mut stack = vec![(a, b)];
     while let Some((x, y)) = stack.pop() {
-        if x.kind() != y.kind() {
-            return false;
+        if let Some(same) = same_leaf(x, y) {
+            if !same {
+                return false;
+            }
+            continue;
         }
         let same = match x.kind() {
-            Kind::Null => true,
-            Kind::Bool => x.as_bool() == y.as_bool(),
-            Kind::Number => match (x.as_number(), y.as_number()) {
-                (Some(p), Some(q)) => exact_eq(p, q),
-                _ => false,
-            },
-            Kind::String => x.as_str() == y.as_str(),
             Kind::Array => {
                 x.len() == y.len() && {
                     stack.extend(x.items().zip(y.items()));
@@ -95,6 +103,7 @@ fn deep_equal(a: Node<'_>, b: Node<'_>) -> bool {
                         k == l
                     })
             }
+            _ => false,
         };
         if !same {
             return false;

@@ -26,8 +26,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-// The allocator matters for tree-heavy JSON work (about +30–50% throughput
-// on Value-building workloads); the library itself stays allocator-neutral.
+// The allocator matters for allocation-heavy work (bench/README.md, "The
+// allocator"); the library itself stays allocator-neutral.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -49,10 +49,7 @@ pub(crate) fn evaluate_one(b: &Bound, row: &Row) -> Outcome {
         }
         Ok(Err(message)) => Outcome { scores: Vec::new(), error: Some(message), duration_ms },
         Err(panic) => {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
+            let why = refscore::error::panic_message(panic.as_ref())
                 .unwrap_or_else(|| String::from("unknown cause"));
             Outcome {
                 scores: Vec::new(),

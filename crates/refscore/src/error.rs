@@ -2,6 +2,15 @@
 
 use std::path::PathBuf;
 
+/// The message a panic carried (a `&str` or a `String` payload), or
+/// `None` for any other payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<String> {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+}
+
 /// An evaluation that could not run for one input.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -94,5 +103,20 @@ impl ConfigError {
             ConfigError::File { .. } => self,
             other => ConfigError::File { path: path.to_path_buf(), message: other.to_string() },
         }
+    }
+}
+
+#[cfg(test)]
+mod panic_tests {
+    use super::panic_message;
+
+    #[test]
+    fn panic_payloads_give_their_message() {
+        let text = std::panic::catch_unwind(|| panic!("plain")).unwrap_err();
+        assert_eq!(panic_message(text.as_ref()).as_deref(), Some("plain"));
+        let formatted = std::panic::catch_unwind(|| panic!("n = {}", 3)).unwrap_err();
+        assert_eq!(panic_message(formatted.as_ref()).as_deref(), Some("n = 3"));
+        let other = std::panic::catch_unwind(|| std::panic::panic_any(7_u8)).unwrap_err();
+        assert_eq!(panic_message(other.as_ref()), None);
     }
 }

@@ -724,7 +724,11 @@ fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: Option<usize>) -> 
                 None
             }
             Ok(Err(message)) => Some(message),
-            Err(panic) => Some(format!("evaluator panicked: {}", panic_message(panic.as_ref()))),
+            Err(panic) => Some(format!(
+                "evaluator panicked: {}",
+                crate::error::panic_message(panic.as_ref())
+                    .unwrap_or_else(|| String::from("unknown panic"))
+            )),
         };
         if error.is_some() {
             outcomes.push((EvalOutcome::Failed, scores.len()..scores.len()));
@@ -800,16 +804,6 @@ fn add_scores(ev: &SuiteEvaluator, mut own: Vec<Score>, out: &mut Vec<Score>) ->
         out.push(s);
     }
     outcome
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".to_owned()
-    }
 }
 
 #[cfg(test)]

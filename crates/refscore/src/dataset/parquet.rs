@@ -168,10 +168,7 @@ fn unpanicked<T, E: std::fmt::Display>(call: impl FnOnce() -> Result<T, E>) -> R
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(result) => result.map_err(|e| e.to_string()),
         Err(panic) => {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
+            let why = crate::error::panic_message(panic.as_ref())
                 .unwrap_or_else(|| String::from("the decoder failed"));
             Err(format!("malformed file ({why})"))
         }

@@ -9,16 +9,18 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use arrow::array::{
-    Array, AsArray, BooleanArray, FixedSizeListArray, LargeListArray, LargeStringArray, ListArray,
-    MapArray, StringArray, StringViewArray, StructArray,
+use arrow_array::RecordBatch;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type,
+    UInt32Type, UInt64Type,
 };
-use arrow::datatypes::{
-    DataType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type,
-    UInt16Type, UInt32Type, UInt64Type,
+use arrow_array::{
+    Array, BooleanArray, FixedSizeListArray, LargeListArray, LargeStringArray, ListArray, MapArray,
+    StringArray, StringViewArray, StructArray,
 };
-use arrow::record_batch::RecordBatch;
-use arrow::util::display::{ArrayFormatter, FormatOptions};
+use arrow_cast::display::{ArrayFormatter, FormatOptions};
+use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder,
@@ -266,8 +268,9 @@ fn list(values: Option<std::sync::Arc<dyn Array>>) -> Value {
 mod tests {
     use std::sync::Arc;
 
-    use arrow::array::{ArrayRef, Float64Array, Int64Array, ListBuilder, StringBuilder};
-    use arrow::datatypes::{Field, Fields, Schema};
+    use arrow_array::builder::{ListBuilder, StringBuilder};
+    use arrow_array::{ArrayRef, Float64Array, Int64Array};
+    use arrow_schema::{Field, Fields, Schema};
     use parquet::arrow::ArrowWriter;
     use serde_json::json;
 

@@ -3,7 +3,10 @@
 use libtest_mimic::Trial;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseResult;
+use refscore::engine::{Align, Keep, Leaf, NodeRule, Policy, Rules, compare};
 use refscore::metrics::{BuildContext, build};
+use refscore::path::Seg;
+use refscore::tree::Node;
 use refscore::{EvalInput, Evaluator, Score};
 use serde_json::{Map, Value, json};
 
@@ -129,6 +132,13 @@ pub(crate) fn trials() -> Vec<Trial> {
             config(),
             || (json_value(), json_value()),
             distance_and_diff_are_symmetric,
+        ),
+        crate::property(
+            "properties::equal_subtrees_counted_at_once_give_what_the_walk_gives",
+            file!(),
+            config(),
+            || (json_value(), json_value(), json_value()),
+            equal_subtrees_counted_at_once_give_what_the_walk_gives,
         ),
         crate::plain(
             "properties::deep_nesting_on_either_side_does_not_overflow_the_stack",
@@ -348,4 +358,67 @@ fn number_range_and_empty_container_edges() {
             );
         }
     }
+}
+
+/// Rules that delegate to `M` but never count an equal subtree at once:
+/// the leaf-by-leaf walk the shortcut must agree with.
+struct LeafByLeaf<'m, M: Rules>(&'m M);
+
+impl<M: Rules> Rules for LeafByLeaf<'_, M> {
+    fn policy(&self) -> &Policy {
+        self.0.policy()
+    }
+    fn leaf(&self, e: Node<'_>, a: Node<'_>, rule: &NodeRule) -> Leaf {
+        self.0.leaf(e, a, rule)
+    }
+    fn has_rules(&self) -> bool {
+        self.0.has_rules()
+    }
+    fn rule_at(&self, path: &[Seg<'_>]) -> NodeRule {
+        self.0.rule_at(path)
+    }
+    fn alignment(&self, index: u16) -> &Align {
+        self.0.alignment(index)
+    }
+    fn explain(&self, e: Node<'_>, a: Node<'_>, rule: &NodeRule) -> Option<String> {
+        self.0.explain(e, a, rule)
+    }
+    fn report_pairs(&self) -> bool {
+        self.0.report_pairs()
+    }
+}
+
+/// The metrics that count equal subtrees at once give the tally, counts
+/// and records of the leaf-by-leaf walk, on documents that share some
+/// subtrees and differ in others (and on equal documents).
+fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
+    (v, w, x): (Value, Value, Value),
+) -> TestCaseResult {
+    use refscore::metrics::json_distance::JsonDistance;
+    use refscore::metrics::json_similarity::JsonSimilarity;
+    let pairs = [
+        (v.clone(), v.clone()),
+        (json!([v, {"k": v, "m": w, "n": [v, w]}]), json!([v, {"k": v, "m": x, "n": [v, x]}])),
+        (json!({"a": v, "b": [w, v]}), json!({"a": v, "b": [x, v, w], "c": v})),
+        (w.clone(), x.clone()),
+    ];
+    let distance = JsonDistance::new(false);
+    let similarity = JsonSimilarity::new(None);
+    for (e, a) in &pairs {
+        for keep in [Keep::None, Keep::Failed] {
+            for (once, walked) in
+                [both_ways(&distance, e, a, keep), both_ways(&similarity, e, a, keep)]
+            {
+                prop_assert_eq!(once, walked, "{} vs {}", e, a);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `m`'s comparison of `a` with `e`, and the leaf-by-leaf walk's, printed.
+fn both_ways<M: Rules>(m: &M, e: &Value, a: &Value, keep: Keep) -> (String, String) {
+    let once = compare(m, e, a, None, keep, false);
+    let walked = compare(&LeafByLeaf(m), e, a, None, keep, false);
+    (format!("{once:?}"), format!("{walked:?}"))
 }

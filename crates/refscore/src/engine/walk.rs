@@ -122,7 +122,15 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     null: Node<'v>,
     /// Levels of [`Walk::walk`] now running.
     depth: usize,
+    /// Whether equal subtrees may be counted without a walk (see
+    /// [`Rules::equal_leaves_match`]); set in [`Walk::run`].
+    equal_subtrees: bool,
 }
+
+/// Levels down to which the walk looks for equal subtrees: each look
+/// reads its subtree, so a bound keeps the cost linear in the document's
+/// size (at most this many reads of any node) on deep documents.
+const EQUAL_SUBTREE_DEPTH: usize = 16;
 
 /// A pair's weight for the assignment when it is plausible under `p`:
 /// similar enough, or (with identity pairing) sharing an identifying
@@ -157,7 +165,58 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             leaf_counts: LeafCounts::default(),
             null,
             depth: 0,
+            equal_subtrees: false,
         }
+    }
+
+    /// Whether, under these rules, an equal subtree can be counted without
+    /// walking it: its leaves then all match, and nothing else of the walk
+    /// depends on them one by one.
+    fn counts_equal_subtrees(&self, weighted: bool) -> bool {
+        let pol = self.m.policy();
+        self.m.equal_leaves_match()
+            && !self.m.has_rules()
+            && !weighted
+            && self.keep != Keep::All
+            && self.fields.is_none()
+            && pol.aggregate == Aggregate::Sum
+            && matches!(pol.align, Align::Positional)
+            && pol.empty_arrays == Empty::Nothing
+            && pol.empty_expected_object == Empty::Nothing
+    }
+
+    /// The tally of two equal containers when [`Walk::equal_subtrees`]
+    /// allows counting them at once: every scalar leaf a match worth 1
+    /// (empty containers are worth nothing under these policies). `None`
+    /// when the nodes differ or may not be counted so.
+    fn equal_subtree(&mut self, e: Node<'v>, a: Node<'v>) -> Option<Tally> {
+        if !self.equal_subtrees
+            || self.relabel.is_some()
+            || self.depth >= EQUAL_SUBTREE_DEPTH
+            || !e.is_container()
+            || !super::nodes_equal(e, a)
+        {
+            return None;
+        }
+        let mut leaves: u64 = 0;
+        let mut stack = vec![e];
+        while let Some(v) = stack.pop() {
+            if v.is_container() {
+                stack.extend(v.items());
+                stack.extend(v.entries().map(|(_, x)| x));
+            } else {
+                leaves += 1;
+            }
+        }
+        self.counts.matched += leaves;
+        // Added one leaf at a time, as the walk adds them: the same sum to
+        // the last bit.
+        for _ in 0..leaves {
+            self.counts.credit += 1.0;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let n = leaves as f64;
+        Some(Tally::new(n, n))
     }
 
     /// What a subtree costs under `c`.
@@ -199,6 +258,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             Some(Value::Object(m)) => W::Tree(m),
             _ => W::One,
         };
+        self.equal_subtrees = self.counts_equal_subtrees(weights.is_some());
         let rule = self.rule();
         let tally = if rule.ignore { Tally::ZERO } else { self.walk(e, a, w, rule) };
         Comparison {
@@ -214,6 +274,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     }
 
     fn walk(&mut self, e: Node<'v>, a: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
+        if let Some(t) = self.equal_subtree(e, a) {
+            return t;
+        }
         self.depth += 1;
         // The stack is checked every few levels (a level's frames take a
         // few hundred bytes, far below the margin).

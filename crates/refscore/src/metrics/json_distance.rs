@@ -146,6 +146,12 @@ impl Rules for JsonDistance {
         &self.policy
     }
 
+    /// Python `==` holds between leaves equal by value (`1 == 1.0`); the
+    /// built-in's strict types do not (`1` and `1.0` differ there).
+    fn equal_leaves_match(&self) -> bool {
+        !self.prebuilt
+    }
+
     fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
         if self.prebuilt {
             return strict_eq(e, a);

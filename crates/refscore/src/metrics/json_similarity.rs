@@ -139,6 +139,11 @@ impl Rules for JsonSimilarity {
         &self.policy
     }
 
+    /// Equal numbers are 0% apart, equal strings 100% alike.
+    fn equal_leaves_match(&self) -> bool {
+        true
+    }
+
     fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
         match (e.value(), a.value()) {
             (ValueRef::Number(x), ValueRef::Number(y)) => {

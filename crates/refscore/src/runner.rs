@@ -442,31 +442,46 @@ pub fn run_recorded(
     Ok(summary)
 }
 
-/// The [`LineFormat::Scores`] lines of a row.
+/// The [`LineFormat::Scores`] lines of a row, written into one buffer:
+/// each score's JSON with the row's `id` as its first member.
 fn score_lines(suite: &Suite, r: &RowResult) -> String {
-    let id = serde_json::to_string(&r.id).unwrap_or_else(|_| String::from("null"));
-    let with_id = |s: &Score| {
-        let body = s.to_json();
-        match body.strip_prefix('{') {
-            Some(rest) => format!("{{\"id\":{id},{rest}"),
-            None => body,
+    let mut out: Vec<u8> = Vec::with_capacity(1024);
+    let mut write = |s: &Score| {
+        if !out.is_empty() {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(b"{\"id\":");
+        let id = out.len();
+        if serde_json::to_writer(&mut out, &r.id).is_err() {
+            out.truncate(id);
+            out.extend_from_slice(b"null");
+        }
+        let body = out.len();
+        if serde_json::to_writer(&mut out, s).is_ok() && out.len() > body + 2 {
+            // The score's own `{` becomes the comma after the id.
+            out[body] = b',';
+        } else {
+            out.truncate(body);
+            out.push(b'}');
         }
     };
     let invalid = |ev: &SuiteEvaluator, why: String| {
         Score::invalid(ev.name.clone(), why).with_direction(ev.direction()).with_meta("line", r.row)
     };
-    let mut lines: Vec<String> = Vec::new();
     if let Some(e) = &r.error {
         // The error names the file and line already.
-        lines.extend(suite.evaluators.iter().map(|ev| with_id(&invalid(ev, e.clone()))));
+        for ev in &suite.evaluators {
+            write(&invalid(ev, e.clone()));
+        }
     }
     for ev in &suite.evaluators {
         if let Some(Execution { error: Some(e), .. }) = r.execution.get(&ev.name) {
-            lines.push(with_id(&invalid(ev, format!("line {}: {e}", r.row))));
+            write(&invalid(ev, format!("line {}: {e}", r.row)));
         }
     }
-    lines.extend(r.scores.iter().map(with_id));
-    lines.join("\n")
+    r.scores.iter().for_each(&mut write);
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Worker threads when the options set none: one per core, or as many as

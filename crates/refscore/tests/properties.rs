@@ -394,6 +394,7 @@ impl<M: Rules> Rules for LeafByLeaf<'_, M> {
 fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
     (v, w, x): (Value, Value, Value),
 ) -> TestCaseResult {
+    use refscore::metrics::json_diff::JsonDiff;
     use refscore::metrics::json_distance::JsonDistance;
     use refscore::metrics::json_similarity::JsonSimilarity;
     let pairs = [
@@ -404,11 +405,14 @@ fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
     ];
     let distance = JsonDistance::new(false);
     let similarity = JsonSimilarity::new(None);
+    let diff = JsonDiff::default();
     for (e, a) in &pairs {
         for keep in [Keep::None, Keep::Failed] {
-            for (once, walked) in
-                [both_ways(&distance, e, a, keep), both_ways(&similarity, e, a, keep)]
-            {
+            for (once, walked) in [
+                both_ways(&distance, e, a, keep),
+                both_ways(&similarity, e, a, keep),
+                both_ways(&diff, e, a, keep),
+            ] {
                 prop_assert_eq!(once, walked, "{} vs {}", e, a);
             }
         }

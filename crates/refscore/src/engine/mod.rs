@@ -99,7 +99,7 @@ pub trait Rules: Sync {
     /// [`Leaf::MATCH`], whatever their values. When they do and nothing
     /// else can tell two equal subtrees' leaves apart (no path rules or
     /// weights, no passed records or field tallies asked for, positional
-    /// arrays, sums, empty containers worth nothing), the walk counts an
+    /// arrays, empty objects worth nothing), the walk counts an
     /// equal subtree's leaves in one step instead of comparing them one by
     /// one, with the same tally, counts and records. `false` by default.
     fn equal_leaves_match(&self) -> bool {

@@ -179,16 +179,16 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             && !weighted
             && self.keep != Keep::All
             && self.fields.is_none()
-            && pol.aggregate == Aggregate::Sum
             && matches!(pol.align, Align::Positional)
-            && pol.empty_arrays == Empty::Nothing
             && pol.empty_expected_object == Empty::Nothing
     }
 
     /// The tally of two equal containers when [`Walk::equal_subtrees`]
-    /// allows counting them at once: every scalar leaf a match worth 1
-    /// (empty containers are worth nothing under these policies). `None`
-    /// when the nodes differ or may not be counted so.
+    /// allows counting them at once: every scalar leaf a match worth 1, and
+    /// every empty array too where the policy counts it (as
+    /// [`Walk::array`] does); empty objects are worth nothing. Summed, that
+    /// is one point per leaf; averaged, a perfect 1. `None` when the nodes
+    /// differ or may not be counted so.
     fn equal_subtree(&mut self, e: Node<'v>, a: Node<'v>) -> Option<Tally> {
         if !self.equal_subtrees
             || self.relabel.is_some()
@@ -198,10 +198,16 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         {
             return None;
         }
+        let pol = self.m.policy();
+        let mean = pol.aggregate == Aggregate::Mean;
+        let empty_arrays_count = mean || pol.empty_arrays == Empty::Leaf;
         let mut leaves: u64 = 0;
         let mut stack = vec![e];
         while let Some(v) = stack.pop() {
             if v.is_container() {
+                if empty_arrays_count && v.is_array() && v.is_empty() {
+                    leaves += 1;
+                }
                 stack.extend(v.items());
                 stack.extend(v.entries().map(|(_, x)| x));
             } else {
@@ -213,6 +219,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         // the last bit.
         for _ in 0..leaves {
             self.counts.credit += 1.0;
+        }
+        if mean {
+            return Some(Tally::new(1.0, 1.0));
         }
         #[allow(clippy::cast_precision_loss)]
         let n = leaves as f64;

@@ -397,6 +397,7 @@ fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
     use refscore::metrics::json_diff::JsonDiff;
     use refscore::metrics::json_distance::JsonDistance;
     use refscore::metrics::json_similarity::JsonSimilarity;
+    use refscore::metrics::json_structural::JsonStructural;
     let pairs = [
         (v.clone(), v.clone()),
         (json!([v, {"k": v, "m": w, "n": [v, w]}]), json!([v, {"k": v, "m": x, "n": [v, x]}])),
@@ -406,12 +407,14 @@ fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
     let distance = JsonDistance::new(false);
     let similarity = JsonSimilarity::new(None);
     let diff = JsonDiff::default();
+    let structural = JsonStructural::default();
     for (e, a) in &pairs {
         for keep in [Keep::None, Keep::Failed] {
             for (once, walked) in [
                 both_ways(&distance, e, a, keep),
                 both_ways(&similarity, e, a, keep),
                 both_ways(&diff, e, a, keep),
+                both_ways(&structural, e, a, keep),
             ] {
                 prop_assert_eq!(once, walked, "{} vs {}", e, a);
             }

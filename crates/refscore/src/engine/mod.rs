@@ -98,8 +98,8 @@ pub trait Rules: Sync {
     /// Whether any two leaves equal under [`nodes_equal`] score
     /// [`Leaf::MATCH`], whatever their values. When they do and nothing
     /// else can tell two equal subtrees' leaves apart (no path rules or
-    /// weights, no passed records or field tallies asked for, positional
-    /// arrays, empty objects worth nothing), the walk counts an
+    /// weights, no passed records or field tallies asked for, arrays
+    /// compared by position or as sets of scalars), the walk counts an
     /// equal subtree's leaves in one step instead of comparing them one by
     /// one, with the same tally, counts and records. `false` by default.
     fn equal_leaves_match(&self) -> bool {

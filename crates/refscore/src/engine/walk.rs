@@ -179,16 +179,17 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             && !weighted
             && self.keep != Keep::All
             && self.fields.is_none()
-            && matches!(pol.align, Align::Positional)
-            && pol.empty_expected_object == Empty::Nothing
+            && matches!(pol.align, Align::Positional | Align::SetIfScalars)
     }
 
     /// The tally of two equal containers when [`Walk::equal_subtrees`]
-    /// allows counting them at once: every scalar leaf a match worth 1, and
-    /// every empty array too where the policy counts it (as
-    /// [`Walk::array`] does); empty objects are worth nothing. Summed, that
-    /// is one point per leaf; averaged, a perfect 1. `None` when the nodes
-    /// differ or may not be counted so.
+    /// allows counting them at once: every scalar leaf a match worth 1,
+    /// every empty container too where the policy counts it (as
+    /// [`Walk::array`] and [`Walk::object`] do), and an array of scalars
+    /// compared as a set one point per distinct member (as
+    /// [`Walk::scalar_set`] gives two equal arrays). Summed, that is one
+    /// point per leaf; averaged, a perfect 1. `None` when the nodes differ
+    /// or may not be counted so.
     fn equal_subtree(&mut self, e: Node<'v>, a: Node<'v>) -> Option<Tally> {
         if !self.equal_subtrees
             || self.relabel.is_some()
@@ -201,17 +202,24 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let pol = self.m.policy();
         let mean = pol.aggregate == Aggregate::Mean;
         let empty_arrays_count = mean || pol.empty_arrays == Empty::Leaf;
+        // Equal empty objects are empty on both sides: `Leaf` and `IfBoth`
+        // count them alike.
+        let empty_objects_count = pol.empty_expected_object != Empty::Nothing;
+        let sets = matches!(pol.align, Align::SetIfScalars);
         let mut leaves: u64 = 0;
         let mut stack = vec![e];
         while let Some(v) = stack.pop() {
-            if v.is_container() {
-                if empty_arrays_count && v.is_array() && v.is_empty() {
-                    leaves += 1;
-                }
+            if !v.is_container() {
+                leaves += 1;
+            } else if v.is_empty() {
+                let counted = if v.is_array() { empty_arrays_count } else { empty_objects_count };
+                leaves += u64::from(counted);
+            } else if sets && v.is_array() && !v.items().any(|x| x.is_container()) {
+                let items: Vec<Node<'v>> = v.items().collect();
+                leaves += align::ScalarSet::new(&items).items().len() as u64;
+            } else {
                 stack.extend(v.items());
                 stack.extend(v.entries().map(|(_, x)| x));
-            } else {
-                leaves += 1;
             }
         }
         self.counts.matched += leaves;

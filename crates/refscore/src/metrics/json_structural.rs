@@ -118,6 +118,12 @@ impl Rules for JsonStructural {
         &self.policy
     }
 
+    /// Equal values have one JavaScript type, equal trimmed strings and
+    /// numbers within the tolerance.
+    fn equal_leaves_match(&self) -> bool {
+        true
+    }
+
     fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
         if js_typeof(e) != js_typeof(a) {
             return Leaf::TYPE;

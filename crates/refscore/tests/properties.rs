@@ -403,6 +403,8 @@ fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
         (json!([v, {"k": v, "m": w, "n": [v, w]}]), json!([v, {"k": v, "m": x, "n": [v, x]}])),
         (json!({"a": v, "b": [w, v]}), json!({"a": v, "b": [x, v, w], "c": v})),
         (w.clone(), x.clone()),
+        // Deeper than the levels the walk looks for equal subtrees at.
+        (nest(&v, &w, 20), nest(&v, &x, 20)),
     ];
     let distance = JsonDistance::new(false);
     let similarity = JsonSimilarity::new(None);
@@ -428,4 +430,9 @@ fn both_ways<M: Rules>(m: &M, e: &Value, a: &Value, keep: Keep) -> (String, Stri
     let once = compare(m, e, a, None, keep, false);
     let walked = compare(&LeafByLeaf(m), e, a, None, keep, false);
     (format!("{once:?}"), format!("{walked:?}"))
+}
+
+/// `depth` levels of `{"k": [shared, ...]}` around `bottom`.
+fn nest(shared: &Value, bottom: &Value, depth: usize) -> Value {
+    (0..depth).fold(bottom.clone(), |inner, _| json!({"k": [shared, inner], "s": shared}))
 }

@@ -118,6 +118,24 @@ pub struct Policy {
     pub empty_expected_object: Empty,
 }
 
+impl Policy {
+    /// Whether two empty arrays count as one matched leaf (always when
+    /// children are averaged: an empty pair is then a perfect 1).
+    pub fn empty_arrays_are_a_leaf(&self) -> bool {
+        self.aggregate == Aggregate::Mean || self.empty_arrays == Empty::Leaf
+    }
+
+    /// Whether an object pair counts as one matched leaf for being empty,
+    /// given which sides are empty.
+    pub fn empty_object_is_a_leaf(&self, expected_empty: bool, actual_empty: bool) -> bool {
+        match self.empty_expected_object {
+            Empty::Leaf => expected_empty,
+            Empty::IfBoth => expected_empty && actual_empty,
+            Empty::Nothing => false,
+        }
+    }
+}
+
 /// Overrides that per-path rules put on one node.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct NodeRule {

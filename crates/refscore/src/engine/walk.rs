@@ -200,11 +200,6 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             return None;
         }
         let pol = self.m.policy();
-        let mean = pol.aggregate == Aggregate::Mean;
-        let empty_arrays_count = mean || pol.empty_arrays == Empty::Leaf;
-        // Equal empty objects are empty on both sides: `Leaf` and `IfBoth`
-        // count them alike.
-        let empty_objects_count = pol.empty_expected_object != Empty::Nothing;
         let sets = matches!(pol.align, Align::SetIfScalars);
         let mut leaves: u64 = 0;
         let mut stack = vec![e];
@@ -212,7 +207,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             if !v.is_container() {
                 leaves += 1;
             } else if v.is_empty() {
-                let counted = if v.is_array() { empty_arrays_count } else { empty_objects_count };
+                // Equal empty objects are empty on both sides.
+                let counted = if v.is_array() {
+                    pol.empty_arrays_are_a_leaf()
+                } else {
+                    pol.empty_object_is_a_leaf(true, true)
+                };
                 leaves += u64::from(counted);
             } else if sets && v.is_array() && !v.items().any(|x| x.is_container()) {
                 let items: Vec<Node<'v>> = v.items().collect();
@@ -228,7 +228,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         for _ in 0..leaves {
             self.counts.credit += 1.0;
         }
-        if mean {
+        if pol.aggregate == Aggregate::Mean {
             return Some(Tally::new(1.0, 1.0));
         }
         #[allow(clippy::cast_precision_loss)]
@@ -457,11 +457,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let pol = self.m.policy();
         let was_element = self.element;
         let mut acc = Acc::new(pol.aggregate);
-        let leaf_if_empty = match pol.empty_expected_object {
-            Empty::Leaf => em.is_empty(),
-            Empty::IfBoth => em.is_empty() && am.is_empty(),
-            Empty::Nothing => false,
-        };
+        let leaf_if_empty = pol.empty_object_is_a_leaf(em.is_empty(), am.is_empty());
         if leaf_if_empty {
             self.emit(Outcome::Match, Some(self.null), Some(self.null), 1.0);
             self.counts.matched += 1;
@@ -534,7 +530,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let aa: &[Node<'v>] = &aa.items().collect::<Vec<_>>();
         let pol = self.m.policy();
         if ea.is_empty() && aa.is_empty() {
-            if pol.aggregate == Aggregate::Mean || pol.empty_arrays == Empty::Leaf {
+            if pol.empty_arrays_are_a_leaf() {
                 self.counts.matched += 1;
                 self.counts.credit += 1.0;
                 self.emit(Outcome::Match, Some(self.null), Some(self.null), 1.0);

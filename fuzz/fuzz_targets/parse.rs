@@ -17,14 +17,30 @@ fuzz_target!(|data: &[u8]| {
         assert!(again.is_ok(), "compact output does not parse: {again:?}");
         refscore::json::drop_deep(v);
     }
-    // The fast reader takes only what serde_json takes, and reads the same
-    // value (it refuses nesting past 128 levels, so no deep recursion here).
-    if let Some(tree) = refscore::fast_json::read(&text) {
-        let slow = refscore::json::parse(&text);
-        assert!(slow.is_ok(), "the fast reader took text serde_json refuses: {slow:?}");
-        if let Ok(slow) = slow {
-            assert_eq!(tree.root().to_value(), slow, "the two readers disagree");
+    // The fast reader takes exactly what serde_json takes (up to 128
+    // levels of nesting) and reads the same value; the deep reader takes
+    // all of it.
+    let slow = refscore::json::parse(&text);
+    let fast = refscore::fast_json::read(&text).map(|t| t.root().to_value());
+    match (&slow, &fast) {
+        (Ok(slow), Some(fast)) => assert_eq!(fast, slow, "the two readers disagree"),
+        (Ok(_), None) => assert!(
+            refscore::json::nesting_depth(text.as_bytes()) > 128,
+            "the fast reader refused JSON"
+        ),
+        (Err(e), Some(_)) => panic!("the fast reader took text serde_json refuses: {e}"),
+        (Err(_), None) => {}
+    }
+    if let Some(fast) = fast {
+        refscore::json::drop_deep(fast);
+    }
+    if let Ok(slow) = slow {
+        let deep = refscore::fast_json::read_deep(&text).map(|t| t.root().to_value());
+        assert_eq!(deep.as_ref(), Some(&slow), "the deep reader disagrees");
+        if let Some(deep) = deep {
+            refscore::json::drop_deep(deep);
         }
+        refscore::json::drop_deep(slow);
     }
     let pick = [Pick::First, Pick::Last, Pick::Only][usize::from(choice % 3)];
     let repair = choice & 4 != 0;

@@ -1,198 +1,484 @@
 //! The fast reader: JSON text read straight into a [`Tree`], with no
 //! `serde_json::Value` built on the way.
 //!
-//! `serde_json`'s tokenizer drives a visitor that writes every value into
-//! the tree's arena: strings without escapes are borrowed from the text,
-//! containers become index ranges. Reading a row, the columns no evaluator
-//! reads are skipped without being built at all.
+//! One forward pass over the bytes writes every value into the tree's
+//! arena: strings without escapes are borrowed from the text (their end
+//! found eight bytes at a time), containers become index ranges, and the
+//! containers being read are kept on a heap stack, so no depth can
+//! overflow the call stack. Reading a row, the members of the root no
+//! evaluator reads are checked and then dropped from the arena.
 //!
-//! The tokenizer is `serde_json`'s own, so the reader accepts exactly the
-//! documents [`crate::json::parse`] accepts, with the same numbers and the
-//! same last-wins duplicate keys. Text it refuses (invalid JSON, or nesting
-//! deeper than `serde_json`'s 128 levels) is left to
-//! [`crate::json::parse`], which says what is wrong or parses the deep
-//! document on a growing stack ([`read_deep`] reads such a document into
-//! a tree, for the rare reader that needs one).
+//! The reader takes a subset of what [`crate::json::parse`] takes and
+//! reads it to exactly the same value: numbers as `serde_json` reads them
+//! with `float_roundtrip` (a `u64`, else a negative `i64`, else the
+//! nearest `f64`, and `-0` as the float `-0.0`), escapes decoded alike,
+//! the last of repeated keys kept. What it does not take (invalid JSON, a
+//! lone surrogate, a number out of range, nesting past its limit) it
+//! leaves to [`crate::json::parse`], which says what is wrong. Unit tests
+//! and the fuzz harnesses check that the two agree.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
 
-use crate::tree::{Slot, Tree};
+use crate::tree::{Mark, Slot, Tree};
+
+/// Deepest nesting [`read`] and [`read_columns`] take, as `serde_json`'s
+/// default limit; deeper text is left to [`crate::json::parse`].
+const SHALLOW: usize = 128;
 
 /// Reads one JSON document into a tree, or `None` when the text is not
 /// one the fast reader takes (parse it with [`crate::json::parse`]).
 pub fn read(text: &str) -> Option<Tree<'_>> {
-    read_columns(text, None)
+    Reader::new(text, SHALLOW).document(None)
 }
 
 /// Reads one JSON document into a tree; when it is an object and
-/// `columns` is given, only those members of it are read (the others are
-/// checked for validity and skipped). `None` as [`read`].
+/// `columns` is given, only those members of it are kept (the others are
+/// checked for validity and dropped). `None` as [`read`].
 pub fn read_columns<'s>(text: &'s str, columns: Option<&[&str]>) -> Option<Tree<'s>> {
-    let mut b = Builder {
-        // About one value per 12 bytes of typical JSON.
-        tree: Tree::with_capacity(text.len() / 12 + 4),
-        items: Vec::new(),
-        entries: Vec::new(),
-    };
-    let mut de = serde_json::Deserializer::from_str(text);
-    let root = ValueSeed { b: &mut b, columns }.deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    let mut tree = b.tree;
-    tree.set_root(root);
-    Some(tree)
+    Reader::new(text, SHALLOW).document(columns)
 }
 
 /// Reads one JSON document of any depth up to [`crate::json::MAX_DEPTH`]
-/// into a tree, on a growing stack: for a document that
-/// [`crate::json::parse`] took, when the tree is needed (where its
-/// repeated keys were). `None` when the text is not JSON or nests deeper.
-pub(crate) fn read_deep(text: &str) -> Option<Tree<'_>> {
-    let limit = crate::json::MAX_DEPTH;
-    if text.len() > limit && crate::json::nesting_depth(text.as_bytes()) > limit {
-        return None;
-    }
-    let mut b = Builder {
-        tree: Tree::with_capacity(text.len() / 12 + 4),
-        items: Vec::new(),
-        entries: Vec::new(),
-    };
-    let mut de = serde_json::Deserializer::from_str(text);
-    de.disable_recursion_limit();
-    let seed = ValueSeed { b: &mut b, columns: None };
-    let root = seed.deserialize(serde_stacker::Deserializer::new(&mut de)).ok()?;
-    de.end().ok()?;
-    let mut tree = b.tree;
-    tree.set_root(root);
-    Some(tree)
+/// into a tree: for a document that [`crate::json::parse`] took, when the
+/// tree is needed (where its repeated keys were). `None` when the text is
+/// not JSON or nests deeper.
+pub fn read_deep(text: &str) -> Option<Tree<'_>> {
+    Reader::new(text, crate::json::MAX_DEPTH).document(None)
 }
 
-/// The tree being built, and scratch stacks for the containers being read.
-struct Builder<'s> {
+/// A container being read.
+#[derive(Clone, Copy)]
+enum Open {
+    /// An array whose items so far are `items[mark..]`.
+    Array { mark: usize },
+    /// An object whose members so far are `entries[mark..]`.
+    Object { mark: usize },
+}
+
+/// One pass over one text.
+struct Reader<'s> {
+    text: &'s str,
+    bytes: &'s [u8],
+    pos: usize,
+    /// Deepest nesting taken.
+    limit: usize,
     tree: Tree<'s>,
+    /// Items of the open arrays, innermost last.
     items: Vec<u32>,
+    /// Members of the open objects, innermost last; a member whose value
+    /// is being read holds [`WAITING`].
     entries: Vec<(Cow<'s, str>, u32)>,
+    /// The open containers, innermost last.
+    open: Vec<Open>,
 }
 
-/// Reads one value into the builder; its index in the tree. With
-/// `columns` (the root only), an object's members outside them are skipped.
-struct ValueSeed<'b, 's> {
-    b: &'b mut Builder<'s>,
-    columns: Option<&'b [&'b str]>,
+/// A number's digits as one integer, while it fits in a `u64`.
+struct Digits {
+    value: u64,
+    exact: bool,
 }
 
-impl<'de: 's, 's> DeserializeSeed<'de> for ValueSeed<'_, 's> {
-    type Value = u32;
+/// The powers of ten a `f64` holds exactly.
+const POWERS_OF_TEN: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u32, D::Error> {
-        d.deserialize_any(ValueVisitor { b: self.b, columns: self.columns })
-    }
+/// A member's value index while its value is being read.
+const WAITING: u32 = u32::MAX;
+
+/// Every byte of a word set to `b`.
+const fn splat(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
 }
 
-struct ValueVisitor<'b, 's> {
-    b: &'b mut Builder<'s>,
-    columns: Option<&'b [&'b str]>,
-}
-
-impl<'de: 's, 's> Visitor<'de> for ValueVisitor<'_, 's> {
-    type Value = u32;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_unit<E>(self) -> Result<u32, E> {
-        Ok(self.b.tree.push(Slot::Null))
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<u32, E> {
-        Ok(self.b.tree.push(Slot::Bool(v)))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<u32, E> {
-        Ok(self.b.tree.push(Slot::Number(Number::from(v))))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<u32, E> {
-        Ok(self.b.tree.push(Slot::Number(Number::from(v))))
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<u32, E> {
-        let n = Number::from_f64(v).ok_or_else(|| E::custom("number out of range"))?;
-        Ok(self.b.tree.push(Slot::Number(n)))
-    }
-
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<u32, E> {
-        Ok(self.b.tree.push(Slot::Str(Cow::Borrowed(v))))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<u32, E> {
-        Ok(self.b.tree.push(Slot::Str(Cow::Owned(v.to_owned()))))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<u32, E> {
-        Ok(self.b.tree.push(Slot::Str(Cow::Owned(v))))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u32, A::Error> {
-        let b = self.b;
-        let mark = b.items.len();
-        while let Some(at) = seq.next_element_seed(ValueSeed { b: &mut *b, columns: None })? {
-            b.items.push(at);
+impl<'s> Reader<'s> {
+    fn new(text: &'s str, limit: usize) -> Reader<'s> {
+        Reader {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            limit,
+            // About one value per 12 bytes of typical JSON.
+            tree: Tree::with_capacity(text.len() / 12 + 4),
+            items: Vec::new(),
+            entries: Vec::new(),
+            open: Vec::new(),
         }
-        let at = b.tree.push_array(b.items[mark..].iter().copied());
-        b.items.truncate(mark);
-        Ok(at)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u32, A::Error> {
-        let b = self.b;
-        let mark = b.entries.len();
-        while let Some(key) = map.next_key_seed(KeySeed)? {
-            if self.columns.is_some_and(|c| !c.contains(&key.as_ref())) {
-                map.next_value::<IgnoredAny>()?;
-                continue;
+    /// The whole text as one document.
+    fn document(mut self, columns: Option<&[&str]>) -> Option<Tree<'s>> {
+        let root = self.value(columns)?;
+        self.skip_space();
+        if self.pos != self.bytes.len() {
+            return None;
+        }
+        let mut tree = self.tree;
+        tree.set_root(root);
+        Some(tree)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_space(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// Reads one value, containers and all; its index. With `columns`,
+    /// a root object keeps only those members.
+    fn value(&mut self, columns: Option<&[&str]>) -> Option<u32> {
+        // Where the arena stood before the value of a root member that
+        // `columns` leaves out.
+        let mut dropped: Option<Mark> = None;
+        'value: loop {
+            self.skip_space();
+            let mut at = match self.peek()? {
+                open @ (b'{' | b'[') => {
+                    if self.open.len() >= self.limit {
+                        return None;
+                    }
+                    self.pos += 1;
+                    self.skip_space();
+                    match (open, self.peek()?) {
+                        (b'{', b'}') | (b'[', b']') => {
+                            self.pos += 1;
+                            if open == b'{' {
+                                let mark = self.entries.len();
+                                self.tree.push_object(&mut self.entries, mark)
+                            } else {
+                                self.tree.push_array(std::iter::empty())
+                            }
+                        }
+                        (b'{', _) => {
+                            self.open.push(Open::Object { mark: self.entries.len() });
+                            if let Some(before) = self.key(columns)? {
+                                dropped = Some(before);
+                            }
+                            continue 'value;
+                        }
+                        _ => {
+                            self.open.push(Open::Array { mark: self.items.len() });
+                            continue 'value;
+                        }
+                    }
+                }
+                b'"' => {
+                    let s = self.string()?;
+                    self.tree.push(Slot::Str(s))
+                }
+                b't' => self.literal(b"true", Slot::Bool(true))?,
+                b'f' => self.literal(b"false", Slot::Bool(false))?,
+                b'n' => self.literal(b"null", Slot::Null)?,
+                b'-' | b'0'..=b'9' => {
+                    let n = self.number()?;
+                    self.tree.push(Slot::Number(n))
+                }
+                _ => return None,
+            };
+            // `at` is complete: hand it to its container, and on to the
+            // containers it closes.
+            loop {
+                let Some(&open) = self.open.last() else { return Some(at) };
+                self.skip_space();
+                let next = self.peek()?;
+                match open {
+                    Open::Array { mark } => {
+                        self.items.push(at);
+                        match next {
+                            b',' => {
+                                self.pos += 1;
+                                continue 'value;
+                            }
+                            b']' => {
+                                self.pos += 1;
+                                at = self.tree.push_array(self.items[mark..].iter().copied());
+                                self.items.truncate(mark);
+                            }
+                            _ => return None,
+                        }
+                    }
+                    Open::Object { mark } => {
+                        match dropped.take() {
+                            // Only a root member is ever dropped, and it
+                            // completes when the root is the one open.
+                            Some(before) if self.open.len() == 1 => self.tree.reset(before),
+                            other => {
+                                dropped = other;
+                                if let Some(last) = self.entries.last_mut() {
+                                    last.1 = at;
+                                }
+                            }
+                        }
+                        match next {
+                            b',' => {
+                                self.pos += 1;
+                                if let Some(before) = self.key(columns)? {
+                                    dropped = Some(before);
+                                }
+                                continue 'value;
+                            }
+                            b'}' => {
+                                self.pos += 1;
+                                at = self.tree.push_object(&mut self.entries, mark);
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+                self.open.pop();
             }
-            let at = map.next_value_seed(ValueSeed { b: &mut *b, columns: None })?;
-            b.entries.push((key, at));
         }
-        let at = b.tree.push_object(&mut b.entries[mark..]);
-        b.entries.truncate(mark);
-        Ok(at)
-    }
-}
-
-/// Reads an object key, borrowed from the text when it has no escapes.
-struct KeySeed;
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(KeySeed)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object key")
     }
 
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
+    /// Reads an object's key and the colon after it. The member waits in
+    /// `entries` for its value, unless the object is the root and
+    /// `columns` leaves the key out: then where the arena stands, to go
+    /// back to once the value is read.
+    #[inline(always)]
+    fn key(&mut self, columns: Option<&[&str]>) -> Option<Option<Mark>> {
+        self.skip_space();
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let key = self.string()?;
+        self.skip_space();
+        if self.peek()? != b':' {
+            return None;
+        }
+        self.pos += 1;
+        if self.open.len() == 1 && columns.is_some_and(|c| !c.contains(&key.as_ref())) {
+            return Some(Some(self.tree.mark()));
+        }
+        self.entries.push((key, WAITING));
+        Some(None)
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_owned()))
+    /// `word` (`true`, `false` or `null`) as `slot`.
+    fn literal(&mut self, word: &[u8], slot: Slot<'s>) -> Option<u32> {
+        let end = self.pos + word.len();
+        (self.bytes.get(self.pos..end)? == word).then(|| {
+            self.pos = end;
+            self.tree.push(slot)
+        })
     }
 
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v))
+    /// Reads a string from its opening quote: borrowed from the text when
+    /// it has no escapes.
+    #[inline(always)]
+    fn string(&mut self) -> Option<Cow<'s, str>> {
+        let start = self.pos + 1;
+        let end = self.plain_run(start);
+        match self.peek_at(end)? {
+            b'"' => {
+                self.pos = end + 1;
+                Some(Cow::Borrowed(self.text.get(start..end)?))
+            }
+            b'\\' => {
+                let mut owned = String::with_capacity(end - start + 16);
+                owned.push_str(self.text.get(start..end)?);
+                self.pos = end;
+                self.escaped(owned).map(Cow::Owned)
+            }
+            // A control character: not JSON.
+            _ => None,
+        }
+    }
+
+    fn peek_at(&self, at: usize) -> Option<u8> {
+        self.bytes.get(at).copied()
+    }
+
+    /// Where the run of string bytes from `at` ends: at the first quote,
+    /// backslash or control character (or the end of the text).
+    fn plain_run(&self, mut at: usize) -> usize {
+        let bytes = self.bytes;
+        while let Some(chunk) = bytes.get(at..at + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let w = u64::from_le_bytes(word);
+            let quote = w ^ splat(b'"');
+            let slash = w ^ splat(b'\\');
+            // A byte's high bit is set where it is 0 (in `quote`, `slash`)
+            // or below 0x20 (in `w`); the lowest such bit is exact.
+            let hits = (quote.wrapping_sub(splat(1)) & !quote)
+                | (slash.wrapping_sub(splat(1)) & !slash)
+                | (w.wrapping_sub(splat(0x20)) & !w);
+            let hits = hits & splat(0x80);
+            if hits != 0 {
+                return at + (hits.trailing_zeros() / 8) as usize;
+            }
+            at += 8;
+        }
+        while let Some(&b) = bytes.get(at) {
+            if b == b'"' || b == b'\\' || b < 0x20 {
+                break;
+            }
+            at += 1;
+        }
+        at
+    }
+
+    /// Reads the rest of a string from a backslash, appending to `out`.
+    fn escaped(&mut self, mut out: String) -> Option<String> {
+        loop {
+            match self.peek()? {
+                b'"' => {
+                    self.pos += 1;
+                    return Some(out);
+                }
+                b'\\' => {
+                    let b = self.peek_at(self.pos + 1)?;
+                    self.pos += 2;
+                    match b {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => out.push(self.unicode_escape()?),
+                        _ => return None,
+                    }
+                }
+                _ => {
+                    let end = self.plain_run(self.pos);
+                    if end == self.pos {
+                        // A control character: not JSON.
+                        return None;
+                    }
+                    out.push_str(self.text.get(self.pos..end)?);
+                    self.pos = end;
+                }
+            }
+        }
+    }
+
+    /// The character of a `\u` escape whose hex digits start at `pos`: a
+    /// surrogate pair taken whole, a lone surrogate refused.
+    fn unicode_escape(&mut self) -> Option<char> {
+        let first = self.hex4()?;
+        match first {
+            0xD800..=0xDBFF => {
+                if self.bytes.get(self.pos..self.pos + 2)? != b"\\u" {
+                    return None;
+                }
+                self.pos += 2;
+                let second = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&second) {
+                    return None;
+                }
+                char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+            }
+            0xDC00..=0xDFFF => None,
+            c => char::from_u32(c),
+        }
+    }
+
+    /// Four hex digits.
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.bytes.get(self.pos..self.pos + 4)?;
+        let mut n = 0;
+        for &d in digits {
+            n = n * 16 + char::from(d).to_digit(16)?;
+        }
+        self.pos += 4;
+        Some(n)
+    }
+
+    /// Reads a number, as `serde_json` with `float_roundtrip` reads it.
+    fn number(&mut self) -> Option<Number> {
+        let start = self.pos;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.pos += 1;
+        }
+        // Every digit, as one integer while it fits.
+        let mut digits = Digits { value: 0, exact: true };
+        match self.peek()? {
+            b'0' => self.pos += 1,
+            b'1'..=b'9' => self.digits(&mut digits),
+            _ => return None,
+        }
+        let mut float = false;
+        // The power of ten the digits are scaled by.
+        let mut scale: i64 = 0;
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            let first = self.pos;
+            self.digits(&mut digits);
+            if self.pos == first {
+                return None;
+            }
+            scale -= i64::try_from(self.pos - first).ok()?;
+            float = true;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            let sign = match self.peek() {
+                Some(b'-') => {
+                    self.pos += 1;
+                    -1
+                }
+                Some(b'+') => {
+                    self.pos += 1;
+                    1
+                }
+                _ => 1,
+            };
+            let first = self.pos;
+            let mut exponent: i64 = 0;
+            while let Some(d @ b'0'..=b'9') = self.peek() {
+                exponent = (exponent * 10 + i64::from(d - b'0')).min(1 << 32);
+                self.pos += 1;
+            }
+            if self.pos == first {
+                return None;
+            }
+            scale += sign * exponent;
+            float = true;
+        }
+        if digits.exact {
+            let n = digits.value;
+            if !float {
+                if !negative {
+                    return Some(Number::from(n));
+                }
+                // `-0` and magnitudes past `i64` are floats, as in serde_json.
+                return match 0i64.checked_sub_unsigned(n) {
+                    Some(i) if n != 0 => Some(Number::from(i)),
+                    _ => Number::from_f64(-(n as f64)),
+                };
+            }
+            // Exact digits and an exact power of ten: one correctly
+            // rounded operation gives the nearest float.
+            if n <= 1 << 53 && (-22..=22).contains(&scale) {
+                let power = POWERS_OF_TEN[scale.unsigned_abs() as usize];
+                let v = if scale < 0 { n as f64 / power } else { n as f64 * power };
+                return Number::from_f64(if negative { -v } else { v });
+            }
+        }
+        // Infinite (out of range): left to serde_json, which refuses it.
+        Number::from_f64(self.text.get(start..self.pos)?.parse::<f64>().ok()?)
+    }
+
+    /// Reads a run of digits into `digits`.
+    fn digits(&mut self, digits: &mut Digits) {
+        while let Some(d @ b'0'..=b'9') = self.peek() {
+            match digits.value.checked_mul(10).and_then(|v| v.checked_add(u64::from(d - b'0'))) {
+                Some(v) => digits.value = v,
+                None => digits.exact = false,
+            }
+            self.pos += 1;
+        }
     }
 }
 
@@ -258,6 +544,20 @@ mod tests {
             "0e7",
             "0.0e-3",
             "-0.5",
+            "9007199254740993e-2",
+            "9007199254740995e-1",
+            "18014398509481983e-3",
+            "9007199254740992e-22",
+            "9007199254740992e22",
+            "1e22",
+            "1e23",
+            "1e-22",
+            "1e-23",
+            "123456789e-22",
+            "0.000000000000000000000000000001",
+            "1234567890123456789e-5",
+            "12345678901234567890e-5",
+            "-12.5e+3",
         ] {
             same(t);
             same(&format!("[{t}]"));

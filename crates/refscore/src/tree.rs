@@ -59,6 +59,15 @@ pub(crate) struct Repeat<'s> {
     pub(crate) occurrences: u32,
 }
 
+/// Where a tree's arena stood ([`Tree::mark`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mark {
+    slots: usize,
+    kids: usize,
+    members: usize,
+    repeats: usize,
+}
+
 /// Largest number of values a tree holds (`u32` indices).
 pub const MAX_NODES: usize = u32::MAX as usize;
 
@@ -124,28 +133,58 @@ impl<'s> Tree<'s> {
         self.push(Slot::Array { start, len })
     }
 
-    /// Adds an object of `entries` (in document order, duplicates
-    /// included: of equal keys the last written wins); its index.
-    pub(crate) fn push_object(&mut self, entries: &mut [(Cow<'s, str>, u32)]) -> u32 {
-        // Stable: of equal keys, the last written stays last.
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+    /// Adds an object of the members `entries[mark..]` (in document
+    /// order, duplicates included: of equal keys the last written wins),
+    /// taking them out of `entries`; its index.
+    pub(crate) fn push_object(
+        &mut self,
+        entries: &mut Vec<(Cow<'s, str>, u32)>,
+        mark: usize,
+    ) -> u32 {
         let start = index(self.members.len());
         let object = index(self.slots.len());
-        let mut run = 1;
-        for i in 0..entries.len() {
-            if entries.get(i + 1).is_some_and(|next| next.0 == entries[i].0) {
-                run += 1;
-                continue;
+        let new = &mut entries[mark..];
+        if new.windows(2).all(|w| key_order(&w[0].0, &w[1].0).is_lt()) {
+            // Sorted with no key repeated, as most objects are written.
+            self.members.extend(entries.drain(mark..));
+        } else {
+            // Stable: of equal keys, the last written stays last.
+            new.sort_by(|a, b| key_order(&a.0, &b.0));
+            let mut run = 1;
+            for i in 0..new.len() {
+                if new.get(i + 1).is_some_and(|next| next.0 == new[i].0) {
+                    run += 1;
+                    continue;
+                }
+                let (k, v) = std::mem::take(&mut new[i]);
+                if run > 1 {
+                    self.repeats.push(Repeat { object, key: k.clone(), occurrences: run });
+                    run = 1;
+                }
+                self.members.push((k, v));
             }
-            let (k, v) = std::mem::take(&mut entries[i]);
-            if run > 1 {
-                self.repeats.push(Repeat { object, key: k.clone(), occurrences: run });
-                run = 1;
-            }
-            self.members.push((k, v));
+            entries.truncate(mark);
         }
         let len = index(self.members.len()) - start;
         self.push(Slot::Object { start, len })
+    }
+
+    /// Where the arena stands, to [`Tree::reset`] it there later.
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            slots: self.slots.len(),
+            kids: self.kids.len(),
+            members: self.members.len(),
+            repeats: self.repeats.len(),
+        }
+    }
+
+    /// Drops every value added since `mark`.
+    pub(crate) fn reset(&mut self, mark: Mark) {
+        self.slots.truncate(mark.slots);
+        self.kids.truncate(mark.kids);
+        self.members.truncate(mark.members);
+        self.repeats.truncate(mark.repeats);
     }
 
     /// Makes the value at `at` the root.
@@ -178,6 +217,15 @@ impl<'s> Tree<'s> {
     /// Whether the tree is empty (never: a tree holds at least its root).
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
+    }
+}
+
+/// The order of keys (by their bytes, as `str` orders), deciding on the
+/// first byte where it can without a call to compare the rest.
+fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
     }
 }
 
@@ -538,12 +586,38 @@ mod tests {
     }
 
     #[test]
+    fn an_object_takes_only_the_members_past_its_mark() {
+        let mut t = Tree::with_capacity(8);
+        let v = t.push(Slot::Null);
+        // In order, then out of order: the same object either way.
+        for keys in [["a", "b", "c"], ["c", "a", "b"]] {
+            let mut entries = vec![(Cow::Borrowed("outer"), v)];
+            entries.extend(keys.iter().map(|k| (Cow::Borrowed(*k), v)));
+            let at = t.push_object(&mut entries, 1);
+            assert_eq!(entries, [(Cow::Borrowed("outer"), v)]);
+            let node = Node { tree: &t, at };
+            assert_eq!(node.entries().map(|(k, _)| k).collect::<Vec<_>>(), ["a", "b", "c"]);
+            assert!(node.repeated_keys().is_empty());
+        }
+    }
+
+    #[test]
+    fn keys_are_ordered_as_strings_are() {
+        let keys = ["", "a", "ab", "b", "B", "é", "e\u{301}", "\u{1f600}", "a\u{0}", "zz", "z"];
+        for a in keys {
+            for b in keys {
+                assert_eq!(key_order(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
     fn objects_note_the_keys_they_repeated_and_keep_the_last_member() {
         let mut t = Tree::with_capacity(8);
         let (one, two, three) =
             (t.push(Slot::Bool(false)), t.push(Slot::Null), t.push(Slot::Bool(true)));
         let mut inner = vec![(Cow::Borrowed("k"), one), (Cow::Borrowed("k"), three)];
-        let inner = t.push_object(&mut inner);
+        let inner = t.push_object(&mut inner, 0);
         let mut outer = vec![
             (Cow::Borrowed("b"), one),
             (Cow::Borrowed("a"), inner),
@@ -551,7 +625,8 @@ mod tests {
             (Cow::Borrowed("c"), one),
             (Cow::Borrowed("b"), three),
         ];
-        let root = t.push_object(&mut outer);
+        let root = t.push_object(&mut outer, 0);
+        assert!(outer.is_empty());
         t.set_root(root);
         let r = t.root();
         assert_eq!(r.to_value(), json!({"a": {"k": true}, "b": true, "c": false}));

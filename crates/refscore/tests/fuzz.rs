@@ -80,6 +80,16 @@ const TOKENS: &[&[u8]] = &[
     b"id,output,reference",
     b"\"\"",
     b"\xf0\x9f\x98\x80",
+    b"1E+2",
+    b"-0.0e-0",
+    b"9223372036854775808",
+    b"-9223372036854775809",
+    b"0.1e-400",
+    b"\\ud83d\\ude00",
+    b"\\n\\t\\/",
+    b"\\u00e9",
+    b".",
+    b"e",
 ];
 
 /// Mutated JSON-like bytes: token splices, sometimes around a real
@@ -233,24 +243,33 @@ fn metrics_on_hostile_text((a, b): (Vec<u8>, Vec<u8>)) -> TestCaseResult {
     Ok(())
 }
 
-/// The fast reader against `serde_json` on hostile text: it takes only
-/// what `serde_json` takes, and reads it to the same value, with the same
-/// count of repeated keys.
+/// The fast reader against `serde_json` on hostile text: it takes exactly
+/// what `serde_json` takes (up to its 128 levels of nesting; the deep
+/// reader up to the parser's limit), reads it to the same value, and
+/// counts the same repeated keys.
 fn fast_reader_agrees(bytes: Vec<u8>) -> TestCaseResult {
     let text = text_of(&bytes);
-    if let Some(tree) = refscore::fast_json::read(&text) {
-        let fast = tree.root().to_value();
-        match refscore::json::parse(&text) {
-            Ok(slow) => {
-                prop_assert_eq!(&fast, &slow, "{:?}", text);
-                let (a, b) = (serde_json::to_string(&fast), serde_json::to_string(&slow));
-                prop_assert_eq!(a.ok(), b.ok(), "{:?}", text);
-                // Both count the same replaced members (repeated keys).
-                let counted = refscore::json::parse_counted(&text).map(|(_, n)| n);
-                prop_assert_eq!(counted.ok(), Some(tree.duplicate_keys()), "{:?}", text);
-            }
-            Err(e) => prop_assert!(false, "fast reader took {:?}; serde_json: {}", text, e),
+    let slow = refscore::json::parse(&text);
+    let fast = refscore::fast_json::read(&text);
+    let shallow = refscore::json::nesting_depth(text.as_bytes()) <= 128;
+    match (&slow, fast) {
+        (Ok(slow), Some(tree)) => {
+            let fast = tree.root().to_value();
+            prop_assert_eq!(&fast, slow, "{:?}", text);
+            let (a, b) = (serde_json::to_string(&fast), serde_json::to_string(slow));
+            prop_assert_eq!(a.ok(), b.ok(), "{:?}", text);
+            // Both count the same replaced members (repeated keys).
+            let counted = refscore::json::parse_counted(&text).map(|(_, n)| n);
+            prop_assert_eq!(counted.ok(), Some(tree.duplicate_keys()), "{:?}", text);
         }
+        (Ok(_), None) => prop_assert!(!shallow, "fast reader refused {:?}", text),
+        (Err(e), Some(_)) => prop_assert!(false, "fast reader took {:?}; serde_json: {}", text, e),
+        (Err(_), None) => {}
+    }
+    if let Ok(slow) = slow {
+        let deep = refscore::fast_json::read_deep(&text).map(|t| t.root().to_value());
+        prop_assert_eq!(deep.as_ref(), Some(&slow), "deep reader on {:?}", text);
+        refscore::json::drop_deep(slow);
     }
     Ok(())
 }

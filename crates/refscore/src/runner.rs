@@ -589,7 +589,7 @@ fn evaluate_item(
         Ok((row, line)) => {
             // A line that repeated keys is read into a tree as well, to
             // say where (rare: other rows build no tree).
-            let text = line.as_deref().and_then(|b| std::str::from_utf8(b).ok());
+            let text = line.as_deref().and_then(|b| simdutf8::basic::from_utf8(b).ok());
             let tree = text.and_then(|t| fast_json::read_deep(t.trim_end()));
             let keys = tree.as_ref().map(Tree::root);
             let ev = evaluate_row(suite, RowView::Value { row: &row, keys }, max_details);
@@ -649,7 +649,8 @@ fn evaluate_fast(
     columns: &FastColumns<'_>,
     max: Option<usize>,
 ) -> Option<Evaluated> {
-    let text = std::str::from_utf8(bytes).ok()?;
+    // Validated with SIMD: a line is mostly ASCII, with some accents.
+    let text = simdutf8::basic::from_utf8(bytes).ok()?;
     let tree = fast_json::read_columns(text.trim_end(), Some(&columns.read))?;
     let root = tree.root();
     let complete = root.is_object()

@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Pending, row_error};
 
@@ -22,6 +23,8 @@ pub(crate) struct JsonlRows<R> {
     eof: bool,
     /// The read error to report once the lines before it are read.
     error: Option<std::io::Error>,
+    /// Bytes read so far, for progress.
+    read: Option<Arc<AtomicU64>>,
 }
 
 impl<R: Read> JsonlRows<R> {
@@ -34,7 +37,17 @@ impl<R: Read> JsonlRows<R> {
             line: 0,
             eof: false,
             error: None,
+            read: None,
         }
+    }
+
+    /// Adds every byte read to `read`, for progress. (The rows read
+    /// straight from the file this way: a wrapper counting its reads
+    /// would have the standard library zero each block before reading
+    /// into it.)
+    pub(crate) fn counting(mut self, read: Arc<AtomicU64>) -> Self {
+        self.read = Some(read);
+        self
     }
 
     /// Reads the next block: the unread tail of the current one, then
@@ -57,7 +70,11 @@ impl<R: Read> JsonlRows<R> {
             let room = (next.capacity() - start) as u64;
             // Reads into the spare capacity (no zeroing), until it is full
             // or the file ends.
-            match (&mut self.reader).take(room).read_to_end(&mut next) {
+            let result = (&mut self.reader).take(room).read_to_end(&mut next);
+            if let Some(read) = &self.read {
+                read.fetch_add((next.len() - start) as u64, Ordering::Relaxed);
+            }
+            match result {
                 Ok(_) if next.len() == start => {
                     self.eof = true;
                     break;

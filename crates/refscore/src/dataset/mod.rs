@@ -258,7 +258,9 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
         )
     };
     let inner: Box<dyn Iterator<Item = Pending> + Send> = match format {
-        DatasetFormat::Jsonl => Box::new(jsonl::JsonlRows::from_reader(path, counted(file))),
+        DatasetFormat::Jsonl => {
+            Box::new(jsonl::JsonlRows::from_reader(path, file).counting(Arc::clone(&read)))
+        }
         DatasetFormat::JsonArray => Box::new(
             json_array::JsonArrayRows::from_reader(path, counted(file)).map(Pending::Ready),
         ),
@@ -351,6 +353,22 @@ pub(crate) fn row_error(file: &Path, number: u64, message: impl Into<String>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_reaches_the_whole_file_for_every_format() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [
+            ("a.jsonl", "{\"id\":1}\n{\"id\":2}\n"),
+            ("a.json", "[{\"id\":1},{\"id\":2}]"),
+            ("a.csv", "id\n1\n2\n"),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let mut rows = open(&path, None).unwrap();
+            assert_eq!(rows.by_ref().filter(Result::is_ok).count(), 2, "{name}");
+            assert_eq!(rows.fraction_read(), Some(1.0), "{name}");
+        }
+    }
 
     #[test]
     fn formats_from_extensions() {

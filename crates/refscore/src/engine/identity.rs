@@ -64,8 +64,14 @@ fn same_folded(x: &str, y: &str) -> bool {
 /// two different entries that collide (a chance of about 2^-64 each) count
 /// as one repeated value, so they identify nothing: no pair is made on a
 /// collision, since an agreement is checked on the texts.
-fn entry_key(field: &str, value: &str) -> Option<u64> {
-    let text = folded(value);
+fn entry_key(field: &str, value: &str, scratch: &mut Vec<u8>) -> Option<u64> {
+    let general;
+    let text: &[u8] = if fold_ascii(value, scratch) {
+        scratch
+    } else {
+        general = folded(value);
+        general.as_bytes()
+    };
     if text.is_empty() {
         return None;
     }
@@ -73,17 +79,58 @@ fn entry_key(field: &str, value: &str) -> Option<u64> {
     h.write(field.as_bytes());
     // 0xff never occurs in UTF-8: it ends the field name unambiguously.
     h.write_u8(0xff);
-    h.write(text.as_bytes());
+    h.write(text);
     Some(h.finish())
+}
+
+/// Folds ASCII text into `out` in one pass, exactly as [`folded`] does;
+/// `false` (and `out` unspecified) when the text is not ASCII or holds a
+/// vertical tab, which only [`folded`]'s general path takes.
+fn fold_ascii(s: &str, out: &mut Vec<u8>) -> bool {
+    out.clear();
+    let bytes = s.as_bytes();
+    // The usual text: ASCII with no control characters, single spaces
+    // between words and none at either end; lower case is all folding
+    // does to it. (A fold, not `all`, so that the check runs without a
+    // branch per byte.)
+    let plain = bytes.iter().fold(true, |ok, &b| ok & (b.wrapping_sub(0x20) < 0x60));
+    if plain
+        && bytes.first() != Some(&b' ')
+        && bytes.last() != Some(&b' ')
+        && memchr::memmem::find(bytes, b"  ").is_none()
+    {
+        out.extend_from_slice(bytes);
+        out.make_ascii_lowercase();
+        return true;
+    }
+    let mut space = false;
+    for &b in bytes {
+        if b >= 0x80 || b == 0x0b {
+            return false;
+        }
+        if b.is_ascii_whitespace() {
+            space = !out.is_empty();
+        } else {
+            if space {
+                out.push(b' ');
+                space = false;
+            }
+            out.push(b.to_ascii_lowercase());
+        }
+    }
+    true
 }
 
 /// Per entry key, the one element holding it with the entry's field, or
 /// `None` when several elements do.
 fn unique<'v>(items: &[Node<'v>]) -> FxMap<u64, Option<(usize, &'v str)>> {
     let mut seen: FxMap<u64, Option<(usize, &'v str)>> = FxMap::default();
+    let mut scratch = Vec::new();
     for (i, &v) in items.iter().enumerate() {
         for (k, x) in v.entries() {
-            let Some(key) = x.as_str().and_then(|s| entry_key(k, s)) else { continue };
+            let Some(key) = x.as_str().and_then(|s| entry_key(k, s, &mut scratch)) else {
+                continue;
+            };
             seen.entry(key).and_modify(|x| *x = None).or_insert(Some((i, k)));
         }
     }
@@ -166,6 +213,37 @@ mod tests {
         Tree::from_value(v)
     }
 
+    fn key(field: &str, value: &str) -> Option<u64> {
+        entry_key(field, value, &mut Vec::new())
+    }
+
+    #[test]
+    fn the_one_pass_ascii_fold_folds_as_the_general_one() {
+        let mut out = Vec::new();
+        for s in [
+            "",
+            " ",
+            "sku-1",
+            "SKU-1",
+            "  Two  words ",
+            "a\tb\nc\rd\u{c}e",
+            "\t\nX\r",
+            "a b",
+            "MiXeD CaSe 42",
+            "x\u{b}y",
+            "é",
+            "A é",
+        ] {
+            let ascii = fold_ascii(s, &mut out);
+            assert_eq!(ascii, s.is_ascii() && !s.contains('\u{b}'), "{s:?}");
+            if ascii {
+                assert_eq!(out, folded(s).as_bytes(), "{s:?}");
+            }
+            // Whichever path folds it, the key is the folded text's.
+            assert_eq!(key("f", s), key("f", &folded(s)), "{s:?}");
+        }
+    }
+
     #[test]
     fn unique_strings_identify() {
         let e = [
@@ -204,11 +282,11 @@ mod tests {
             let general = s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
             assert_eq!(folded(s), general, "{s:?}");
             assert!(matches!(folded(s), Cow::Owned(_)), "{s:?}");
-            assert_eq!(entry_key("f", s), entry_key("f", want), "{s:?}");
+            assert_eq!(key("f", s), key("f", want), "{s:?}");
         }
-        assert_eq!(entry_key("f", " \t "), None);
-        assert_ne!(entry_key("f", "a"), entry_key("g", "a"));
-        assert_ne!(entry_key("ab", "c"), entry_key("a", "bc"));
+        assert_eq!(key("f", " \t "), None);
+        assert_ne!(key("f", "a"), key("g", "a"));
+        assert_ne!(key("ab", "c"), key("a", "bc"));
         for (x, y, same) in [
             ("ΟΔΟΣ 1", "οδο\u{3c2} 1", true),
             ("ΟΔΟΣ 1", "οδο\u{3c3} 1", false),
@@ -220,7 +298,7 @@ mod tests {
         ] {
             assert_eq!(same_folded(x, y), folded(x) == folded(y), "{x:?} {y:?}");
             assert_eq!(same_folded(x, y), same, "{x:?} {y:?}");
-            assert_eq!(entry_key("f", x) == entry_key("f", y), same, "{x:?} {y:?}");
+            assert_eq!(key("f", x) == key("f", y), same, "{x:?} {y:?}");
         }
     }
 

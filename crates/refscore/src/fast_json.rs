@@ -103,9 +103,10 @@ impl<'s> Reader<'s> {
             limit,
             // About one value per 12 bytes of typical JSON.
             tree: Tree::with_capacity(text.len() / 12 + 4),
-            items: Vec::new(),
-            entries: Vec::new(),
-            open: Vec::new(),
+            // Room for typical rows at once, not grown a few at a time.
+            items: Vec::with_capacity(32),
+            entries: Vec::with_capacity(32),
+            open: Vec::with_capacity(16),
         }
     }
 

@@ -11,6 +11,9 @@ use super::{Pending, row_error};
 /// Bytes read at a time; a longer line grows the block to hold it.
 const BLOCK: usize = 4 << 20;
 
+/// Blocks kept for reuse once their lines are done with.
+const SPARES: usize = 2;
+
 /// Rows of a JSONL file.
 pub(crate) struct JsonlRows<R> {
     path: Arc<Path>,
@@ -25,6 +28,9 @@ pub(crate) struct JsonlRows<R> {
     error: Option<std::io::Error>,
     /// Bytes read so far, for progress.
     read: Option<Arc<AtomicU64>>,
+    /// Blocks read before, reused once no line holds them any more: a
+    /// fresh block costs the kernel a page fault and a zeroed page per 4 KB.
+    spare: Vec<Arc<Vec<u8>>>,
 }
 
 impl<R: Read> JsonlRows<R> {
@@ -38,6 +44,7 @@ impl<R: Read> JsonlRows<R> {
             eof: false,
             error: None,
             read: None,
+            spare: Vec::new(),
         }
     }
 
@@ -54,9 +61,9 @@ impl<R: Read> JsonlRows<R> {
     /// bytes until the block is full and holds a whole line, or the file
     /// ends or fails. A line longer than the block doubles it.
     fn refill(&mut self) {
-        let tail = &self.block[self.pos..];
-        let mut next = Vec::with_capacity(BLOCK.max(tail.len() * 2));
-        next.extend_from_slice(tail);
+        let tail = self.block.len() - self.pos;
+        let mut next = self.empty_block(BLOCK.max(tail * 2));
+        next.extend_from_slice(&self.block[self.pos..]);
         let mut searched = 0;
         loop {
             if next.len() == next.capacity() {
@@ -90,8 +97,27 @@ impl<R: Read> JsonlRows<R> {
                 }
             }
         }
-        self.block = Arc::new(next);
+        let done = std::mem::replace(&mut self.block, Arc::new(next));
+        if done.capacity() > 0 {
+            if self.spare.len() == SPARES {
+                self.spare.remove(0);
+            }
+            self.spare.push(done);
+        }
         self.pos = 0;
+    }
+
+    /// An empty block with room for `capacity` bytes: a spare one no line
+    /// holds any more, else a new one.
+    fn empty_block(&mut self, capacity: usize) -> Vec<u8> {
+        if let Some(i) = self.spare.iter().position(|b| Arc::strong_count(b) == 1)
+            && let Ok(mut block) = Arc::try_unwrap(self.spare.swap_remove(i))
+        {
+            block.clear();
+            block.reserve(capacity);
+            return block;
+        }
+        Vec::with_capacity(capacity)
     }
 }
 
@@ -190,16 +216,16 @@ mod tests {
         let long = format!("{{\"a\":\"{}\"}}", "x".repeat(BLOCK * 2 + 7));
         let mut text = String::new();
         let mut expected = Vec::new();
-        for i in 0..20_000 {
-            if i == 7_000 {
-                text.push_str(&long);
-                expected.push(long.len());
+        // Long enough for several blocks before and after the long line.
+        for i in 0..60_000 {
+            let line = if i == 7_000 {
+                long.clone()
             } else {
-                let line = format!("{{\"a\":{i},\"pad\":\"{}\"}}", "y".repeat(i % 700));
-                expected.push(line.len());
-                text.push_str(&line);
-            }
+                format!("{{\"a\":{i},\"pad\":\"{}\"}}", "y".repeat(i % 700))
+            };
+            text.push_str(&line);
             text.push('\n');
+            expected.push(line);
         }
         // Read in small pieces, as a pipe would deliver them.
         struct Trickle<'a>(&'a [u8]);
@@ -211,16 +237,26 @@ mod tests {
                 Ok(n)
             }
         }
-        let lines: Vec<(u64, usize)> =
-            JsonlRows::from_reader(Path::new("t"), Trickle(text.as_bytes()))
-                .map(|p| match p {
-                    Pending::Line { number, bytes, .. } => (number, bytes.len()),
-                    Pending::Ready(r) => panic!("{r:?}"),
-                })
-                .collect();
-        assert_eq!(lines.len(), expected.len());
-        for (i, ((number, len), want)) in lines.iter().zip(&expected).enumerate() {
-            assert_eq!((*number, *len), (i as u64 + 1, *want));
+        // Each line dropped as soon as it is checked (so blocks are
+        // reused), then every line held to the end (so none can be).
+        for hold in [false, true] {
+            let mut held = Vec::new();
+            let mut count = 0;
+            for (i, p) in
+                JsonlRows::from_reader(Path::new("t"), Trickle(text.as_bytes())).enumerate()
+            {
+                let Pending::Line { number, bytes, .. } = p else { panic!("{i}: not a line") };
+                assert_eq!(number, i as u64 + 1);
+                assert!(*bytes == *expected[i].as_bytes(), "line {number}");
+                count += 1;
+                if hold {
+                    held.push(bytes);
+                }
+            }
+            assert_eq!(count, expected.len());
+            for (bytes, want) in held.iter().zip(&expected) {
+                assert!(**bytes == *want.as_bytes());
+            }
         }
     }
 

@@ -48,10 +48,10 @@ impl<R: Read> JsonlRows<R> {
         }
     }
 
-    /// Adds every byte read to `read`, for progress. (The rows read
-    /// straight from the file this way: a wrapper counting its reads
-    /// would have the standard library zero each block before reading
-    /// into it.)
+    /// Adds every byte read to `read`, for progress. The rows count
+    /// their own bytes so that they can read the file itself: through a
+    /// wrapper that counted its reads, the standard library would zero
+    /// each block before reading into it.
     pub(crate) fn counting(mut self, read: Arc<AtomicU64>) -> Self {
         self.read = Some(read);
         self

@@ -17,17 +17,10 @@ fn folded(s: &str) -> Cow<'_, str> {
         return Cow::Borrowed(s);
     }
     let mut joined = String::with_capacity(s.len());
-    // `split_ascii_whitespace` does not split on a vertical tab.
-    if ascii && !s.contains('\u{b}') {
-        for word in s.split_ascii_whitespace() {
-            if !joined.is_empty() {
-                joined.push(' ');
-            }
-            joined.push_str(word);
-        }
-        joined.make_ascii_lowercase();
+    if ascii && fold_ascii(s, &mut joined) {
         return Cow::Owned(joined);
     }
+    joined.clear();
     for word in s.split_whitespace() {
         if !joined.is_empty() {
             joined.push(' ');
@@ -64,10 +57,10 @@ fn same_folded(x: &str, y: &str) -> bool {
 /// two different entries that collide (a chance of about 2^-64 each) count
 /// as one repeated value, so they identify nothing: no pair is made on a
 /// collision, since an agreement is checked on the texts.
-fn entry_key(field: &str, value: &str, scratch: &mut Vec<u8>) -> Option<u64> {
+fn entry_key(field: &str, value: &str, scratch: &mut String) -> Option<u64> {
     let general;
     let text: &[u8] = if fold_ascii(value, scratch) {
-        scratch
+        scratch.as_bytes()
     } else {
         general = folded(value);
         general.as_bytes()
@@ -83,10 +76,11 @@ fn entry_key(field: &str, value: &str, scratch: &mut Vec<u8>) -> Option<u64> {
     Some(h.finish())
 }
 
-/// Folds ASCII text into `out` in one pass, exactly as [`folded`] does;
+/// [`folded`]'s ASCII path: folds ASCII text into `out` in one pass;
 /// `false` (and `out` unspecified) when the text is not ASCII or holds a
-/// vertical tab, which only [`folded`]'s general path takes.
-fn fold_ascii(s: &str, out: &mut Vec<u8>) -> bool {
+/// vertical tab (which `split_ascii_whitespace` would not split on), left
+/// to the general path.
+fn fold_ascii(s: &str, out: &mut String) -> bool {
     out.clear();
     let bytes = s.as_bytes();
     // The usual text: ASCII with no control characters, single spaces
@@ -99,7 +93,7 @@ fn fold_ascii(s: &str, out: &mut Vec<u8>) -> bool {
         && bytes.last() != Some(&b' ')
         && memchr::memmem::find(bytes, b"  ").is_none()
     {
-        out.extend_from_slice(bytes);
+        out.push_str(s);
         out.make_ascii_lowercase();
         return true;
     }
@@ -112,10 +106,10 @@ fn fold_ascii(s: &str, out: &mut Vec<u8>) -> bool {
             space = !out.is_empty();
         } else {
             if space {
-                out.push(b' ');
+                out.push(' ');
                 space = false;
             }
-            out.push(b.to_ascii_lowercase());
+            out.push(char::from(b.to_ascii_lowercase()));
         }
     }
     true
@@ -125,7 +119,7 @@ fn fold_ascii(s: &str, out: &mut Vec<u8>) -> bool {
 /// `None` when several elements do.
 fn unique<'v>(items: &[Node<'v>]) -> FxMap<u64, Option<(usize, &'v str)>> {
     let mut seen: FxMap<u64, Option<(usize, &'v str)>> = FxMap::default();
-    let mut scratch = Vec::new();
+    let mut scratch = String::new();
     for (i, &v) in items.iter().enumerate() {
         for (k, x) in v.entries() {
             let Some(key) = x.as_str().and_then(|s| entry_key(k, s, &mut scratch)) else {
@@ -214,12 +208,12 @@ mod tests {
     }
 
     fn key(field: &str, value: &str) -> Option<u64> {
-        entry_key(field, value, &mut Vec::new())
+        entry_key(field, value, &mut String::new())
     }
 
     #[test]
     fn the_one_pass_ascii_fold_folds_as_the_general_one() {
-        let mut out = Vec::new();
+        let mut out = String::new();
         for s in [
             "",
             " ",
@@ -237,7 +231,9 @@ mod tests {
             let ascii = fold_ascii(s, &mut out);
             assert_eq!(ascii, s.is_ascii() && !s.contains('\u{b}'), "{s:?}");
             if ascii {
-                assert_eq!(out, folded(s).as_bytes(), "{s:?}");
+                assert_eq!(out, folded(s), "{s:?}");
+                let general = s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+                assert_eq!(out, general, "{s:?}");
             }
             // Whichever path folds it, the key is the folded text's.
             assert_eq!(key("f", s), key("f", &folded(s)), "{s:?}");

@@ -540,6 +540,10 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         }
         let align = rule.align.map_or(&pol.align, |i| self.m.alignment(i));
         let scalars = !ea.iter().chain(aa).any(|v| v.is_container());
+        // The identifying fields, read at most once per array: by the
+        // pairing when a pair is not plausible on similarity alone, and by
+        // the pairs' records.
+        let ids: OnceCell<Identities<'v>> = OnceCell::new();
         let pairs: Pairs = match align {
             Align::SetIfScalars if scalars => return self.scalar_set(ea, aa),
             Align::Positional | Align::SetIfScalars => align::positional(ea.len(), aa.len()),
@@ -547,7 +551,6 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 let sim = |i, j| self.pair_similarity(ea, aa, i, j);
                 match fallback {
                     Some(p) => {
-                        let ids = OnceCell::new();
                         let weigh = |i: usize, j: usize| {
                             let s = (sim(i, j) + key_similarity(ea[i], aa[j], keys)) / 2.0;
                             plausible(s, p, || {
@@ -559,14 +562,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                     None => align::by_key(ea, aa, keys, sim, None),
                 }
             }
-            Align::Unordered => self.assign(ea, aa, None),
-            Align::Auto(_) if scalars => self.assign(ea, aa, None),
-            Align::Assignment(p) | Align::Auto(p) => self.assign(ea, aa, Some(*p)),
+            Align::Unordered => self.assign(ea, aa, None, &ids),
+            Align::Auto(_) if scalars => self.assign(ea, aa, None, &ids),
+            Align::Assignment(p) | Align::Auto(p) => self.assign(ea, aa, Some(*p), &ids),
         };
         let was_element = self.element;
         let mut acc = Acc::new(pol.aggregate);
-        // The identifying fields, for the pairs' records: read once.
-        let mut ids: Option<Identities<'v>> = None;
         for (i, j) in pairs {
             self.enter(Seg::Pair { expected: i, actual: j });
             self.element = true;
@@ -584,7 +585,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                             && ea[i].is_container()
                             && self.records[at..].iter().any(|x| x.outcome != Outcome::Match)
                         {
-                            let ids = ids.get_or_insert_with(|| Identities::new(ea, aa));
+                            let ids = ids.get_or_init(|| Identities::new(ea, aa));
                             let note = self.pair_note(ea, aa, (i, j), align, ids);
                             let rec = Record {
                                 path: JsonPath::from_segs(&self.path.borrow()),
@@ -618,15 +619,20 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     }
 
     /// Pairs by assignment: under `pairing`, or (without) only equal
-    /// elements.
-    fn assign(&self, ea: &[Node<'v>], aa: &[Node<'v>], pairing: Option<Pairing>) -> Pairs {
+    /// elements. The identifying fields `ids` are read only when some pair
+    /// is not equal.
+    fn assign(
+        &self,
+        ea: &[Node<'v>],
+        aa: &[Node<'v>],
+        pairing: Option<Pairing>,
+        ids: &OnceCell<Identities<'v>>,
+    ) -> Pairs {
         let Some(p) = pairing else {
             return align::assignment(ea, aa, &|i, j| {
                 align::viable(self.pair_similarity(ea, aa, i, j), 1.0)
             });
         };
-        // Identifying fields are read only when some pair is not equal.
-        let ids = OnceCell::new();
         align::assignment(ea, aa, &|i, j| {
             plausible(self.pair_similarity(ea, aa, i, j), &p, || {
                 ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()

@@ -230,6 +230,17 @@ pub fn push_seg(out: &mut String, seg: Seg<'_>) {
 /// Whether `key` can be written after a dot: a letter or `_`, then letters,
 /// digits or `_` (ASCII or not).
 pub fn is_identifier(key: &str) -> bool {
+    // The usual key, ASCII, decided byte by byte; an ASCII first byte
+    // that is not a letter or `_` is not a Unicode letter either.
+    let b = key.as_bytes();
+    match b.first() {
+        None => return false,
+        Some(&c) if c.is_ascii() && !(c.is_ascii_alphabetic() || c == b'_') => return false,
+        Some(&c) if c.is_ascii() && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_') => {
+            return true;
+        }
+        _ => {}
+    }
     let mut chars = key.chars();
     match chars.next() {
         Some(c) if c.is_alphabetic() || c == '_' => {}
@@ -255,6 +266,42 @@ mod tests {
         assert_eq!(format_path(&[Seg::Key("prénom")]), "$.prénom");
         let pair = [Seg::Pair { expected: None, actual: Some(3) }];
         assert_eq!(format_path(&pair), "$[3]");
+    }
+
+    #[test]
+    fn identifiers_are_decided_alike_on_either_path() {
+        let general = |k: &str| {
+            let mut chars = k.chars();
+            chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                && chars.all(|c| c.is_alphanumeric() || c == '_')
+        };
+        for k in [
+            "",
+            "a",
+            "_",
+            "_1",
+            "a1_b",
+            "1a",
+            "a-b",
+            "a b",
+            "$",
+            "A",
+            "Z9",
+            "prénom",
+            "é",
+            "éa",
+            "aé",
+            "a\u{b2}",
+            "a\u{660}",
+            "\u{660}",
+            "a.b",
+            "ß",
+            "a\u{200b}",
+            "µ",
+            "a'",
+        ] {
+            assert_eq!(is_identifier(k), general(k), "{k:?}");
+        }
     }
 
     #[test]

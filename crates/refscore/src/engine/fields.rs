@@ -29,18 +29,28 @@ impl FieldTally {
     }
 }
 
-/// The wildcard path of the node being walked, and the tallies so far.
+/// The wildcard path of the node being walked, and the tallies so far:
+/// per path, its place in `counts` (first seen first).
 #[derive(Debug, Default)]
 pub(super) struct FieldTallies {
     buf: String,
     marks: Vec<usize>,
     index: FxHashMap<String, usize>,
-    tallies: Vec<FieldTally>,
+    counts: Vec<Counts>,
 }
+
+/// Room for the fields of a typical document, so that the first row's
+/// paths do not grow the table several times.
+const TYPICAL_FIELDS: usize = 32;
 
 impl FieldTallies {
     pub(super) fn new() -> Self {
-        FieldTallies { buf: String::from("$"), ..FieldTallies::default() }
+        FieldTallies {
+            buf: String::from("$"),
+            index: FxHashMap::with_capacity_and_hasher(TYPICAL_FIELDS, Default::default()),
+            counts: Vec::with_capacity(TYPICAL_FIELDS),
+            ..FieldTallies::default()
+        }
     }
 
     pub(super) fn enter(&mut self, seg: Seg<'_>) {
@@ -62,18 +72,30 @@ impl FieldTallies {
         let i = match self.index.get(self.buf.as_str()) {
             Some(&i) => i,
             None => {
-                self.index.insert(self.buf.clone(), self.tallies.len());
-                self.tallies.push(FieldTally { path: self.buf.clone(), ..FieldTally::default() });
-                self.tallies.len() - 1
+                let i = self.counts.len();
+                self.index.insert(self.buf.clone(), i);
+                self.counts.push(Counts::default());
+                i
             }
         };
-        if let Some(t) = self.tallies.get_mut(i) {
-            t.counts.record(outcome, score);
+        if let Some(c) = self.counts.get_mut(i) {
+            c.record(outcome, score);
         }
     }
 
+    /// The tallies, in the order their paths were first seen.
     pub(super) fn finish(self) -> Vec<FieldTally> {
-        self.tallies
+        let mut paths = vec![String::new(); self.counts.len()];
+        for (path, i) in self.index {
+            if let Some(slot) = paths.get_mut(i) {
+                *slot = path;
+            }
+        }
+        paths
+            .into_iter()
+            .zip(self.counts)
+            .map(|(path, counts)| FieldTally { path, counts })
+            .collect()
     }
 }
 

@@ -118,7 +118,10 @@ fn fold_ascii(s: &str, out: &mut String) -> bool {
 /// Per entry key, the one element holding it with the entry's field, or
 /// `None` when several elements do.
 fn unique<'v>(items: &[Node<'v>]) -> FxMap<u64, Option<(usize, &'v str)>> {
-    let mut seen: FxMap<u64, Option<(usize, &'v str)>> = FxMap::default();
+    // Room for every field: the table is not grown while it fills.
+    let fields = items.iter().map(|v| v.len()).sum();
+    let mut seen: FxMap<u64, Option<(usize, &'v str)>> =
+        FxMap::with_capacity_and_hasher(fields, Default::default());
     let mut scratch = String::new();
     for (i, &v) in items.iter().enumerate() {
         for (k, x) in v.entries() {

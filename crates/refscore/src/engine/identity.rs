@@ -12,12 +12,11 @@ use crate::tree::{Kind, Node};
 /// A string for identity: trimmed, inner white space collapsed, lower case.
 /// Borrowed when it is so already (the common case: ASCII identifiers).
 fn folded(s: &str) -> Cow<'_, str> {
-    let ascii = s.is_ascii();
-    if ascii && is_folded(s) {
+    if s.is_ascii() && is_folded(s) {
         return Cow::Borrowed(s);
     }
     let mut joined = String::with_capacity(s.len());
-    if ascii && fold_ascii(s, &mut joined) {
+    if fold_into(s, &mut joined) {
         return Cow::Owned(joined);
     }
     joined.clear();
@@ -28,6 +27,39 @@ fn folded(s: &str) -> Cow<'_, str> {
         joined.push_str(word);
     }
     Cow::Owned(joined.to_lowercase())
+}
+
+/// [`folded`] into `out`, in one pass over the text; `false` (and `out`
+/// unspecified) for a text with a capital sigma, whose lower case depends
+/// on the letters around it: that one takes the general path.
+fn fold_into(s: &str, out: &mut String) -> bool {
+    if s.is_ascii() && fold_ascii(s, out) {
+        return true;
+    }
+    // Every other character's lower case is its own, so the text can be
+    // folded character by character: white space (as `split_whitespace`
+    // sees it) becomes one space between words.
+    out.clear();
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if c == '\u{3a3}' {
+            return false;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+    true
 }
 
 /// Whether folding leaves ASCII text `s` as it is: no upper case, single
@@ -59,7 +91,7 @@ fn same_folded(x: &str, y: &str) -> bool {
 /// collision, since an agreement is checked on the texts.
 fn entry_key(field: &str, value: &str, scratch: &mut String) -> Option<u64> {
     let general;
-    let text: &[u8] = if fold_ascii(value, scratch) {
+    let text: &[u8] = if fold_into(value, scratch) {
         scratch.as_bytes()
     } else {
         general = folded(value);
@@ -240,6 +272,51 @@ mod tests {
             }
             // Whichever path folds it, the key is the folded text's.
             assert_eq!(key("f", s), key("f", &folded(s)), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn the_one_pass_fold_folds_as_the_general_one() {
+        let mut out = String::new();
+        for s in [
+            "Besan\u{e7}on",
+            "  Stra\u{df}e  12 ",
+            "\u{c7}\u{e0}\u{a0}Va",
+            "a\u{3000}b\u{2028}c\u{85}d\u{1680}e\u{202f}f",
+            "\u{130}stanbul",
+            "\u{1f600} Smile",
+            "\u{41f}\u{440}\u{418}\u{432}\u{415}\u{422}",
+            "\u{3b1}\u{392}\u{393}",
+            "caf\u{c9}\tNOIR\u{b}x",
+            "\u{2126} \u{212a}",
+            "\u{1c5}",
+            "",
+            "\u{a0}",
+        ] {
+            assert!(fold_into(s, &mut out), "{s:?}");
+            let general = s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+            assert_eq!(out, general, "{s:?}");
+            assert_eq!(out, folded(s), "{s:?}");
+            assert_eq!(key("f", s), key("f", &general), "{s:?}");
+        }
+        // A capital sigma is left to the general path, which knows where a
+        // word ends.
+        for s in ["\u{39f}\u{394}\u{39f}\u{3a3}", "\u{3a3}\u{391}"] {
+            assert!(!fold_into(s, &mut out), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Any text folds as the definition says, whichever path takes it.
+        #[test]
+        fn every_text_folds_as_defined(
+            s in "(\\PC|\\s){0,24}|[aA\u{3a3}\u{3c3}\u{130}\u{df}\u{e9}\u{a0}\t .']{0,12}"
+        ) {
+            let general = s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+            proptest::prop_assert_eq!(folded(&s), general.as_str());
+            proptest::prop_assert_eq!(key("f", &s), key("f", &general));
         }
     }
 

@@ -276,18 +276,29 @@ impl Detail {
 
     /// One line for an explanation: `✗ check: message (expected …, got …)`.
     pub fn line(&self) -> String {
-        let mut s = format!("{} {}", if self.passed { "✓" } else { "✗" }, self.check);
-        if let Some(m) = &self.message {
-            s.push_str(": ");
-            s.push_str(m);
-        }
-        match (&self.expected, &self.actual) {
-            (Some(e), Some(a)) => s.push_str(&format!(" (expected {e}, got {a})")),
-            (Some(e), None) => s.push_str(&format!(" (expected {e})")),
-            (None, Some(a)) => s.push_str(&format!(" (got {a})")),
-            (None, None) => {}
-        }
+        let mut s = String::new();
+        self.push_line(&mut s);
         s
+    }
+
+    /// Appends [`Detail::line`] to `out`.
+    fn push_line(&self, out: &mut String) {
+        use fmt::Write;
+        out.push_str(if self.passed { "✓ " } else { "✗ " });
+        let _ = write!(out, "{}", self.check);
+        if let Some(m) = &self.message {
+            out.push_str(": ");
+            out.push_str(m);
+        }
+        let parts: &[&str] = match (&self.expected, &self.actual) {
+            (Some(e), Some(a)) => &[" (expected ", e, ", got ", a, ")"],
+            (Some(e), None) => &[" (expected ", e, ")"],
+            (None, Some(a)) => &[" (got ", a, ")"],
+            (None, None) => &[],
+        };
+        for part in parts {
+            out.push_str(part);
+        }
     }
 }
 
@@ -303,8 +314,15 @@ pub fn truncate(text: &str) -> String {
 pub fn failure_lines(details: &[Detail]) -> Vec<String> {
     const SHOWN: usize = 10;
     let failed: Vec<&Detail> = details.iter().filter(|d| !d.passed).collect();
-    let mut lines: Vec<String> =
-        failed.iter().take(SHOWN).map(|d| format!("  {}", d.line())).collect();
+    let mut lines: Vec<String> = failed
+        .iter()
+        .take(SHOWN)
+        .map(|d| {
+            let mut line = String::from("  ");
+            d.push_line(&mut line);
+            line
+        })
+        .collect();
     if failed.len() > SHOWN {
         lines.push(format!("  + {} more", failed.len() - SHOWN));
     }

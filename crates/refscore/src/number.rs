@@ -102,10 +102,103 @@ pub fn finite(x: f64) -> f64 {
     }
 }
 
+/// Appends `x` with three decimals, exactly as `format!("{x:.3}")` writes
+/// it (the exact binary value rounded half to even), without the general
+/// float formatter's cost: scores, precisions and recalls are printed so
+/// on every row.
+pub fn push_fixed3(out: &mut String, x: f64) {
+    use std::fmt::Write;
+    // Past 2^43, x * 1000 no longer fits the integer arithmetic below.
+    if !x.is_finite() || x.abs() >= 8.0e12 {
+        let _ = write!(out, "{x:.3}");
+        return;
+    }
+    // |x| = mantissa * 2^-shift exactly; thousandths = mantissa * 1000 / 2^shift.
+    let bits = x.to_bits();
+    let exponent = i32::try_from((bits >> 52) & 0x7ff).unwrap_or(0);
+    let fraction = bits & ((1 << 52) - 1);
+    let (mantissa, shift) =
+        if exponent == 0 { (fraction, 1074) } else { (fraction | (1 << 52), 1075 - exponent) };
+    let scaled = u128::from(mantissa) * 1000;
+    let thousandths: u128 = if shift <= 0 {
+        scaled << shift.unsigned_abs()
+    } else if shift >= 127 {
+        // Below 2^-74: far under half a thousandth.
+        0
+    } else {
+        let shift = shift.unsigned_abs();
+        let (q, rem, half) = (scaled >> shift, scaled & ((1 << shift) - 1), 1u128 << (shift - 1));
+        if rem > half || (rem == half && q & 1 == 1) { q + 1 } else { q }
+    };
+    if x.is_sign_negative() {
+        out.push('-');
+    }
+    let _ = write!(out, "{}.{:03}", thousandths / 1000, thousandths % 1000);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn fixed3(x: f64) -> String {
+        let mut s = String::new();
+        push_fixed3(&mut s, x);
+        s
+    }
+
+    #[test]
+    fn three_decimals_are_written_as_the_formatter_writes_them() {
+        let mut cases = vec![
+            0.0,
+            -0.0,
+            1.0,
+            0.5,
+            0.0625,
+            0.1875,
+            0.0005,
+            0.0015,
+            0.0025,
+            0.9995,
+            0.96875,
+            2.5e-4,
+            1e-300,
+            5e-324,
+            -0.0004,
+            -0.0625,
+            123.4565,
+            7.999_999_999,
+            8.0e12,
+            -9.1e12,
+            1e300,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            0.1 + 0.2,
+            2.0 / 3.0,
+        ];
+        // Every exact tie below 4 (k/16: a half thousandth when k is odd).
+        cases.extend((0..64).map(|k| f64::from(k) / 16.0));
+        // Neighbours of ties and of rounding boundaries.
+        for k in 0..2000 {
+            let t = (f64::from(k) + 0.5) / 1000.0;
+            cases.extend([t, t.next_up(), t.next_down()]);
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let x = f64::from_bits(state);
+            if x.is_finite() {
+                cases.push(x);
+            }
+            #[allow(clippy::cast_precision_loss)]
+            cases.push((state >> 11) as f64 / (1u64 << 53) as f64);
+        }
+        for x in cases {
+            assert_eq!(fixed3(x), format!("{x:.3}"), "{x:e}");
+        }
+    }
 
     fn n(v: Value) -> Number {
         match v {

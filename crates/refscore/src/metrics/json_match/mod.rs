@@ -39,6 +39,7 @@ use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, TreeInput};
 use crate::json::with_values;
 use crate::metrics::BuildContext;
+use crate::number::push_fixed3;
 use crate::path::Seg;
 use crate::score::{Direction, Kind, Score};
 use crate::tree::{Node, Tree};
@@ -349,10 +350,16 @@ impl JsonMetric for JsonMatch {
         let score = c.tally.ratio_or(1.0);
         let k = &c.counts;
         let (p, r, f) = (k.precision(), k.recall(), k.f1());
-        let mut lines = vec![format!(
-            "{} matched, {} partial, {} wrong, {} missing, {} extra; precision {:.3}, recall {:.3}, F1 {:.3}",
-            k.matched, k.partial, k.wrong, k.missing, k.extra, p, r, f
-        )];
+        let mut head = format!(
+            "{} matched, {} partial, {} wrong, {} missing, {} extra; precision ",
+            k.matched, k.partial, k.wrong, k.missing, k.extra
+        );
+        push_fixed3(&mut head, p);
+        head.push_str(", recall ");
+        push_fixed3(&mut head, r);
+        head.push_str(", F1 ");
+        push_fixed3(&mut head, f);
+        let mut lines = vec![head];
         lines.extend(failure_lines(details));
         let mut s = Score::new(SPEC.name, Some(score))
             .with_label(super::similarity_label(score))

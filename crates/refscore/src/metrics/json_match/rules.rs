@@ -172,6 +172,9 @@ impl CompiledRules {
 
     /// The rule for the node at `path`.
     pub(crate) fn at(&self, path: &[Seg<'_>]) -> NodeRule {
+        if self.rules.is_empty() {
+            return self.base;
+        }
         let mut r = self.base;
         for ((sel, patch), hit) in self.rules.iter().zip(&self.hits) {
             if sel.matches(path) {

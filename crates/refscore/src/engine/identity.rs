@@ -147,20 +147,32 @@ fn fold_ascii(s: &str, out: &mut String) -> bool {
     true
 }
 
-/// Per entry key, the one element holding it with the entry's field, or
-/// `None` when several elements do.
-fn unique<'v>(items: &[Node<'v>]) -> FxMap<u64, Option<(usize, &'v str)>> {
+/// One element's identifying entry: the element's index, the field and
+/// its text as written.
+#[derive(Clone, Copy)]
+struct Entry<'v> {
+    element: usize,
+    field: &'v str,
+    text: &'v str,
+}
+
+/// Per entry key, the one element holding it, or `None` when several
+/// elements do.
+fn unique<'v>(items: &[Node<'v>]) -> FxMap<u64, Option<Entry<'v>>> {
     // Room for every field: the table is not grown while it fills.
     let fields = items.iter().map(|v| v.len()).sum();
-    let mut seen: FxMap<u64, Option<(usize, &'v str)>> =
+    let mut seen: FxMap<u64, Option<Entry<'v>>> =
         FxMap::with_capacity_and_hasher(fields, Default::default());
     let mut scratch = String::new();
-    for (i, &v) in items.iter().enumerate() {
-        for (k, x) in v.entries() {
-            let Some(key) = x.as_str().and_then(|s| entry_key(k, s, &mut scratch)) else {
-                continue;
-            };
-            seen.entry(key).and_modify(|x| *x = None).or_insert(Some((i, k)));
+    for (element, &v) in items.iter().enumerate() {
+        for (field, x) in v.entries() {
+            let Some(text) = x.as_str() else { continue };
+            let Some(key) = entry_key(field, text, &mut scratch) else { continue };
+            seen.entry(key).and_modify(|x| *x = None).or_insert(Some(Entry {
+                element,
+                field,
+                text,
+            }));
         }
     }
     seen
@@ -181,15 +193,15 @@ impl<'v> Identities<'v> {
         if output.values().any(Option::is_some) {
             // An entry identifies when it is unique on both sides.
             for (key, at) in unique(e) {
-                let (Some((i, k)), Some(&Some((j, k2)))) = (at, output.get(&key)) else {
+                let (Some(x), Some(&Some(y))) = (at, output.get(&key)) else {
                     continue;
                 };
-                let text = |v: Node<'v>| v.get(k).and_then(|x| x.as_str());
-                if k == k2
-                    && let (Some(x), Some(y)) = (text(e[i]), text(a[j]))
-                    && same_folded(x, y)
+                // Equal keys are checked on the texts: a collision pairs nothing.
+                if x.field == y.field
+                    && same_folded(x.text, y.text)
+                    && let Some(fields) = agreeing.get_mut(x.element)
                 {
-                    agreeing[i].push((k, j));
+                    fields.push((x.field, y.element));
                 }
             }
             for fields in &mut agreeing {

@@ -108,7 +108,9 @@ pub fn finite(x: f64) -> f64 {
 /// on every row.
 pub fn push_fixed3(out: &mut String, x: f64) {
     use std::fmt::Write;
-    // Past 2^43, x * 1000 no longer fits the integer arithmetic below.
+    // Below 8e12 the value is a 53-bit mantissa over at least 2^10, so the
+    // arithmetic below needs no left shift; larger values (printed with
+    // their integer digits, never in practice) take the general writer.
     if !x.is_finite() || x.abs() >= 8.0e12 {
         let _ = write!(out, "{x:.3}");
         return;
@@ -193,7 +195,9 @@ mod tests {
                 cases.push(x);
             }
             #[allow(clippy::cast_precision_loss)]
-            cases.push((state >> 11) as f64 / (1u64 << 53) as f64);
+            let unit = (state >> 11) as f64 / (1u64 << 53) as f64;
+            // A fraction, and a value anywhere below the bound.
+            cases.extend([unit, unit * 8.0e12, -unit * 1000.0]);
         }
         for x in cases {
             assert_eq!(fixed3(x), format!("{x:.3}"), "{x:e}");

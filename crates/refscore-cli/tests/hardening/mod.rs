@@ -166,11 +166,15 @@ fn sigterm_stops_like_ctrl_c_and_the_run_can_be_resumed() {
 fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     // Rows slow enough (arrays of objects paired by similarity) that the
     // first signal's "finish the current batch" takes seconds, so that the
-    // second one lands while rows are still being evaluated.
+    // second one lands while rows are still being evaluated; and ten
+    // batches of them, so that a committed batch seen late (the store is
+    // written on a thread of its own, which a loaded machine may starve)
+    // still leaves batches to evaluate. The run is stopped after the first
+    // batch or two, so the rest costs nothing.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let mut text = String::new();
-    for i in 0..3_000 {
+    for i in 0..10_000 {
         let items = |shift: usize| -> String {
             (0..20)
                 .map(|k| format!("{{\"sku\": \"item-{}\", \"qty\": {k}}}", (k + shift) % 20))

@@ -115,20 +115,18 @@ pub fn push_fixed3(out: &mut String, x: f64) {
         let _ = write!(out, "{x:.3}");
         return;
     }
-    // |x| = mantissa * 2^-shift exactly; thousandths = mantissa * 1000 / 2^shift.
+    // |x| = mantissa * 2^-shift exactly, with shift at least 10 under the
+    // bound; thousandths = mantissa * 1000 / 2^shift, rounded half to even.
     let bits = x.to_bits();
-    let exponent = i32::try_from((bits >> 52) & 0x7ff).unwrap_or(0);
+    let exponent = (bits >> 52) & 0x7ff;
     let fraction = bits & ((1 << 52) - 1);
     let (mantissa, shift) =
         if exponent == 0 { (fraction, 1074) } else { (fraction | (1 << 52), 1075 - exponent) };
     let scaled = u128::from(mantissa) * 1000;
-    let thousandths: u128 = if shift <= 0 {
-        scaled << shift.unsigned_abs()
-    } else if shift >= 127 {
+    let thousandths: u128 = if shift >= 127 {
         // Below 2^-74: far under half a thousandth.
         0
     } else {
-        let shift = shift.unsigned_abs();
         let (q, rem, half) = (scaled >> shift, scaled & ((1 << shift) - 1), 1u128 << (shift - 1));
         if rem > half || (rem == half && q & 1 == 1) { q + 1 } else { q }
     };

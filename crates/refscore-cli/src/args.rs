@@ -77,8 +77,8 @@ pub(crate) struct CompareArgs {
     /// Show every compared field, not only the differing ones.
     #[arg(long)]
     pub(crate) all: bool,
-    /// Worker threads for --pairs (default: all cores).
-    #[arg(long)]
+    /// Worker threads for --pairs, 1 to 1024 (default: all cores).
+    #[arg(long, value_parser = threads)]
     pub(crate) threads: Option<usize>,
     /// Read every --pairs line with serde_json, not the fast SIMD reader
     /// (same scores; for comparing the two).
@@ -104,8 +104,9 @@ pub(crate) struct RunArgs {
     /// No progress output.
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads, 1 to 1024 (default: all cores; with LLM judges, at
+    /// least their max_concurrency).
+    #[arg(long, value_parser = threads)]
     pub(crate) threads: Option<usize>,
     /// Evaluate at most this many rows.
     #[arg(long)]
@@ -264,4 +265,13 @@ pub(crate) struct ReportArgs {
     /// Markdown: failed rows shown in full.
     #[arg(long, default_value_t = refscore::report::DEFAULT_MAX_ROWS)]
     pub(crate) max_rows: usize,
+}
+
+/// A `--threads` value: 1 to [`refscore::runner::MAX_THREADS`].
+fn threads(text: &str) -> Result<usize, String> {
+    let max = refscore::runner::MAX_THREADS;
+    match text.parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("expected a whole number from 1 to {max}")),
+    }
 }

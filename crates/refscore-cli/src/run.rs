@@ -23,6 +23,9 @@ use crate::color::Palette;
 use crate::history;
 use crate::overwrite::Inputs;
 
+/// Signals closer together than this are one stop, delivered twice.
+const SAME_STOP: Duration = Duration::from_millis(250);
+
 pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let mode = if args.no_cache {
         CacheMode::Off
@@ -125,15 +128,24 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         // The first Ctrl-C, SIGTERM or SIGHUP stops reading rows and sending
         // judge requests (those in flight finish), and the run ends as
         // cancelled with its summary; a second one flushes the whole lines
-        // written so far and ends the process at once.
+        // written so far and ends the process at once. One stop can arrive
+        // twice at once (`timeout` signals the process and then its group;
+        // so does a kill of the group): a signal within
+        // `SAME_STOP` of the first is the same stop.
+        let mut first: Option<Instant> = None;
         let _ = ctrlc::set_handler(move || {
             judges.store(true, Ordering::SeqCst);
-            if cancel.swap(true, Ordering::SeqCst) {
-                let mut w = results.lock().unwrap_or_else(PoisonError::into_inner);
-                if let Some(w) = w.as_mut() {
-                    let _ = w.flush();
+            cancel.store(true, Ordering::SeqCst);
+            match first {
+                None => first = Some(Instant::now()),
+                Some(at) if at.elapsed() < SAME_STOP => {}
+                Some(_) => {
+                    let mut w = results.lock().unwrap_or_else(PoisonError::into_inner);
+                    if let Some(w) = w.as_mut() {
+                        let _ = w.flush();
+                    }
+                    std::process::exit(130);
                 }
-                std::process::exit(130);
             }
         });
     }

@@ -113,11 +113,7 @@ pub(crate) fn evaluate_rows(
 }
 
 fn pool(threads: usize) -> Result<rayon::ThreadPool, String> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .stack_size(refscore::runner::WORKER_STACK)
-        .thread_name(|i| format!("refscore-py-{i}"))
-        .build()
+    refscore::runner::worker_pool(threads, "refscore-py")
         .map_err(|e| format!("starting worker threads: {e}"))
 }
 

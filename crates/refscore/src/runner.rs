@@ -27,11 +27,39 @@ use crate::suite::{Suite, SuiteEvaluator};
 use crate::summary::{Collector, EvalOutcome, FieldStats, RunSummary, passes};
 use crate::tree::{Node, Tree};
 
-/// Rows read and evaluated together.
+/// Rows read and evaluated together (fewer when an evaluator asks an LLM).
 pub const BATCH_ROWS: usize = 1024;
+
+/// Rows per worker in a batch when an evaluator asks an LLM: such a row
+/// takes seconds, and a batch's lines are written when its last row is
+/// done, so smaller batches keep lines and the run store moving (a worker
+/// idles about half a row at the end of each batch: a few per cent).
+const LLM_ROWS_PER_WORKER: usize = 16;
 
 /// Stack size of the worker threads: values can be deeply nested.
 pub const WORKER_STACK: usize = 64 * 1024 * 1024;
+
+/// Most worker threads a run or an evaluation starts (a judge's
+/// `max_concurrency` has the same bound): more would cost memory and
+/// switching and gain nothing.
+pub const MAX_THREADS: usize = 1024;
+
+/// A pool of `threads` workers (`0`: one per core) with the stack that
+/// deeply nested values need, named `{prefix}-{i}`.
+///
+/// # Errors
+/// More than [`MAX_THREADS`] threads, or the threads cannot start.
+pub fn worker_pool(threads: usize, prefix: &'static str) -> Result<rayon::ThreadPool, String> {
+    if threads > MAX_THREADS {
+        return Err(format!("{threads} asked for, at most {MAX_THREADS}"));
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(WORKER_STACK)
+        .thread_name(move |i| format!("{prefix}-{i}"))
+        .build()
+        .map_err(|e| e.to_string())
+}
 
 /// Stack size of the thread that reads rows (CSV and JSON-array readers
 /// parse as they read).
@@ -291,12 +319,9 @@ pub fn run_recorded(
 ) -> Result<RunSummary, RunError> {
     let Recording { mut sink, resume } = recording;
     let start = Instant::now();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.unwrap_or_else(|| default_threads(suite)))
-        .stack_size(WORKER_STACK)
-        .thread_name(|i| format!("refscore-{i}"))
-        .build()
-        .map_err(|e| RunError::Threads(e.to_string()))?;
+    let pool = worker_pool(opts.threads.unwrap_or_else(|| default_threads(suite)), "refscore")
+        .map_err(RunError::Threads)?;
+    let batch_rows = batch_rows(suite, pool.current_num_threads());
     let mut collector = Collector::new(
         suite
             .evaluators
@@ -337,7 +362,7 @@ pub fn run_recorded(
             .stack_size(READER_STACK)
             .spawn_scoped(scope, move || {
                 loop {
-                    let batch = read_batch(&mut rows, &mut remaining);
+                    let batch = read_batch(&mut rows, &mut remaining, batch_rows);
                     let last = batch.is_empty();
                     if let Err(unsent) = tx.send(batch) {
                         unsent.0.into_iter().for_each(drop_item);
@@ -489,8 +514,22 @@ fn score_lines(suite: &Suite, r: &RowResult) -> String {
 /// threads mostly wait on the network).
 fn default_threads(suite: &Suite) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let asks = suite.evaluators.iter().any(|e| e.evaluator.kind() == crate::score::Kind::Llm);
-    if asks { cores.max(suite.judges.concurrency()) } else { cores }
+    if asks_llm(suite) { cores.max(suite.judges.concurrency()) } else { cores }
+}
+
+/// Whether an evaluator of the suite asks an LLM.
+fn asks_llm(suite: &Suite) -> bool {
+    suite.evaluators.iter().any(|e| e.evaluator.kind() == crate::score::Kind::Llm)
+}
+
+/// Rows read and evaluated together: [`BATCH_ROWS`], or
+/// [`LLM_ROWS_PER_WORKER`] per worker when an evaluator asks an LLM.
+fn batch_rows(suite: &Suite, workers: usize) -> usize {
+    if asks_llm(suite) {
+        workers.max(1).saturating_mul(LLM_ROWS_PER_WORKER).min(BATCH_ROWS)
+    } else {
+        BATCH_ROWS
+    }
 }
 
 /// What the summary needs of an evaluated row.
@@ -538,8 +577,8 @@ fn add_fields(acc: &mut FieldStats, ev: &Evaluated) {
     }
 }
 
-fn read_batch(rows: &mut Rows, remaining: &mut Option<u64>) -> Vec<Pending> {
-    let mut n = BATCH_ROWS;
+fn read_batch(rows: &mut Rows, remaining: &mut Option<u64>, batch_rows: usize) -> Vec<Pending> {
+    let mut n = batch_rows;
     if let Some(r) = remaining {
         n = n.min(usize::try_from(*r).unwrap_or(usize::MAX));
     }

@@ -163,6 +163,46 @@ fn sigterm_stops_like_ctrl_c_and_the_run_can_be_resumed() {
 }
 
 #[test]
+fn one_stop_delivered_twice_at_once_still_ends_with_the_summary() {
+    // `timeout` signals the process and then its process group: two
+    // signals microseconds apart are one stop, not a first and a second.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let child = start_run(d);
+    let pid = child.id().to_string();
+    let sent = Command::new("sh")
+        .args(["-c", &format!("kill -TERM {pid}; kill -TERM {pid}")])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let o = child.wait_with_output().expect("waits");
+    assert_eq!(code(&o), 1, "cancelled, not killed: {}", stderr(&o));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["cancelled"], true);
+    let lines = std::fs::read_to_string(d.join("out/results.jsonl")).unwrap().lines().count();
+    assert_eq!(lines as u64, summary["rows"].as_u64().unwrap());
+}
+
+#[test]
+fn worker_threads_are_bounded_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = big_suite(dir.path());
+    for n in ["0", "1025", "18446744073709551615", "-1", "two"] {
+        let threads = format!("--threads={n}");
+        for args in [
+            vec!["run", suite.as_str(), threads.as_str()],
+            vec!["compare", "--pairs", suite.as_str(), threads.as_str()],
+        ] {
+            let o = at(dir.path(), &args);
+            assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("from 1 to 1024"), "{args:?}: {}", stderr(&o));
+        }
+    }
+}
+
+#[test]
 fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     // Rows slow enough (arrays of objects paired by similarity) that the
     // first signal's "finish the current batch" takes seconds, so that the
@@ -213,7 +253,7 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     }
     let pid = child.id().to_string();
     let sent = Command::new("sh")
-        .args(["-c", &format!("kill -INT {pid}; sleep 0.2; kill -INT {pid}")])
+        .args(["-c", &format!("kill -INT {pid}; sleep 0.6; kill -INT {pid}")])
         .status()
         .unwrap();
     assert!(sent.success());

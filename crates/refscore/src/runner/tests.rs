@@ -636,3 +636,51 @@ fn repeated_keys_are_recorded_whichever_reader_reads_the_row() {
         }
     }
 }
+
+/// Flaky, said to ask an LLM (without asking one).
+struct AsksLlm;
+
+impl Evaluator for AsksLlm {
+    fn name(&self) -> &str {
+        "asks"
+    }
+    fn inputs(&self) -> &[InputSpec] {
+        FLAKY_INPUTS
+    }
+    fn kind(&self) -> crate::score::Kind {
+        crate::score::Kind::Llm
+    }
+    fn compute(&self, input: &EvalInput) -> Result<Evaluation, EvalError> {
+        Flaky.compute(input)
+    }
+}
+
+#[test]
+fn rows_that_ask_an_llm_are_written_sixteen_per_worker_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = (0..100).map(|i| json!({"id": i, "output": 1}).to_string()).collect();
+    let mut suite = flaky_suite(write_jsonl(dir.path(), &lines), Gate::default());
+    let progress = Mutex::new(Vec::new());
+    let mut steps = |suite: &Suite| {
+        progress.lock().unwrap().clear();
+        let opts = RunOptions { threads: Some(2), ..RunOptions::default() };
+        run(suite, &opts, &mut |_, _| Ok(()), &|p| progress.lock().unwrap().push(p.rows_done))
+            .unwrap();
+        progress.lock().unwrap().clone()
+    };
+    assert_eq!(steps(&suite), vec![100], "code metrics: one batch of up to {BATCH_ROWS}");
+    suite.evaluators[0].evaluator = Box::new(AsksLlm);
+    assert_eq!(steps(&suite), vec![32, 64, 96, 100]);
+}
+
+#[test]
+fn worker_threads_are_bounded() {
+    assert!(worker_pool(MAX_THREADS, "t").is_ok());
+    let e = worker_pool(MAX_THREADS + 1, "t").unwrap_err();
+    assert_eq!(e, "1025 asked for, at most 1024");
+    let dir = tempfile::tempdir().unwrap();
+    let suite = flaky_suite(write_jsonl(dir.path(), &[String::from("{}")]), Gate::default());
+    let opts = RunOptions { threads: Some(usize::MAX), ..RunOptions::default() };
+    let e = run(&suite, &opts, &mut |_, _| Ok(()), &|_| {}).unwrap_err();
+    assert!(e.to_string().starts_with("starting worker threads: "), "{e}");
+}

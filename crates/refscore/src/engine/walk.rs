@@ -1,6 +1,6 @@
 //! The recursive walk behind [`super::compare`].
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use serde_json::{Map, Value};
@@ -111,13 +111,18 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     fields: Option<FieldTallies>,
     relabel: Option<Outcome>,
     element: bool,
-    /// Similarities of element pairs already computed in this comparison,
-    /// by the pair's addresses: nested arrays ask for the same pair at
-    /// every level above it, which would cost time quadratic in depth.
+    /// Tallies of element pairs of containers already compared in this
+    /// comparison's similarity walks, by the pair's addresses: nested
+    /// arrays ask for the same pair at every level above it (for the
+    /// pairing, then for the score of the walk that asked), which would
+    /// cost time quadratic in depth.
     memo: Memo,
     /// Leaf counts of subtrees already counted in this comparison, by
     /// address (a missing subtree is counted at every level above it).
     leaf_counts: LeafCounts,
+    /// Levels walked by this comparison and its sub-walks: what its cost
+    /// is counted in.
+    steps: Rc<Cell<u64>>,
     /// `null`, compared in place of an absent value.
     null: Node<'v>,
     /// Levels of [`Walk::walk`] now running.
@@ -147,8 +152,9 @@ fn plausible(similarity: f64, p: &Pairing, agree: impl FnOnce() -> bool) -> Opti
 /// Leaf counts of one comparison, shared by its sub-walks.
 type LeafCounts = Rc<RefCell<FxHashMap<NodeId, usize>>>;
 
-/// Pair similarities of one comparison, shared by its sub-walks.
-type Memo = Rc<RefCell<FxHashMap<(NodeId, NodeId), f64>>>;
+/// Tallies of element pairs of one comparison's similarity walks, shared
+/// by its sub-walks.
+type Memo = Rc<RefCell<FxHashMap<(NodeId, NodeId), Tally>>>;
 
 impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     pub(super) fn new(m: &'m M, keep: Keep, fields: bool, null: Node<'v>) -> Self {
@@ -163,6 +169,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             element: false,
             memo: Memo::default(),
             leaf_counts: LeafCounts::default(),
+            steps: Rc::default(),
             null,
             depth: 0,
             equal_subtrees: false,
@@ -295,6 +302,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             return t;
         }
         self.depth += 1;
+        self.steps.set(self.steps.get() + 1);
         // The stack is checked every few levels (a level's frames take a
         // few hundred bytes, far below the margin).
         let t = if self.depth % 16 == 1 {
@@ -577,7 +585,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 match (i, j) {
                     (Some(i), Some(j)) => {
                         let at = self.records.len();
-                        let t = self.walk(ea[i], aa[j], w, r);
+                        let t = self.element_pair(ea[i], aa[j], w, r);
                         acc.add(t, wt);
                         if self.keep != Keep::None
                             && self.m.report_pairs()
@@ -671,19 +679,44 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         format!("reference element {i} paired with output element {j}: similarity {s:.3}, {why}")
     }
 
+    /// The tally of a pair of array elements at the current path: in a
+    /// similarity walk, the one a similarity walk of the pair already
+    /// gave, if any (the pair is then compared exactly as there: same
+    /// path, rule and weights, nothing recorded).
+    fn element_pair(&mut self, e: Node<'v>, a: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
+        let Some(k) = self.memo_key(e, a, w) else { return self.walk(e, a, w, rule) };
+        if let Some(&t) = self.memo.borrow().get(&k) {
+            return t;
+        }
+        let t = self.walk(e, a, w, rule);
+        self.memo.borrow_mut().insert(k, t);
+        t
+    }
+
+    /// The memo's key for a pair of containers compared by a walk that
+    /// keeps nothing but its tally, with no relabelling or weights.
+    fn memo_key(&self, e: Node<'v>, a: Node<'v>, w: W<'v>) -> Option<(NodeId, NodeId)> {
+        let plain = self.keep == Keep::None
+            && self.fields.is_none()
+            && self.relabel.is_none()
+            && matches!(w, W::One);
+        (plain && e.is_container() && a.is_container()).then(|| (e.id(), a.id()))
+    }
+
     /// Similarity in [0, 1] of reference element `i` and output element
     /// `j` of the arrays at the current path, without records or counts.
     fn pair_similarity(&self, ea: &[Node<'v>], aa: &[Node<'v>], i: usize, j: usize) -> f64 {
         let (Some(&e), Some(&a)) = (ea.get(i), aa.get(j)) else { return 0.0 };
         let memo_key = (e.is_container() && a.is_container()).then(|| (e.id(), a.id()));
         if let Some(k) = memo_key
-            && let Some(&s) = self.memo.borrow().get(&k)
+            && let Some(&t) = self.memo.borrow().get(&k)
         {
-            return s;
+            return t.ratio_or(1.0);
         }
         let mut sub = Walk::new(self.m, Keep::None, false, self.null);
         sub.memo = Rc::clone(&self.memo);
         sub.leaf_counts = Rc::clone(&self.leaf_counts);
+        sub.steps = Rc::clone(&self.steps);
         // The path only serves rule lookups here (no records, no tallies).
         // A similarity walk lends its own path to the walks it starts
         // (it waits for them), so nested arrays cost time and memory
@@ -697,16 +730,16 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         }
         sub.element = true;
         let rule = sub.rule();
-        let s = if rule.ignore { 1.0 } else { sub.walk(e, a, W::One, rule).ratio_or(1.0) };
+        let t = if rule.ignore { Tally::new(1.0, 1.0) } else { sub.walk(e, a, W::One, rule) };
         if rules && lend {
             let mut path = sub.path.take();
             path.pop();
             *self.path.borrow_mut() = path;
         }
         if let Some(k) = memo_key {
-            self.memo.borrow_mut().insert(k, s);
+            self.memo.borrow_mut().insert(k, t);
         }
-        s
+        t.ratio_or(1.0)
     }
 
     /// Arrays of scalars as sets: each distinct value counts once.
@@ -747,10 +780,10 @@ mod tests {
     use crate::detail::Outcome;
     use crate::engine::{
         Absent, Aggregate, Align, Comparison, Cost, Counts, Empty, FieldTally, Keep, KeySet, Leaf,
-        NodeRule, Policy, Rules, compare, json_equal,
+        NodeRule, Pairing, Policy, Rules, compare, json_equal,
     };
     use crate::path::{Seg, format_path};
-    use crate::tree::Node;
+    use crate::tree::{Node, Tree};
 
     use Outcome::{Extra, Match, Missing, Partial, TypeMismatch, ValueMismatch};
 
@@ -1409,6 +1442,34 @@ mod tests {
             };
         }
         v
+    }
+
+    #[test]
+    fn nested_arrays_paired_by_similarity_cost_time_linear_in_depth() {
+        // Each level's pairing asks for the similarity of the pair below
+        // it, whose walk asks for the one below that: with the tallies of
+        // similarity walks kept, every level is walked a bounded number
+        // of times, equal or not.
+        const DEPTH: usize = 2_000;
+        let pairing = Pairing { min_similarity: 0.5, identity: true };
+        let policy = Policy { align: Align::Assignment(pairing), ..sum() };
+        let rules = Exact(policy);
+        let (ev, av) = (
+            nested(DEPTH, false, json!({"k": 1, "j": 1, "m": 1})),
+            nested(DEPTH, false, json!({"k": 1, "j": 1, "m": 2})),
+        );
+        let (e, a) = (Tree::from_value(&ev), Tree::from_value(&av));
+        let null = Tree::from_value(&Value::Null);
+        for (e, a) in [(e.root(), e.root()), (e.root(), a.root())] {
+            let walk = super::Walk::new(&rules, Keep::Failed, true, null.root());
+            let steps = std::rc::Rc::clone(&walk.steps);
+            let c = walk.run(e, a, None);
+            assert_eq!(c.counts.matched + c.counts.wrong, 3, "every level paired");
+            let per_level = steps.get() as f64 / DEPTH as f64;
+            assert!(per_level < 4.0, "{per_level} walks per level");
+        }
+        crate::json::drop_deep(ev);
+        crate::json::drop_deep(av);
     }
 
     #[test]

@@ -661,7 +661,7 @@ fn rows_that_ask_an_llm_are_written_sixteen_per_worker_at_a_time() {
     let lines: Vec<String> = (0..100).map(|i| json!({"id": i, "output": 1}).to_string()).collect();
     let mut suite = flaky_suite(write_jsonl(dir.path(), &lines), Gate::default());
     let progress = Mutex::new(Vec::new());
-    let mut steps = |suite: &Suite| {
+    let steps = |suite: &Suite| {
         progress.lock().unwrap().clear();
         let opts = RunOptions { threads: Some(2), ..RunOptions::default() };
         run(suite, &opts, &mut |_, _| Ok(()), &|p| progress.lock().unwrap().push(p.rows_done))

@@ -347,6 +347,15 @@ impl JsonMetric for JsonMatch {
     }
 
     fn present(&self, c: &Comparison, details: &[Detail], pair: Pair<'_>) -> Score {
+        if !(c.tally.matched.is_finite() && c.tally.total.is_finite()) {
+            // Weights multiply down the tree: past f64's range the score
+            // would be a guess.
+            return Score::invalid(
+                SPEC.name,
+                "the rules' weights multiply past 1e308 along a path (a container's weight \
+                 multiplies every field under it): use smaller weights",
+            );
+        }
         let score = c.tally.ratio_or(1.0);
         let k = &c.counts;
         let (p, r, f) = (k.precision(), k.recall(), k.f1());

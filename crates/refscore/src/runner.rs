@@ -70,7 +70,10 @@ const READER_STACK: usize = 16 * 1024 * 1024;
 pub struct RunOptions {
     /// Worker threads; `None`: one per core.
     pub threads: Option<usize>,
-    /// Set to stop the run after the current batch.
+    /// Set to stop the run: the rows of the current batch not yet begun
+    /// are skipped, the rows before the first skipped one are written and
+    /// recorded, and the run ends as cancelled (a resume goes on from the
+    /// first row not written).
     pub cancel: Arc<AtomicBool>,
     /// Read at most this many rows (unreadable ones included).
     pub limit: Option<u64>,
@@ -388,13 +391,28 @@ pub fn run_recorded(
                     .then(|| opts.max_details.unwrap_or(DEFAULT_MAX_DETAILS));
                 let format = opts.lines;
                 let fast = fast_columns.as_ref();
-                let (mut evaluated, fields) = pool.install(|| {
+                let stop = &opts.cancel;
+                let (mut evaluated, fields, stopped) = pool.install(|| {
                     // Evaluation, field statistics and serialisation all run
-                    // on the workers; this thread only writes.
-                    let mut evaluated: Vec<Evaluated> = current
+                    // on the workers; this thread only writes. A stop asked
+                    // for during the batch skips the rows not yet begun: the
+                    // rows before the first skipped one are kept, the others
+                    // are left to a resume.
+                    let mut evaluated: Vec<Option<Evaluated>> = current
                         .into_par_iter()
-                        .map(|item| evaluate_item(suite, item, max_details, fast))
+                        .map(|item| {
+                            if stop.load(Ordering::Relaxed) {
+                                drop_item(item);
+                                return None;
+                            }
+                            Some(evaluate_item(suite, item, max_details, fast))
+                        })
                         .collect();
+                    let kept = evaluated.iter().position(Option::is_none);
+                    let skipped = kept.map_or_else(Vec::new, |at| evaluated.split_off(at));
+                    skipped.into_par_iter().for_each(drop);
+                    let stopped = kept.is_some();
+                    let mut evaluated: Vec<Evaluated> = evaluated.into_iter().flatten().collect();
                     let fields = evaluated
                         .par_iter()
                         .fold(FieldStats::default, |mut acc, ev| {
@@ -419,7 +437,7 @@ pub fn run_recorded(
                         };
                         ev.record = Some(row_record(ev));
                     });
-                    (evaluated, fields)
+                    (evaluated, fields, stopped)
                 });
                 let snapshot = if sink.is_some() { fields.to_snapshot() } else { String::new() };
                 collector.fields(fields);
@@ -447,6 +465,10 @@ pub fn run_recorded(
                     elapsed: start.elapsed(),
                     fraction_read: progress.fraction_read(),
                 });
+                if stopped {
+                    cancelled = true;
+                    break;
+                }
             }
             Ok(())
         };

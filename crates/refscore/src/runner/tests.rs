@@ -684,3 +684,41 @@ fn worker_threads_are_bounded() {
     let e = run(&suite, &opts, &mut |_, _| Ok(()), &|_| {}).unwrap_err();
     assert!(e.to_string().starts_with("starting worker threads: "), "{e}");
 }
+
+/// Flaky, that asks the run to stop when it reads `"stop"`.
+struct StopsTheRun(Arc<AtomicBool>);
+
+impl Evaluator for StopsTheRun {
+    fn name(&self) -> &str {
+        "stops"
+    }
+    fn inputs(&self) -> &[InputSpec] {
+        FLAKY_INPUTS
+    }
+    fn compute(&self, input: &EvalInput) -> Result<Evaluation, EvalError> {
+        if input.require("output")? == "stop" {
+            self.0.store(true, Ordering::Relaxed);
+            return Flaky.compute(&EvalInput::new().with("output", json!(1)));
+        }
+        Flaky.compute(input)
+    }
+}
+
+#[test]
+fn a_stop_during_a_batch_skips_the_rows_not_yet_begun() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = (0..BATCH_ROWS)
+        .map(|i| json!({"id": i, "output": if i == 300 { json!("stop") } else { json!(1) }}))
+        .map(|v| v.to_string())
+        .collect();
+    let mut suite = flaky_suite(write_jsonl(dir.path(), &lines), Gate::default());
+    let opts = RunOptions { threads: Some(1), ..RunOptions::default() };
+    suite.evaluators[0].evaluator = Box::new(StopsTheRun(Arc::clone(&opts.cancel)));
+    let (rows, summary) = collect(&suite, &opts);
+    // One worker evaluates in order: the rows up to the one that asked to
+    // stop are written, in order, and no other.
+    assert_eq!(rows.len(), 301);
+    assert!(rows.iter().enumerate().all(|(i, r)| r.id == i.to_string()));
+    assert!(summary.cancelled);
+    assert_eq!(summary.rows, 301);
+}

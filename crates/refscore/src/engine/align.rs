@@ -155,15 +155,32 @@ fn assignment_indices(
     out
 }
 
+/// Most pairs of unmatched elements [`assignment`] weighs (256 × 256):
+/// each is a comparison of two elements, and the solve is cubic in the
+/// elements.
+pub(super) const MAX_SIMILARITY_PAIRS: usize = 1 << 16;
+
+/// Arrays whose unmatched elements are too many to pair by similarity:
+/// the pairs made anyway (equal elements, then the rest by position) and
+/// how many elements of each side were left unmatched by equality.
+#[derive(Debug)]
+pub(super) struct Oversized {
+    pub(super) pairs: Pairs,
+    pub(super) unmatched: (usize, usize),
+}
+
 /// Best one-to-one pairing: identical elements pair first, then the rest by
 /// maximum total weight (Hungarian algorithm), `weigh` giving a pair's
 /// weight or `None` for a pair that cannot be made (unpaired elements are
 /// missing or extra).
+///
+/// # Errors
+/// More than [`MAX_SIMILARITY_PAIRS`] pairs of unmatched elements to weigh.
 pub(super) fn assignment(
     e: &[Node<'_>],
     a: &[Node<'_>],
     weigh: &dyn Fn(usize, usize) -> Option<f64>,
-) -> Pairs {
+) -> Result<Pairs, Oversized> {
     let mut pairs = Pairs::with_capacity(e.len().max(a.len()));
     let mut used = vec![false; a.len()];
     if e.len() == 1 && a.len() == 1 {
@@ -171,11 +188,11 @@ pub(super) fn assignment(
         // score 1), and blocking would read both subtrees once more at
         // every level of nested one-element arrays.
         let paired = weigh(0, 0).is_some();
-        return if paired {
+        return Ok(if paired {
             vec![(Some(0), Some(0))]
         } else {
             vec![(Some(0), None), (None, Some(0))]
-        };
+        });
     }
     // Block on exact equality first: most elements of a good output are
     // identical to one in the reference, and most often at the same place.
@@ -206,6 +223,15 @@ pub(super) fn assignment(
         }
     }
     let rest_a: Vec<usize> = (0..a.len()).filter(|&j| !used[j]).collect();
+    if rest_e.len().saturating_mul(rest_a.len()) > MAX_SIMILARITY_PAIRS {
+        let unmatched = (rest_e.len(), rest_a.len());
+        let missing: Pairs = rest_e.iter().skip(rest_a.len()).map(|&i| (Some(i), None)).collect();
+        for (&i, &j) in rest_e.iter().zip(&rest_a) {
+            used[j] = true;
+            pairs.push((Some(i), Some(j)));
+        }
+        return Err(Oversized { pairs: finish_sorted(pairs, missing, &used), unmatched });
+    }
     let mut paired_e = vec![None; e.len()];
     for (i, j) in assignment_indices(&rest_e, &rest_a, weigh) {
         paired_e[i] = Some(j);
@@ -220,7 +246,7 @@ pub(super) fn assignment(
             None => missing.push((Some(i), None)),
         }
     }
-    finish_sorted(pairs, missing, &used)
+    Ok(finish_sorted(pairs, missing, &used))
 }
 
 fn finish_sorted(mut pairs: Pairs, missing: Pairs, used: &[bool]) -> Pairs {
@@ -361,9 +387,9 @@ mod tests {
         let a = [json!("c"), json!("x"), json!("a")];
         nodes!(e, a);
         let sim = |i, j| if i == 1 && j == 1 { 0.6 } else { 0.0 };
-        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.5));
+        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.5)).unwrap();
         assert_eq!(p, vec![(Some(0), Some(2)), (Some(1), Some(1)), (Some(2), Some(0))]);
-        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.7));
+        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.7)).unwrap();
         assert!(p.contains(&(Some(1), None)) && p.contains(&(None, Some(1))));
     }
 
@@ -372,7 +398,7 @@ mod tests {
         let e = [json!(1), json!(2), json!(3)];
         let a = [json!(4)];
         nodes!(e, a);
-        let p = assignment(&e, &a, &|i, _| viable(if i == 2 { 0.9 } else { 0.1 }, 0.0));
+        let p = assignment(&e, &a, &|i, _| viable(if i == 2 { 0.9 } else { 0.1 }, 0.0)).unwrap();
         assert!(p.contains(&(Some(2), Some(0))));
         assert_eq!(p.len(), 3);
     }
@@ -400,7 +426,7 @@ mod tests {
             (0, 0) => Some(0.1),
             _ => None,
         };
-        let p = assignment(&e, &a, &weigh);
+        let p = assignment(&e, &a, &weigh).unwrap();
         assert!(p.contains(&(Some(0), Some(0))), "{p:?}");
     }
 }

@@ -126,6 +126,10 @@ pub struct Comparison {
     pub records: Vec<Record>,
     /// Per-field tallies, when asked for.
     pub fields: Vec<FieldTally>,
+    /// Why the score is not to be trusted: an array with more unmatched
+    /// elements than can be paired by similarity (more than 65,536 pairs,
+    /// 256 × 256, to weigh), whose rest was paired by position.
+    pub over_limit: Option<String>,
 }
 
 /// Compares `actual` with `expected` under `rules`.

@@ -123,6 +123,12 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     /// Levels walked by this comparison and its sub-walks: what its cost
     /// is counted in.
     steps: Rc<Cell<u64>>,
+    /// Whether this walk only gives a pair's similarity (its counts are
+    /// not read): it may take a pair's tally from [`Walk::memo`].
+    similarity: bool,
+    /// The first array of this comparison or its sub-walks paired by
+    /// position because it had too many unmatched elements.
+    over_limit: Rc<RefCell<Option<String>>>,
     /// `null`, compared in place of an absent value.
     null: Node<'v>,
     /// Levels of [`Walk::walk`] now running.
@@ -170,6 +176,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             memo: Memo::default(),
             leaf_counts: LeafCounts::default(),
             steps: Rc::default(),
+            over_limit: Rc::default(),
+            similarity: false,
             null,
             depth: 0,
             equal_subtrees: false,
@@ -290,6 +298,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             counts: self.counts,
             records: self.records,
             fields: self.fields.map(FieldTallies::finish).unwrap_or_default(),
+            over_limit: self.over_limit.take(),
         }
     }
 
@@ -636,15 +645,31 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         pairing: Option<Pairing>,
         ids: &OnceCell<Identities<'v>>,
     ) -> Pairs {
-        let Some(p) = pairing else {
-            return align::assignment(ea, aa, &|i, j| {
+        let paired = match pairing {
+            None => align::assignment(ea, aa, &|i, j| {
                 align::viable(self.pair_similarity(ea, aa, i, j), 1.0)
-            });
+            }),
+            Some(p) => align::assignment(ea, aa, &|i, j| {
+                plausible(self.pair_similarity(ea, aa, i, j), &p, || {
+                    ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
+                })
+            }),
         };
-        align::assignment(ea, aa, &|i, j| {
-            plausible(self.pair_similarity(ea, aa, i, j), &p, || {
-                ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
-            })
+        paired.unwrap_or_else(|over| {
+            let mut first = self.over_limit.borrow_mut();
+            if first.is_none() {
+                let (n, m) = over.unmatched;
+                let path = JsonPath::from_segs(&self.path.borrow());
+                *first = Some(format!(
+                    "the array at {path} has {n} reference and {m} output elements without an \
+                     equal one: pairing them by similarity would weigh {} pairs, past the limit \
+                     of {}; give the array a key (`key: [field]`) or compare it in order \
+                     (`array: ordered`)",
+                    n.saturating_mul(m),
+                    align::MAX_SIMILARITY_PAIRS
+                ));
+            }
+            over.pairs
         })
     }
 
@@ -693,10 +718,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         t
     }
 
-    /// The memo's key for a pair of containers compared by a walk that
-    /// keeps nothing but its tally, with no relabelling or weights.
+    /// The memo's key for a pair of containers compared by a similarity
+    /// walk (it keeps nothing but its tally), with no relabelling or
+    /// weights.
     fn memo_key(&self, e: Node<'v>, a: Node<'v>, w: W<'v>) -> Option<(NodeId, NodeId)> {
-        let plain = self.keep == Keep::None
+        let plain = self.similarity
+            && self.keep == Keep::None
             && self.fields.is_none()
             && self.relabel.is_none()
             && matches!(w, W::One);
@@ -717,6 +744,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         sub.memo = Rc::clone(&self.memo);
         sub.leaf_counts = Rc::clone(&self.leaf_counts);
         sub.steps = Rc::clone(&self.steps);
+        sub.over_limit = Rc::clone(&self.over_limit);
+        sub.similarity = true;
         // The path only serves rule lookups here (no records, no tallies).
         // A similarity walk lends its own path to the walks it starts
         // (it waits for them), so nested arrays cost time and memory
@@ -1442,6 +1471,33 @@ mod tests {
             };
         }
         v
+    }
+
+    #[test]
+    fn arrays_too_large_to_pair_by_similarity_say_so_and_pair_by_position() {
+        // Elements of equal `k` are half alike: plausible pairs.
+        let pairing = Pairing { min_similarity: 0.4, identity: true };
+        let rules = Exact(Policy { align: Align::Assignment(pairing), ..sum() });
+        let side = |n: usize, tag: &str| -> Value {
+            let items: Vec<Value> = (0..n).map(|i| json!({"k": i, "v": tag})).collect();
+            json!({"items": items, "same": [1, 2]})
+        };
+        // 256 × 256 unmatched elements: at the limit, paired by similarity.
+        let c = compare(&rules, &side(256, "a"), &side(256, "b"), None, Keep::None, false);
+        assert_eq!(c.over_limit, None);
+        assert_eq!((c.counts.matched, c.counts.wrong), (256 + 2, 256));
+        // 257 × 257: past it, the rest paired by position and the reason
+        // given, naming the array.
+        let c = compare(&rules, &side(257, "a"), &side(257, "b"), None, Keep::None, false);
+        let why = c.over_limit.expect("over the limit");
+        assert!(why.starts_with("the array at $.items has 257 reference and 257 output"), "{why}");
+        assert!(why.contains("66049 pairs, past the limit of 65536"), "{why}");
+        assert_eq!((c.counts.matched, c.counts.wrong), (257 + 2, 257));
+        // Equal elements pair first and do not count against the limit.
+        let mut e = side(300, "a");
+        e["items"].as_array_mut().unwrap().truncate(300);
+        let c = compare(&rules, &e, &e, None, Keep::None, false);
+        assert_eq!(c.over_limit, None);
     }
 
     #[test]

@@ -347,6 +347,9 @@ impl JsonMetric for JsonMatch {
     }
 
     fn present(&self, c: &Comparison, details: &[Detail], pair: Pair<'_>) -> Score {
+        if let Some(why) = &c.over_limit {
+            return Score::invalid(SPEC.name, why.clone());
+        }
         if !(c.tally.matched.is_finite() && c.tally.total.is_finite()) {
             // Weights multiply down the tree: past f64's range the score
             // would be a guess.

@@ -2,7 +2,10 @@
 //! writes anything, each file it is about to create or truncate (the output
 //! folder's `results.jsonl`, `summary.json` and reports, and the run store)
 //! is compared with each file it reads (the suite, the dataset, the run
-//! store, the judges' reply cache). Two paths are one file when they
+//! store, the judges' reply cache); before `report` writes a report, each
+//! report file is compared with the run's `results.jsonl` and
+//! `summary.json` (or the run store), the suite and the dataset. Two paths
+//! are one file when they
 //! resolve to the same place (symbolic links followed) or, on Unix, name
 //! the same device and inode (hard links).
 
@@ -45,7 +48,13 @@ impl Inputs {
     /// Refuses every file a run writes into `dir`: `results.jsonl`,
     /// `summary.json` and the report files `reports`.
     pub(crate) fn refuse_output_folder(&self, dir: &Path, reports: &[&str]) -> anyhow::Result<()> {
-        for name in ["results.jsonl", "summary.json"].iter().chain(reports) {
+        self.refuse_in_folder(dir, &["results.jsonl", "summary.json"])?;
+        self.refuse_in_folder(dir, reports)
+    }
+
+    /// Refuses each of the files `names` in `dir` that is an input.
+    pub(crate) fn refuse_in_folder(&self, dir: &Path, names: &[&str]) -> anyhow::Result<()> {
+        for name in names {
             self.refuse_overlap(
                 "the output file",
                 &dir.join(name),

@@ -8,12 +8,14 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use refscore::history::Store;
+use refscore::judge::{CacheMode, CacheSettings};
 use refscore::report::{self, Format, Options, Sides};
-use refscore::suite::Suite;
+use refscore::suite::{LoadOptions, Suite};
 use refscore::summary::RunSummary;
 
 use crate::args::ReportArgs;
 use crate::history::{run_id, store_for_runs};
+use crate::overwrite::Inputs;
 
 /// The formats named on the command line, each once, in a fixed order.
 pub(crate) fn formats(names: &[String]) -> Vec<Format> {
@@ -138,11 +140,29 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         (Source::Store(&store, id), report::read_summary(&text, &shown)?, PathBuf::from("."))
     };
     let out_dir = args.output.clone().unwrap_or(default_out);
-    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let formats = if args.report.is_empty() { Format::ALL.to_vec() } else { formats(&args.report) };
     // The suite, when it can still be loaded, gives the HTML report each
-    // failed row's output and reference.
-    let suite = summary.run.as_ref().and_then(|r| Suite::load(Path::new(&r.suite_path)).ok());
+    // failed row's output and reference. Its judges are never asked: their
+    // reply cache is not opened.
+    let load = LoadOptions { cache: CacheSettings { path: None, mode: CacheMode::Off } };
+    let suite =
+        summary.run.as_ref().and_then(|r| Suite::load_with(Path::new(&r.suite_path), &load).ok());
+    // No report is written over a file this command reads.
+    let mut inputs = Inputs::new();
+    match source {
+        Source::Folder(dir) => {
+            inputs.add("the run's results", &dir.join("results.jsonl"));
+            inputs.add("the run's summary", &dir.join("summary.json"));
+        }
+        Source::Store(store, _) => inputs.add("the run store", store.path()),
+    }
+    if let Some(suite) = &suite {
+        inputs.add("the suite", &suite.path);
+        inputs.add("the dataset", &suite.dataset);
+    }
+    let names: Vec<&str> = formats.iter().map(|f| f.file_name()).collect();
+    inputs.refuse_in_folder(&out_dir, &names)?;
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     if suite.is_none() && formats.contains(&Format::Html) {
         writeln!(
             std::io::stderr(),

@@ -339,6 +339,85 @@ fn outputs_are_never_opened_over_an_input() {
     }
 }
 
+/// The bytes of every file in `dir`, by name.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[cfg(unix)]
+#[test]
+fn report_never_writes_over_a_file_it_reads() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "data.jsonl",
+        "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n{\"id\": 2, \"output\": {\"a\": 1}, \"reference\": {\"a\": 2}}\n",
+    );
+    write(
+        d,
+        "suite.yaml",
+        "name: s\ndataset: data.jsonl\nid: id\nevaluators:\n  - metric: json_match\n",
+    );
+    let o = at(d, &["run", "suite.yaml", "-o", "run", "--quiet"]);
+    assert!(code(&o) <= 1, "{}", stderr(&o));
+    let before = snapshot(&d.join("run"));
+    let data = std::fs::read(d.join("data.jsonl")).unwrap();
+    let refused = |o: &std::process::Output, output: &str, input: &str| {
+        assert_eq!(code(o), 2, "{}{}", stdout(o), stderr(o));
+        let e = stderr(o);
+        assert!(e.contains(output) && e.contains(input), "names both files: {e}");
+        assert!(stdout(o).is_empty(), "no report written: {}", stdout(o));
+    };
+    // A report in another folder linked to the run's results or summary.
+    std::fs::create_dir(d.join("a")).unwrap();
+    symlink(d.join("run/results.jsonl"), d.join("a/report.html")).unwrap();
+    let o = at(d, &["report", "run", "-o", "a", "--report", "html"]);
+    refused(&o, "a/report.html", "run/results.jsonl");
+    std::fs::create_dir(d.join("b")).unwrap();
+    symlink(d.join("run/summary.json"), d.join("b/report.md")).unwrap();
+    let o = at(d, &["report", "run", "-o", "b"]);
+    refused(&o, "b/report.md", "run/summary.json");
+    // Nothing is written before the check: report.md comes before the
+    // refused junit.xml.
+    std::fs::create_dir(d.join("c")).unwrap();
+    symlink(d.join("run/results.jsonl"), d.join("c/junit.xml")).unwrap();
+    let o = at(d, &["report", "run", "-o", "c"]);
+    refused(&o, "c/junit.xml", "run/results.jsonl");
+    assert!(!d.join("c/report.md").exists(), "nothing written");
+    // A report linked to the suite's dataset, or to the run store.
+    std::fs::create_dir(d.join("e")).unwrap();
+    symlink(d.join("data.jsonl"), d.join("e/report.md")).unwrap();
+    let o = at(d, &["report", "run", "-o", "e"]);
+    refused(&o, "e/report.md", "data.jsonl");
+    std::fs::create_dir(d.join("f")).unwrap();
+    std::fs::hard_link(d.join("runs.db"), d.join("f/report.html")).unwrap();
+    let o = at(d, &["report", "latest", "-o", "f"]);
+    refused(&o, "f/report.html", "runs.db");
+    // A hard link inside the run folder, written by default.
+    std::fs::hard_link(d.join("run/results.jsonl"), d.join("run/report.html")).unwrap();
+    let o = at(d, &["report", "run", "--report", "html"]);
+    refused(&o, "run/report.html", "run/results.jsonl");
+    std::fs::remove_file(d.join("run/report.html")).unwrap();
+    assert_eq!(snapshot(&d.join("run")), before, "the run folder is intact");
+    assert_eq!(std::fs::read(d.join("data.jsonl")).unwrap(), data, "the dataset is intact");
+    let o = at(d, &["runs", "list", "--format", "json"]);
+    assert_eq!(code(&o), 0, "the store is intact: {}", stderr(&o));
+    // Where nothing overlaps, the reports are written.
+    let o = at(d, &["report", "run", "-o", "g"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(d.join("g/report.html").exists() && d.join("g/report.md").exists());
+}
+
 #[test]
 fn a_byte_order_mark_is_ignored_by_every_code_metric_and_in_pairs() {
     let dir = tempfile::tempdir().unwrap();

@@ -15,6 +15,7 @@ use refscore::summary::RunSummary;
 
 use crate::args::ReportArgs;
 use crate::history::{run_id, store_for_runs};
+use crate::output_lock;
 use crate::overwrite::Inputs;
 
 /// The formats named on the command line, each once, in a fixed order.
@@ -125,7 +126,11 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let folder = Path::new(&args.run);
     let store;
     let is_run_id = args.run == "latest" || args.run.parse::<i64>().is_ok();
+    // A folder a run is still writing is neither read nor written into:
+    // its summary and rows would not belong together.
+    let mut locks = Vec::new();
     let (source, summary, default_out) = if folder.is_dir() || !is_run_id {
+        locks.extend(output_lock::for_reading(folder)?);
         let summary_path = folder.join("summary.json");
         let text = std::fs::read_to_string(&summary_path)
             .with_context(|| format!("reading {}", summary_path.display()))?;
@@ -162,6 +167,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let names: Vec<&str> = formats.iter().map(|f| f.file_name()).collect();
     inputs.refuse_in_folder(&out_dir, &names)?;
+    locks.extend(output_lock::for_reading(&out_dir)?);
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     if suite.is_none() && formats.contains(&Format::Html) {
         writeln!(

@@ -14,13 +14,14 @@ use refscore::history::{
 };
 use refscore::judge::{CacheMode, CacheSettings};
 use refscore::runner::{
-    self, BatchRecord, BatchSink, PriorBatch, Progress, Recording, Resume, RowResult, RunOptions,
+    self, BatchRecord, BatchSink, Progress, Recording, Resume, RowResult, RunOptions,
 };
 use refscore::suite::{LoadOptions, Suite};
 
 use crate::args::RunArgs;
 use crate::color::Palette;
 use crate::history;
+use crate::output_lock;
 use crate::overwrite::Inputs;
 
 /// Signals closer together than this are one stop, delivered twice.
@@ -81,19 +82,25 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         suite.regression.baseline,
         None,
     )?;
-    // A new run, or the continuation of an interrupted one.
-    let (mut info, run_id, prior) = match (&store, &args.resume) {
+    // A new run, or the continuation of an interrupted one. The output
+    // folder is locked for this run before the store records anything
+    // about it: a folder another run is writing leaves no trace.
+    let (mut info, run_id, prior, locked) = match (&store, &args.resume) {
         (Some(store), Some(which)) => {
-            let (info, id, prior) = resume(store, &suite, which, args, &|dir| {
-                inputs.refuse_output_folder(dir, &report_files)
-            })?;
-            (info, Some(id), prior)
+            let (info, id) = resume(store, &suite, which, args)?;
+            let dir = Path::new(info.output.as_deref().unwrap_or("refscore-out"));
+            inputs.refuse_output_folder(dir, &report_files)?;
+            let locked = output_lock::for_run(dir)?;
+            store.set_info(id, &info)?;
+            let prior = store.prior_batches(id)?;
+            (info, Some(id), prior, locked)
         }
         (None, Some(_)) => anyhow::bail!("--resume needs the run store"),
         (store, None) => {
             let mut info = history::run_info(&suite, &args.tags, args.limit)?;
             let dir = new_dir.clone().unwrap_or_else(|| PathBuf::from("refscore-out"));
             info.output = Some(dir.display().to_string());
+            let locked = output_lock::for_run(&dir)?;
             let id = match store {
                 Some(s) => {
                     let id = s.begin(&info, &suite.regression)?;
@@ -103,22 +110,23 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 }
                 None => None,
             };
-            (info, id, Vec::new())
+            (info, id, Vec::new(), locked)
         }
     };
     let dir = PathBuf::from(info.output.clone().unwrap_or_else(|| "refscore-out".to_owned()));
     let results_path = dir.join("results.jsonl");
-    let results = match open_results(&dir, store.as_ref().zip(run_id), !prior.is_empty()) {
-        Ok(w) => Arc::new(Mutex::new(Some(w))),
-        Err(e) => {
-            // A recorded run that cannot write its results failed; it does
-            // not stay `running`.
-            if let (Some(store), Some(id)) = (&store, run_id) {
-                let _ = store.mark(id, RunStatus::Failed);
+    let results =
+        match open_results(&locked, &results_path, store.as_ref().zip(run_id), !prior.is_empty()) {
+            Ok(w) => Arc::new(Mutex::new(Some(w))),
+            Err(e) => {
+                // A recorded run that cannot write its results failed; it does
+                // not stay `running`.
+                if let (Some(store), Some(id)) = (&store, run_id) {
+                    let _ = store.mark(id, RunStatus::Failed);
+                }
+                return Err(e);
             }
-            return Err(e);
-        }
-    };
+        };
 
     let cancel = Arc::new(AtomicBool::new(false));
     {
@@ -286,14 +294,14 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Finds the run to resume and checks that the suite and dataset did not
-/// change since it started.
+/// change since it started; returns its record as the continuation will
+/// store it, with the output folder it writes to.
 fn resume(
     store: &Store,
     suite: &Suite,
     which: &str,
     args: &RunArgs,
-    refuse_output_folder: &dyn Fn(&Path) -> anyhow::Result<()>,
-) -> anyhow::Result<(RunInfo, i64, Vec<PriorBatch>)> {
+) -> anyhow::Result<(RunInfo, i64)> {
     let name = history::suite_name(suite);
     let id = if which == "latest" {
         store
@@ -345,10 +353,7 @@ fn resume(
     if let Some(o) = &args.output {
         info.output = Some(o.display().to_string());
     }
-    refuse_output_folder(Path::new(info.output.as_deref().unwrap_or("refscore-out")))?;
-    store.set_info(id, &info)?;
-    let prior = store.prior_batches(id)?;
-    Ok((info, id, prior))
+    Ok((info, id))
 }
 
 /// Hands batches to the store (when there is one) and keeps each row's
@@ -437,21 +442,20 @@ fn fresh_dir(base: &Path) -> PathBuf {
         .unwrap_or_else(|| base.to_path_buf())
 }
 
-/// Creates the output folder and its `results.jsonl` (checked beforehand
-/// not to be an input); a resumed run's file starts with the rows recorded
-/// before.
+/// Empties the output folder's `results.jsonl` (checked beforehand not to
+/// be an input, and `locked` for this run) and returns a writer of it; a
+/// resumed run's file starts with the rows recorded before.
 fn open_results(
-    dir: &Path,
+    locked: &File,
+    results_path: &Path,
     recorded: Option<(&Store, i64)>,
     resumed: bool,
 ) -> anyhow::Result<BufWriter<File>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let results_path = dir.join("results.jsonl");
-    let mut results = BufWriter::with_capacity(
-        1 << 20,
-        File::create(&results_path)
-            .with_context(|| format!("creating {}", results_path.display()))?,
-    );
+    let file = locked
+        .try_clone()
+        .and_then(|f| f.set_len(0).map(|()| f))
+        .with_context(|| format!("creating {}", results_path.display()))?;
+    let mut results = BufWriter::with_capacity(1 << 20, file);
     if let (Some((store, id)), true) = (recorded, resumed) {
         store.for_each_line(id, |line| {
             results.write_all(line.as_bytes())?;

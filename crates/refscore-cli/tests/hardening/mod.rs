@@ -186,6 +186,52 @@ fn one_stop_delivered_twice_at_once_still_ends_with_the_summary() {
 }
 
 #[test]
+fn a_folder_a_run_is_writing_is_refused_to_another_run_and_to_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "small.jsonl", "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n");
+    write(d, "small.yaml", "dataset: small.jsonl\nid: id\nevaluators:\n  - metric: json_match\n");
+    let o = at(d, &["run", "small.yaml", "-o", "done", "--quiet"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let child = start_run(d);
+    let recorded = runs(d).len();
+    assert_eq!(recorded, 2, "{:?}", runs(d));
+    // A second run into the folder: refused before it records a run or
+    // truncates the first one's results.
+    for suite in ["suite.yaml", "small.yaml"] {
+        let o = at(d, &["run", suite, "-o", "out", "--quiet"]);
+        assert_eq!(code(&o), 2, "{suite}: {}{}", stdout(&o), stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("another refscore run is writing to") && e.contains("out"), "{e}");
+    }
+    assert_eq!(runs(d).len(), recorded, "no run recorded: {:?}", runs(d));
+    // Reports of the folder, or into it, wait for the run to end.
+    let o = at(d, &["report", "out"]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("a refscore run is writing to"), "{}", stderr(&o));
+    let o = at(d, &["report", "done", "-o", "out", "--report", "md"]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("a refscore run is writing to"), "{}", stderr(&o));
+    assert!(!d.join("out/report.md").exists(), "no report written into the folder");
+    let sent = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let o = child.wait_with_output().expect("waits");
+    assert_eq!(code(&o), 1, "the first run ends as cancelled: {}", stderr(&o));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out/summary.json")).unwrap())
+            .unwrap();
+    let text = std::fs::read_to_string(d.join("out/results.jsonl")).unwrap();
+    for line in text.lines() {
+        let row: Value = serde_json::from_str(line).expect("every line is whole JSON");
+        assert_eq!(row["scores"][0]["name"], "m", "only the first run's rows: {row}");
+    }
+    assert_eq!(text.lines().count() as u64, summary["rows"].as_u64().unwrap());
+    // Once it has ended, the folder is free.
+    let o = at(d, &["report", "out", "--report", "md"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
 fn worker_threads_are_bounded_on_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let suite = big_suite(dir.path());

@@ -1,0 +1,95 @@
+//! One writer per output folder: a run holds an exclusive advisory lock on
+//! its folder's `results.jsonl` from before it records or truncates
+//! anything until its summary and reports are written; `refscore report`
+//! holds a shared one on the folder it reads and the folder it writes into
+//! while it reads and writes. A second run on a locked folder, or a report
+//! of a folder a run is writing, is refused instead of interleaving its
+//! lines with the first one's. The lock is released when the process ends,
+//! however it ends.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::Path;
+
+use anyhow::Context;
+
+/// The file a folder's lock is taken on.
+const LOCKED: &str = "results.jsonl";
+
+/// Creates `dir` and its `results.jsonl` (without truncating it) and locks
+/// the file for this run alone. The file is returned, unchanged: the run
+/// truncates it once it holds it, and the lock lasts as long as it (or a
+/// clone of it) is open.
+pub(crate) fn for_run(dir: &Path) -> anyhow::Result<File> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join(LOCKED);
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(TryLockError::WouldBlock) => anyhow::bail!(
+            "another refscore run is writing to {} (or `refscore report` is reading it): wait for it to end, or choose another output folder with -o",
+            dir.display()
+        ),
+        Err(TryLockError::Error(e)) => unlocked(file, &path, e),
+    }
+}
+
+/// Locks `dir`'s `results.jsonl`, when there is one, against runs for as
+/// long as the returned file is open; other readers may hold it too.
+pub(crate) fn for_reading(dir: &Path) -> anyhow::Result<Option<File>> {
+    let path = dir.join(LOCKED);
+    let file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("opening {}", path.display())),
+    };
+    match file.try_lock_shared() {
+        Ok(()) => Ok(Some(file)),
+        Err(TryLockError::WouldBlock) => anyhow::bail!(
+            "a refscore run is writing to {}: wait for it to end, then write the reports",
+            dir.display()
+        ),
+        Err(TryLockError::Error(e)) => unlocked(file, &path, e).map(Some),
+    }
+}
+
+/// A file system without advisory locks leaves the file unlocked rather
+/// than refusing every run; any other failure to lock is an error.
+fn unlocked(file: File, path: &Path, e: std::io::Error) -> anyhow::Result<File> {
+    if e.kind() == std::io::ErrorKind::Unsupported {
+        Ok(file)
+    } else {
+        Err(e).with_context(|| format!("locking {}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_has_one_writer_and_no_reader_while_it_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        assert!(for_reading(&out).unwrap().is_none(), "nothing to lock yet");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("results.jsonl"), "kept\n").unwrap();
+        let first = for_run(&out).unwrap();
+        assert_eq!(std::fs::read_to_string(out.join("results.jsonl")).unwrap(), "kept\n");
+        let e = for_run(&out).unwrap_err().to_string();
+        assert!(e.contains("another refscore run is writing to") && e.contains("out"), "{e}");
+        let e = for_reading(&out).unwrap_err().to_string();
+        assert!(e.contains("a refscore run is writing to"), "{e}");
+        drop(first);
+        let readers = (for_reading(&out).unwrap(), for_reading(&out).unwrap());
+        assert!(readers.0.is_some() && readers.1.is_some(), "readers share the folder");
+        assert!(for_run(&out).is_err(), "no run while it is read");
+        drop(readers);
+        assert!(for_run(&out).is_ok());
+    }
+}

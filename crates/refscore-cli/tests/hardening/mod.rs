@@ -36,14 +36,20 @@ fn dataset_errors_write_nothing_and_record_no_run() {
     std::fs::create_dir(d.join("folder.jsonl")).unwrap();
     write(d, "dup.csv", "id,id\n1,2\n");
     write(d, "empty.csv", "");
+    write(d, "empty.json", "");
+    write(d, "blank.json", " \n\t\n");
+    write(d, "object.json", "{\"id\": 1}\n");
     write(d, "data.txt", "x\n");
     write(d, "empty.parquet", "");
     write(d, "corrupt.parquet", "PAR1 not a Parquet file PAR1");
-    let cases: [(&str, &str); 7] = [
+    let cases: [(&str, &str); 10] = [
         ("missing.jsonl", "missing.jsonl"),
         ("folder.jsonl", "is a directory"),
         ("dup.csv", "appears twice"),
         ("empty.csv", "is empty"),
+        ("empty.json", "is empty"),
+        ("blank.json", "is empty"),
+        ("object.json", "expected a JSON array"),
         ("data.txt", "unknown dataset format"),
         ("empty.parquet", "Parquet"),
         ("corrupt.parquet", "Parquet"),
@@ -62,6 +68,56 @@ fn dataset_errors_write_nothing_and_record_no_run() {
         assert!(!out.exists(), "{dataset}: no output folder, no results, no summary");
     }
     assert!(!d.join("runs.db").exists(), "no run store created, no run recorded");
+}
+
+#[test]
+fn a_json_array_dataset_numbers_text_after_the_array_after_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let row = "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}";
+    write(d, "trailing.json", &format!("[{row}] garbage\n"));
+    write(d, "none.json", "[]\n");
+    write(d, "none.jsonl", "");
+    let lines = |out: &str| -> Vec<Value> {
+        std::fs::read_to_string(d.join(out).join("results.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let suite = |name: &str, dataset: &str| {
+        write(d, name, &format!("dataset: {dataset}\nevaluators:\n  - metric: json_match\n"))
+    };
+    let s = suite("t.yaml", "trailing.json");
+    let o = at(d, &["run", &s, "-o", "t", "--quiet", "--no-store"]);
+    assert_eq!(code(&o), 1, "an unreadable row fails the gate: {}", stderr(&o));
+    let t = lines("t");
+    assert_eq!(t.len(), 2, "{t:?}");
+    assert_eq!((&t[0]["row"], &t[0]["id"]), (&Value::from(1), &Value::from("1")), "{t:?}");
+    assert!(t[0]["error"].is_null(), "row 1 is scored: {}", t[0]);
+    assert_eq!(t[1]["row"], 2, "the error has a number of its own: {}", t[1]);
+    assert_ne!(t[1]["id"], t[0]["id"], "{t:?}");
+    let e = t[1]["error"].as_str().unwrap();
+    assert!(
+        e.contains("trailing.json:2: unexpected text after the array")
+            && e.contains(&format!("at byte offset {}", row.len() + 3)),
+        "{e}"
+    );
+    // An empty array is an empty dataset, as an empty JSONL file is: no
+    // row, a gate that fails, nothing unreadable.
+    for (name, dataset) in [("n.yaml", "none.json"), ("l.yaml", "none.jsonl")] {
+        let s = suite(name, dataset);
+        let out = name.trim_end_matches(".yaml");
+        let o = at(d, &["run", &s, "-o", out, "--quiet", "--no-store", "--format", "json"]);
+        assert_eq!(code(&o), 1, "{dataset}: {}", stderr(&o));
+        assert!(lines(out).is_empty(), "{dataset}");
+        let summary: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(
+            (&summary["rows"], &summary["rows_unreadable"]),
+            (&Value::from(0), &Value::from(0)),
+            "{dataset}"
+        );
+    }
 }
 
 #[test]

@@ -4,16 +4,27 @@
 //! strings, escapes and bracket depth) without building the array, and
 //! each element is then parsed on its own. A malformed element is one
 //! row error; the next element is read as usual.
+//!
+//! A file that is empty (or white space only) or does not open with `[`
+//! is no dataset: [`JsonArrayRows::from_reader`] refuses it before any row
+//! is read, as an empty CSV file is refused. What goes wrong after the
+//! last element (an array never closed, text after the closing `]`) is
+//! one row error numbered after the last element, never reusing a row's
+//! number; text after the `]` is located by its byte offset.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use super::{Row, RowError, object_row, row_error};
+use super::{DatasetError, Row, RowError, object_row, row_error};
+
+/// Bytes skipped before the opening `[`: white space and a UTF-8
+/// byte-order mark.
+fn before_array(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, 0xEF | 0xBB | 0xBF)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
-    /// Before the opening `[`.
-    Start,
     /// After `[` (false) or after a `,` (true).
     Before { after_comma: bool },
     /// Inside an element.
@@ -34,20 +45,60 @@ pub(crate) struct JsonArrayRows<R> {
     in_str: bool,
     escaped: bool,
     index: u64,
+    /// Bytes consumed from `reader`.
+    offset: u64,
 }
 
 impl<R: BufRead> JsonArrayRows<R> {
-    pub(crate) fn from_reader(path: &Path, reader: R) -> Self {
-        JsonArrayRows {
+    /// Reads up to the array's opening `[`.
+    ///
+    /// # Errors
+    /// The file is empty or white space only, does not start with `[`, or
+    /// cannot be read.
+    pub(crate) fn from_reader(path: &Path, mut reader: R) -> Result<Self, DatasetError> {
+        let invalid = |message: String| DatasetError::Invalid { path: path.to_path_buf(), message };
+        let mut offset = 0u64;
+        loop {
+            let chunk = reader.fill_buf().map_err(|e| DatasetError::Io {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+            if chunk.is_empty() {
+                return Err(invalid(String::from(
+                    "the file is empty: a JSON dataset needs an array of row objects (`[]` for none)",
+                )));
+            }
+            match chunk.iter().position(|&b| !before_array(b)) {
+                None => {
+                    let n = chunk.len();
+                    reader.consume(n);
+                    offset += n as u64;
+                }
+                Some(i) if chunk[i] == b'[' => {
+                    reader.consume(i + 1);
+                    offset += i as u64 + 1;
+                    break;
+                }
+                Some(i) => {
+                    return Err(invalid(format!(
+                        "expected a JSON array of row objects, found `{}` at byte offset {}",
+                        char::from(chunk[i]),
+                        offset + i as u64
+                    )));
+                }
+            }
+        }
+        Ok(JsonArrayRows {
             path: path.to_path_buf(),
             reader,
             buf: Vec::new(),
-            state: State::Start,
+            state: State::Before { after_comma: false },
             depth: 0,
             in_str: false,
             escaped: false,
             index: 0,
-        }
+            offset,
+        })
     }
 
     fn fail(&mut self, number: u64, message: impl Into<String>) -> Option<Result<Row, RowError>> {
@@ -65,9 +116,6 @@ impl<R: BufRead> JsonArrayRows<R> {
             };
             if chunk.is_empty() {
                 return match self.state {
-                    State::Start => {
-                        Err("expected a JSON array of row objects, found an empty file".into())
-                    }
                     State::Before { .. } | State::Element => {
                         Err("unexpected end of file: the array is not closed".into())
                     }
@@ -80,16 +128,6 @@ impl<R: BufRead> JsonArrayRows<R> {
             while i < chunk.len() {
                 let b = chunk[i];
                 match self.state {
-                    State::Start => {
-                        if b == b'[' {
-                            self.state = State::Before { after_comma: false };
-                        } else if !(b.is_ascii_whitespace() || matches!(b, 0xEF | 0xBB | 0xBF)) {
-                            return Err(format!(
-                                "expected a JSON array of row objects, found `{}`",
-                                char::from(b)
-                            ));
-                        }
-                    }
                     State::Before { after_comma } => {
                         if b == b']' && !after_comma {
                             self.state = State::End;
@@ -134,7 +172,10 @@ impl<R: BufRead> JsonArrayRows<R> {
                     }
                     State::End => {
                         if !b.is_ascii_whitespace() {
-                            return Err("unexpected text after the closing `]`".into());
+                            return Err(format!(
+                                "unexpected text after the array's closing `]`, at byte offset {}: a JSON dataset is one array",
+                                self.offset + i as u64
+                            ));
                         }
                     }
                     State::Done => return Ok(false),
@@ -143,6 +184,7 @@ impl<R: BufRead> JsonArrayRows<R> {
                 used = i;
             }
             self.reader.consume(used);
+            self.offset += used as u64;
             if found {
                 return Ok(true);
             }
@@ -163,7 +205,10 @@ impl<R: BufRead> Iterator for JsonArrayRows<R> {
                 None
             }
             Err(message) => {
-                let number = if self.state == State::End { self.index } else { self.index.max(1) };
+                // An element cut short keeps its own number; anything else
+                // (a missing element or `]`, text after the array) is
+                // numbered after the last element.
+                let number = if self.state == State::Element { self.index } else { self.index + 1 };
                 self.fail(number, message)
             }
             Ok(true) => {
@@ -189,10 +234,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn rows(text: &str) -> Vec<Result<Row, RowError>> {
+    fn open(text: &str) -> Result<JsonArrayRows<impl BufRead>, DatasetError> {
         // A tiny buffer so that elements straddle chunk boundaries.
         let reader = std::io::BufReader::with_capacity(3, text.as_bytes());
-        JsonArrayRows::from_reader(Path::new("d.json"), reader).collect()
+        JsonArrayRows::from_reader(Path::new("d.json"), reader)
+    }
+
+    fn rows(text: &str) -> Vec<Result<Row, RowError>> {
+        open(text).unwrap().collect()
     }
 
     #[test]
@@ -220,17 +269,60 @@ mod tests {
     #[test]
     fn empty_array_and_structural_errors() {
         assert!(rows("[ ]").is_empty());
-        let r = rows("{\"a\":1}");
-        assert_eq!(r.len(), 1);
-        assert!(r[0].as_ref().unwrap_err().message.contains("expected a JSON array"));
+        assert!(rows("\u{feff} \n[]\n").is_empty());
         let r = rows("[{\"a\":1}, {\"a\":2");
         assert_eq!(r.len(), 2);
-        assert!(r[1].as_ref().unwrap_err().message.contains("not closed"));
+        let e = r[1].as_ref().unwrap_err();
+        assert_eq!(e.number, 2);
+        assert!(e.message.contains("not closed"), "{e}");
         let r = rows("[{\"a\":1},]");
         assert!(r[1].as_ref().unwrap_err().message.contains("empty array element"));
-        let r = rows("[{\"a\":1}] x");
+    }
+
+    #[test]
+    fn an_empty_file_or_one_that_is_not_an_array_is_no_dataset() {
+        for text in ["", "  \n\t", "\u{feff}"] {
+            let e = open(text).err().unwrap();
+            assert!(matches!(e, DatasetError::Invalid { .. }), "{text:?}: {e:?}");
+            assert_eq!(
+                e.to_string(),
+                "d.json: the file is empty: a JSON dataset needs an array of row objects (`[]` for none)"
+            );
+        }
+        let e = open("  {\"a\":1}").err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "d.json: expected a JSON array of row objects, found `{` at byte offset 2"
+        );
+    }
+
+    #[test]
+    fn what_follows_the_last_element_never_takes_its_number() {
+        // Text after the array: one error, numbered after the last row,
+        // at its byte offset.
+        let r = rows("[{\"a\":1}] garbage");
         assert_eq!(r.len(), 2);
-        assert!(r[1].as_ref().unwrap_err().message.contains("after the closing"));
-        assert!(rows("").first().unwrap().is_err());
+        assert_eq!(r[0].as_ref().unwrap().number, 1);
+        let e = r[1].as_ref().unwrap_err();
+        assert_eq!(e.number, 2);
+        assert_eq!(
+            e.to_string(),
+            "d.json:2: unexpected text after the array's closing `]`, at byte offset 10: a JSON dataset is one array"
+        );
+        let r = rows("[]\n[]");
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].as_ref().unwrap_err().number, 1);
+        assert!(r[0].as_ref().unwrap_err().message.contains("at byte offset 3"));
+        // An array cut short after a comma, or after `[`.
+        let r = rows("[{\"a\":1},");
+        assert_eq!(r.len(), 2);
+        let e = r[1].as_ref().unwrap_err();
+        assert_eq!(
+            (e.number, e.message.as_str()),
+            (2, "unexpected end of file: the array is not closed")
+        );
+        let r = rows("[{\"a\":1}");
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].as_ref().unwrap_err().number, 1, "the element cut short is row 1");
     }
 }

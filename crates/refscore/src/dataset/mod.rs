@@ -232,8 +232,9 @@ impl Pending {
 /// file's extension.
 ///
 /// # Errors
-/// The file cannot be opened, its format is unknown, or its header (CSV)
-/// or footer (Parquet) cannot be read.
+/// The file cannot be opened, its format is unknown, its header (CSV) or
+/// footer (Parquet) cannot be read, or it is empty (CSV, JSON array) or a
+/// JSON array file does not start with `[`.
 pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetError> {
     let format = format
         .or_else(|| DatasetFormat::from_path(path))
@@ -262,7 +263,7 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
             Box::new(jsonl::JsonlRows::from_reader(path, file).counting(Arc::clone(&read)))
         }
         DatasetFormat::JsonArray => Box::new(
-            json_array::JsonArrayRows::from_reader(path, counted(file)).map(Pending::Ready),
+            json_array::JsonArrayRows::from_reader(path, counted(file))?.map(Pending::Ready),
         ),
         DatasetFormat::Csv => {
             Box::new(csv::CsvRows::from_reader(path, counted(file))?.map(Pending::Ready))
@@ -294,8 +295,9 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
 /// needed, so memory stays flat whatever the stream's length.
 ///
 /// # Errors
-/// Parquet (which needs a file it can seek in), or a CSV header that
-/// cannot be read.
+/// Parquet (which needs a file it can seek in), a CSV header that cannot
+/// be read, or a JSON array stream that is empty or does not start with
+/// `[`.
 pub fn from_reader(
     name: &Path,
     reader: Box<dyn std::io::Read + Send>,
@@ -305,7 +307,7 @@ pub fn from_reader(
     let inner: Box<dyn Iterator<Item = Pending> + Send> = match format {
         DatasetFormat::Jsonl => Box::new(jsonl::JsonlRows::from_reader(name, reader)),
         DatasetFormat::JsonArray => {
-            Box::new(json_array::JsonArrayRows::from_reader(name, reader).map(Pending::Ready))
+            Box::new(json_array::JsonArrayRows::from_reader(name, reader)?.map(Pending::Ready))
         }
         DatasetFormat::Csv => {
             Box::new(csv::CsvRows::from_reader(name, reader)?.map(Pending::Ready))

@@ -11,6 +11,21 @@ use std::time::Instant;
 use rayon::prelude::*;
 use refscore::{Evaluator, InputMapping, Row, Score};
 
+/// Stack that must be left for work on the caller's thread to run on it;
+/// with less (a Python thread started after `threading.stack_size(256 KiB)`,
+/// or deep inside recursive Python code) the work runs on a fresh stack.
+/// The library's own guards grow the stack by small steps only, which a
+/// small thread stack does not survive.
+const RED_ZONE: usize = 1024 * 1024;
+
+/// Runs `f` on the calling thread with at least [`RED_ZONE`] bytes of stack,
+/// switching to a fresh stack of the size the worker threads get when the
+/// thread's own is shorter. Every entry point that does Rust work on the
+/// caller's (Python) thread goes through here.
+pub(crate) fn on_big_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(RED_ZONE, refscore::runner::WORKER_STACK, f)
+}
+
 /// An evaluator with its name and input mapping: what one column of
 /// results comes from.
 #[derive(Clone)]

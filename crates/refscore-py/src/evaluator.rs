@@ -13,7 +13,7 @@ use refscore::{EvalInput, Evaluator, InputMapping, InputSpec, InputType, Row, Sc
 use serde_json::{Map, Value};
 
 use crate::convert::{to_py, to_value};
-use crate::engine::{Bound as BoundEval, rename};
+use crate::engine::{Bound as BoundEval, on_big_stack, rename};
 
 /// A built-in metric, built once from its name and options, evaluated in
 /// Rust. Immutable and shareable across threads.
@@ -58,33 +58,35 @@ impl MetricEvaluator {
         name: Option<String>,
         judge: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let options = object_arg(options, "options")?.unwrap_or_default();
-        let judge = object_arg(judge, "judge")?.map(Value::Object);
-        let name = name.unwrap_or_else(|| metric.to_owned());
-        let judges = match &judge {
-            None => Arc::new(Judges::none()),
-            Some(j) => {
-                let cache = CacheSettings { path: None, mode: CacheMode::Off };
-                Arc::new(
-                    Judges::from_suite(Some(j), None, Path::new("."), &cache)
-                        .map_err(|e| PyValueError::new_err(e.to_string()))?,
-                )
-            }
-        };
-        let ctx = BuildContext {
-            base_dir: None,
-            field_tallies: false,
-            judges,
-            evaluator: Some(name.clone()),
-        };
-        let built = metrics::build(metric, &options, &ctx)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(MetricEvaluator {
-            name,
-            metric: metric.to_owned(),
-            options,
-            judge,
-            evaluator: Arc::from(built),
+        on_big_stack(|| {
+            let options = object_arg(options, "options")?.unwrap_or_default();
+            let judge = object_arg(judge, "judge")?.map(Value::Object);
+            let name = name.unwrap_or_else(|| metric.to_owned());
+            let judges = match &judge {
+                None => Arc::new(Judges::none()),
+                Some(j) => {
+                    let cache = CacheSettings { path: None, mode: CacheMode::Off };
+                    Arc::new(
+                        Judges::from_suite(Some(j), None, Path::new("."), &cache)
+                            .map_err(|e| PyValueError::new_err(e.to_string()))?,
+                    )
+                }
+            };
+            let ctx = BuildContext {
+                base_dir: None,
+                field_tallies: false,
+                judges,
+                evaluator: Some(name.clone()),
+            };
+            let built = metrics::build(metric, &options, &ctx)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Ok(MetricEvaluator {
+                name,
+                metric: metric.to_owned(),
+                options,
+                judge,
+                evaluator: Arc::from(built),
+            })
         })
     }
 
@@ -115,13 +117,13 @@ impl MetricEvaluator {
     /// The options it was built with.
     #[getter]
     fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &Value::Object(self.options.clone()))
+        on_big_stack(|| to_py(py, &Value::Object(self.options.clone())))
     }
 
     /// The judge settings it was built with, if any.
     #[getter]
     fn judge<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, self.judge.as_ref().unwrap_or(&Value::Null))
+        on_big_stack(|| to_py(py, self.judge.as_ref().unwrap_or(&Value::Null)))
     }
 
     /// The inputs it reads: dicts with `name`, `required`, `type`,
@@ -147,36 +149,40 @@ impl MetricEvaluator {
         py: Python<'py>,
         input: &Bound<'py, PyDict>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut values: Vec<(String, Value)> = Vec::with_capacity(input.len());
-        for (k, v) in input.iter() {
-            values.push((k.extract()?, to_value(&v)?));
-        }
-        let b = self.bound(InputMapping::new());
-        let result = py.detach(|| {
-            let mut eval_input = EvalInput::new();
-            for (k, v) in values {
-                eval_input.set(&k, v);
+        on_big_stack(|| {
+            let mut values: Vec<(String, Value)> = Vec::with_capacity(input.len());
+            for (k, v) in input.iter() {
+                values.push((k.extract()?, to_value(&v)?));
             }
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                b.evaluator.evaluate(&eval_input).map(|e| rename(&b, e.scores))
-            }))
-        });
-        match result {
-            Ok(Ok(scores)) => scores_list(py, &scores),
-            Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),
-            Err(_) => Err(PyValueError::new_err("evaluator panicked")),
-        }
+            let b = self.bound(InputMapping::new());
+            let result = py.detach(|| {
+                let mut eval_input = EvalInput::new();
+                for (k, v) in values {
+                    eval_input.set(&k, v);
+                }
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    b.evaluator.evaluate(&eval_input).map(|e| rename(&b, e.scores))
+                }))
+            });
+            match result {
+                Ok(Ok(scores)) => scores_list(py, &scores),
+                Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),
+                Err(_) => Err(PyValueError::new_err("evaluator panicked")),
+            }
+        })
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let cls = py.get_type::<MetricEvaluator>();
-        let args = (
-            self.metric.clone(),
-            to_py(py, &Value::Object(self.options.clone()))?,
-            self.name.clone(),
-            to_py(py, self.judge.as_ref().unwrap_or(&Value::Null))?,
-        );
-        (cls, args).into_pyobject(py)
+        on_big_stack(|| {
+            let cls = py.get_type::<MetricEvaluator>();
+            let args = (
+                self.metric.clone(),
+                to_py(py, &Value::Object(self.options.clone()))?,
+                self.name.clone(),
+                to_py(py, self.judge.as_ref().unwrap_or(&Value::Null))?,
+            );
+            (cls, args).into_pyobject(py)
+        })
     }
 
     fn __repr__(&self) -> String {
@@ -269,25 +275,27 @@ impl Mapping {
         row: &Bound<'py, PyAny>,
         inputs: Vec<(String, bool)>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let row = Row { number: 1, value: to_value(row)?, text_cells: false };
-        let specs: Vec<InputSpec> = inputs
-            .into_iter()
-            .map(|(n, required)| InputSpec::named(n, required, InputType::Json, ""))
-            .collect();
-        let out = PyDict::new(py);
-        match self.mapping.resolve(&row, &specs) {
-            Ok(input) => {
-                for spec in &specs {
-                    let name = spec.name.as_ref();
-                    if input.names().any(|n| n == name) {
-                        let v = input.get(name).cloned().unwrap_or(Value::Null);
-                        out.set_item(name, to_py(py, &v)?)?;
+        on_big_stack(|| {
+            let row = Row { number: 1, value: to_value(row)?, text_cells: false };
+            let specs: Vec<InputSpec> = inputs
+                .into_iter()
+                .map(|(n, required)| InputSpec::named(n, required, InputType::Json, ""))
+                .collect();
+            let out = PyDict::new(py);
+            match self.mapping.resolve(&row, &specs) {
+                Ok(input) => {
+                    for spec in &specs {
+                        let name = spec.name.as_ref();
+                        if input.names().any(|n| n == name) {
+                            let v = input.get(name).cloned().unwrap_or(Value::Null);
+                            out.set_item(name, to_py(py, &v)?)?;
+                        }
                     }
+                    Ok(out)
                 }
-                Ok(out)
+                Err(e) => Err(PyKeyError::new_err(e.to_string())),
             }
-            Err(e) => Err(PyKeyError::new_err(e.to_string())),
-        }
+        })
     }
 
     /// The sources, as given.

@@ -24,7 +24,7 @@ use refscore::{InputMapping, Row, Score};
 use serde_json::{Map, Value};
 
 use crate::convert::{to_py, to_value};
-use crate::engine::{Bound as BoundEval, Outcome, RowInput};
+use crate::engine::{Bound as BoundEval, Outcome, RowInput, on_big_stack};
 use crate::evaluator::{Mapping, MetricEvaluator, score_dict};
 
 /// The built-in metrics as the registry declares them: name,
@@ -32,18 +32,22 @@ use crate::evaluator::{Mapping, MetricEvaluator, score_dict};
 /// scores, example.
 #[pyfunction]
 fn registry(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    let v = serde_json::to_value(refscore::metrics::registry::all())
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    to_py(py, &v)
+    on_big_stack(|| {
+        let v = serde_json::to_value(refscore::metrics::registry::all())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        to_py(py, &v)
+    })
 }
 
 /// A score dict read as a Rust `Score` and written back: the JSON form
 /// the Rust library gives that score.
 #[pyfunction]
 fn score_json<'py>(py: Python<'py>, score: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let s: Score = serde_json::from_value(to_value(score)?)
-        .map_err(|e| PyValueError::new_err(format!("not a score: {e}")))?;
-    score_dict(py, &s)
+    on_big_stack(|| {
+        let s: Score = serde_json::from_value(to_value(score)?)
+            .map_err(|e| PyValueError::new_err(format!("not a score: {e}")))?;
+        score_dict(py, &s)
+    })
 }
 
 /// The evaluators with their mappings, ready to run.
@@ -69,6 +73,17 @@ fn bound_list(evaluators: &Bound<'_, PyList>) -> PyResult<Vec<BoundEval>> {
 #[pyfunction]
 #[pyo3(signature = (evaluators, columns, n_rows, threads=None, score_format="dict"))]
 fn evaluate_columns<'py>(
+    py: Python<'py>,
+    evaluators: &Bound<'py, PyList>,
+    columns: &Bound<'py, PyDict>,
+    n_rows: usize,
+    threads: Option<usize>,
+    score_format: &str,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    on_big_stack(|| columns_on_stack(py, evaluators, columns, n_rows, threads, score_format))
+}
+
+fn columns_on_stack<'py>(
     py: Python<'py>,
     evaluators: &Bound<'py, PyList>,
     columns: &Bound<'py, PyDict>,
@@ -126,11 +141,24 @@ fn evaluate_columns<'py>(
 fn evaluate_arrow<'py>(
     py: Python<'py>,
     evaluators: &Bound<'py, PyList>,
-    batches: Vec<PyArrowType<RecordBatch>>,
+    batches: &Bound<'py, PyAny>,
+    threads: Option<usize>,
+    score_format: &str,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    on_big_stack(|| arrow_on_stack(py, evaluators, batches, threads, score_format))
+}
+
+fn arrow_on_stack<'py>(
+    py: Python<'py>,
+    evaluators: &Bound<'py, PyList>,
+    batches: &Bound<'py, PyAny>,
     threads: Option<usize>,
     score_format: &str,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let bound = bound_list(evaluators)?;
+    // Imported here, not as an argument: the import recurses over the
+    // schema, so it runs on the big stack too.
+    let batches: Vec<PyArrowType<RecordBatch>> = batches.extract()?;
     let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();
     let outcomes = py
         .detach(|| -> Result<Vec<Vec<Outcome>>, String> {
@@ -155,13 +183,24 @@ fn evaluate_arrow<'py>(
 fn score_arrow(
     py: Python<'_>,
     evaluators: &Bound<'_, PyList>,
-    batch: PyArrowType<RecordBatch>,
+    batch: &Bound<'_, PyAny>,
+    threads: Option<usize>,
+    keep_columns: bool,
+) -> PyResult<PyArrowType<RecordBatch>> {
+    on_big_stack(|| score_on_stack(py, evaluators, batch, threads, keep_columns))
+}
+
+fn score_on_stack(
+    py: Python<'_>,
+    evaluators: &Bound<'_, PyList>,
+    batch: &Bound<'_, PyAny>,
     threads: Option<usize>,
     keep_columns: bool,
 ) -> PyResult<PyArrowType<RecordBatch>> {
     let bound = bound_list(evaluators)?;
     let names: Vec<String> = bound.iter().map(|b| b.name.clone()).collect();
-    let batch = batch.0;
+    // Imported on the big stack: the import recurses over the schema.
+    let batch = batch.extract::<PyArrowType<RecordBatch>>()?.0;
     let out = py
         .detach(|| -> Result<RecordBatch, String> {
             let rows = arrow_rows::batch_rows(&batch, 1)?;

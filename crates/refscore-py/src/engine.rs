@@ -5,7 +5,7 @@
 //! mapped, a panic) is recorded for its row and the others go on.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -133,9 +133,24 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, String> {
 }
 
 /// One pool per process, one thread per core, made on first use.
+///
+/// The pool remembers the process that built it: a child made by `fork()`
+/// (multiprocessing's default start method on Linux) inherits the pool but
+/// not its threads, so a child builds its own. The parent's is leaked
+/// there: dropping it would wait for threads that do not exist.
 fn default_pool() -> Result<&'static rayon::ThreadPool, String> {
-    static POOL: OnceLock<Result<rayon::ThreadPool, String>> = OnceLock::new();
-    POOL.get_or_init(|| pool(0)).as_ref().map_err(Clone::clone)
+    static POOL: Mutex<Option<(u32, &'static rayon::ThreadPool)>> = Mutex::new(None);
+    let pid = std::process::id();
+    // A panic while the lock was held left no half-built pool behind.
+    let mut slot = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((owner, p)) = *slot
+        && owner == pid
+    {
+        return Ok(p);
+    }
+    let p: &'static rayon::ThreadPool = Box::leak(Box::new(pool(0)?));
+    *slot = Some((pid, p));
+    Ok(p)
 }
 
 /// Frees the rows on the pool's threads: large nested values are freed

@@ -40,3 +40,22 @@ def test_deep_values_on_a_thread_with_a_small_stack() -> None:
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "[0.0, 1.0, 0.0]", proc.stdout
+
+
+def test_forked_children_evaluate_after_the_parent_did() -> None:
+    # The parent's default worker pool exists in the child without its threads.
+    proc = _run(
+        """
+        import multiprocessing as mp, pandas as pd, refscore
+        df = pd.DataFrame({"output": ['{"a": 1}'] * 100, "expected": ['{"a": 2}'] * 100})
+        ev = refscore.metrics.json_distance()
+        refscore.evaluate_dataframe(df, [ev])
+        def child(threads):
+            return refscore.evaluate_dataframe(df, [ev], threads=threads)["json_distance_score"][0]["score"]
+        with mp.get_context("fork").Pool(2) as p:
+            print(p.map(child, [None, 2]))
+        """,
+        timeout=90,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[1.0, 1.0]", proc.stdout

@@ -5,7 +5,7 @@ Each function takes the metric's options as keyword arguments (the same
 keys and values as in a suite file) and an optional ``name``::
 
     refscore.metrics.json_distance()
-    refscore.metrics.json_match(rules={"$.total": {"compare": "number", "abs_tol": 0.01}})
+    refscore.metrics.json_match(rules={"rules": [{"path": "$.total", "compare": {"type": "numeric", "abs_tol": 0.01}}]})
     refscore.metrics.exact_match(name="exact")
     refscore.metrics.hallucination(judge={"model": "gpt-4o-mini"})   # LLM metrics: the judge's settings
 

@@ -5,7 +5,10 @@
 //! evaluators compare (a text cell holding JSON is parsed by the metric,
 //! as in a suite run). Strings, numbers, booleans, lists and structs map
 //! to their JSON forms; dictionary-encoded columns are decoded; other
-//! types (dates, decimals, ...) are cast to text.
+//! types (dates, decimals, ...) are cast to text, timestamps with a time
+//! zone as UTC text (`...Z`), and what no cast takes (maps, fixed-size
+//! binary) is read as Arrow displays it. A column that cannot be read
+//! fails its rows, not the batch.
 //!
 //! The result batch holds the input columns (the same buffers, not
 //! copies) followed by four columns per evaluator: `<name>` (the main
@@ -29,31 +32,37 @@ use crate::engine::{Outcome, RowInput};
 /// The rows of a batch, one JSON object per row (`number` counts from
 /// `first_row`, 1-based).
 ///
-/// # Errors
-/// A column whose type cannot be read as JSON even as text.
-pub(crate) fn batch_rows(batch: &RecordBatch, first_row: u64) -> Result<Vec<RowInput>, String> {
+/// A column that cannot be read even as text fails every row, each with
+/// an error naming the row and the column; the callers pass only the
+/// columns the evaluators read, so an unrelated column never gets here.
+pub(crate) fn batch_rows(batch: &RecordBatch, first_row: u64) -> Vec<RowInput> {
     let schema = batch.schema();
     let mut columns: Vec<(String, Vec<Value>)> = Vec::with_capacity(batch.num_columns());
+    let mut unreadable: Option<String> = None;
     for (field, array) in schema.fields().iter().zip(batch.columns()) {
-        let values =
-            column_values(array.as_ref()).map_err(|e| format!("column `{}`: {e}", field.name()))?;
-        columns.push((field.name().clone(), values));
+        match column_values(array.as_ref()) {
+            Ok(values) => columns.push((field.name().clone(), values)),
+            Err(e) => {
+                unreadable.get_or_insert_with(|| format!("column `{}`: {e}", field.name()));
+            }
+        }
     }
     let mut rows = Vec::with_capacity(batch.num_rows());
     let mut iters: Vec<(String, std::vec::IntoIter<Value>)> =
         columns.into_iter().map(|(n, v)| (n, v.into_iter())).collect();
     for i in 0..batch.num_rows() {
+        let number = first_row + i as u64;
+        if let Some(why) = &unreadable {
+            rows.push(Err(format!("row {number}: {why}")));
+            continue;
+        }
         let mut map = Map::new();
         for (name, it) in &mut iters {
             map.insert(name.clone(), it.next().unwrap_or(Value::Null));
         }
-        rows.push(Ok(Row {
-            number: first_row + i as u64,
-            value: Value::Object(map),
-            text_cells: false,
-        }));
+        rows.push(Ok(Row { number, value: Value::Object(map), text_cells: false }));
     }
-    Ok(rows)
+    rows
 }
 
 fn float(x: f64) -> Value {
@@ -127,12 +136,48 @@ fn column_values(array: &dyn Array) -> Result<Vec<Value>, String> {
             let plain = arrow::compute::cast(array, value_type).map_err(|e| e.to_string())?;
             column_values(plain.as_ref())?
         }
-        other => {
-            let text = arrow::compute::cast(array, &DataType::Utf8)
-                .map_err(|e| format!("type {other} cannot be read: {e}"))?;
-            column_values(text.as_ref())?
+        DataType::Timestamp(unit, Some(_)) => {
+            // The instants in UTC: the same values without their zone (a
+            // cast would shift them to the zone's local time, and a named
+            // zone needs a time-zone database arrow is built without).
+            let naive = arrow::array::make_array(
+                array
+                    .to_data()
+                    .into_builder()
+                    .data_type(DataType::Timestamp(*unit, None))
+                    .build()
+                    .map_err(|e| format!("type {} cannot be read: {e}", array.data_type()))?,
+            );
+            column_values(naive.as_ref())?
+                .into_iter()
+                .map(|v| match v {
+                    Value::String(s) => Value::String(s + "Z"),
+                    v => v,
+                })
+                .collect()
         }
+        other => match arrow::compute::cast(array, &DataType::Utf8) {
+            Ok(text) => column_values(text.as_ref())?,
+            Err(_) => displayed(array).map_err(|e| format!("type {other} cannot be read: {e}"))?,
+        },
     })
+}
+
+/// Cells as the text Arrow displays them (maps, fixed-size binary, ...):
+/// the types a cast to text does not take.
+fn displayed(array: &dyn Array) -> Result<Vec<Value>, String> {
+    use arrow::util::display::{ArrayFormatter, FormatOptions};
+    let options = FormatOptions::default();
+    let f = ArrayFormatter::try_new(array, &options).map_err(|e| e.to_string())?;
+    (0..array.len())
+        .map(|i| {
+            if array.is_null(i) {
+                Ok(Value::Null)
+            } else {
+                f.value(i).try_to_string().map(Value::String).map_err(|e| e.to_string())
+            }
+        })
+        .collect()
 }
 
 fn strings<'a>(it: impl Iterator<Item = Option<&'a str>>) -> Vec<Value> {

@@ -3,7 +3,9 @@
 //! dict, list, tuple, str, int, float, bool and None map to JSON as
 //! `json.dumps` would map them; a float NaN (how pandas marks a missing
 //! cell) and pandas' `NA`/`NaT` become `null`; numpy scalars and arrays
-//! go through their `tolist()`. Anything else is an error naming its type.
+//! go through their `tolist()`. An infinite float is an error (it is not
+//! missing, and JSON has no form for it), as is anything else, naming its
+//! type.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -41,6 +43,10 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         let x = f.value();
+        if x.is_infinite() {
+            // Not missing (NaN is): a value JSON cannot hold.
+            return Err(PyValueError::new_err(format!("{x} has no JSON form")));
+        }
         return Ok(Number::from_f64(x).map_or(Value::Null, Value::Number));
     }
     if let Ok(d) = obj.cast::<PyDict>() {

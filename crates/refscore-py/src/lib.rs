@@ -164,7 +164,7 @@ fn arrow_on_stack<'py>(
         .detach(|| -> Result<Vec<Vec<Outcome>>, String> {
             let mut rows = Vec::new();
             for b in &batches {
-                rows.extend(arrow_rows::batch_rows(b, rows.len() as u64 + 1)?);
+                rows.extend(arrow_rows::batch_rows(b, rows.len() as u64 + 1));
             }
             let out = engine::evaluate_rows(&bound, &rows, threads);
             engine::drop_rows(rows);
@@ -203,7 +203,7 @@ fn score_on_stack(
     let batch = batch.extract::<PyArrowType<RecordBatch>>()?.0;
     let out = py
         .detach(|| -> Result<RecordBatch, String> {
-            let rows = arrow_rows::batch_rows(&batch, 1)?;
+            let rows = arrow_rows::batch_rows(&batch, 1);
             let outcomes = engine::evaluate_rows(&bound, &rows, threads)?;
             engine::drop_rows(rows);
             arrow_rows::result_batch(&batch, keep_columns, &names, &outcomes)

@@ -76,3 +76,68 @@ def test_suites_pickle_and_refuse_what_cannot_ship():
         Suite([refscore.metrics.json_distance(), refscore.metrics.json_distance()])
     with pytest.raises(TypeError):
         Suite([refscore.create_evaluator(name="f")(lambda x: 1.0)])
+
+
+def test_columns_not_read_never_reach_rust():
+    # Types Rust cannot read, or that crash Arrow's recursive import, in
+    # columns the suite never reads: passed through untouched.
+    import datetime
+
+    deep_type, deep_value = pa.int64(), 1
+    for _ in range(1000):
+        deep_type, deep_value = pa.list_(deep_type), [deep_value]
+    extra = {
+        "ts_utc": pa.array([datetime.datetime(2024, 1, 1)], pa.timestamp("us", tz="UTC")),
+        "ts_ny": pa.array([datetime.datetime(2024, 1, 1)], pa.timestamp("us", tz="America/New_York")),
+        "tags": pa.array([[("k", 1)]], pa.map_(pa.string(), pa.int64())),
+        "uuid": pa.array([b"0123456789abcdef"], pa.binary(16)),
+        "deep": pa.array([deep_value], deep_type),
+    }
+    s = Suite([refscore.metrics.json_distance()])
+    for name, array in extra.items():
+        batch = pa.record_batch({"output": ['{"a": 1}'], "expected": ['{"a": 2}'], name: array})
+        out = s.score_batch(batch)
+        assert out.column("json_distance").to_pylist() == [1.0], name
+        assert out.column(name) is not None and out.column_names[:3] == ["output", "expected", name]
+        assert s.score_batch(batch, keep_columns=False).column_names[0] == "json_distance"
+
+
+def test_columns_read_with_types_rust_cannot_cast_are_text_or_fail_by_row():
+    import datetime
+
+    s = Suite([refscore.metrics.exact_match()])
+    cases = {
+        "ts": (pa.array([datetime.datetime(2024, 1, 1)], pa.timestamp("s", tz="America/New_York")), "2024-01-01T00:00:00Z"),
+        "map": (pa.array([[("k", 1)]], pa.map_(pa.string(), pa.int64())), None),
+        "fixed": (pa.array([b"0123456789abcdef"], pa.binary(16)), None),
+    }
+    for name, (array, text) in cases.items():
+        out = s.score_batch(pa.record_batch({"output": array, "expected": [text or "x"]}))
+        if text is not None:
+            assert out.column("exact_match").to_pylist() == [1.0], name
+        else:  # read as Arrow displays it: a row that scores, not a batch that raises
+            assert out.column("exact_match").to_pylist() == [0.0], name
+
+
+def test_read_columns_nested_too_deep_raise_a_clear_value_error():
+    ty, v = pa.int64(), 1
+    for _ in range(1000):
+        ty, v = pa.list_(ty), [v]
+    batch = pa.record_batch({"output": pa.array([v], ty), "expected": ['{"a": 1}']})
+    with pytest.raises(ValueError, match="column `output`: type nested deeper than 64 levels"):
+        Suite([refscore.metrics.json_distance()]).score_batch(batch)
+
+
+def test_a_jsonpath_reads_only_the_columns_it_names():
+    import datetime
+
+    ev = refscore.metrics.exact_match().bind({"output": "resp.text"})
+    batch = pa.record_batch(
+        {
+            "resp": pa.array([{"text": "x"}]),
+            "expected": ["x"],
+            "created": pa.array([[("k", 1)]], pa.map_(pa.string(), pa.int64())),
+            "when": pa.array([datetime.datetime(2024, 1, 1)], pa.timestamp("us", tz="Europe/Paris")),
+        }
+    )
+    assert Suite([ev]).score_batch(batch).column("exact_match").to_pylist() == [1.0]

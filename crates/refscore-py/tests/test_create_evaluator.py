@@ -78,3 +78,42 @@ def test_bad_returns_raise():
 
     with pytest.raises(ValueError, match="finite"):
         g.evaluate({"x": 1})
+
+
+def test_numpy_scalars_returned_are_bools_and_numbers():
+    import numpy as np
+
+    from refscore import create_evaluator
+
+    @create_evaluator(name="same")
+    def same(output: str, expected: str):
+        return np.bool_(output == expected)
+
+    @create_evaluator(name="length")
+    def length(output: str):
+        return np.int64(len(output))
+
+    @create_evaluator(name="half")
+    def half(output: str):
+        return {"score": np.float32(0.5), "label": "half"}
+
+    [s] = same.evaluate({"output": "a", "expected": "a"})
+    assert (s.score, s.label) == (1.0, "True")
+    assert length.evaluate({"output": "abc"})[0].score == 3.0
+    assert half.evaluate({"output": "abc"})[0].score == 0.5
+
+
+def test_pandas_and_numpy_missing_values_are_missing_for_python_evaluators():
+    import numpy as np
+    import pandas as pd
+
+    from refscore import create_evaluator
+
+    @create_evaluator(name="seen")
+    def seen(output) -> str:
+        return type(output).__name__
+
+    for v in (pd.NA, pd.NaT, np.float32("nan"), np.float64("nan"), np.datetime64("NaT")):
+        with pytest.raises(ValueError, match="required input `output` is missing"):
+            seen.evaluate({"output": v})
+    assert seen.evaluate({"output": np.float32(1.0)})[0].label == "float32"

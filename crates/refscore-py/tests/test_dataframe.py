@@ -138,3 +138,100 @@ def test_pandas_string_columns_and_object_columns_agree():
     assert by_arrow["json_distance_score"].tolist() == by_objects["json_distance_score"].tolist()
     statuses = [d["status"] for d in by_arrow["json_distance_execution_details"]]
     assert statuses == ["completed"] * 3 + ["failed"]
+
+
+def test_columns_not_read_never_fail_rows_and_unreadable_read_cells_fail_alone():
+    import datetime
+
+    ev = refscore.metrics.exact_match().bind({"output": "resp.text"})
+    df = pd.DataFrame(
+        {
+            "resp": [{"text": "x"}, {"text": "y"}],
+            "expected": ["x", "x"],
+            "created_at": pd.to_datetime(["2024-01-01", "2024-01-02"]),
+        }
+    )
+    r = evaluate_dataframe(df, [ev])
+    assert [d["status"] for d in r["exact_match_execution_details"]] == ["completed", "completed"]
+    assert [s["score"] for s in r["exact_match_score"]] == [1.0, 0.0]
+    utc = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+    pdf = pl.DataFrame({"resp": [{"text": "x"}], "expected": ["x"], "created_at": [utc]})
+    assert json.loads(evaluate_dataframe(pdf, [ev])["exact_match_score"][0])["score"] == 1.0
+    # Columns read whose types have no Arrow form Rust reads: the row fails
+    # or reads them as text, the call never raises.
+    plain = [refscore.metrics.exact_match()]
+    cases = {
+        "datetime": pl.DataFrame({"output": [utc], "expected": ["2024-01-01T00:00:00Z"]}),
+        "int128": pl.DataFrame({"output": pl.Series([2**100], dtype=pl.Int128), "expected": ["x"]}),
+        "object": pl.DataFrame({"output": pl.Series([{1, 2}], dtype=pl.Object), "expected": ["x"]}),
+    }
+    for name, frame in cases.items():
+        details = evaluate_dataframe(frame, plain)["exact_match_execution_details"].to_list()
+        assert len(details) == 1, name
+        if name == "object":
+            assert details[0]["status"] == "failed" and "set" in details[0]["error"], details
+        elif name == "datetime":
+            assert details[0]["status"] == "completed", details
+
+
+def test_duplicate_read_columns_and_colliding_result_names_are_refused():
+    import pyarrow as pa
+
+    dup = pd.DataFrame([['{"a": 1}', '{"a": 1}', '{"a": 2}']], columns=["output", "expected", "output"])
+    with pytest.raises(ValueError, match="column `output` appears 2 times"):
+        evaluate_dataframe(dup, [refscore.metrics.json_distance()])
+    # A duplicate column nobody reads is fine.
+    notes = pd.DataFrame([['{"a": 1}', '{"a": 1}', "n1", "n2"]], columns=["output", "expected", "note", "note"])
+    assert evaluate_dataframe(notes, [refscore.metrics.json_distance()])["json_distance_score"][0]["score"] == 0.0
+    with pytest.raises(ValueError, match="result column `exact_match_score`"):
+        evaluate_dataframe(
+            pd.DataFrame({"output": ["a"], "expected": ["a"], "exact_match_score": ["MINE"]}),
+            [refscore.metrics.exact_match()],
+        )
+    clash = create_evaluator(name="precision_recall_fscore.precision")(lambda output: 0.5)
+    with pytest.raises(ValueError, match="precision_recall_fscore.precision_score"):
+        evaluate_dataframe(
+            pd.DataFrame({"output": [["a"]], "expected": [["a"]]}),
+            [refscore.metrics.precision_recall_fscore(), clash],
+        )
+    # Arrow: a duplicate read column, a result named like an input column,
+    # results named alike.
+    suite = refscore.Suite([refscore.metrics.json_distance()])
+    batch = pa.RecordBatch.from_arrays(
+        [pa.array(['{"a": 1}']), pa.array(['{"a": 1}']), pa.array(['{"a": 2}'])], names=["output", "expected", "output"]
+    )
+    with pytest.raises(ValueError, match="column `output` appears 2 times"):
+        suite.score_batch(batch)
+    taken = pa.record_batch({"output": ["1"], "expected": ["1"], "json_distance_label": ["mine"]})
+    with pytest.raises(ValueError, match="json_distance_label"):
+        suite.score_batch(taken)
+    assert suite.score_batch(taken, keep_columns=False).column("json_distance").to_pylist() == [0.0]
+    with pytest.raises(ValueError, match="two results would be named `a_label`"):
+        refscore.Suite([refscore.metrics.exact_match(name="a"), refscore.metrics.exact_match(name="a_label")])
+
+
+def test_bad_arguments_raise_the_documented_errors():
+    import pickle
+
+    df = pd.DataFrame({"output": ["a"], "expected": ["a"]})
+    with pytest.raises(TypeError, match="not an evaluator"):
+        evaluate_dataframe(df, [lambda row: 1.0])
+    with pytest.raises(TypeError, match="a suite holds built-in metrics"):
+        refscore.Suite([lambda row: 1.0])
+    for bad in (-1, 1025):
+        with pytest.raises(ValueError, match="threads must be between 0"):
+            evaluate_dataframe(df, [refscore.metrics.exact_match()], threads=bad)
+    with pytest.raises(ValueError, match="option `variant`: nan"):
+        refscore.metrics.json_distance(variant=float("nan"))
+    c = refscore.ClassificationEvaluator(
+        name="c", prompt_template="{q}", choices=["a", "b"], judge={"model": "m"}
+    ).bind({"q": "question"})
+    back = pickle.loads(pickle.dumps(c))
+    assert type(back) is refscore.ClassificationEvaluator
+    assert back.options == c.options and back.input_mapping == {"q": "question"}
+
+
+def test_an_infinite_value_is_not_reported_missing():
+    r = evaluate_dataframe(pd.DataFrame({"output": [float("inf")], "expected": [1.0]}), [refscore.metrics.exact_match()])
+    error = r["exact_match_execution_details"][0]["error"]
+    assert "inf has no JSON form" in error and "missing" not in error

@@ -10,7 +10,8 @@ import time
 from typing import Any, Iterator, Optional, Sequence
 
 from . import _refscore
-from ._evaluator import _CALLABLE_KEY, Evaluator, MetricEvaluator, call_source
+from ._columns import MAX_ARROW_DEPTH, arrow_depth, check_result_names, check_unique, read_columns
+from ._evaluator import _CALLABLE_KEY, Evaluator, MetricEvaluator, call_source, check_threads
 from ._score import Score
 
 _COMPLETED = "completed"
@@ -59,9 +60,17 @@ class _Results:
         self.json = score_format == "json"
         self.scores: dict[str, list[Any]] = {}
         self.executions: dict[str, list[Any]] = {}
+        #: score name → the evaluator giving it; names two evaluators give.
+        self.owner: dict[str, str] = {}
+        self.clashes: set[str] = set()
+
+    def _own(self, score_name: str, evaluator: str) -> None:
+        if self.owner.setdefault(score_name, evaluator) != evaluator:
+            self.clashes.add(score_name)
 
     def add_native(self, scores: dict[str, list[Any]], executions: dict[str, list[Any]]) -> None:
         for name, values in scores.items():
+            self._own(name, next((e for e in executions if name == e or name.startswith(e + ".")), name))
             column = self.scores.setdefault(name, [None] * self.n)
             for i, v in enumerate(values):
                 if v is not None:
@@ -76,32 +85,13 @@ class _Results:
             "error": error,
         }
         for s in scores or []:
+            self._own(s.name, ev.name)
             values = self.scores.setdefault(s.name, [None] * self.n)
             values[i] = s.to_json() if self.json else s.to_dict()
 
     def fail(self, i: int, name: str, error: str) -> None:
         """Marks row ``i`` of evaluator ``name`` failed and drops its scores."""
         self.executions[name][i] = {"status": _FAILED, "duration_ms": 0.0, "error": error}
-
-
-def _needed_columns(df_columns: Sequence[str], evaluators: Sequence[MetricEvaluator]) -> list[str]:
-    """The columns the Rust evaluators read: all of them when a source is a
-    path, else the named and default ones."""
-    cols = set(df_columns)
-    needed: set[str] = set()
-    for ev in evaluators:
-        for spec in ev._native.inputs:
-            source = ev._mapping.get(spec["name"])
-            if source is None:
-                needed.add(spec["name"])
-                if spec["name"] == "reference":
-                    needed.add("expected")
-            elif isinstance(source, str):
-                if source in cols:
-                    needed.add(source)
-                else:
-                    return list(df_columns)
-    return [c for c in df_columns if c in needed]
 
 
 def _run_native(
@@ -133,7 +123,7 @@ def _run_native(
                 columns[key] = values
                 keys[name] = key
         pairs.append((ev._native, ev._native_mapping(keys)))
-    needed = _needed_columns(list(df.columns), evaluators)
+    needed = read_columns(list(df.columns), evaluators)
     fmt = "json" if results.json else "dict"
     batches = _arrow_batches(df, kind, needed) if not columns and needed else []
     with _gc_paused():
@@ -156,9 +146,22 @@ def _arrow_batches(df: Any, kind: str, needed: list[str]) -> list[Any]:
     """The needed columns as Arrow record batches, when they can reach Rust
     that way without converting cells: every polars frame, and pandas
     frames whose needed columns are all string columns (pyarrow-backed in
-    pandas 3: no copy, and no UTF-8 encoding of Python strings)."""
+    pandas 3: no copy, and no UTF-8 encoding of Python strings).
+
+    A polars column with no Arrow form Rust reads (``Object``, 128-bit
+    integers) or nested deeper than Arrow's import takes sends the
+    columns through their Python values instead, where a cell with no JSON
+    form fails its row alone."""
     if kind == "polars":
-        return df.select(needed).to_arrow().to_batches()
+        if any(str(df.schema[c]).startswith(("Object", "Int128", "UInt128")) for c in needed):
+            return []
+        try:
+            table = df.select(needed).to_arrow()
+        except Exception:  # no Arrow form: the Python values say which row fails
+            return []
+        if any(arrow_depth(f.type) > MAX_ARROW_DEPTH for f in table.schema):
+            return []
+        return table.to_batches()
     try:
         import pyarrow as pa
         from pandas.api.types import is_string_dtype
@@ -173,16 +176,29 @@ def _arrow_batches(df: Any, kind: str, needed: list[str]) -> list[Any]:
 def _split(evaluators: Sequence[Evaluator]) -> tuple[list[MetricEvaluator], list[Evaluator]]:
     if isinstance(evaluators, Evaluator):
         evaluators = [evaluators]
+    for e in evaluators:
+        if not isinstance(e, Evaluator):
+            raise TypeError(f"not an evaluator: {e!r}")
     names = [e.name for e in evaluators]
     dupes = {n for n in names if names.count(n) > 1}
     if dupes:
         raise ValueError(f"evaluator names must be unique (their execution columns would collide): {sorted(dupes)}")
     native = [e for e in evaluators if isinstance(e, MetricEvaluator)]
     python = [e for e in evaluators if not isinstance(e, MetricEvaluator)]
-    for e in python:
-        if not isinstance(e, Evaluator):
-            raise TypeError(f"not an evaluator: {e!r}")
     return native, python
+
+
+def _check_frame(df: Any, native: Sequence[MetricEvaluator], python: Sequence[Evaluator]) -> None:
+    """Before any evaluation: the columns read are unique, and the result
+    columns known now (execution details, main scores) take no input
+    column's name."""
+    columns = [str(c) for c in df.columns]
+    check_unique(columns, read_columns(columns, [*native, *python]))
+    results = [f"{ev.name}_execution_details" for ev in [*native, *python]]
+    results += [f"{ev.name}_score" for ev in [*native, *python]]
+    extras = {m["name"]: m["extra_scores"] for m in _refscore.registry()}
+    results += [f"{ev.name}.{x}_score" for ev in native for x in extras.get(ev.metric, [])]
+    check_result_names(columns, results)
 
 
 def _output(df: Any, kind: str, results: _Results, order: Sequence[Evaluator]) -> Any:
@@ -191,6 +207,11 @@ def _output(df: Any, kind: str, results: _Results, order: Sequence[Evaluator]) -
         names.append((f"{ev.name}_execution_details", results.executions.get(ev.name, [None] * results.n), "exec"))
     for score_name, values in results.scores.items():
         names.append((f"{score_name}_score", values, "score"))
+    if results.clashes:
+        raise ValueError(f"two evaluators give a score named `{sorted(results.clashes)[0]}`: rename one")
+    # Extra scores are named only once evaluated: a Python evaluator named
+    # `m.precision` would collide with metric m's extra score.
+    check_result_names([str(c) for c in df.columns], [n for n, _, _ in names])
     if kind == "pandas":
         import pandas as pd
 
@@ -250,7 +271,9 @@ def evaluate_dataframe(
     evaluators run row by row.
     """
     kind = _frame_kind(dataframe)
+    threads = check_threads(threads)
     native, python = _split(evaluators)
+    _check_frame(dataframe, native, python)
     n = len(dataframe)
     results = _Results(n, _score_format(kind, score_format))
     needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
@@ -279,7 +302,9 @@ async def async_evaluate_dataframe(
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     kind = _frame_kind(dataframe)
+    threads = check_threads(threads)
     native, python = _split(evaluators)
+    _check_frame(dataframe, native, python)
     n = len(dataframe)
     results = _Results(n, _score_format(kind, score_format))
     needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())

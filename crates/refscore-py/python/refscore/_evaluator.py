@@ -34,8 +34,9 @@ class Evaluator:
       several they are filled from the row's keys of the same names.
 
     Inputs without a mapping read the key of their own name. A required
-    input that is missing, ``None`` or a blank string makes the evaluation
-    fail with ``ValueError``.
+    input that is missing, ``None``, NaN (``pd.NA``, ``pd.NaT``, numpy's NaN
+    and NaT too) or a blank string makes the evaluation fail with
+    ``ValueError``.
     """
 
     def __init__(
@@ -128,7 +129,7 @@ class Evaluator:
         for name, required in self._fields():
             if required:
                 value = out.get(name)
-                if name not in out or value is None or (isinstance(value, float) and math.isnan(value)):
+                if name not in out or is_missing(value):
                     raise ValueError(f"required input `{name}` is missing")
                 if isinstance(value, str) and not value.strip():
                     raise ValueError(f"required input `{name}` is empty")
@@ -169,6 +170,30 @@ class Evaluator:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
+def is_missing(value: Any) -> bool:
+    """Whether a cell marks a missing value: ``None``, a float NaN (numpy's
+    too), pandas' ``NA`` and ``NaT``, numpy's ``NaT``."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    t = type(value)
+    if t.__name__ in ("NAType", "NaTType"):
+        return True
+    if t.__module__ == "numpy" and getattr(value, "ndim", None) == 0 and getattr(value.dtype, "kind", "") in "fcmM":
+        return bool(value != value)  # NaN and NaT differ from themselves
+    return False
+
+
+def plain_scalar(value: Any) -> Any:
+    """A numpy scalar as the Python bool, int or float it holds (other
+    values unchanged)."""
+    t = type(value)
+    if t.__module__ == "numpy" and getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
 def call_source(source: Callable[..., Any], row: Mapping[str, Any]) -> Any:
     """Calls a callable source: one parameter gets the whole row, several
     are filled from the row's keys of the same names."""
@@ -206,6 +231,7 @@ class MetricEvaluator(Evaluator):
         judge: Optional[Mapping[str, Any]] = None,
         input_mapping: Optional[InputMapping] = None,
     ) -> None:
+        _check_numbers(options or {}, "option")
         native = _refscore.MetricEvaluator(metric, dict(options or {}), name, dict(judge) if judge else None)
         self._native = native
         properties: dict[str, Any] = {}
@@ -290,6 +316,32 @@ class MetricEvaluator(Evaluator):
         return f"MetricEvaluator(metric={self.metric!r}, name={self.name!r})"
 
 
+def _check_numbers(options: Any, what: str) -> None:
+    """Raises ``ValueError`` naming the first NaN or infinite float in
+    ``options`` (walked without recursion): JSON has no such numbers, and a
+    NaN would otherwise read as an option left unset."""
+    stack: list[tuple[str, Any]] = [(k, v) for k, v in dict(options).items()]
+    while stack:
+        key, v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"{what} `{key}`: {v} is not a number JSON can hold")
+        if isinstance(v, Mapping):
+            stack.extend((f"{key}.{k}", x) for k, x in v.items())
+        elif isinstance(v, (list, tuple)):
+            stack.extend((f"{key}[{i}]", x) for i, x in enumerate(v))
+
+
+def check_threads(threads: Any) -> Optional[int]:
+    """``threads`` checked: ``None`` or 0 (one per core), else 1 to 1024."""
+    if threads is None:
+        return None
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise TypeError(f"threads must be an int or None, got {type(threads).__name__}")
+    if not 0 <= threads <= 1024:
+        raise ValueError(f"threads must be between 0 (one per core) and 1024, got {threads}")
+    return threads
+
+
 def _rebuild_metric(metric: str, options: Any, name: str, judge: Any, mapping: Any) -> MetricEvaluator:
     return MetricEvaluator(metric, options, name=name, judge=judge, input_mapping=mapping or None)
 
@@ -344,6 +396,26 @@ class ClassificationEvaluator(MetricEvaluator):
         if system is not None:
             options["system"] = system
         super().__init__("classify", options, name=name, judge=judge, input_mapping=input_mapping)
+        self._args: dict[str, Any] = {
+            "name": name,
+            "prompt_template": prompt_template,
+            "choices": choices if isinstance(choices, Mapping) else list(choices),
+            "judge": dict(judge),
+            "include_explanation": include_explanation,
+            "direction": direction,
+            "system": system,
+            "mode": mode,
+        }
+
+    def __reduce__(self) -> Any:
+        """Pickles as its constructor's arguments and mapping: it comes back
+        a :class:`ClassificationEvaluator`."""
+        mapping: Any = self._mapping if any(callable(v) for v in self._mapping.values()) else dict(self._mapping)
+        return (_rebuild_classification, (self._args, mapping))
+
+
+def _rebuild_classification(args: dict[str, Any], mapping: Any) -> ClassificationEvaluator:
+    return ClassificationEvaluator(**args, input_mapping=mapping or None)
 
 
 class FunctionEvaluator(Evaluator):
@@ -420,8 +492,8 @@ def to_scores(result: Any, ev: Evaluator) -> list[Score]:
     """A function's return value as scores named after the evaluator.
 
     A :class:`Score` (or a list of them) keeps its own values, its name,
-    kind and direction becoming the evaluator's; a bool gives score 1/0
-    and label ``"True"``/``"False"``; a number gives the score; a string
+    kind and direction becoming the evaluator's; a bool (numpy's too) gives score 1/0
+    and label ``"True"``/``"False"``; a number (numpy's too) gives the score; a string
     of at most two spaces gives the label, a longer one the explanation;
     a dict gives ``score``, ``label``, ``explanation`` and ``metadata``; a
     tuple combines the above.
@@ -443,6 +515,7 @@ def to_scores(result: Any, ev: Evaluator) -> list[Score]:
     fields: dict[str, Any] = {}
     parts = result if isinstance(result, tuple) else (result,)
     for part in parts:
+        part = plain_scalar(part)
         if isinstance(part, bool):
             fields["score"] = float(part)
             fields["label"] = str(part)
@@ -458,6 +531,8 @@ def to_scores(result: Any, ev: Evaluator) -> list[Score]:
             if unknown:
                 raise ValueError(f"a returned dict may hold score, label, explanation, metadata; got {sorted(unknown)}")
             fields.update(part)
+            if "score" in fields:
+                fields["score"] = plain_scalar(fields["score"])
         else:
             raise ValueError(
                 f"evaluator `{ev.name}` returned {type(part).__name__}: return a Score, a number, a bool, a string, a dict or a tuple of these"

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 from . import _refscore
-from ._evaluator import MetricEvaluator
+from ._columns import check_arrow_depth, check_result_names, check_unique, column_indices, read_columns
+from ._evaluator import MetricEvaluator, check_threads
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -40,7 +41,6 @@ class Suite:
         evaluators = list(evaluators)
         if not evaluators:
             raise ValueError("a suite needs at least one evaluator")
-        names = [e.name for e in evaluators]
         for e in evaluators:
             if not isinstance(e, MetricEvaluator):
                 raise TypeError(f"a suite holds built-in metrics (refscore.metrics.*), got {e!r}")
@@ -48,11 +48,13 @@ class Suite:
                 raise ValueError(
                     f"evaluator `{e.name}`: a suite over Arrow data maps inputs by column name or JSONPath, not callables"
                 )
+        names = [e.name for e in evaluators]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"evaluator names must be unique: {dupes}")
         self.evaluators = evaluators
-        self.threads = threads
+        check_result_names([], [n for n, _ in self.result_columns()])
+        self.threads = check_threads(threads)
         self._pairs = [(e._native, e._native_mapping()) for e in evaluators]
 
     def __reduce__(self) -> Any:
@@ -85,8 +87,34 @@ class Suite:
 
     def score_batch(self, batch: Any, *, keep_columns: bool = True, threads: Optional[int] = None) -> "pa.RecordBatch":
         """Scores one Arrow record batch (pyarrow, or anything with
-        ``__arrow_c_array__``) and returns a pyarrow ``RecordBatch``."""
-        return _refscore.score_arrow(self._pairs, batch, threads or self.threads, keep_columns)
+        ``__arrow_c_array__``) and returns a pyarrow ``RecordBatch``.
+
+        Only the columns the evaluators read reach Rust; the others are
+        passed through untouched, whatever their type. ``ValueError``: a
+        column read whose type is nested deeper than 64 levels, a column
+        read whose name the batch holds twice, or (with ``keep_columns``)
+        an input column named like a result column."""
+        import pyarrow as pa
+
+        threads = check_threads(threads)
+        if not isinstance(batch, pa.RecordBatch):
+            batch = pa.record_batch(batch)
+        names = batch.schema.names
+        read = read_columns(names, self.evaluators)
+        check_unique(names, read)
+        if keep_columns:
+            check_result_names(names, [n for n, _ in self.result_columns()])
+        check_arrow_depth(batch.schema, read)
+        idx = column_indices(names, read)
+        sub = pa.RecordBatch.from_arrays([batch.column(i) for i in idx], schema=pa.schema([batch.schema.field(i) for i in idx]))
+        if sub.num_columns == 0:
+            # No column read: the rows still count (each fails on its missing inputs).
+            sub = pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], names=["__refscore_rows__"])
+        out = _refscore.score_arrow(self._pairs, sub, threads or self.threads, False)
+        if not keep_columns:
+            return out
+        schema = pa.schema(list(batch.schema) + list(out.schema), metadata=batch.schema.metadata)
+        return pa.RecordBatch.from_arrays(batch.columns + out.columns, schema=schema)
 
     def score_batches(
         self, batches: Iterable[Any], *, keep_columns: bool = True, threads: Optional[int] = None

@@ -1,0 +1,101 @@
+"""Which columns of a frame or a batch the evaluators read.
+
+Only those columns are converted (to JSON values, or imported as Arrow
+into Rust): a column no evaluator reads never fails a row or a batch,
+whatever its type.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+#: Deepest Arrow type nesting read (a list of lists ... counts one level
+#: per list, struct or map), the limit pyarrow's own import has; deeper
+#: types are refused with ``ValueError`` before Arrow's recursive code
+#: runs on them.
+MAX_ARROW_DEPTH = 64
+
+# Characters of a JSONPath that may select a key not named in it: wildcards,
+# descendants, filters, escapes.
+_ANY_KEY = ("*", "..", "?", "\\")
+
+
+def read_columns(columns: Sequence[str], evaluators: Sequence[Any]) -> list[str]:
+    """The names in ``columns`` (in order, once each) that ``evaluators``
+    read: unmapped inputs read their own name (and an
+    unmapped ``reference`` also ``expected``), a mapped one the column of
+    that name, else the columns its JSONPath names (every column when the
+    path has a wildcard, a descendant step, a filter or an escape).
+    Callable sources read nothing here: they see the whole row."""
+    names = list(dict.fromkeys(columns))
+    needed: set[str] = set()
+    for ev in evaluators:
+        for input_name, _ in ev._fields():
+            source = ev._mapping.get(input_name)
+            if source is None:
+                needed.add(input_name)
+                if input_name == "reference":
+                    needed.add("expected")
+            elif isinstance(source, str):
+                if source in names:
+                    needed.add(source)
+                elif any(t in source for t in _ANY_KEY):
+                    return names
+                else:
+                    needed.update(c for c in names if c and c in source)
+    return [c for c in names if c in needed]
+
+
+def arrow_depth(t: Any) -> int:
+    """The nesting depth of a pyarrow type (a flat type is 0), counted
+    without recursion."""
+    deepest = 0
+    stack = [(t, 0)]
+    while stack:
+        t, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > MAX_ARROW_DEPTH:
+            return deepest
+        n = getattr(t, "num_fields", 0)
+        for i in range(n):
+            stack.append((t.field(i).type, d + 1))
+        value_type = getattr(t, "value_type", None)  # dictionary values
+        if n == 0 and value_type is not None:
+            stack.append((value_type, d))
+    return deepest
+
+
+def check_arrow_depth(schema: Any, columns: Sequence[str]) -> None:
+    """Raises ``ValueError`` naming the first of ``columns`` whose type is
+    nested deeper than :data:`MAX_ARROW_DEPTH`."""
+    for c in columns:
+        if arrow_depth(schema.field(c).type) > MAX_ARROW_DEPTH:
+            raise ValueError(f"column `{c}`: type nested deeper than {MAX_ARROW_DEPTH} levels")
+
+
+def column_indices(names: Sequence[str], wanted: Sequence[str]) -> list[int]:
+    """The positions of ``wanted`` in ``names`` (each once)."""
+    return [names.index(c) for c in wanted]
+
+
+def check_unique(columns: Sequence[str], read: Sequence[str]) -> None:
+    """Raises ``ValueError`` naming a column of ``read`` that ``columns``
+    holds more than once: which one an evaluator reads would be a guess."""
+    for c in read:
+        k = list(columns).count(c)
+        if k > 1:
+            raise ValueError(f"column `{c}` appears {k} times; an evaluator reads it, so its name must be unique")
+
+
+def check_result_names(inputs: Sequence[str], results: Sequence[str]) -> None:
+    """Raises ``ValueError`` when result column names repeat, or repeat an
+    input column's name: a result never overwrites a column or another
+    result."""
+    seen: set[str] = set()
+    taken = set(inputs)
+    for r in results:
+        if r in seen:
+            raise ValueError(f"two results would be named `{r}`: rename an evaluator")
+        if r in taken:
+            raise ValueError(f"result column `{r}` would replace the input column of that name: rename the evaluator or the column")
+        seen.add(r)

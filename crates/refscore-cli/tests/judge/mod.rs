@@ -263,6 +263,7 @@ fn a_server_without_tools_gets_a_json_schema_then_plain_text() {
 }
 mod factuality_tone;
 mod fields;
+mod hostile;
 
 #[test]
 fn a_template_placeholder_with_no_column_is_a_load_error() {

@@ -9,13 +9,17 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::cache::Cache;
-use super::config::JudgeConfig;
+use super::config::{JudgeConfig, is_credential_header};
 use super::io::{Answer, Exchange};
 #[cfg(test)]
 use super::io::{MAX_RETRY_AFTER, parse_retry_after};
 use super::limiter::Limiter;
-use super::secret::{ApiKey, redact};
+use super::secret::{ApiKey, Redactor};
 use super::usage::{CallRecord, JudgeUsage, Usage};
+
+mod ask;
+
+pub(crate) use ask::AskError;
 
 /// Longest error body kept in an error message, in characters.
 const BODY_IN_ERRORS: usize = 500;
@@ -61,6 +65,20 @@ pub enum JudgeError {
         reason: String,
         /// The reply as received (cut).
         raw: String,
+    },
+    /// The server answered with a redirect (3xx). Redirects are not
+    /// followed: a client would replay the request as a bodyless `GET`
+    /// elsewhere and take that answer for the judgement.
+    #[error(
+        "judge `{judge}`: HTTP {status} redirect to {location} (redirects are not followed: set the judge's base_url to the final address)"
+    )]
+    Redirect {
+        /// The judge.
+        judge: String,
+        /// The status code.
+        status: u16,
+        /// The `Location` header (redacted, cut), or `(no Location)`.
+        location: String,
     },
     /// The run was stopped before the request could be sent.
     #[error("judge `{judge}`: cancelled")]
@@ -126,6 +144,8 @@ pub struct Judge {
     config: JudgeConfig,
     base_url: String,
     key: Option<ApiKey>,
+    /// Removes the key and the credential headers' values from replies.
+    redactor: Redactor,
     agent: ureq::Agent,
     limiter: Limiter,
     cache: Option<Arc<Cache>>,
@@ -198,13 +218,18 @@ impl Judge {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout()))
             .http_status_as_error(false)
+            // A redirect is an error of the judgement (see
+            // [`JudgeError::Redirect`]), never followed.
+            .max_redirects(0)
             .max_idle_connections(concurrency.max(8))
             .max_idle_connections_per_host(concurrency.max(8))
             .user_agent(concat!("refscore/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
+        let redactor = Redactor::new(key.iter().map(ApiKey::secret).chain(config.credentials()));
         Judge {
             name: name.to_owned(),
+            redactor,
             base_url: config.base_url(),
             limiter: Limiter::new(concurrency, config.requests_per_minute),
             key,
@@ -270,12 +295,6 @@ impl Judge {
         self.usage.report(&self.name, &self.config.model, self.config.prices)
     }
 
-    /// Records that `caller` could not use a reply (it counts as a failed
-    /// judgement in the accounting).
-    pub fn reply_unusable(&self, caller: &str) {
-        self.usage.unusable(caller);
-    }
-
     /// The request body: `body` (messages, tools, ...) with the judge's
     /// model and sampling settings.
     pub fn body(&self, mut body: Map<String, Value>) -> Value {
@@ -291,41 +310,18 @@ impl Judge {
     }
 
     /// Sends a chat completion request for `caller` (an evaluator's name,
-    /// for the accounting), from the cache when it can.
+    /// for the accounting), from the cache when it can. Any chat
+    /// completion is a usable reply here (and is stored): the crate's
+    /// judges store a reply only once they read a judgement from it.
     ///
     /// # Errors
     /// See [`JudgeError`]; the key never appears in the message.
     pub fn chat(&self, caller: &str, body: Map<String, Value>) -> Result<Reply, JudgeError> {
-        let body = self.body(body);
-        let cacheable = self.config.deterministic() || self.config.cache_nondeterministic;
-        let cache = self.cache.as_ref().filter(|_| cacheable && self.cache_mode != CacheMode::Off);
-        let key = cache.map(|_| Cache::key(&self.cache_scope(), &body));
-        if let (Some(c), Some(k), CacheMode::Use) = (cache, &key, self.cache_mode)
-            && let Some(text) = c.get(k)
-            && let Ok(reply) = self.parse(&text)
-        {
-            self.usage.record(caller, CallRecord { cache_hit: true, ..CallRecord::default() });
-            return Ok(Reply { cached: true, ..reply });
-        }
         let mut record = CallRecord::default();
-        let result = self.send("chat/completions", &body, &mut record);
-        let result = result.and_then(|text| {
-            let reply = self.parse(&text)?;
-            if let (Some(c), Some(k)) = (cache, &key) {
-                // A cache that cannot be written costs a rerun, not this judgement.
-                let _ = c.put(k, &self.config.model, &text);
-            }
-            Ok(reply)
-        });
-        match &result {
-            Ok(r) => {
-                record.prompt_tokens = r.prompt_tokens;
-                record.completion_tokens = r.completion_tokens;
-            }
-            Err(_) => record.failed = true,
-        }
+        let result = self.exchange(body, &mut record, &|_: &Reply| Ok(()));
+        record.failed = result.is_err();
         self.usage.record(caller, record);
-        result
+        result.map(|((), reply)| reply).map_err(|e| e.into_judge_error(self))
     }
 
     /// Embeds `inputs` for `caller` with `model` (default
@@ -416,11 +412,7 @@ impl Judge {
         items.sort_by_key(|(i, _)| *i);
         let embeddings = items.iter().map(|(_, d)| d.get("embedding").unwrap_or(&Value::Null));
         let vectors = self.vectors(embeddings, n, text)?;
-        let tokens = v
-            .get("usage")
-            .and_then(|u| u.get("prompt_tokens"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
+        let tokens = token_count(v.get("usage").and_then(|u| u.get("prompt_tokens")));
         Ok((vectors, tokens))
     }
 
@@ -460,7 +452,7 @@ impl Judge {
         JudgeError::Malformed {
             judge: self.name.clone(),
             reason: format!("embeddings: {reason}"),
-            raw: cut(&redact(self.key.as_ref(), raw)),
+            raw: cut(&self.redactor.body(raw)),
         }
     }
 
@@ -470,10 +462,10 @@ impl Judge {
     fn cache_scope(&self) -> String {
         let mut scope = self.base_url.clone();
         for (h, v) in &self.config.headers {
-            let name = h.to_ascii_lowercase();
-            if ["key", "auth", "token", "secret", "cookie"].iter().any(|s| name.contains(s)) {
+            if is_credential_header(h) {
                 continue;
             }
+            let name = h.to_ascii_lowercase();
             scope.push('\n');
             scope.push_str(&name);
             scope.push(':');
@@ -483,7 +475,7 @@ impl Judge {
     }
 
     /// Sends to `{base_url}/{endpoint}` with retries; the reply body on a
-    /// 2xx.
+    /// 2xx, with every form of the secrets removed ([`Redactor::text`]).
     fn send(
         &self,
         endpoint: &str,
@@ -518,11 +510,22 @@ impl Judge {
             };
             drop(permit);
             let wait = match outcome {
-                Ok(Answer { status, retry_after, text }) => {
+                Ok(Answer { status, retry_after, location, text }) => {
+                    if (300..400).contains(&status) {
+                        let location = location.map_or_else(
+                            || String::from("(no Location)"),
+                            |l| format!("`{}`", cut(&self.redactor.text(&l))),
+                        );
+                        return Err(JudgeError::Redirect {
+                            judge: self.name.clone(),
+                            status,
+                            location,
+                        });
+                    }
                     let text = match text {
                         Ok(t) => t,
                         Err(e) => {
-                            let reason = redact(self.key.as_ref(), &e);
+                            let reason = self.redactor.text(&e);
                             if attempt > retries {
                                 return Err(self.transport(reason, attempt));
                             }
@@ -535,7 +538,7 @@ impl Judge {
                         record.latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
                         // A server that echoes the key back must not carry it
                         // into scores, errors or the cache.
-                        return Ok(redact(self.key.as_ref(), &text));
+                        return Ok(self.redactor.text(&text));
                     }
                     let transient = status == 429 || status == 408 || status >= 500;
                     if !transient || attempt > retries {
@@ -543,13 +546,13 @@ impl Judge {
                             judge: self.name.clone(),
                             status,
                             attempts: attempt,
-                            body: cut(&redact(self.key.as_ref(), &text)),
+                            body: cut(&self.redactor.body(&text)),
                         });
                     }
                     retry_after.unwrap_or_else(|| self.backoff(attempt))
                 }
                 Err(e) => {
-                    let reason = redact(self.key.as_ref(), &e);
+                    let reason = self.redactor.text(&e);
                     if attempt > retries {
                         return Err(self.transport(reason, attempt));
                     }
@@ -595,14 +598,24 @@ impl Judge {
         cap.mul_f64(0.5 + 0.5 * unit)
     }
 
-    /// The first choice's message and the usage of a reply body.
-    fn parse(&self, text: &str) -> Result<Reply, JudgeError> {
+    /// The first choice's message and the usage of a reply body, and the
+    /// body as it may be stored: decoded, every string redacted
+    /// ([`Redactor::value`]) and written again. A body that repeats a key
+    /// is malformed: which member was meant cannot be known.
+    fn parse(&self, text: &str) -> Result<(Reply, String), JudgeError> {
         let malformed = |reason: &str| JudgeError::Malformed {
             judge: self.name.clone(),
             reason: reason.to_owned(),
-            raw: cut(&redact(self.key.as_ref(), text)),
+            raw: cut(&self.redactor.body(text)),
         };
-        let v: Value = serde_json::from_str(text).map_err(|_| malformed("not JSON"))?;
+        // serde_json's depth limit first: the value below stays shallow.
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|_| malformed("not JSON"))?;
+        let (mut v, repeated) =
+            crate::duplicate_keys::parse(text).map_err(|_| malformed("not JSON"))?;
+        if let Some(r) = repeated.as_ref().and_then(|d| d.listed.first()) {
+            return Err(malformed(&format!("the reply repeats the key `{}`", r.path)));
+        }
+        self.redactor.value(&mut v);
         let message = v
             .get("choices")
             .and_then(Value::as_array)
@@ -613,14 +626,29 @@ impl Judge {
             .filter(|m| m.is_object())
             .ok_or_else(|| malformed("no message"))?
             .clone();
-        let usage =
-            |k: &str| v.get("usage").and_then(|u| u.get(k)).and_then(Value::as_u64).unwrap_or(0);
-        Ok(Reply {
+        let usage = |k: &str| token_count(v.get("usage").and_then(|u| u.get(k)));
+        let reply = Reply {
             message,
             prompt_tokens: usage("prompt_tokens"),
             completion_tokens: usage("completion_tokens"),
             cached: false,
-        })
+        };
+        let clean = serde_json::to_string(&v).map_err(|_| malformed("not JSON"))?;
+        Ok((reply, clean))
+    }
+}
+
+/// A token count a server reported: a number ≥ 0, rounded down, and
+/// `u64::MAX` at most (a larger one never wraps); anything else (a
+/// negative number, text, null) counts 0.
+fn token_count(v: Option<&Value>) -> u64 {
+    match v {
+        Some(Value::Number(n)) => n.as_u64().unwrap_or_else(|| {
+            // `as` saturates: a huge count is u64::MAX, never a wrap.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            n.as_f64().filter(|f| f.is_finite() && *f >= 1.0).map_or(0, |f| f as u64)
+        }),
+        _ => 0,
     }
 }
 
@@ -749,3 +777,6 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod faults;

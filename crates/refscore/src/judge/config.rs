@@ -85,7 +85,21 @@ impl std::fmt::Debug for JudgeConfig {
     }
 }
 
+/// Whether a header holds a credential: its name says key, auth, token,
+/// secret or cookie (case aside). Such a header never enters the cache
+/// key, and its value is redacted like the API key wherever a reply could
+/// carry it.
+pub(crate) fn is_credential_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["key", "auth", "token", "secret", "cookie"].iter().any(|s| name.contains(s))
+}
+
 impl JudgeConfig {
+    /// The values of the credential headers ([`is_credential_header`]).
+    pub(crate) fn credentials(&self) -> impl Iterator<Item = &str> {
+        self.headers.iter().filter(|(h, _)| is_credential_header(h)).map(|(_, v)| v.as_str())
+    }
+
     /// A judge for `model` with every other setting at its default.
     pub fn new(model: impl Into<String>) -> Self {
         JudgeConfig {

@@ -26,11 +26,12 @@ pub(super) struct Exchange {
     pub(super) body: Vec<u8>,
 }
 
-/// What the server answered: status, `Retry-After`, and the body (or why
-/// it could not be read).
+/// What the server answered: status, `Retry-After`, `Location` (of a
+/// redirect), and the body (or why it could not be read).
 pub(super) struct Answer {
     pub(super) status: u16,
     pub(super) retry_after: Option<Duration>,
+    pub(super) location: Option<String>,
     pub(super) text: Result<String, String>,
 }
 
@@ -49,13 +50,17 @@ impl Exchange {
                     .get("retry-after")
                     .and_then(|v| v.to_str().ok())
                     .and_then(parse_retry_after);
+                let location = resp
+                    .headers()
+                    .get("location")
+                    .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
                 let text = resp
                     .body_mut()
                     .with_config()
                     .limit(BODY_LIMIT)
                     .read_to_string()
                     .map_err(|e| e.to_string());
-                Ok(Answer { status, retry_after, text })
+                Ok(Answer { status, retry_after, location, text })
             }
             Err(e) => Err(describe(&e)),
         }

@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::Value;
 
 pub use cache::{Cache, CacheError};
+pub(crate) use client::AskError;
 pub use client::{CacheMode, Embeddings, Judge, JudgeError, Reply, StructuredMode};
 pub use config::{DEFAULT_BASE_URL, JudgeConfig, Prices};
 /// How long a cancelled run still waits for a judge request in flight.

@@ -1,11 +1,18 @@
-//! The API key: read from the environment, sent in one header, shown
-//! nowhere else.
+//! The API key and the other credentials: read from the environment (or
+//! the suite's credential headers), sent in their headers, shown nowhere
+//! else.
 
 use std::fmt;
 
+use serde_json::Value;
+
+/// Secrets shorter than this are not redacted (a one-letter "secret"
+/// would blank every reply).
+const SHORTEST_SECRET: usize = 4;
+
 /// An API key. Its `Debug` is redacted and it has no `Display` nor
 /// `Serialize`, so it cannot reach an output, a log or the cache by
-/// accident; [`redact`] removes it from text a server sent back.
+/// accident; [`ApiKey::redact`] removes it from text a server sent back.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ApiKey(String);
 
@@ -28,9 +35,15 @@ impl ApiKey {
         format!("Bearer {}", self.0)
     }
 
-    /// `text` with every occurrence of the key replaced by `***`.
+    /// The key itself, for a [`Redactor`].
+    pub(crate) fn secret(&self) -> &str {
+        &self.0
+    }
+
+    /// `text` with every occurrence of the key, written as is or
+    /// JSON-escaped (see [`Redactor`]), replaced by `***`.
     pub fn redact(&self, text: &str) -> String {
-        if self.0.len() < 4 { text.to_owned() } else { text.replace(&self.0, "***") }
+        Redactor::new([self.0.as_str()]).text(text)
     }
 }
 
@@ -40,9 +53,133 @@ impl fmt::Debug for ApiKey {
     }
 }
 
-/// `text` without `key`, when there is one.
-pub(crate) fn redact(key: Option<&ApiKey>, text: &str) -> String {
-    key.map_or_else(|| text.to_owned(), |k| k.redact(text))
+/// Removes secrets (the API key, the values of credential headers) from
+/// what a server sent back, in every form they can take there: as
+/// written, and JSON-escaped at any depth of nesting (each character
+/// possibly written `\uXXXX`, `/` as `\/`, `"` and `\` escaped, behind
+/// one or more backslashes). [`Redactor::body`] also decodes a JSON body
+/// and redacts its decoded strings, so that no decoding of what is kept
+/// can bring a secret back. Its `Debug` shows nothing of the secrets.
+#[derive(Clone, Default)]
+pub(crate) struct Redactor {
+    pattern: Option<regex::Regex>,
+}
+
+impl fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Redactor(***)")
+    }
+}
+
+/// The pattern of one character of a secret: itself, or a JSON escape of
+/// it behind one or more backslashes.
+fn char_pattern(c: char, out: &mut String) {
+    out.push_str("(?:");
+    out.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
+    // `\uXXXX` (a surrogate pair beyond the first plane).
+    let mut units = [0u16; 2];
+    out.push('|');
+    for u in c.encode_utf16(&mut units).iter() {
+        out.push_str(&format!(r"\\+u(?i:{u:04x})"));
+    }
+    let short = match c {
+        '/' => Some("/"),
+        '"' => Some("\""),
+        '\\' => Some(r"\\"),
+        '\u{8}' => Some("b"),
+        '\u{c}' => Some("f"),
+        '\n' => Some("n"),
+        '\r' => Some("r"),
+        '\t' => Some("t"),
+        _ => None,
+    };
+    if let Some(s) = short {
+        out.push_str(r"|\\+");
+        out.push_str(s);
+    }
+    out.push(')');
+}
+
+impl Redactor {
+    /// A redactor of `secrets` (those shorter than 4 characters are
+    /// ignored).
+    pub(crate) fn new<'a>(secrets: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut secrets: Vec<&str> =
+            secrets.into_iter().filter(|s| s.chars().count() >= SHORTEST_SECRET).collect();
+        if secrets.is_empty() {
+            return Redactor::default();
+        }
+        // The longest first: a secret holding another is removed whole.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.dedup();
+        let alternatives: Vec<String> = secrets
+            .iter()
+            .map(|s| {
+                let mut p = String::new();
+                s.chars().for_each(|c| char_pattern(c, &mut p));
+                p
+            })
+            .collect();
+        // A secret too long for a pattern is still removed where it is
+        // written as is.
+        let pattern = regex::Regex::new(&alternatives.join("|")).ok().or_else(|| {
+            let plain: Vec<String> = secrets.iter().map(|s| regex::escape(s)).collect();
+            regex::Regex::new(&plain.join("|")).ok()
+        });
+        Redactor { pattern }
+    }
+
+    /// `text` with every form of every secret replaced by `***`.
+    pub(crate) fn text(&self, text: &str) -> String {
+        match &self.pattern {
+            Some(p) => p.replace_all(text, "***").into_owned(),
+            None => text.to_owned(),
+        }
+    }
+
+    /// Redacts every string (and object key) of `v`, at any depth.
+    pub(crate) fn value(&self, v: &mut Value) {
+        if self.pattern.is_none() {
+            return;
+        }
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::String(s) => {
+                    let clean = self.text(s);
+                    if clean != *s {
+                        *s = clean;
+                    }
+                }
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                Value::Object(map) => {
+                    if map.keys().any(|k| self.text(k) != *k) {
+                        let old = std::mem::take(map);
+                        map.extend(old.into_iter().map(|(k, v)| (self.text(&k), v)));
+                    }
+                    stack.extend(map.values_mut());
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A reply body as it may be kept or quoted: [`Redactor::text`], then,
+    /// when the body is JSON, decoded, its strings redacted
+    /// ([`Redactor::value`]) and written again.
+    pub(crate) fn body(&self, text: &str) -> String {
+        let text = self.text(text);
+        if self.pattern.is_none() {
+            return text;
+        }
+        match serde_json::from_str::<Value>(&text) {
+            Ok(mut v) => {
+                self.value(&mut v);
+                serde_json::to_string(&v).unwrap_or(text)
+            }
+            Err(_) => text,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -54,6 +191,40 @@ mod tests {
         let k = ApiKey::new("sk-secret-123");
         assert_eq!(format!("{k:?}"), "ApiKey(***)");
         assert_eq!(k.redact("bad key sk-secret-123 given"), "bad key *** given");
-        assert_eq!(redact(None, "x"), "x");
+        let r = Redactor::new(["sk-secret-123"]);
+        assert_eq!(format!("{r:?}"), "Redactor(***)");
+        assert_eq!(Redactor::new(["abc"]).text("abc"), "abc", "too short to redact");
+        assert_eq!(Redactor::default().text("x"), "x");
+    }
+
+    #[test]
+    fn every_json_escape_of_a_secret_is_removed() {
+        let key = "sk-proj/SECRET-1234+Zz";
+        let r = Redactor::new([key, "hdr-SECRET-5678"]);
+        let escaped_slash = key.replace('/', r"\/");
+        let unicode: String = key.chars().map(|c| format!("\\u{:04X}", u32::from(c))).collect();
+        let mixed = r"sk-pr\u006Fj\\\/SECRET-1234\u002bZz";
+        let twice = serde_json::to_string(&serde_json::to_string(&unicode).unwrap()).unwrap();
+        for text in [
+            format!("Bearer {key}!"),
+            format!("Bearer {escaped_slash}!"),
+            format!("Bearer {unicode}!"),
+            format!("Bearer {mixed}!"),
+            format!("Bearer {twice}!"),
+            String::from("api-key: hdr-SECRET-5678"),
+        ] {
+            let clean = r.text(&text);
+            assert!(!clean.contains("SECRET") && clean.contains("***"), "{text} → {clean}");
+        }
+        // A body: decoded, redacted, written again; nested JSON included.
+        let inner = serde_json::json!({"explanation": format!("you sent {escaped_slash}")});
+        let body = serde_json::json!({"a": inner.to_string(), key: 1}).to_string();
+        let clean = r.body(&body);
+        assert!(!clean.contains("SECRET"), "{clean}");
+        let v: Value = serde_json::from_str(&clean).unwrap();
+        assert!(v.get("***").is_some(), "{v}");
+        let mut deep = serde_json::json!([[[{"k": [format!("x{key}x")]}]]]);
+        r.value(&mut deep);
+        assert_eq!(deep, serde_json::json!([[[{"k": ["x***x"]}]]]));
     }
 }

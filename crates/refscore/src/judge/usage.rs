@@ -29,7 +29,9 @@ pub(crate) struct Usage {
     by_caller: Mutex<BTreeMap<String, Tally>>,
 }
 
-/// What happened to one call of [`super::Judge::chat`].
+/// What happened to one judgement ([`super::Judge::ask`], [`super::Judge::chat`],
+/// [`super::Judge::embeddings`]): every request it sent, retries and
+/// structured-output fallbacks included.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct CallRecord {
     pub(crate) requests: u64,
@@ -42,18 +44,20 @@ pub(crate) struct CallRecord {
 }
 
 impl Usage {
+    /// Counts one judgement. Every count saturates: whatever token counts
+    /// a server reports, a total never wraps (nor panics).
     pub(crate) fn record(&self, caller: &str, c: CallRecord) {
         let mut map = self.by_caller.lock().unwrap_or_else(PoisonError::into_inner);
         let t = map.entry(caller.to_owned()).or_default();
-        t.evaluations += 1;
-        t.requests += c.requests;
-        t.retries += c.retries;
-        t.failures += u64::from(c.failed);
-        t.cache_hits += u64::from(c.cache_hit);
-        t.prompt_tokens += c.prompt_tokens;
-        t.completion_tokens += c.completion_tokens;
+        t.evaluations = t.evaluations.saturating_add(1);
+        t.requests = t.requests.saturating_add(c.requests);
+        t.retries = t.retries.saturating_add(c.retries);
+        t.failures = t.failures.saturating_add(u64::from(c.failed));
+        t.cache_hits = t.cache_hits.saturating_add(u64::from(c.cache_hit));
+        t.prompt_tokens = t.prompt_tokens.saturating_add(c.prompt_tokens);
+        t.completion_tokens = t.completion_tokens.saturating_add(c.completion_tokens);
         if let Some(ms) = c.latency_ms.filter(|x| x.is_finite()) {
-            t.seen += 1;
+            t.seen = t.seen.saturating_add(1);
             if t.latencies_ms.len() < LATENCY_SAMPLES {
                 t.latencies_ms.push(ms);
             } else {
@@ -61,13 +65,6 @@ impl Usage {
                 t.latencies_ms[i] = ms;
             }
         }
-    }
-
-    /// Counts a judgement whose reply the caller could not use (a label
-    /// outside the choices, say) as a failure.
-    pub(crate) fn unusable(&self, caller: &str) {
-        let mut map = self.by_caller.lock().unwrap_or_else(PoisonError::into_inner);
-        map.entry(caller.to_owned()).or_default().failures += 1;
     }
 
     /// The report, one entry per evaluator, in name order.
@@ -129,13 +126,16 @@ pub struct JudgeUsage {
     pub model: String,
     /// The evaluator that called it.
     pub evaluator: String,
-    /// Judgements asked for (cache hits included).
+    /// Judgements asked for (cache hits included), each counted once
+    /// however many requests it took.
     pub evaluations: u64,
-    /// HTTP requests sent (retries included).
+    /// HTTP requests sent (retries and structured-output fallbacks
+    /// included).
     pub requests: u64,
     /// Requests sent again after a transient failure.
     pub retries: u64,
-    /// Judgements that failed (after the last retry, or a bad reply).
+    /// Judgements that finally failed (after the last retry and the last
+    /// fallback, or with a reply no judgement could be read from).
     pub failures: u64,
     /// Judgements answered from the cache (no request).
     pub cache_hits: u64,
@@ -185,5 +185,26 @@ mod tests {
         assert_eq!((r.prompt_tokens, r.completion_tokens), (1000, 200));
         assert_eq!((r.latency_p50_ms, r.latency_p95_ms), (Some(50.0), Some(95.0)));
         assert!((r.cost.unwrap() - 0.0014).abs() < 1e-12);
+    }
+
+    #[test]
+    fn totals_saturate_instead_of_wrapping() {
+        let u = Usage::default();
+        for _ in 0..3 {
+            u.record(
+                "ev",
+                CallRecord {
+                    requests: u64::MAX,
+                    prompt_tokens: (1 << 63) - 1,
+                    completion_tokens: u64::MAX,
+                    ..CallRecord::default()
+                },
+            );
+        }
+        let prices = super::super::Prices { prompt: 1.0, completion: 1.0 };
+        let r = &u.report("j", "m", Some(prices))[0];
+        assert_eq!((r.prompt_tokens, r.completion_tokens), (u64::MAX, u64::MAX));
+        assert_eq!(r.requests, u64::MAX);
+        assert!(r.cost.unwrap() > 3.6e13, "{:?}", r.cost);
     }
 }

@@ -7,8 +7,10 @@
 //! explanation); a server that rejects tools is asked again with
 //! `response_format: json_schema`, then for plain text, and the judge
 //! remembers what the server accepts. A reply is read from a tool call, a
-//! JSON content or, last, text naming exactly one label. A label outside
-//! the choices, or a reply that names none, is a failed evaluation with
+//! content that is wholly one JSON object, or else text whose first line
+//! is exactly one label ([`read_said`]): JSON inside prose never overrides
+//! that first line. A label outside the choices, a reply that names none,
+//! or a judgement object that repeats a key is a failed evaluation with
 //! the raw reply in the error: never a guessed score.
 //!
 //! `choices` is a list of labels (the score is then empty: a label-only
@@ -25,8 +27,12 @@ use super::registry::{MetricSpec, OptionSpec, OptionType};
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 use crate::judge::template::Template;
-use crate::judge::{DEFAULT_JUDGE, Judge, Reply, StructuredMode};
+use crate::judge::{AskError, DEFAULT_JUDGE, Judge, Reply, StructuredMode};
 use crate::score::{Direction, Kind, Score};
+
+mod reply;
+
+pub(crate) use reply::{Said, read_said};
 
 /// Options every judge metric takes.
 pub(crate) const JUDGE_OPTIONS: [OptionSpec; 4] = [
@@ -309,72 +315,44 @@ fn chat_body(
     body
 }
 
-/// The JSON object of a reply: a tool call's arguments, else a JSON
-/// document in the content (whole, fenced or inside prose).
-pub(crate) fn reply_object(reply: &Reply) -> Option<Map<String, Value>> {
-    let m = &reply.message;
-    let from_tool = m
-        .get("tool_calls")
-        .and_then(|t| t.get(0))
-        .and_then(|c| c.get("function"))
-        .and_then(|f| f.get("arguments"))
-        .and_then(|a| match a {
-            Value::String(s) => serde_json::from_str::<Value>(s).ok(),
-            other => Some(other.clone()),
-        });
-    let value = from_tool.or_else(|| {
-        let text = m.get("content").and_then(Value::as_str)?;
-        crate::decode::decode(&Value::String(text.to_owned()), &Default::default())
-            .ok()
-            .map(|d| d.value.into_owned())
-    })?;
-    match value {
-        Value::Object(map) => Some(map),
-        _ => None,
+/// The error of a judgement that could not be had: the request's, or why
+/// the reply is unusable with the raw reply.
+pub(crate) fn ask_error(judge: &Judge, e: AskError) -> EvalError {
+    match e {
+        AskError::Request(e) => EvalError::Failed(e.to_string()),
+        AskError::Unusable { why, reply } => EvalError::Failed(format!(
+            "judge `{}`: {why}; reply: {}",
+            judge.name(),
+            raw_reply(&reply)
+        )),
     }
 }
 
 /// Asks `judge` for one JSON object that follows `schema`, falling back
 /// through the structured-output modes as [`Classify`] does (unless `mode`
-/// fixes one). Returns the object, the reply and the mode used. A reply
-/// with no JSON object is counted as unusable and is an error holding
-/// the raw reply; checking the object against the schema is the caller's.
+/// fixes one); `check` reads the object (the schema's constraints are the
+/// caller's). Returns what `check` read, the reply and the mode used. A
+/// reply with no JSON object, or one `check` refuses, is a failed
+/// judgement whose error holds the raw reply (and is not cached).
 ///
 /// # Errors
-/// The request failed, or the reply holds no JSON object.
-pub(crate) fn ask_object(
+/// The request failed, or the reply is unusable.
+pub(crate) fn ask_object<T>(
     judge: &Judge,
     caller: &str,
     mode: Option<StructuredMode>,
     system: Option<&str>,
     prompt: &str,
     schema: &Value,
-) -> Result<(Map<String, Value>, Reply, StructuredMode), EvalError> {
-    let mut current = mode.unwrap_or_else(|| judge.preferred_mode());
-    let reply = loop {
-        match judge.chat(caller, object_request(prompt, system, schema, current)) {
-            Ok(r) => break r,
-            Err(e) if e.is_rejection() && mode.is_none() => match current.next() {
-                Some(next) => {
-                    judge.reject_mode(current);
-                    current = next;
-                }
-                None => return Err(EvalError::Failed(e.to_string())),
-            },
-            Err(e) => return Err(EvalError::Failed(e.to_string())),
-        }
+    check: impl Fn(&Map<String, Value>) -> Result<T, String>,
+) -> Result<(T, Reply, StructuredMode), EvalError> {
+    let read = |reply: &Reply| match read_said(reply)? {
+        Said::Object(object) => check(&object),
+        Said::Text(_) => Err(String::from("the reply holds no JSON object")),
     };
-    match reply_object(&reply) {
-        Some(object) => Ok((object, reply, current)),
-        None => {
-            judge.reply_unusable(caller);
-            let raw = raw_reply(&reply);
-            Err(EvalError::Failed(format!(
-                "judge `{}`: the reply holds no JSON object; reply: {raw}",
-                judge.name()
-            )))
-        }
-    }
+    judge
+        .ask(caller, mode, |m| object_request(prompt, system, schema, m), read)
+        .map_err(|e| ask_error(judge, e))
 }
 
 impl Classify {
@@ -498,39 +476,37 @@ impl Classify {
         )
     }
 
-    /// The label and explanation of a reply, or why there is none.
+    /// The label and explanation of a reply, or why there is none: a JSON
+    /// object's `label`, else the first line of the text, which must be
+    /// exactly one label ([`read_said`]).
     fn read_reply(&self, reply: &Reply) -> Result<(&Choice, Option<String>), String> {
-        let m = &reply.message;
-        // A tool call is read whatever it holds; a JSON content only when
-        // it carries a label (else the content is a plain-text verdict).
-        let called = m.get("tool_calls").and_then(|t| t.get(0)).is_some();
-        let structured = reply_object(reply).filter(|o| called || o.contains_key("label"));
-        if let Some(v) = structured {
-            let label = v.get("label").and_then(Value::as_str).ok_or("the reply has no label")?;
-            let explanation = v.get("explanation").and_then(Value::as_str).map(str::to_owned);
-            let choice = self
-                .choice(label)
-                .ok_or_else(|| format!("label `{label}` is not one of the choices"))?;
-            return Ok((choice, explanation));
+        match read_said(reply)? {
+            Said::Object(v) => {
+                let label =
+                    v.get("label").and_then(Value::as_str).ok_or("the reply has no label")?;
+                let explanation = v.get("explanation").and_then(Value::as_str).map(str::to_owned);
+                let choice = self
+                    .choice(label)
+                    .ok_or_else(|| format!("label `{label}` is not one of the choices"))?;
+                Ok((choice, explanation))
+            }
+            Said::Text(text) => {
+                let first = text
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-');
+                // Plain text: the label must stand alone on the first line,
+                // as asked. A label merely mentioned in a sentence ("not
+                // factual"), or in a JSON example further down, is never
+                // read as the verdict.
+                let choice =
+                    self.choice(first).ok_or("the reply's first line is not one of the labels")?;
+                let rest = text.lines().skip(1).collect::<Vec<_>>().join("\n").trim().to_owned();
+                Ok((choice, (!rest.is_empty()).then_some(rest)))
+            }
         }
-        let text = m.get("content").and_then(Value::as_str).unwrap_or("").trim();
-        if text.is_empty() {
-            return Err(String::from("the reply is empty"));
-        }
-        let first = text
-            .lines()
-            .next()
-            .unwrap_or("")
-            .trim()
-            .trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-');
-        // Plain text: the label must stand alone on the first line, as
-        // asked. A label merely mentioned in a sentence ("not factual") is
-        // never read as the verdict.
-        if let Some(c) = self.choice(first) {
-            let rest = text.lines().skip(1).collect::<Vec<_>>().join("\n").trim().to_owned();
-            return Ok((c, (!rest.is_empty()).then_some(rest)));
-        }
-        Err(String::from("the reply's first line is not one of the labels"))
     }
 
     /// The choice whose label equals `label` (case aside).
@@ -541,34 +517,17 @@ impl Classify {
         })
     }
 
-    /// Asks the judge, falling back through the structured-output modes.
-    pub(crate) fn ask(&self, prompt: &str) -> Result<(Reply, StructuredMode), EvalError> {
-        let mut mode = self.mode.unwrap_or_else(|| self.judge.preferred_mode());
-        loop {
-            match self.judge.chat(&self.caller, self.request(prompt, mode)) {
-                Ok(r) => return Ok((r, mode)),
-                Err(e) if e.is_rejection() && self.mode.is_none() => match mode.next() {
-                    Some(next) => {
-                        self.judge.reject_mode(mode);
-                        mode = next;
-                    }
-                    None => return Err(EvalError::Failed(e.to_string())),
-                },
-                Err(e) => return Err(EvalError::Failed(e.to_string())),
-            }
-        }
-    }
-
-    /// The score of one judgement.
+    /// The score of one judgement: asked in the structured-output modes
+    /// the server accepts, read by [`Classify::read_reply`].
     pub(crate) fn judge_prompt(&self, prompt: &str) -> Result<Score, EvalError> {
-        let (reply, mode) = self.ask(prompt)?;
-        let (choice, explanation) = self.read_reply(&reply).map_err(|why| {
-            self.judge.reply_unusable(&self.caller);
-            let raw = raw_reply(&reply);
-            EvalError::Failed(format!("judge `{}`: {why}; reply: {raw}", self.judge.name()))
-        })?;
-        let mut s = Score::new(self.name, choice.score)
-            .with_label(choice.label.clone())
+        let read =
+            |reply: &Reply| self.read_reply(reply).map(|(c, e)| (c.label.clone(), c.score, e));
+        let ((label, score, explanation), reply, mode) = self
+            .judge
+            .ask(&self.caller, self.mode, |m| self.request(prompt, m), read)
+            .map_err(|e| ask_error(&self.judge, e))?;
+        let mut s = Score::new(self.name, score)
+            .with_label(label)
             .with_direction(self.direction)
             .with_meta("judge", self.judge.name())
             .with_meta("model", self.judge.model())

@@ -146,3 +146,50 @@ fn labels_outside_the_choices_are_never_guessed() {
         assert!(e.contains(says), "{message}: {e}");
     }
 }
+
+#[test]
+fn a_json_example_in_prose_never_overrides_the_first_line() {
+    let c = polite();
+    // The first line is the verdict; the JSON further down is an example.
+    let text = "rude\nIt insults the reader; a polite answer would get {\"label\": \"polite\"}.";
+    let (choice, why) = c.read_reply(&reply(json!({"content": text}))).unwrap();
+    assert_eq!(choice.label, "rude");
+    assert!(why.unwrap().starts_with("It insults"));
+    // No label on the first line: JSON inside prose does not stand in.
+    for content in [
+        "My verdict follows.\n{\"label\": \"polite\"}",
+        "Sure! {\"label\": \"polite\", \"explanation\": \"kind\"}",
+        "Here:\n```json\n{\"label\": \"polite\"}\n```",
+        "```json\n{\"label\": \"polite\"}\n```\nor perhaps {\"label\": \"rude\"}",
+    ] {
+        let e = c.read_reply(&reply(json!({"content": content}))).unwrap_err();
+        assert!(e.contains("first line is not one of the labels"), "{content}: {e}");
+    }
+    // A content that is wholly JSON (or wholly one fence) is read as JSON.
+    for content in ["  {\"label\": \"polite\"}\n", "```json\n{\"label\": \"polite\"}\n```"] {
+        assert_eq!(c.read_reply(&reply(json!({"content": content}))).unwrap().0.label, "polite");
+    }
+    let e = c.read_reply(&reply(json!({"content": "{\"verdict\": \"polite\"}"}))).unwrap_err();
+    assert!(e.contains("no label"), "{e}");
+}
+
+#[test]
+fn a_judgement_that_repeats_a_key_or_calls_twice_fails_closed() {
+    let c = polite();
+    let args = |a: &str| json!({"tool_calls": [{"function": {"arguments": a}}]});
+    for message in [
+        args(r#"{"label":"rude","explanation":"x","label":"polite"}"#),
+        json!({"content": "{\"label\": \"rude\", \"label\": \"polite\"}"}),
+        json!({"content": "```json\n{\"label\": \"rude\", \"label\": \"polite\"}\n```"}),
+    ] {
+        let e = c.read_reply(&reply(message.clone())).unwrap_err();
+        assert!(e.contains("the reply repeats the key `label`"), "{message}: {e}");
+    }
+    let two = json!({"tool_calls": [
+        {"function": {"arguments": "{\"label\": \"rude\"}"}},
+        {"function": {"arguments": "{\"label\": \"polite\"}"}}]});
+    let e = c.read_reply(&reply(two)).unwrap_err();
+    assert!(e.contains("2 tool calls"), "{e}");
+    let e = c.read_reply(&reply(args("polite"))).unwrap_err();
+    assert!(e.contains("arguments are not a JSON object"), "{e}");
+}

@@ -13,8 +13,9 @@
 //! asked for as a forced tool call whose parameters are a JSON Schema
 //! (a number property per dimension, `minimum` 0, `maximum` 1), falling
 //! back to `response_format: json_schema` and then text, as `classify`
-//! does. A missing dimension or a value outside [0, 1] makes the reply
-//! unusable.
+//! does (a text reply must be wholly the JSON object). A missing
+//! dimension or a value outside [0, 1] makes the reply unusable: the
+//! judgement fails and the reply is not cached.
 
 use std::sync::Arc;
 
@@ -120,11 +121,17 @@ impl ToneJudge {
         self.explanation
     }
 
-    /// Sends one request.
+    /// Asks for the ratings `schema` describes (see [`schema`]); a reply
+    /// is usable only when [`read_ratings`] reads every rating the schema
+    /// asks for.
     ///
     /// # Errors
-    /// The request failed, or the reply holds no JSON object.
+    /// The request failed, or the reply is unusable.
     pub(crate) fn ask(&self, prompt: &str, schema: &Value) -> Result<Rated, EvalError> {
+        let (out, reference) = (asked(schema, "output"), asked(schema, "reference"));
+        let check = |object: &Map<String, Value>| {
+            read_ratings(object, &out, &reference).map(|_| object.clone())
+        };
         let (object, reply, mode) = ask_object(
             &self.judge,
             &self.caller,
@@ -132,6 +139,7 @@ impl ToneJudge {
             self.system.as_deref(),
             prompt,
             schema,
+            check,
         )?;
         Ok(Rated {
             object,
@@ -142,11 +150,19 @@ impl ToneJudge {
         })
     }
 
-    /// Records that a reply could not be used, and the error saying why.
+    /// The error of a reply that could not be used.
     pub(crate) fn unusable(&self, why: &str, object: &Map<String, Value>) -> EvalError {
-        self.judge.reply_unusable(&self.caller);
         unusable_error(self.judge.name(), why, object)
     }
+}
+
+/// The dimensions a [`schema`] asks to rate on `side` (`output` or
+/// `reference`).
+fn asked(schema: &Value, side: &str) -> Vec<Dimension> {
+    schema["properties"][side]["required"]
+        .as_array()
+        .map(|names| names.iter().filter_map(Value::as_str).filter_map(Dimension::parse).collect())
+        .unwrap_or_default()
 }
 
 /// The error of an unusable reply, with the reply's object (cut).
@@ -350,7 +366,7 @@ mod tests {
 mod request_tests {
     use super::*;
     use crate::judge::Reply;
-    use crate::metrics::classify::{object_request, reply_object};
+    use crate::metrics::classify::{Said, object_request, read_said};
 
     fn reply(message: Value) -> Reply {
         Reply { message, prompt_tokens: 1, completion_tokens: 1, cached: false }
@@ -374,20 +390,43 @@ mod request_tests {
     }
 
     #[test]
-    fn objects_are_read_from_tool_calls_or_content() {
+    fn objects_are_read_from_tool_calls_or_a_content_that_is_wholly_json() {
+        let object = |r: &Reply| match read_said(r) {
+            Ok(Said::Object(o)) => Some(o),
+            _ => None,
+        };
         let args = |a: Value| reply(json!({"tool_calls": [{"function": {"arguments": a}}]}));
         let want = json!({"output": {"sentiment": 0.5}});
         assert_eq!(
-            reply_object(&args(json!("{\"output\": {\"sentiment\": 0.5}}"))),
+            object(&args(json!("{\"output\": {\"sentiment\": 0.5}}"))),
             want.as_object().cloned()
         );
-        assert_eq!(reply_object(&args(want.clone())), want.as_object().cloned());
-        let fenced =
-            reply(json!({"content": "Here:\n```json\n{\"output\": {\"sentiment\": 0.5}}\n```"}));
-        assert_eq!(reply_object(&fenced), want.as_object().cloned());
-        assert_eq!(reply_object(&args(json!("not json"))), None);
-        assert_eq!(reply_object(&reply(json!({"content": "[1, 2]"}))), None);
-        assert_eq!(reply_object(&reply(json!({"content": "no idea"}))), None);
-        assert_eq!(reply_object(&reply(json!({}))), None);
+        assert_eq!(object(&args(want.clone())), want.as_object().cloned());
+        let fenced = reply(json!({"content": "```json\n{\"output\": {\"sentiment\": 0.5}}\n```"}));
+        assert_eq!(object(&fenced), want.as_object().cloned());
+        assert_eq!(object(&args(json!("not json"))), None);
+        assert_eq!(object(&reply(json!({"content": "[1, 2]"}))), None);
+        assert_eq!(object(&reply(json!({"content": "no idea"}))), None);
+        assert_eq!(object(&reply(json!({}))), None);
+    }
+
+    #[test]
+    fn json_inside_prose_is_not_the_ratings() {
+        // A fence inside prose, or an example after a sentence, is not the
+        // reply's object: which one would be meant?
+        for content in [
+            "Here:\n```json\n{\"output\": {\"sentiment\": 0.5}}\n```",
+            "Quite negative. A positive text would get {\"output\": {\"sentiment\": 0.9}}.",
+        ] {
+            let r = reply(json!({"content": content}));
+            assert_eq!(read_said(&r), Ok(Said::Text(content.to_owned())), "{content}");
+        }
+        let twice = args_text(r#"{"output": {"sentiment": 0.1}, "output": {"sentiment": 0.9}}"#);
+        let e = read_said(&twice).unwrap_err();
+        assert!(e.contains("repeats the key `output`"), "{e}");
+    }
+
+    fn args_text(text: &str) -> Reply {
+        reply(json!({"tool_calls": [{"function": {"arguments": text}}]}))
     }
 }

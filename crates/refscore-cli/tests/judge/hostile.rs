@@ -1,0 +1,206 @@
+//! Hostile judge servers: credentials echoed JSON-escaped, JSON examples
+//! inside text verdicts, unusable replies and the cache, repeated keys,
+//! structured-output fallbacks in the accounting, absurd token counts.
+
+use super::*;
+
+/// A key with characters JSON writers escape (`/`), and a credential
+/// header's value.
+const SLASHED_KEY: &str = "sk-proj/SECRET-1234+Zz";
+const HEADER_SECRET: &str = "hdr-SECRET-5678";
+
+/// `text` written as `\uXXXX` escapes.
+fn unicode(text: &str) -> String {
+    text.chars().map(|c| format!("\\u{:04x}", u32::from(c))).collect()
+}
+
+fn run_with_key(dir: &Path, key: &str, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .arg("run")
+        .arg(dir.join("suite.yaml"))
+        .arg("-o")
+        .arg(dir.join("out"))
+        .args(extra)
+        .env("TEST_JUDGE_KEY", key)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("REFSCORE_CACHE")
+        .output()
+        .expect("runs")
+}
+
+fn error(r: &[Value], i: usize) -> String {
+    r[i]["execution"]["polite"]["error"].as_str().unwrap_or("").to_owned()
+}
+
+#[test]
+fn credentials_echoed_json_escaped_reach_no_output_and_not_the_cache() {
+    // PHP-style `\/` in the tool call's arguments and around them.
+    let args = json!({"label": "polite",
+                      "explanation": format!("you sent Bearer {SLASHED_KEY} and {HEADER_SECRET}")})
+    .to_string()
+    .replace('/', r"\/");
+    let escaped = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": null,
+        "tool_calls": [{"id": "c1", "type": "function",
+                        "function": {"name": "record_judgement", "arguments": args}}]}}]})
+    .to_string()
+    .replace('/', r"\/");
+    // The key as `\uXXXX` escapes inside a JSON content.
+    let content = format!(r#"{{"label": "polite", "explanation": "{}"}}"#, unicode(SLASHED_KEY));
+    let ascii = json!({"choices": [{"message": {"role": "assistant", "content": content}}]});
+    let refused = format!(
+        r#"{{"error": {{"message": "Incorrect API key provided: Bearer {}", "headers": {{"api-key": "{}"}}}}}}"#,
+        SLASHED_KEY.replace('/', r"\/"),
+        unicode(HEADER_SECRET)
+    );
+    let server = ScriptedServer::start(Script::new(vec![
+        Rule::new(When::PromptContains("echo-escaped".into()), Reply::Garbage(escaped)),
+        Rule::new(When::PromptContains("echo-unicode".into()), Reply::Garbage(ascii.to_string())),
+        Rule::new(
+            When::PromptContains("echo-401".into()),
+            Reply::Status { code: 401, retry_after: None, body: refused },
+        ),
+    ]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ["echo-escaped", "echo-unicode", "echo-401"];
+    let headers = json!({"headers": {"api-key": HEADER_SECRET}});
+    setup(dir.path(), &server.base_url(), &rows, &headers, "{}");
+    let o = run_with_key(dir.path(), SLASHED_KEY, &["--report", "md,junit,html"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let req = &server.requests()[0];
+    assert_eq!(req.header("api-key"), Some(HEADER_SECRET));
+    let r = results(dir.path());
+    assert_eq!(r[0]["scores"][0]["explanation"], "you sent Bearer *** and ***", "{}", r[0]);
+    assert_eq!(r[1]["scores"][0]["explanation"], "***", "{}", r[1]);
+    assert!(error(&r, 2).contains("HTTP 401") && error(&r, 2).contains("Bearer ***"));
+    // The suite holds the header's value; nothing else may.
+    std::fs::remove_file(dir.path().join("suite.yaml")).unwrap();
+    assert!(dir.path().join(".refscore/cache.db").exists());
+    let all = everything(dir.path(), &o);
+    assert!(!all.contains("SECRET"), "a credential leaked");
+    assert!(!all.contains(&unicode("SECRET")[..24]), "a credential leaked escaped");
+}
+
+#[test]
+fn a_text_verdict_is_its_first_line_whatever_json_follows() {
+    // The server ignores tools and answers text: a JSON example further
+    // down never overrides the label on the first line, and JSON inside
+    // prose is never a verdict of its own.
+    let server = ScriptedServer::start(Script::new(vec![
+        Rule::new(
+            When::PromptContains("first-line".into()),
+            Reply::Text(
+                "rude\nIt insults; a polite answer would get {\"label\": \"polite\"}.".into(),
+            ),
+        ),
+        Rule::new(
+            When::PromptContains("prose-json".into()),
+            Reply::Text("My verdict:\n{\"label\": \"polite\"}".into()),
+        ),
+    ]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &server.base_url(), &["first-line", "prose-json"], &json!({}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    assert_eq!(r[0]["scores"][0]["label"], "rude", "{}", r[0]);
+    assert_eq!(r[0]["passed"]["polite"], false);
+    assert!(error(&r, 1).contains("first line is not one of the labels"), "{}", error(&r, 1));
+    assert_eq!(r[1]["passed"]["polite"], false);
+}
+
+#[test]
+fn an_unusable_reply_is_not_cached_and_a_rerun_recovers() {
+    let server = ScriptedServer::start(Script::new(vec![
+        Rule::new(
+            When::PromptContains("off-choices".into()),
+            Reply::tool_call(json!({"label": "neutral"})),
+        )
+        .times(1),
+        Rule::new(When::PromptContains("no-content".into()), Reply::Text(String::new())).times(1),
+    ]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ["off-choices LABEL=polite", "no-content LABEL=polite"];
+    setup(dir.path(), &server.base_url(), &rows, &json!({}), "{}");
+    let o = run(dir.path(), &[]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    assert!(error(&r, 0).contains("`neutral` is not one of the choices"), "{}", error(&r, 0));
+    assert!(error(&r, 1).contains("the reply is empty"), "{}", error(&r, 1));
+    assert_eq!(server.request_count(), 2);
+    // The server is healthy again: the rerun asks again and recovers.
+    let o = run(dir.path(), &[]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(server.request_count(), 4);
+    let r = results(dir.path());
+    assert_eq!(
+        (&r[0]["scores"][0]["label"], &r[1]["scores"][0]["label"]),
+        (&json!("polite"), &json!("polite"))
+    );
+    // Those replies were usable: stored, and the next run asks nothing.
+    assert_eq!(code(&run(dir.path(), &[])), 0);
+    assert_eq!(server.request_count(), 4);
+}
+
+#[test]
+fn a_judgement_that_repeats_its_label_fails_closed() {
+    let server = ScriptedServer::start(Script::new(vec![Rule::always(Reply::tool_call(json!(
+        r#"{"label":"rude","explanation":"x","label":"polite"}"#
+    )))]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &server.base_url(), &["Hello"], &json!({}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    assert_eq!(r[0]["passed"]["polite"], false, "{}", r[0]);
+    assert!(error(&r, 0).contains("the reply repeats the key `label`"), "{}", error(&r, 0));
+}
+
+#[test]
+fn structured_output_fallbacks_are_requests_not_failed_judgements() {
+    let server = ScriptedServer::start(Script::new(vec![
+        Rule::new(
+            When::PromptContains("exactly one of these labels".into()),
+            Reply::Text("polite".into()),
+        ),
+        Rule::always(Reply::Status {
+            code: 400,
+            retry_after: None,
+            body: "tools are not supported".into(),
+        }),
+    ]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &server.base_url(), &["a", "b", "c"], &json!({}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let j = &summary(dir.path())["judges"][0];
+    assert_eq!((j["evaluations"].as_u64(), j["failures"].as_u64()), (Some(3), Some(0)), "{j}");
+    let requests = j["requests"].as_u64().unwrap();
+    assert!((5..=9).contains(&requests), "{j}");
+    assert_eq!(requests, server.request_count() as u64);
+}
+
+#[test]
+fn absurd_token_counts_saturate() {
+    let server = ScriptedServer::start(Script::new(vec![Rule::always(
+        Reply::Auto.with_usage((1 << 63) - 1, u64::MAX),
+    )]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ["a LABEL=polite", "b LABEL=polite", "c LABEL=polite"];
+    setup(dir.path(), &server.base_url(), &rows, &json!({}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let j = &summary(dir.path())["judges"][0];
+    assert_eq!(
+        (j["prompt_tokens"].as_u64(), j["completion_tokens"].as_u64()),
+        (Some(u64::MAX), Some(u64::MAX)),
+        "{j}"
+    );
+    assert!(j["cost"].as_f64().unwrap() > 5e13, "{j}");
+}

@@ -1,0 +1,124 @@
+//! One judgement: a chat request in the structured-output modes the
+//! server accepts, the reply read by the caller, the cache written only
+//! once a judgement was read, and the whole accounted as one evaluation.
+
+use serde_json::{Map, Value};
+
+use super::{CacheMode, Judge, JudgeError, Reply, StructuredMode, cut};
+use crate::judge::cache::Cache;
+use crate::judge::usage::CallRecord;
+
+/// Why a judgement could not be had.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum AskError {
+    /// The request failed (after its retries and, unless the mode was
+    /// fixed, every mode the server could be asked in).
+    Request(JudgeError),
+    /// A reply came, but no judgement could be read from it: why, and
+    /// the reply (its secrets already removed).
+    Unusable {
+        /// What is wrong with the reply.
+        why: String,
+        /// The reply.
+        reply: Reply,
+    },
+}
+
+impl AskError {
+    /// As a [`JudgeError`]: an unusable reply is a malformed one.
+    pub(crate) fn into_judge_error(self, judge: &Judge) -> JudgeError {
+        match self {
+            AskError::Request(e) => e,
+            AskError::Unusable { why, reply } => JudgeError::Malformed {
+                judge: judge.name.clone(),
+                reason: why,
+                raw: cut(&crate::json::compact(&reply.message)),
+            },
+        }
+    }
+}
+
+impl Judge {
+    /// Asks for one judgement for `caller` (an evaluator's name, for the
+    /// accounting): the body `request` builds for a mode, sent in `fixed`
+    /// mode, or else starting with [`Judge::preferred_mode`] and falling
+    /// back to the next mode when the server rejects one
+    /// ([`JudgeError::is_rejection`]). `read` takes the judgement out of a
+    /// reply, or says why it cannot.
+    ///
+    /// The judgement counts once in the accounting (its requests, retries
+    /// and fallbacks are the `requests`), as a failure only when it
+    /// finally failed. A reply is stored in the cache only once `read`
+    /// accepted it; a stored reply `read` refuses is asked again.
+    ///
+    /// # Errors
+    /// The request failed, or `read` refused the reply.
+    pub(crate) fn ask<T>(
+        &self,
+        caller: &str,
+        fixed: Option<StructuredMode>,
+        request: impl Fn(StructuredMode) -> Map<String, Value>,
+        read: impl Fn(&Reply) -> Result<T, String>,
+    ) -> Result<(T, Reply, StructuredMode), AskError> {
+        let mut record = CallRecord::default();
+        let mut mode = fixed.unwrap_or_else(|| self.preferred_mode());
+        let result = loop {
+            match self.exchange(request(mode), &mut record, &read) {
+                Err(AskError::Request(e)) if e.is_rejection() && fixed.is_none() => {
+                    match mode.next() {
+                        Some(next) => {
+                            self.reject_mode(mode);
+                            mode = next;
+                        }
+                        None => break Err(AskError::Request(e)),
+                    }
+                }
+                other => break other.map(|(value, reply)| (value, reply, mode)),
+            }
+        };
+        record.failed = result.is_err();
+        self.usage.record(caller, record);
+        result
+    }
+
+    /// One reply for `body` read by `read`: from the cache when it holds
+    /// one `read` accepts, else from the server (stored once `read`
+    /// accepted it). Requests and tokens are added to `record`.
+    pub(super) fn exchange<T>(
+        &self,
+        body: Map<String, Value>,
+        record: &mut CallRecord,
+        read: &impl Fn(&Reply) -> Result<T, String>,
+    ) -> Result<(T, Reply), AskError> {
+        let body = self.body(body);
+        let cacheable = self.config.deterministic() || self.config.cache_nondeterministic;
+        let cache = self.cache.as_ref().filter(|_| cacheable && self.cache_mode != CacheMode::Off);
+        let key = cache.map(|_| Cache::key(&self.cache_scope(), &body));
+        if let (Some(c), Some(k), CacheMode::Use) = (cache, &key, self.cache_mode)
+            && let Some(text) = c.get(k)
+            && let Ok((reply, _)) = self.parse(&text)
+        {
+            let reply = Reply { cached: true, ..reply };
+            // A stored reply no judgement can be read from (older versions
+            // stored any chat completion) is asked again.
+            if let Ok(value) = read(&reply) {
+                record.cache_hit = true;
+                return Ok((value, reply));
+            }
+        }
+        let text = self.send("chat/completions", &body, record).map_err(AskError::Request)?;
+        let (reply, clean) = self.parse(&text).map_err(AskError::Request)?;
+        record.prompt_tokens = record.prompt_tokens.saturating_add(reply.prompt_tokens);
+        record.completion_tokens = record.completion_tokens.saturating_add(reply.completion_tokens);
+        match read(&reply) {
+            Ok(value) => {
+                if let (Some(c), Some(k)) = (cache, &key) {
+                    // A cache that cannot be written costs a rerun, not this judgement.
+                    let _ = c.put(k, &self.config.model, &clean);
+                }
+                Ok((value, reply))
+            }
+            Err(why) => Err(AskError::Unusable { why, reply }),
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Hostile servers: redirects, echoed credentials in every escaped form,
+//! repeated keys, absurd token counts. A raw one-connection-per-answer
+//! server on 127.0.0.1 stands in where the scripted server cannot (a
+//! `Location` header).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+
+use super::*;
+
+/// A server answering each connection with the next of `answers` (built
+/// from its base URL); the request lines it got.
+fn serve(answers: impl FnOnce(&str) -> Vec<String>) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let answers = answers(&base);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for answer in answers {
+            let Ok((stream, _)) = listener.accept() else { return };
+            let mut reader = BufReader::new(stream);
+            let mut head = String::new();
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                if head.is_empty() {
+                    head = line.trim_end().to_owned();
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            log.lock().unwrap().push(head);
+            let _ = reader.get_mut().write_all(answer.as_bytes());
+        }
+    });
+    (format!("{base}/v1"), seen)
+}
+
+fn http(status: &str, headers: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+const KEY: &str = "sk-proj/SECRET-1234+Zz";
+const HEADER: &str = "hdr-SECRET-5678";
+
+fn judge(base_url: &str) -> Judge {
+    let mut c = JudgeConfig::new("m");
+    c.base_url = Some(base_url.to_owned());
+    c.retries = Some(2);
+    c.timeout = Some(5.0);
+    c.headers.insert("api-key".into(), HEADER.into());
+    c.headers.insert("api-version".into(), "2024-06-01".into());
+    let key = Some(ApiKey::new(KEY));
+    Judge::with_key("j", c, key, None, CacheMode::Off, Arc::new(AtomicBool::new(false)))
+}
+
+fn completion(arguments: &str) -> String {
+    json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+        {"function": {"name": "record_judgement", "arguments": arguments}}]}}]})
+    .to_string()
+}
+
+#[test]
+fn a_redirect_is_an_error_never_followed() {
+    let (base, seen) = serve(|base| {
+        let location = format!("Location: {base}/elsewhere?key={KEY}\r\n");
+        vec![
+            http("302 Found", &location, ""),
+            http("200 OK", "", &completion(r#"{"label": "polite"}"#)),
+        ]
+    });
+    let j = judge(&base);
+    let e = j
+        .ask("ev", Some(StructuredMode::Tools), |_| Map::new(), |r| Ok(r.message.clone()))
+        .unwrap_err();
+    let AskError::Request(e) = e else { panic!("{e:?}") };
+    let text = e.to_string();
+    assert!(matches!(e, JudgeError::Redirect { status: 302, .. }), "{text}");
+    assert!(text.contains("HTTP 302 redirect to `http://127.0.0.1:"), "{text}");
+    assert!(text.contains("/elsewhere?key=***`"), "{text}");
+    assert!(!text.contains("SECRET"), "{text}");
+    // One request: not replayed elsewhere, not retried.
+    assert_eq!(seen.lock().unwrap().as_slice(), ["POST /v1/chat/completions HTTP/1.1"]);
+    let u = &j.usage()[0];
+    assert_eq!((u.evaluations, u.requests, u.failures), (1, 1, 1));
+}
+
+#[test]
+fn credentials_echoed_in_an_error_body_are_removed_in_every_form() {
+    let escaped = KEY.replace('/', r"\/");
+    let unicode: String = HEADER.chars().map(|c| format!("\\u{:04x}", u32::from(c))).collect();
+    let body = format!(
+        r#"{{"error": {{"message": "Incorrect API key provided: Bearer {escaped}", "headers": {{"api-key": "{unicode}"}}}}}}"#
+    );
+    let (base, _) = serve(|_| vec![http("401 Unauthorized", "", &body)]);
+    let e = judge(&base).chat("ev", Map::new()).unwrap_err().to_string();
+    assert!(e.contains("HTTP 401") && e.contains("Bearer ***"), "{e}");
+    assert!(!e.contains("SECRET") && !e.contains("\\u0068"), "{e}");
+}
+
+#[test]
+fn replies_are_decoded_redacted_and_checked_for_repeated_keys() {
+    let j = judge("http://127.0.0.1:9/v1");
+    // The key in a tool call's arguments, escaped once more inside them.
+    let args = json!({"label": "polite", "explanation": format!("you sent Bearer {KEY}")})
+        .to_string()
+        .replace('/', r"\/");
+    let ascii: String = HEADER.chars().map(|c| format!("\\u{:04x}", u32::from(c))).collect();
+    let content = format!(r#"{{"label": "polite", "explanation": "{ascii}"}}"#);
+    for body in
+        [completion(&args), json!({"choices": [{"message": {"content": content}}]}).to_string()]
+    {
+        let (reply, clean) = j.parse(&body).unwrap();
+        let message = crate::json::compact(&reply.message);
+        for text in [&message, &clean] {
+            assert!(!text.contains("SECRET") && !text.contains("\\\\u0068"), "{text}");
+        }
+    }
+    let twice = r#"{"choices": [{"message": {"content": "rude"}}], "choices": [{"message": {"content": "polite"}}]}"#;
+    let e = j.parse(twice).unwrap_err().to_string();
+    assert!(e.contains("malformed reply (the reply repeats the key `$.choices`)"), "{e}");
+}
+
+#[test]
+fn token_counts_never_wrap_nor_panic() {
+    let j = judge("http://127.0.0.1:9/v1");
+    for (usage, want) in [
+        (r#"{"prompt_tokens": 18446744073709551615, "completion_tokens": 7}"#, (u64::MAX, 7)),
+        (
+            r#"{"prompt_tokens": 1e300, "completion_tokens": 99999999999999999999999}"#,
+            (u64::MAX, u64::MAX),
+        ),
+        (r#"{"prompt_tokens": -5, "completion_tokens": "12"}"#, (0, 0)),
+        (r#"{"prompt_tokens": 2.9, "completion_tokens": null}"#, (2, 0)),
+        (r#""lots""#, (0, 0)),
+    ] {
+        let body =
+            format!(r#"{{"choices": [{{"message": {{"content": "x"}}}}], "usage": {usage}}}"#);
+        let (reply, _) = j.parse(&body).unwrap();
+        assert_eq!((reply.prompt_tokens, reply.completion_tokens), want, "{usage}");
+    }
+}

@@ -1,0 +1,109 @@
+//! What a judge's reply says: a tool call's arguments, a content that is
+//! wholly one JSON object, or plain text ([`read_said`]); the judgement
+//! objects are checked for repeated keys.
+
+use serde_json::{Map, Value};
+
+use crate::judge::Reply;
+
+/// What a reply says, before its meaning is checked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Said {
+    /// A JSON object: a tool call's arguments, or a content that is
+    /// wholly one object.
+    Object(Map<String, Value>),
+    /// Plain text (trimmed, not empty).
+    Text(String),
+}
+
+/// What a reply says:
+///
+/// * a tool call: its arguments, which must be one JSON object (a reply
+///   making several calls is refused: which one is the judgement?);
+/// * else the content: a JSON object when the content is wholly one
+///   (trimmed, or one code fence with nothing around it), else its text.
+///   A JSON example inside prose is text, never read as the judgement.
+///
+/// A JSON object that repeats a key is refused (`{"label": "a", "label":
+/// "b"}` names two judgements; JSON readers keep the last one).
+///
+/// # Errors
+/// Why nothing can be read: an empty reply, arguments that are not one
+/// JSON object, a repeated key.
+pub(crate) fn read_said(reply: &Reply) -> Result<Said, String> {
+    let m = &reply.message;
+    if let Some(calls) = m.get("tool_calls").and_then(Value::as_array).filter(|c| !c.is_empty()) {
+        if calls.len() > 1 {
+            return Err(format!("the reply makes {} tool calls, not one", calls.len()));
+        }
+        let not_object = || String::from("the tool call's arguments are not a JSON object");
+        return match calls[0].get("function").and_then(|f| f.get("arguments")) {
+            Some(Value::String(text)) => {
+                let (value, repeated) =
+                    crate::duplicate_keys::parse(text).map_err(|_| not_object())?;
+                refuse_repeats(repeated.as_ref())?;
+                match value {
+                    Value::Object(map) => Ok(Said::Object(map)),
+                    _ => Err(not_object()),
+                }
+            }
+            Some(Value::Object(map)) => Ok(Said::Object(map.clone())),
+            _ => Err(not_object()),
+        };
+    }
+    let text = match m.get("content") {
+        None | Some(Value::Null) => "",
+        Some(Value::String(s)) => s.trim(),
+        Some(_) => return Err(String::from("the reply's content is not text")),
+    };
+    if text.is_empty() {
+        return Err(String::from("the reply is empty"));
+    }
+    let options = crate::extract::ExtractOptions {
+        pick: crate::extract::Pick::Only,
+        ..crate::extract::ExtractOptions::default()
+    };
+    if let Ok(x) = crate::extract::extract_json(text, &options)
+        && let Value::Object(map) = x.value
+        && wholly(text, x.method, x.start, x.end)
+    {
+        refuse_repeats(x.duplicate_keys.as_ref())?;
+        return Ok(Said::Object(map));
+    }
+    Ok(Said::Text(text.to_owned()))
+}
+
+/// Whether a document found at `start..end` of a trimmed `text` is the
+/// whole of it: the whole text, or the body of one fence with nothing
+/// around it but the fence's lines.
+fn wholly(text: &str, method: crate::extract::Method, start: usize, end: usize) -> bool {
+    match method {
+        crate::extract::Method::Whole => true,
+        crate::extract::Method::Fence => {
+            let (before, after) = (text.get(..start).unwrap_or(""), text.get(end..).unwrap_or(""));
+            let fence = |s: &str| s.starts_with("```") || s.starts_with("~~~");
+            fence(before.trim()) && !before.trim().contains('\n') && {
+                let after = after.trim();
+                !after.is_empty() && after.chars().all(|c| c == '`' || c == '~')
+            }
+        }
+        _ => false,
+    }
+}
+
+/// An error naming the first key a judgement object repeats, if any.
+fn refuse_repeats(repeated: Option<&crate::duplicate_keys::DuplicateKeys>) -> Result<(), String> {
+    match repeated.and_then(|d| d.listed.first()) {
+        None => Ok(()),
+        Some(r) => {
+            let key = match r.path.0.last() {
+                Some(crate::path::PathSeg::Key(k)) => k.to_string(),
+                _ => r.path.to_string(),
+            };
+            Err(format!(
+                "the reply repeats the key `{key}` (at {}): which value was meant cannot be known",
+                r.path
+            ))
+        }
+    }
+}

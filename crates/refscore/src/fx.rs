@@ -69,9 +69,8 @@ mod tests {
     fn keys_differing_only_in_high_bits_spread_over_the_low_bits() {
         // Whole numbers as f64 bits differ only in their high bits; so do
         // the hashes of such hashes, which the pairing's index keys by.
-        let low: std::collections::HashSet<u64> = (0..4096u32)
-            .map(|i| hash(hash(f64::from(i).to_bits())) & 0xFFF)
-            .collect();
+        let low: std::collections::HashSet<u64> =
+            (0..4096u32).map(|i| hash(hash(f64::from(i).to_bits())) & 0xFFF).collect();
         assert!(low.len() > 2_000, "only {} distinct low 12 bits of 4096", low.len());
     }
 

@@ -306,26 +306,31 @@ fn worker_threads_are_bounded_on_the_command_line() {
 
 #[test]
 fn a_second_signal_writes_every_line_handed_over_before_exiting() {
-    // Rows slow enough (arrays of objects paired by similarity) that the
-    // first signal's "finish the current batch" takes seconds, so that the
-    // second one lands while rows are still being evaluated; and ten
-    // batches of them, so that a committed batch seen late (the store is
-    // written on a thread of its own, which a loaded machine may starve)
-    // still leaves batches to evaluate. The run is stopped after the first
-    // batch or two, so the rest costs nothing.
+    // A first batch of quick rows, then rows that take seconds each
+    // (arrays of 256 objects, all different, paired by similarity: the
+    // most pairs json_match weighs). The first signal skips the rows not
+    // yet begun but waits for the one in hand, so the second one, 0.6 s
+    // later, lands while it is still being evaluated. The store is written
+    // on a thread of its own (a loaded machine may show the committed
+    // batch late): every slow row is slow, so whichever is in hand will do.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let mut text = String::new();
-    for i in 0..10_000 {
-        let items = |shift: usize| -> String {
-            (0..20)
-                .map(|k| format!("{{\"sku\": \"item-{}\", \"qty\": {k}}}", (k + shift) % 20))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+    for i in 0..1_024 {
+        text.push_str(&format!(
+            "{{\"id\": {i}, \"output\": {{\"a\": {i}}}, \"reference\": {{\"a\": 1}}}}\n"
+        ));
+    }
+    let items = |shift: usize| -> String {
+        (0..256)
+            .map(|k| format!("{{\"sku\": \"s{}\", \"qty\": {k}}}", k * 7 + shift))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for i in 1_024..1_034 {
         text.push_str(&format!(
             "{{\"id\": {i}, \"output\": {{\"items\": [{}]}}, \"reference\": {{\"items\": [{}]}}}}\n",
-            items(i % 7),
+            items(1),
             items(0)
         ));
     }

@@ -80,58 +80,51 @@ fn evaluate_columns<'py>(
     threads: Option<usize>,
     score_format: &str,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    on_big_stack(|| columns_on_stack(py, evaluators, columns, n_rows, threads, score_format))
-}
-
-fn columns_on_stack<'py>(
-    py: Python<'py>,
-    evaluators: &Bound<'py, PyList>,
-    columns: &Bound<'py, PyDict>,
-    n_rows: usize,
-    threads: Option<usize>,
-    score_format: &str,
-) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    let bound = bound_list(evaluators)?;
-    let mut cols: Vec<(String, Vec<Bound<'py, PyAny>>)> = Vec::new();
-    for (k, v) in columns.iter() {
-        let values: Vec<Bound<'py, PyAny>> = v.try_iter()?.collect::<PyResult<_>>()?;
-        if values.len() != n_rows {
-            return Err(PyValueError::new_err(format!(
-                "column `{k}` has {} values, expected {n_rows}",
-                values.len()
-            )));
+    on_big_stack(|| {
+        let bound = bound_list(evaluators)?;
+        let mut cols: Vec<(String, Vec<Bound<'py, PyAny>>)> = Vec::new();
+        for (k, v) in columns.iter() {
+            let values: Vec<Bound<'py, PyAny>> = v.try_iter()?.collect::<PyResult<_>>()?;
+            if values.len() != n_rows {
+                return Err(PyValueError::new_err(format!(
+                    "column `{k}` has {} values, expected {n_rows}",
+                    values.len()
+                )));
+            }
+            cols.push((k.extract()?, values));
         }
-        cols.push((k.extract()?, values));
-    }
-    let mut rows: Vec<RowInput> = Vec::with_capacity(n_rows);
-    for i in 0..n_rows {
-        let mut map = Map::new();
-        let mut error = None;
-        for (name, values) in &cols {
-            match to_value(&values[i]) {
-                Ok(v) => {
-                    map.insert(name.clone(), v);
-                }
-                Err(e) => {
-                    error = Some(format!("row {i}: column `{name}`: {e}"));
-                    break;
+        let mut rows: Vec<RowInput> = Vec::with_capacity(n_rows);
+        for i in 0..n_rows {
+            let mut map = Map::new();
+            let mut error = None;
+            for (name, values) in &cols {
+                match to_value(&values[i]) {
+                    Ok(v) => {
+                        map.insert(name.clone(), v);
+                    }
+                    Err(e) => {
+                        error = Some(format!("row {i}: column `{name}`: {e}"));
+                        break;
+                    }
                 }
             }
+            rows.push(match error {
+                None => {
+                    Ok(Row { number: i as u64 + 1, value: Value::Object(map), text_cells: false })
+                }
+                Some(e) => Err(e),
+            });
         }
-        rows.push(match error {
-            None => Ok(Row { number: i as u64 + 1, value: Value::Object(map), text_cells: false }),
-            Some(e) => Err(e),
-        });
-    }
-    drop(cols);
-    let outcomes = py
-        .detach(|| {
-            let out = engine::evaluate_rows(&bound, &rows, threads);
-            engine::drop_rows(rows);
-            out
-        })
-        .map_err(PyRuntimeError::new_err)?;
-    result_columns(py, &bound, &outcomes, score_format == "json")
+        drop(cols);
+        let outcomes = py
+            .detach(|| {
+                let out = engine::evaluate_rows(&bound, &rows, threads);
+                engine::drop_rows(rows);
+                out
+            })
+            .map_err(PyRuntimeError::new_err)?;
+        result_columns(py, &bound, &outcomes, score_format == "json")
+    })
 }
 
 /// Evaluates the rows of Arrow record batches (pyarrow `RecordBatch`es, or

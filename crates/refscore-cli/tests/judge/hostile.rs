@@ -14,21 +14,6 @@ fn unicode(text: &str) -> String {
     text.chars().map(|c| format!("\\u{:04x}", u32::from(c))).collect()
 }
 
-fn run_with_key(dir: &Path, key: &str, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_refscore"))
-        .arg("run")
-        .arg(dir.join("suite.yaml"))
-        .arg("-o")
-        .arg(dir.join("out"))
-        .args(extra)
-        .env("TEST_JUDGE_KEY", key)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("REFSCORE_CACHE")
-        .output()
-        .expect("runs")
-}
-
 fn error(r: &[Value], i: usize) -> String {
     r[i]["execution"]["polite"]["error"].as_str().unwrap_or("").to_owned()
 }

@@ -45,13 +45,18 @@ fn setup(dir: &Path, base_url: &str, rows: &[&str], judge: &Value, gate: &str) {
 }
 
 fn run(dir: &Path, extra: &[&str]) -> Output {
+    run_with_key(dir, KEY, extra)
+}
+
+/// Runs the suite in `dir` into `dir/out` with `key` as the judge's key.
+fn run_with_key(dir: &Path, key: &str, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_refscore"))
         .arg("run")
         .arg(dir.join("suite.yaml"))
         .arg("-o")
         .arg(dir.join("out"))
         .args(extra)
-        .env("TEST_JUDGE_KEY", KEY)
+        .env("TEST_JUDGE_KEY", key)
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env_remove("REFSCORE_CACHE")

@@ -1,6 +1,6 @@
 //! The recursive walk behind [`super::compare`].
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use serde_json::{Map, Value};
@@ -122,7 +122,9 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     leaf_counts: LeafCounts,
     /// Levels walked by this comparison and its sub-walks: what its cost
     /// is counted in.
-    steps: Rc<Cell<u64>>,
+    /// (Counted in tests only: nothing outside them reads it.)
+    #[cfg(test)]
+    steps: Rc<std::cell::Cell<u64>>,
     /// Whether this walk only gives a pair's similarity (its counts are
     /// not read): it may take a pair's tally from [`Walk::memo`].
     similarity: bool,
@@ -175,6 +177,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             element: false,
             memo: Memo::default(),
             leaf_counts: LeafCounts::default(),
+            #[cfg(test)]
             steps: Rc::default(),
             over_limit: Rc::default(),
             similarity: false,
@@ -311,6 +314,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             return t;
         }
         self.depth += 1;
+        #[cfg(test)]
         self.steps.set(self.steps.get() + 1);
         // The stack is checked every few levels (a level's frames take a
         // few hundred bytes, far below the margin).
@@ -743,7 +747,10 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let mut sub = Walk::new(self.m, Keep::None, false, self.null);
         sub.memo = Rc::clone(&self.memo);
         sub.leaf_counts = Rc::clone(&self.leaf_counts);
-        sub.steps = Rc::clone(&self.steps);
+        #[cfg(test)]
+        {
+            sub.steps = Rc::clone(&self.steps);
+        }
         sub.over_limit = Rc::clone(&self.over_limit);
         sub.similarity = true;
         // The path only serves rule lookups here (no records, no tallies).

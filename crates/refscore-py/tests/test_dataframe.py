@@ -235,3 +235,13 @@ def test_an_infinite_value_is_not_reported_missing():
     r = evaluate_dataframe(pd.DataFrame({"output": [float("inf")], "expected": [1.0]}), [refscore.metrics.exact_match()])
     error = r["exact_match_execution_details"][0]["error"]
     assert "inf has no JSON form" in error and "missing" not in error
+
+
+def test_a_text_over_the_size_limit_fails_its_row_only():
+    big = "x" * (8 * 2**20 + 1)
+    df = pd.DataFrame({"output": ["hello there", big], "reference": ["hello there", "x"]})
+    out = evaluate_dataframe(df, [refscore.metrics.exact_match()])
+    details = out["exact_match_execution_details"].tolist()
+    assert [d["status"] for d in details] == ["completed", "failed"]
+    assert "input `output` is a text of 8388609 bytes, over the limit of 8388608" in details[1]["error"]
+    assert out["exact_match_score"].tolist()[1] is None

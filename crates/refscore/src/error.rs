@@ -27,6 +27,18 @@ pub enum EvalError {
         /// The input's name.
         input: String,
     },
+    /// An input is a text longer than [`crate::limits::MAX_TEXT_BYTES`].
+    #[error(
+        "input `{input}` is a text of {bytes} bytes, over the limit of {limit} bytes for one input"
+    )]
+    InputTooLarge {
+        /// The input's name.
+        input: String,
+        /// Its length in bytes.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// An input has a value the evaluator cannot use.
     #[error("input `{input}`: {reason}")]
     InvalidInput {

@@ -89,6 +89,19 @@ fn empty(null: bool, text: Option<&str>) -> bool {
     null || text.is_some_and(|s| s.trim().is_empty())
 }
 
+/// Checks one input's size: a text may be at most
+/// [`MAX_TEXT_BYTES`](crate::limits::MAX_TEXT_BYTES) long.
+fn check_size(name: &str, text: Option<&str>) -> Result<(), EvalError> {
+    match text {
+        Some(t) if t.len() > crate::limits::MAX_TEXT_BYTES => Err(EvalError::InputTooLarge {
+            input: name.to_owned(),
+            bytes: t.len(),
+            limit: crate::limits::MAX_TEXT_BYTES,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Checks one required input: present, not `null`, not empty.
 fn check_required(name: &str, present: Option<(bool, Option<&str>)>) -> Result<(), EvalError> {
     match present {
@@ -183,16 +196,20 @@ impl<'a> EvalInput<'a> {
         self.values.keys().map(String::as_str)
     }
 
-    /// Checks the required inputs of `specs`: each must be present and
-    /// not empty ([`is_empty_value`]).
+    /// Checks the inputs of `specs`: each required one must be present
+    /// and not empty ([`is_empty_value`]), and no text may be longer than
+    /// [`MAX_TEXT_BYTES`](crate::limits::MAX_TEXT_BYTES).
     ///
     /// # Errors
-    /// [`EvalError::MissingInput`] or [`EvalError::EmptyInput`], naming the
-    /// first input that fails.
+    /// [`EvalError::MissingInput`], [`EvalError::EmptyInput`] or
+    /// [`EvalError::InputTooLarge`], naming the first input that fails.
     pub fn check(&self, specs: &[InputSpec]) -> Result<(), EvalError> {
-        for spec in specs.iter().filter(|s| s.required) {
+        for spec in specs {
             let v = self.values.get(spec.name.as_ref()).map(AsRef::as_ref);
-            check_required(&spec.name, v.map(|v| (v.is_null(), v.as_str())))?;
+            if spec.required {
+                check_required(&spec.name, v.map(|v| (v.is_null(), v.as_str())))?;
+            }
+            check_size(&spec.name, v.and_then(Value::as_str))?;
         }
         Ok(())
     }
@@ -221,14 +238,18 @@ impl<'a> TreeInput<'a> {
         self.nodes.get(name).copied().filter(|n| !n.is_null())
     }
 
-    /// Checks the required inputs of `specs`, as [`EvalInput::check`].
+    /// Checks the inputs of `specs`, as [`EvalInput::check`].
     ///
     /// # Errors
-    /// [`EvalError::MissingInput`] or [`EvalError::EmptyInput`].
+    /// [`EvalError::MissingInput`], [`EvalError::EmptyInput`] or
+    /// [`EvalError::InputTooLarge`].
     pub fn check(&self, specs: &[InputSpec]) -> Result<(), EvalError> {
-        for spec in specs.iter().filter(|s| s.required) {
+        for spec in specs {
             let n = self.nodes.get(spec.name.as_ref());
-            check_required(&spec.name, n.map(|n| (n.is_null(), n.as_str())))?;
+            if spec.required {
+                check_required(&spec.name, n.map(|n| (n.is_null(), n.as_str())))?;
+            }
+            check_size(&spec.name, n.and_then(|n| n.as_str()))?;
         }
         Ok(())
     }
@@ -387,6 +408,29 @@ mod tests {
         let values = nodes.to_values(&[]);
         assert_eq!(values.duplicate_keys("output"), Some(&keys));
         assert_eq!(values.duplicate_keys("reference"), None);
+    }
+
+    #[test]
+    fn a_text_over_the_limit_is_refused_naming_the_input() {
+        let limit = crate::limits::MAX_TEXT_BYTES;
+        let at = "x".repeat(limit);
+        let over = "x".repeat(limit + 1);
+        assert_eq!(EvalInput::new().with("output", json!(at)).check(SPECS), Ok(()));
+        let big = EvalError::InputTooLarge { input: "context".into(), bytes: limit + 1, limit };
+        let i = EvalInput::new().with("output", json!("x")).with("context", json!(over.clone()));
+        assert_eq!(i.check(SPECS), Err(big.clone()));
+        assert!(big.to_string().starts_with("input `context` is a text of 8388609 bytes"), "{big}");
+        // Inputs no spec names are not read, so not checked.
+        let unread = EvalInput::new().with("output", json!("x")).with("other", json!(over.clone()));
+        assert_eq!(unread.check(SPECS), Ok(()));
+        // The same rule for nodes of a parsed row.
+        let text = format!(r#"{{"output":"x","context":"{over}"}}"#);
+        let tree = crate::fast_json::read(&text).unwrap();
+        let mut nodes = TreeInput::new();
+        for name in ["output", "context"] {
+            nodes.set(name, tree.root().get(name).unwrap());
+        }
+        assert_eq!(nodes.check(SPECS), Err(big));
     }
 
     #[test]

@@ -36,6 +36,7 @@ mod fx;
 pub mod history;
 pub mod json;
 pub mod judge;
+pub mod limits;
 pub mod mapping;
 pub mod metric_result;
 pub mod metrics;

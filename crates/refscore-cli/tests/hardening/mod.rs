@@ -157,6 +157,31 @@ fn pairs_score_the_lines_after_one_that_is_not_utf8() {
     assert!(lines[2]["score"].as_f64().is_some_and(|s| s < 1.0), "scored: {}", lines[2]);
 }
 
+#[test]
+fn pairs_over_the_size_limits_are_error_rows_between_scored_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pairs.jsonl");
+    let mut text = String::from("{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n");
+    let long_text = "y".repeat(refscore::limits::MAX_TEXT_BYTES + 1);
+    text.push_str(&format!("{{\"id\": 2, \"output\": \"{long_text}\", \"reference\": \"y\"}}\n"));
+    let long_line = "z".repeat(refscore::limits::MAX_ROW_BYTES);
+    text.push_str(&format!("{{\"id\": 3, \"output\": \"{long_line}\", \"reference\": {{}}}}\n"));
+    text.push_str("{\"id\": 4, \"output\": {\"a\": 2}, \"reference\": {\"a\": 1}}\n");
+    std::fs::write(&path, text).unwrap();
+    let o = refscore(&["compare", "--pairs", path.to_str().unwrap(), "--metric", "json_diff"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let lines: Vec<Value> =
+        stdout(&o).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert_eq!(lines.len(), 4, "{}", stderr(&o));
+    assert_eq!(lines[0]["score"], 1.0, "{}", lines[0]);
+    let too_long_text = lines[1]["explanation"].as_str().unwrap();
+    assert!(too_long_text.contains("input `output` is a text of 8388609 bytes"), "{too_long_text}");
+    let too_long_line = lines[2]["explanation"].as_str().unwrap();
+    assert!(too_long_line.contains(":3: the line is 67108904 bytes long"), "{too_long_line}");
+    assert_eq!(lines[3]["id"], "4", "{}", lines[3]);
+    assert!(lines[3]["score"].as_f64().is_some_and(|s| s < 1.0), "scored: {}", lines[3]);
+}
+
 /// A dataset big enough that a run is still going when signalled.
 fn big_suite(dir: &Path) -> String {
     let mut text = String::new();

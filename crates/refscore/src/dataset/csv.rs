@@ -6,11 +6,44 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::{DatasetError, Row, RowError, row_error};
+use crate::limits::MAX_ROW_BYTES;
+
+/// The CSV reader's buffer, in bytes: how far it may read ahead of the
+/// record it parses.
+const BUFFER: usize = 64 << 10;
+
+/// The file under the CSV reader. It reads at most `until` bytes: the end
+/// of the last whole record, plus the longest row, plus the reader's
+/// buffer. One endless record (an unclosed quote in a large file) so
+/// cannot take all memory.
+struct Bounded<R> {
+    inner: R,
+    read: u64,
+    until: u64,
+    /// A read was refused for being past `until`.
+    refused: bool,
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let room = self.until.saturating_sub(self.read);
+        if room == 0 {
+            self.refused = true;
+            return Err(std::io::Error::other("a record over the limit for one row"));
+        }
+        let n = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..n])?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
 
 /// Rows of a CSV file.
 pub(crate) struct CsvRows<R> {
     path: PathBuf,
-    reader: csv::Reader<R>,
+    reader: csv::Reader<Bounded<R>>,
+    /// The longest record read: [`MAX_ROW_BYTES`] (in tests, less).
+    max_row: u64,
     headers: Vec<String>,
     record: csv::ByteRecord,
     number: u64,
@@ -20,9 +53,15 @@ pub(crate) struct CsvRows<R> {
 impl<R: Read> CsvRows<R> {
     pub(crate) fn from_reader(path: &Path, reader: R) -> Result<Self, DatasetError> {
         let invalid = |message: String| DatasetError::Invalid { path: path.to_path_buf(), message };
-        let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(reader);
+        let max_row = MAX_ROW_BYTES as u64;
+        let bounded =
+            Bounded { inner: reader, read: 0, until: max_row + BUFFER as u64, refused: false };
+        let mut reader =
+            csv::ReaderBuilder::new().flexible(true).buffer_capacity(BUFFER).from_reader(bounded);
         let headers = reader.headers().map_err(|e| invalid(format!("CSV header: {e}")))?;
         let headers: Vec<String> = headers.iter().map(str::to_owned).collect();
+        let end = reader.position().byte();
+        reader.get_mut().until = end + max_row + BUFFER as u64;
         if headers.is_empty() {
             return Err(invalid(String::from(
                 "the file is empty: a CSV dataset needs a header row",
@@ -37,6 +76,7 @@ impl<R: Read> CsvRows<R> {
         Ok(CsvRows {
             path: path.to_path_buf(),
             reader,
+            max_row,
             headers,
             record: csv::ByteRecord::new(),
             number: 0,
@@ -77,6 +117,8 @@ impl<R: Read> Iterator for CsvRows<R> {
             Ok(true) => {
                 self.number += 1;
                 let number = self.number;
+                let end = self.reader.position().byte();
+                self.reader.get_mut().until = end + self.max_row + BUFFER as u64;
                 Some(match self.row() {
                     Ok(value) => Ok(Row { number, value, text_cells: true }),
                     Err(m) => Err(row_error(&self.path, number, m)),
@@ -87,7 +129,17 @@ impl<R: Read> Iterator for CsvRows<R> {
                 if matches!(e.kind(), csv::ErrorKind::Io(_)) {
                     self.done = true;
                 }
-                Some(Err(row_error(&self.path, self.number, e.to_string())))
+                let message = if self.reader.get_ref().refused {
+                    format!(
+                        "the record is longer than the limit of {} bytes for one row; the rest \
+                         of the file was not read (a CSV record's end cannot be found without \
+                         reading it)",
+                        self.max_row
+                    )
+                } else {
+                    e.to_string()
+                };
+                Some(Err(row_error(&self.path, self.number, message)))
             }
         }
     }
@@ -123,6 +175,20 @@ mod tests {
         assert!(e.to_string().starts_with("d.csv:2: record has 1 fields"), "{e}");
         assert!(r[2].as_ref().unwrap_err().message.contains("not UTF-8"));
         assert_eq!(r[3].as_ref().unwrap().value, json!({"a": "5", "b": "6"}));
+    }
+
+    #[test]
+    fn a_record_over_the_limit_ends_the_file_with_an_error_and_is_never_held() {
+        let text = format!("a,b\n1,2\n3,\"{}\n5,6\n", "x".repeat(4 * BUFFER));
+        let mut rows = CsvRows::from_reader(Path::new("d.csv"), text.as_bytes()).unwrap();
+        rows.max_row = 100;
+        let first = rows.next().unwrap().unwrap();
+        assert_eq!(first.value, json!({"a": "1", "b": "2"}));
+        let e = rows.next().unwrap().unwrap_err();
+        assert_eq!(e.number, 2);
+        assert!(e.message.starts_with("the record is longer than the limit of 100 bytes"), "{e}");
+        assert!(rows.reader.get_ref().read <= (BUFFER + 200) as u64);
+        assert!(rows.next().is_none());
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::{DatasetError, Row, RowError, object_row, row_error};
+use crate::limits::MAX_ROW_BYTES;
 
 /// Bytes skipped before the opening `[`: white space and a UTF-8
 /// byte-order mark.
@@ -47,6 +48,11 @@ pub(crate) struct JsonArrayRows<R> {
     index: u64,
     /// Bytes consumed from `reader`.
     offset: u64,
+    /// The current element's length; only its first `max_row` bytes are
+    /// kept in `buf`.
+    length: u64,
+    /// The longest element read: [`MAX_ROW_BYTES`] (in tests, less).
+    max_row: usize,
 }
 
 impl<R: BufRead> JsonArrayRows<R> {
@@ -98,7 +104,16 @@ impl<R: BufRead> JsonArrayRows<R> {
             escaped: false,
             index: 0,
             offset,
+            length: 0,
+            max_row: MAX_ROW_BYTES,
         })
+    }
+
+    /// Sets the longest element read, for tests.
+    #[cfg(test)]
+    fn with_max_row(mut self, max_row: usize) -> Self {
+        self.max_row = max_row;
+        self
     }
 
     fn fail(&mut self, number: u64, message: impl Into<String>) -> Option<Result<Row, RowError>> {
@@ -138,6 +153,7 @@ impl<R: BufRead> JsonArrayRows<R> {
                             self.escaped = false;
                             self.index += 1;
                             self.buf.clear();
+                            self.length = 0;
                             continue; // scan this byte as part of the element
                         }
                     }
@@ -168,7 +184,10 @@ impl<R: BufRead> JsonArrayRows<R> {
                                 _ => {}
                             }
                         }
-                        self.buf.push(b);
+                        if self.buf.len() < self.max_row {
+                            self.buf.push(b);
+                        }
+                        self.length += 1;
                     }
                     State::End => {
                         if !b.is_ascii_whitespace() {
@@ -214,6 +233,11 @@ impl<R: BufRead> Iterator for JsonArrayRows<R> {
             Ok(true) => {
                 let number = self.index;
                 let item = match std::str::from_utf8(&self.buf) {
+                    _ if self.length > self.max_row as u64 => Err(format!(
+                        "the element is {} bytes long, over the limit of {} bytes for one row; \
+                         it was skipped",
+                        self.length, self.max_row
+                    )),
                     Err(e) => Err(format!("not UTF-8: {e}")),
                     Ok(text) if text.trim().is_empty() => Err("empty array element".to_owned()),
                     Ok(text) => crate::json::parse(text)
@@ -242,6 +266,28 @@ mod tests {
 
     fn rows(text: &str) -> Vec<Result<Row, RowError>> {
         open(text).unwrap().collect()
+    }
+
+    #[test]
+    fn an_element_over_the_limit_is_a_row_error_and_is_never_held() {
+        let big = format!("{{\"a\":\"{}\"}}", "x".repeat(200));
+        let text = format!("[{{\"a\":1}}, {big} ,{{\"a\":3}}]");
+        let reader = std::io::BufReader::with_capacity(7, text.as_bytes());
+        let mut rows =
+            JsonArrayRows::from_reader(Path::new("d.json"), reader).unwrap().with_max_row(50);
+        let mut got = Vec::new();
+        while let Some(r) = rows.next() {
+            assert!(rows.buf.len() <= 50);
+            got.push(r.map(|r| r.value).map_err(|e| (e.number, e.message)));
+        }
+        assert_eq!(got[0], Ok(json!({"a": 1})));
+        let (number, message) = got[1].clone().unwrap_err();
+        assert_eq!(number, 2);
+        let want =
+            format!("the element is {} bytes long, over the limit of 50 bytes", big.len() + 1);
+        assert!(message.starts_with(&want), "{message}");
+        assert_eq!(got[2], Ok(json!({"a": 3})));
+        assert_eq!(got.len(), 3);
     }
 
     #[test]

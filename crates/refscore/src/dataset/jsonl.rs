@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Pending, row_error};
+use crate::limits::MAX_ROW_BYTES;
 
 /// Bytes read at a time; a longer line grows the block to hold it.
 const BLOCK: usize = 4 << 20;
@@ -31,6 +32,11 @@ pub(crate) struct JsonlRows<R> {
     /// Blocks read before, reused once no line holds them any more: a
     /// fresh block costs the kernel a page fault and a zeroed page per 4 KB.
     spare: Vec<Arc<Vec<u8>>>,
+    /// The longest line read: [`MAX_ROW_BYTES`] (in tests, less; never
+    /// less than [`BLOCK`]).
+    max_row: usize,
+    /// The length of a line skipped for being longer, not yet reported.
+    skipped: Option<u64>,
 }
 
 impl<R: Read> JsonlRows<R> {
@@ -45,6 +51,8 @@ impl<R: Read> JsonlRows<R> {
             error: None,
             read: None,
             spare: Vec::new(),
+            max_row: MAX_ROW_BYTES,
+            skipped: None,
         }
     }
 
@@ -57,12 +65,22 @@ impl<R: Read> JsonlRows<R> {
         self
     }
 
+    /// Sets the longest line read, for tests.
+    #[cfg(test)]
+    fn with_max_row(mut self, max_row: usize) -> Self {
+        assert!(max_row >= BLOCK);
+        self.max_row = max_row;
+        self
+    }
+
     /// Reads the next block: the unread tail of the current one, then
     /// bytes until the block is full and holds a whole line, or the file
-    /// ends or fails. A line longer than the block doubles it.
+    /// ends or fails. A line longer than the block doubles it, up to one
+    /// byte more than the longest line allowed; a line longer still is
+    /// skipped ([`JsonlRows::skip_line`]).
     fn refill(&mut self) {
         let tail = self.block.len() - self.pos;
-        let mut next = self.empty_block(BLOCK.max(tail * 2));
+        let mut next = self.empty_block(BLOCK.max(tail * 2).min(self.max_row + 1).max(tail));
         next.extend_from_slice(&self.block[self.pos..]);
         let mut searched = 0;
         loop {
@@ -70,8 +88,15 @@ impl<R: Read> JsonlRows<R> {
                 if memchr::memchr(b'\n', &next[searched..]).is_some() {
                     break;
                 }
+                if next.len() > self.max_row {
+                    // `next` holds nothing but the start of one line.
+                    // Reported before anything else is read: the line
+                    // after it may be skipped too.
+                    self.skipped = Some(self.skip_line(&mut next));
+                    break;
+                }
                 searched = next.len();
-                next.reserve(next.len());
+                next.reserve_exact(next.len().min(self.max_row + 1 - next.len()));
             }
             let start = next.len();
             let room = (next.capacity() - start) as u64;
@@ -107,6 +132,39 @@ impl<R: Read> JsonlRows<R> {
         self.pos = 0;
     }
 
+    /// Reads on past the end of a line too long to hold, keeping in
+    /// `next` (which holds its start) only the bytes after its newline.
+    /// Returns the line's length.
+    fn skip_line(&mut self, next: &mut Vec<u8>) -> u64 {
+        let mut length = next.len() as u64;
+        loop {
+            next.clear();
+            let result = (&mut self.reader).take(BLOCK as u64).read_to_end(next);
+            if let Some(read) = &self.read {
+                read.fetch_add(next.len() as u64, Ordering::Relaxed);
+            }
+            match result {
+                Ok(_) if next.is_empty() => {
+                    self.eof = true;
+                    return length;
+                }
+                Ok(_) => {
+                    if let Some(i) = memchr::memchr(b'\n', next) {
+                        next.drain(..=i);
+                        return length + i as u64;
+                    }
+                    length += next.len() as u64;
+                }
+                Err(e) => {
+                    next.clear();
+                    self.error = Some(e);
+                    self.eof = true;
+                    return length;
+                }
+            }
+        }
+    }
+
     /// An empty block with room for `capacity` bytes: a spare one no line
     /// holds any more, else a new one.
     fn empty_block(&mut self, capacity: usize) -> Vec<u8> {
@@ -126,6 +184,18 @@ impl<R: Read> Iterator for JsonlRows<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
+            if let Some(length) = self.skipped.take() {
+                self.line += 1;
+                return Some(Pending::Ready(Err(row_error(
+                    &self.path,
+                    self.line,
+                    format!(
+                        "the line is {length} bytes long, over the limit of {} bytes for one row; \
+                         it was skipped",
+                        self.max_row
+                    ),
+                ))));
+            }
             let rest = &self.block[self.pos..];
             let end = match memchr::memchr(b'\n', rest) {
                 Some(i) => self.pos + i,
@@ -202,6 +272,43 @@ mod tests {
         assert_eq!(r[3].as_ref().unwrap().number, 6);
         assert_eq!(r[3].as_ref().unwrap().value["a"], 3);
         assert_eq!(r[4].as_ref().unwrap().value["a"], 4);
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_a_row_error_and_is_never_held() {
+        let max = BLOCK + 100;
+        let row = |n: usize| format!("{{\"a\":\"{}\"}}", "x".repeat(n - 8));
+        // At the limit, one byte over, far over (no newline for several
+        // blocks), and a last line over the limit with no newline.
+        let lines = [row(max), row(max + 1), row(3 * BLOCK + 5), row(10), row(max + 1)];
+        assert_eq!(lines[0].len(), max);
+        let text = format!("{}\n{}\n{}\n{}\n{}", lines[0], lines[1], lines[2], lines[3], lines[4]);
+        let read = Arc::new(AtomicU64::new(0));
+        let mut biggest = 0;
+        let mut got = Vec::new();
+        let mut rows = JsonlRows::from_reader(Path::new("big.jsonl"), text.as_bytes())
+            .with_max_row(max)
+            .counting(Arc::clone(&read));
+        while let Some(p) = rows.next() {
+            biggest = biggest.max(rows.block.capacity());
+            got.push(p.resolve().map(|r| r.number).map_err(|e| (e.number, e.message)));
+        }
+        assert!(biggest <= max + 1, "a block of {biggest} bytes");
+        assert_eq!(read.load(Ordering::Relaxed), text.len() as u64);
+        assert_eq!(
+            got.len(),
+            5,
+            "{:?}",
+            got.iter().map(|r| r.as_ref().map_err(|e| e.0)).collect::<Vec<_>>()
+        );
+        assert_eq!(got[0], Ok(1));
+        assert_eq!(got[3], Ok(4));
+        for (i, n) in [(1, max + 1), (2, 3 * BLOCK + 5), (4, max + 1)] {
+            let (number, message) = got[i].clone().unwrap_err();
+            assert_eq!(number, i as u64 + 1);
+            let want = format!("the line is {n} bytes long, over the limit of {max} bytes");
+            assert!(message.starts_with(&want), "{message}");
+        }
     }
 
     #[test]

@@ -205,6 +205,20 @@ fn score_on_stack(
     Ok(PyArrowType(out))
 }
 
+/// Rows of results built between two chances for other Python threads to
+/// run: building a row's dicts takes the GIL for a fraction of a
+/// millisecond, so other threads wait at most some tens of milliseconds.
+const ROWS_PER_GIL_HOLD: usize = 256;
+
+/// Lets other Python threads run every [`ROWS_PER_GIL_HOLD`] rows: the
+/// GIL is released, and a thread that has been waiting for it takes it
+/// before this one goes on.
+fn let_others_run(py: Python<'_>, row: usize) {
+    if row % ROWS_PER_GIL_HOLD == ROWS_PER_GIL_HOLD - 1 {
+        py.detach(|| ());
+    }
+}
+
 /// Outcomes as result columns: score name → values, evaluator name →
 /// execution dicts.
 fn result_columns<'py>(
@@ -220,7 +234,8 @@ fn result_columns<'py>(
     let failed = PyString::new(py, "failed");
     for (j, b) in bound.iter().enumerate() {
         let exec = PyList::empty(py);
-        for row in outcomes {
+        for (i, row) in outcomes.iter().enumerate() {
+            let_others_run(py, i);
             let d = PyDict::new(py);
             match row.get(j) {
                 Some(o) => {
@@ -236,6 +251,7 @@ fn result_columns<'py>(
     }
     // One column per score name, in order of first appearance.
     for (i, row) in outcomes.iter().enumerate() {
+        let_others_run(py, i);
         for o in row {
             for s in &o.scores {
                 let column = match scores.get_item(&s.name)? {

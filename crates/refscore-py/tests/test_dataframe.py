@@ -3,6 +3,7 @@
 import asyncio
 import json
 import threading
+import time
 
 import pandas as pd
 import polars as pl
@@ -245,3 +246,31 @@ def test_a_text_over_the_size_limit_fails_its_row_only():
     assert [d["status"] for d in details] == ["completed", "failed"]
     assert "input `output` is a text of 8388609 bytes, over the limit of 8388608" in details[1]["error"]
     assert out["exact_match_score"].tolist()[1] is None
+
+
+def test_other_threads_run_while_results_are_built():
+    # Building 20,000 rows of result dicts needs the GIL; it is let go
+    # every few hundred rows, so a thread ticking beside the call is never
+    # held up for a large part of it (it used to wait for all of it).
+    n = 20_000
+    df = pd.DataFrame({"output": ['{"a": 1, "b": [1, 2, 3], "c": "x"}'] * n, "reference": ['{"a": 2, "b": [3], "c": "y"}'] * n})
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    time.sleep(0.05)
+    start = time.perf_counter()
+    out = evaluate_dataframe(df, [refscore.metrics.json_match(details="all")], threads=1)
+    end = time.perf_counter()
+    stop.set()
+    ticker.join()
+    assert len(out) == n
+    inside = [t for t in ticks if start <= t <= end]
+    gaps = [b - a for a, b in zip([start, *inside], [*inside, end])]
+    assert max(gaps) < 0.2 * (end - start), f"a {max(gaps):.3f} s wait in a {end - start:.3f} s call"

@@ -91,7 +91,7 @@ pub(crate) struct CompareArgs {
 pub(crate) struct RunArgs {
     /// Suite file (YAML or TOML).
     pub(crate) suite: PathBuf,
-    /// Output folder for results.jsonl and summary.json (default: refscore-out/<UTC timestamp>/).
+    /// Output folder for results.jsonl and summary.json (default: a new refscore-out/<UTC timestamp>/, with -2, -3, ... for runs started in the same second).
     #[arg(long, short = 'o')]
     pub(crate) output: Option<PathBuf>,
     /// Summary on standard output: `text` (default), `json` or `markdown`.

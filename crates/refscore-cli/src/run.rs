@@ -54,16 +54,10 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     let report_files: Vec<&str> =
         crate::reports::formats(&args.report).into_iter().map(|f| f.file_name()).collect();
-    // A new run's output folder is known now; a resumed run's once its
-    // record is read.
-    let new_dir = match (&args.resume, &args.output) {
-        (Some(_), _) => None,
-        (None, Some(d)) => Some(d.clone()),
-        (None, None) => {
-            Some(fresh_dir(&PathBuf::from("refscore-out").join(compact_timestamp(unix_now()))))
-        }
-    };
-    if let Some(dir) = &new_dir {
+    // A new run's output folder given with `-o` is checked now; a resumed
+    // run's once its record is read. A folder of its own (no `-o`) is new,
+    // so it holds no input: it is claimed once the dataset is open.
+    if let (None, Some(dir)) = (&args.resume, &args.output) {
         inputs.refuse_output_folder(dir, &report_files)?;
     }
     // The dataset is opened before the store, a run record or any output
@@ -98,7 +92,12 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         (None, Some(_)) => anyhow::bail!("--resume needs the run store"),
         (store, None) => {
             let mut info = history::run_info(&suite, &args.tags, args.limit)?;
-            let dir = new_dir.clone().unwrap_or_else(|| PathBuf::from("refscore-out"));
+            let dir = match &args.output {
+                Some(dir) => dir.clone(),
+                None => claim_fresh_dir(
+                    &PathBuf::from("refscore-out").join(compact_timestamp(unix_now())),
+                )?,
+            };
             info.output = Some(dir.display().to_string());
             let locked = output_lock::for_run(&dir)?;
             let id = match store {
@@ -430,16 +429,26 @@ impl ProgressView {
     }
 }
 
-/// `base`, or `base-2`, `base-3`, ... when it exists already: two runs in
-/// the same second keep their own outputs.
-fn fresh_dir(base: &Path) -> PathBuf {
-    if !base.exists() {
-        return base.to_path_buf();
+/// Creates the first of `base`, `base-2`, `base-3`, ... that does not
+/// exist yet and returns it: two runs started in the same second keep
+/// their own outputs.
+fn claim_fresh_dir(base: &Path) -> anyhow::Result<PathBuf> {
+    if let Some(parent) = base.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
     }
-    (2..10_000)
-        .map(|n| PathBuf::from(format!("{}-{n}", base.display())))
-        .find(|p| !p.exists())
-        .unwrap_or_else(|| base.to_path_buf())
+    let candidates = std::iter::once(base.to_path_buf())
+        .chain((2..10_000).map(|n| PathBuf::from(format!("{}-{n}", base.display()))));
+    for dir in candidates {
+        // Creating the folder claims it: of two runs started in the same
+        // second, one gets `<time>`, the other `<time>-2`.
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e).with_context(|| format!("creating {}", dir.display())),
+        }
+    }
+    anyhow::bail!("no free output folder next to {}: pass -o DIR", base.display())
 }
 
 /// Empties the output folder's `results.jsonl` (checked beforehand not to

@@ -313,6 +313,39 @@ fn a_folder_a_run_is_writing_is_refused_to_another_run_and_to_report() {
 }
 
 #[test]
+fn runs_started_together_without_an_output_folder_each_get_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "small.jsonl", "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n");
+    write(d, "small.yaml", "dataset: small.jsonl\nid: id\nevaluators:\n  - metric: json_match\n");
+    // Started at once, so that several fall in the same second and pick
+    // the same `refscore-out/<time>` name first.
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_refscore"))
+                .args(["run", "small.yaml", "--quiet", "--no-store"])
+                .current_dir(d)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("starts")
+        })
+        .collect();
+    for child in children {
+        let o = child.wait_with_output().expect("waits");
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let folders: Vec<_> =
+        std::fs::read_dir(d.join("refscore-out")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(folders.len(), 6, "{folders:?}");
+    for folder in folders {
+        let text = std::fs::read_to_string(folder.join("results.jsonl")).unwrap();
+        assert_eq!(text.lines().count(), 1, "{}: {text}", folder.display());
+        assert!(folder.join("summary.json").exists(), "{}", folder.display());
+    }
+}
+
+#[test]
 fn worker_threads_are_bounded_on_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let suite = big_suite(dir.path());

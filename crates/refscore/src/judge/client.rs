@@ -4,13 +4,12 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use super::cache::Cache;
 use super::config::{JudgeConfig, is_credential_header};
-use super::io::{Answer, Exchange};
 #[cfg(test)]
 use super::io::{MAX_RETRY_AFTER, parse_retry_after};
 use super::limiter::Limiter;
@@ -18,6 +17,8 @@ use super::secret::{ApiKey, Redactor};
 use super::usage::{CallRecord, JudgeUsage, Usage};
 
 mod ask;
+mod embeddings;
+mod send;
 
 pub(crate) use ask::AskError;
 
@@ -324,138 +325,6 @@ impl Judge {
         result.map(|((), reply)| reply).map_err(|e| e.into_judge_error(self))
     }
 
-    /// Embeds `inputs` for `caller` with `model` (default
-    /// [`Judge::embedding_model`]) through `POST {base_url}/embeddings`
-    /// (`{"model", "input": [...]}`), from the cache when it can: one
-    /// vector per input, in order. No input, no request.
-    ///
-    /// # Errors
-    /// See [`JudgeError`]; a reply without one finite, non-empty vector per
-    /// input (all of one length) is [`JudgeError::Malformed`].
-    pub fn embed(
-        &self,
-        caller: &str,
-        model: Option<&str>,
-        inputs: &[&str],
-    ) -> Result<Vec<Vec<f32>>, JudgeError> {
-        self.embeddings(caller, model, inputs).map(|e| e.vectors)
-    }
-
-    /// Like [`Judge::embed`], with the model, the token count and whether
-    /// the vectors came from the cache.
-    ///
-    /// Embeddings are deterministic: they are cached whatever the sampling
-    /// settings (under the same key scheme as chat replies: the base URL
-    /// and the request body); the cache stores the vectors as JSON.
-    ///
-    /// # Errors
-    /// As [`Judge::embed`].
-    pub fn embeddings(
-        &self,
-        caller: &str,
-        model: Option<&str>,
-        inputs: &[&str],
-    ) -> Result<Embeddings, JudgeError> {
-        let model = model.unwrap_or_else(|| self.embedding_model()).to_owned();
-        if inputs.is_empty() {
-            return Ok(Embeddings { vectors: Vec::new(), model, prompt_tokens: 0, cached: false });
-        }
-        let body = serde_json::json!({"model": model, "input": inputs});
-        let cache = self.cache.as_ref().filter(|_| self.cache_mode != CacheMode::Off);
-        let key = cache.map(|_| Cache::key(&self.cache_scope(), &body));
-        if let (Some(c), Some(k), CacheMode::Use) = (cache, &key, self.cache_mode)
-            && let Some(text) = c.get(k)
-            && let Ok(Value::Array(stored)) = serde_json::from_str::<Value>(&text)
-            && let Ok(vectors) = self.vectors(stored.iter(), inputs.len(), &text)
-        {
-            self.usage.record(caller, CallRecord { cache_hit: true, ..CallRecord::default() });
-            return Ok(Embeddings { vectors, model, prompt_tokens: 0, cached: true });
-        }
-        let mut record = CallRecord::default();
-        let result = self.send("embeddings", &body, &mut record).and_then(|text| {
-            let (vectors, prompt_tokens) = self.parse_embeddings(&text, inputs.len())?;
-            if let (Some(c), Some(k)) = (cache, &key) {
-                // f32 → f64 is exact, and so is the f64 text: the vectors
-                // read back are the ones received.
-                let exact: Vec<Vec<f64>> =
-                    vectors.iter().map(|v| v.iter().map(|x| f64::from(*x)).collect()).collect();
-                // A cache that cannot be written costs a rerun, not this call.
-                let _ = c.put(k, &model, &serde_json::to_string(&exact).unwrap_or_default());
-            }
-            Ok(Embeddings { vectors, model: model.clone(), prompt_tokens, cached: false })
-        });
-        match &result {
-            Ok(e) => record.prompt_tokens = e.prompt_tokens,
-            Err(_) => record.failed = true,
-        }
-        self.usage.record(caller, record);
-        result
-    }
-
-    /// The vectors and prompt tokens of an embeddings reply body: `data`
-    /// items ordered by their `index` (else as listed).
-    fn parse_embeddings(&self, text: &str, n: usize) -> Result<(Vec<Vec<f32>>, u64), JudgeError> {
-        let v: Value =
-            serde_json::from_str(text).map_err(|_| self.malformed_embeddings("not JSON", text))?;
-        let data = v
-            .get("data")
-            .and_then(Value::as_array)
-            .ok_or_else(|| self.malformed_embeddings("no data", text))?;
-        let mut items: Vec<(u64, &Value)> = data
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let at = d.get("index").and_then(Value::as_u64);
-                (at.unwrap_or_else(|| u64::try_from(i).unwrap_or(u64::MAX)), d)
-            })
-            .collect();
-        items.sort_by_key(|(i, _)| *i);
-        let embeddings = items.iter().map(|(_, d)| d.get("embedding").unwrap_or(&Value::Null));
-        let vectors = self.vectors(embeddings, n, text)?;
-        let tokens = token_count(v.get("usage").and_then(|u| u.get("prompt_tokens")));
-        Ok((vectors, tokens))
-    }
-
-    /// `n` vectors of finite numbers, all of one non-zero length.
-    fn vectors<'a>(
-        &self,
-        items: impl Iterator<Item = &'a Value>,
-        n: usize,
-        raw: &str,
-    ) -> Result<Vec<Vec<f32>>, JudgeError> {
-        let mut out: Vec<Vec<f32>> = Vec::with_capacity(n);
-        for item in items {
-            let numbers = item.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
-                self.malformed_embeddings("an embedding is not a list of numbers", raw)
-            })?;
-            #[allow(clippy::cast_possible_truncation)]
-            let v: Vec<f32> = numbers
-                .iter()
-                .map(|x| x.as_f64().map(|f| f as f32).filter(|f| f.is_finite()))
-                .collect::<Option<_>>()
-                .ok_or_else(|| {
-                    self.malformed_embeddings("an embedding has a non-finite value", raw)
-                })?;
-            if out.first().is_some_and(|f| f.len() != v.len()) {
-                return Err(self.malformed_embeddings("embeddings of different lengths", raw));
-            }
-            out.push(v);
-        }
-        if out.len() != n {
-            let why = format!("{} embedding(s) for {n} input(s)", out.len());
-            return Err(self.malformed_embeddings(&why, raw));
-        }
-        Ok(out)
-    }
-
-    fn malformed_embeddings(&self, reason: &str, raw: &str) -> JudgeError {
-        JudgeError::Malformed {
-            judge: self.name.clone(),
-            reason: format!("embeddings: {reason}"),
-            raw: cut(&self.redactor.body(raw)),
-        }
-    }
-
     /// What besides the body decides a reply: the base URL and the extra
     /// headers that are not credentials (an API version, say). Headers
     /// whose name says key, auth, token, secret or cookie never enter it.
@@ -472,130 +341,6 @@ impl Judge {
             scope.push_str(v);
         }
         scope
-    }
-
-    /// Sends to `{base_url}/{endpoint}` with retries; the reply body on a
-    /// 2xx, with every form of the secrets removed ([`Redactor::text`]).
-    fn send(
-        &self,
-        endpoint: &str,
-        body: &Value,
-        record: &mut CallRecord,
-    ) -> Result<String, JudgeError> {
-        let url = format!("{}/{endpoint}", self.base_url);
-        let retries = self.config.retries();
-        let mut attempt: u32 = 0;
-        loop {
-            let stop = || self.cancel.load(Ordering::Relaxed);
-            let Some(permit) = self.limiter.acquire(&stop) else {
-                return Err(JudgeError::Cancelled { judge: self.name.clone() });
-            };
-            attempt += 1;
-            record.requests += 1;
-            let started = Instant::now();
-            let mut headers: Vec<(String, String)> =
-                vec![("content-type".into(), "application/json".into())];
-            if let Some(k) = &self.key {
-                headers.push(("authorization".into(), k.bearer()));
-            }
-            headers.extend(self.config.headers.iter().map(|(h, v)| (h.clone(), v.clone())));
-            let request = Exchange {
-                agent: self.agent.clone(),
-                url: url.clone(),
-                headers,
-                body: serde_json::to_vec(body).unwrap_or_default(),
-            };
-            let Some(outcome) = self.io.run(request, &self.cancel) else {
-                return Err(JudgeError::Cancelled { judge: self.name.clone() });
-            };
-            drop(permit);
-            let wait = match outcome {
-                Ok(Answer { status, retry_after, location, text }) => {
-                    if (300..400).contains(&status) {
-                        let location = location.map_or_else(
-                            || String::from("(no Location)"),
-                            |l| format!("`{}`", cut(&self.redactor.text(&l))),
-                        );
-                        return Err(JudgeError::Redirect {
-                            judge: self.name.clone(),
-                            status,
-                            location,
-                        });
-                    }
-                    let text = match text {
-                        Ok(t) => t,
-                        Err(e) => {
-                            let reason = self.redactor.text(&e);
-                            if attempt > retries {
-                                return Err(self.transport(reason, attempt));
-                            }
-                            record.retries += 1;
-                            self.pause(self.backoff(attempt), None);
-                            continue;
-                        }
-                    };
-                    if (200..300).contains(&status) {
-                        record.latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
-                        // A server that echoes the key back must not carry it
-                        // into scores, errors or the cache.
-                        return Ok(self.redactor.text(&text));
-                    }
-                    let transient = status == 429 || status == 408 || status >= 500;
-                    if !transient || attempt > retries {
-                        return Err(JudgeError::Status {
-                            judge: self.name.clone(),
-                            status,
-                            attempts: attempt,
-                            body: cut(&self.redactor.body(&text)),
-                        });
-                    }
-                    retry_after.unwrap_or_else(|| self.backoff(attempt))
-                }
-                Err(e) => {
-                    let reason = self.redactor.text(&e);
-                    if attempt > retries {
-                        return Err(self.transport(reason, attempt));
-                    }
-                    self.backoff(attempt)
-                }
-            };
-            record.retries += 1;
-            if !self.pause(wait, None) {
-                return Err(JudgeError::Cancelled { judge: self.name.clone() });
-            }
-        }
-    }
-
-    fn transport(&self, reason: String, attempts: u32) -> JudgeError {
-        JudgeError::Transport { judge: self.name.clone(), reason, attempts }
-    }
-
-    /// Sleeps `wait` in short steps; `false` when the run was cancelled.
-    fn pause(&self, wait: Duration, _: Option<()>) -> bool {
-        let end = Instant::now() + wait;
-        while Instant::now() < end {
-            if self.cancel.load(Ordering::Relaxed) {
-                return false;
-            }
-            std::thread::sleep((end - Instant::now()).min(Duration::from_millis(50)));
-        }
-        true
-    }
-
-    /// Exponential backoff with full jitter: uniform in
-    /// [delay/2, delay], delay = 250 ms · 2^(attempt−1), at most 20 s.
-    fn backoff(&self, attempt: u32) -> Duration {
-        let exp = BASE_BACKOFF.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
-        let cap = exp.min(MAX_BACKOFF);
-        // xorshift64*: per-judge state, no global randomness.
-        let mut x = self.jitter.load(Ordering::Relaxed);
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.jitter.store(x, Ordering::Relaxed);
-        #[allow(clippy::cast_precision_loss)]
-        let unit = (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
-        cap.mul_f64(0.5 + 0.5 * unit)
     }
 
     /// The first choice's message and the usage of a reply body, and the

@@ -1,0 +1,283 @@
+//! Arrays in the walk: by position, as sets of scalars, or paired by
+//! identity and similarity ([`super::super::align`]), with the memo of
+//! element pairs' tallies that keeps nested arrays linear in depth.
+
+// The walk's own types and imports: this is the rest of its `impl`.
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
+    pub(super) fn array(&mut self, ea: Node<'v>, aa: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
+        let ea: &[Node<'v>] = &ea.items().collect::<Vec<_>>();
+        let aa: &[Node<'v>] = &aa.items().collect::<Vec<_>>();
+        let pol = self.m.policy();
+        if ea.is_empty() && aa.is_empty() {
+            if pol.empty_arrays_are_a_leaf() {
+                self.counts.matched += 1;
+                self.counts.credit += 1.0;
+                self.emit(Outcome::Match, Some(self.null), Some(self.null), 1.0);
+                return Tally::new(1.0, 1.0);
+            }
+            return Tally::ZERO;
+        }
+        let align = rule.align.map_or(&pol.align, |i| self.m.alignment(i));
+        let scalars = !ea.iter().chain(aa).any(|v| v.is_container());
+        // The identifying fields, read at most once per array: by the
+        // pairing when a pair is not plausible on similarity alone, and by
+        // the pairs' records.
+        let ids: OnceCell<Identities<'v>> = OnceCell::new();
+        let pairs: Pairs = match align {
+            Align::SetIfScalars if scalars => return self.scalar_set(ea, aa),
+            Align::Positional | Align::SetIfScalars => align::positional(ea.len(), aa.len()),
+            Align::ByKey { keys, fallback } => {
+                let sim = |i, j| self.pair_similarity(ea, aa, i, j);
+                match fallback {
+                    Some(p) => {
+                        let weigh = |i: usize, j: usize| {
+                            let s = (sim(i, j) + key_similarity(ea[i], aa[j], keys)) / 2.0;
+                            plausible(s, p, || {
+                                ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
+                            })
+                        };
+                        align::by_key(ea, aa, keys, sim, Some(&weigh))
+                    }
+                    None => align::by_key(ea, aa, keys, sim, None),
+                }
+            }
+            Align::Unordered => self.assign(ea, aa, None, &ids),
+            Align::Auto(_) if scalars => self.assign(ea, aa, None, &ids),
+            Align::Assignment(p) | Align::Auto(p) => self.assign(ea, aa, Some(*p), &ids),
+        };
+        let was_element = self.element;
+        let mut acc = Acc::new(pol.aggregate);
+        for (i, j) in pairs {
+            self.enter(Seg::Pair { expected: i, actual: j });
+            self.element = true;
+            let r = self.rule();
+            if !r.ignore {
+                let wt = r.weight.unwrap_or(1.0);
+                match (i, j) {
+                    (Some(i), Some(j)) => {
+                        let at = self.records.len();
+                        let t = self.element_pair(ea[i], aa[j], w, r);
+                        acc.add(t, wt);
+                        if self.keep != Keep::None
+                            && self.m.report_pairs()
+                            && !matches!(align, Align::Positional | Align::SetIfScalars)
+                            && ea[i].is_container()
+                            && self.records[at..].iter().any(|x| x.outcome != Outcome::Match)
+                        {
+                            let ids = ids.get_or_init(|| Identities::new(ea, aa));
+                            let note = self.pair_note(ea, aa, (i, j), align, ids);
+                            let rec = Record {
+                                path: JsonPath::from_segs(&self.path.borrow()),
+                                expected: None,
+                                actual: None,
+                                outcome: Outcome::Match,
+                                score: 1.0,
+                                weight: 1.0,
+                                element: true,
+                                note: Some(note),
+                            };
+                            self.records.insert(at, rec);
+                        }
+                    }
+                    (Some(i), None) if pol.surplus_elements => {
+                        let t = self.missing(ea[i], r);
+                        acc.add(t, wt);
+                    }
+                    (None, Some(j)) if pol.surplus_elements => {
+                        if let Some(t) = self.extra(aa[j], rule, r) {
+                            acc.add(t, wt);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            self.leave();
+        }
+        self.element = was_element;
+        acc.finish(false)
+    }
+
+    /// Pairs by assignment: under `pairing`, or (without) only equal
+    /// elements. The identifying fields `ids` are read only when some pair
+    /// is not equal.
+    pub(super) fn assign(
+        &self,
+        ea: &[Node<'v>],
+        aa: &[Node<'v>],
+        pairing: Option<Pairing>,
+        ids: &OnceCell<Identities<'v>>,
+    ) -> Pairs {
+        let paired = match pairing {
+            None => align::assignment(ea, aa, &|i, j| {
+                align::viable(self.pair_similarity(ea, aa, i, j), 1.0)
+            }),
+            Some(p) => align::assignment(ea, aa, &|i, j| {
+                plausible(self.pair_similarity(ea, aa, i, j), &p, || {
+                    ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
+                })
+            }),
+        };
+        paired.unwrap_or_else(|over| {
+            let mut first = self.over_limit.borrow_mut();
+            if first.is_none() {
+                let (n, m) = over.unmatched;
+                let path = JsonPath::from_segs(&self.path.borrow());
+                *first = Some(format!(
+                    "the array at {path} has {n} reference and {m} output elements without an \
+                     equal one: pairing them by similarity would weigh {} pairs, past the limit \
+                     of {}; give the array a key (`key: [field]`) or compare it in order \
+                     (`array: ordered`)",
+                    n.saturating_mul(m),
+                    align::MAX_SIMILARITY_PAIRS
+                ));
+            }
+            over.pairs
+        })
+    }
+
+    /// Why elements `i` and `j` were paired, for the pair's record.
+    pub(super) fn pair_note(
+        &self,
+        ea: &[Node<'v>],
+        aa: &[Node<'v>],
+        (i, j): (usize, usize),
+        al: &Align,
+        ids: &Identities<'v>,
+    ) -> String {
+        let s = self.pair_similarity(ea, aa, i, j);
+        let mut why = match al {
+            Align::ByKey { keys, .. }
+                if keys.iter().all(|k| match (ea[i].get(k), aa[j].get(k)) {
+                    (Some(x), Some(y)) => align::same_scalar(x, y),
+                    _ => false,
+                }) =>
+            {
+                format!("paired on key {}", keys.join(", "))
+            }
+            Align::ByKey { keys, .. } => format!(
+                "paired though the key differs (key similarity {:.3})",
+                key_similarity(ea[i], aa[j], keys)
+            ),
+            _ => String::from("paired by similarity"),
+        };
+        if let Some(k) = ids.agree(i, j) {
+            why.push_str(&format!("; identifying field `{k}` agrees"));
+        }
+        format!("reference element {i} paired with output element {j}: similarity {s:.3}, {why}")
+    }
+
+    /// The tally of a pair of array elements at the current path: in a
+    /// similarity walk, the one a similarity walk of the pair already
+    /// gave, if any (the pair is then compared exactly as there: same
+    /// path, rule and weights, nothing recorded).
+    pub(super) fn element_pair(
+        &mut self,
+        e: Node<'v>,
+        a: Node<'v>,
+        w: W<'v>,
+        rule: NodeRule,
+    ) -> Tally {
+        let Some(k) = self.memo_key(e, a, w) else { return self.walk(e, a, w, rule) };
+        if let Some(&t) = self.memo.borrow().get(&k) {
+            return t;
+        }
+        let t = self.walk(e, a, w, rule);
+        self.memo.borrow_mut().insert(k, t);
+        t
+    }
+
+    /// The memo's key for a pair of containers compared by a similarity
+    /// walk (it keeps nothing but its tally), with no relabelling or
+    /// weights.
+    pub(super) fn memo_key(&self, e: Node<'v>, a: Node<'v>, w: W<'v>) -> Option<(NodeId, NodeId)> {
+        let plain = self.similarity
+            && self.keep == Keep::None
+            && self.fields.is_none()
+            && self.relabel.is_none()
+            && matches!(w, W::One);
+        (plain && e.is_container() && a.is_container()).then(|| (e.id(), a.id()))
+    }
+
+    /// Similarity in [0, 1] of reference element `i` and output element
+    /// `j` of the arrays at the current path, without records or counts.
+    pub(super) fn pair_similarity(
+        &self,
+        ea: &[Node<'v>],
+        aa: &[Node<'v>],
+        i: usize,
+        j: usize,
+    ) -> f64 {
+        let (Some(&e), Some(&a)) = (ea.get(i), aa.get(j)) else { return 0.0 };
+        let memo_key = (e.is_container() && a.is_container()).then(|| (e.id(), a.id()));
+        if let Some(k) = memo_key
+            && let Some(&t) = self.memo.borrow().get(&k)
+        {
+            return t.ratio_or(1.0);
+        }
+        let mut sub = Walk::new(self.m, Keep::None, false, self.null);
+        sub.memo = Rc::clone(&self.memo);
+        sub.leaf_counts = Rc::clone(&self.leaf_counts);
+        #[cfg(test)]
+        {
+            sub.steps = Rc::clone(&self.steps);
+        }
+        sub.over_limit = Rc::clone(&self.over_limit);
+        sub.similarity = true;
+        // The path only serves rule lookups here (no records, no tallies).
+        // A similarity walk lends its own path to the walks it starts
+        // (it waits for them), so nested arrays cost time and memory
+        // linear in their depth, not a copy of the path per level.
+        let lend = self.keep == Keep::None && self.fields.is_none();
+        let rules = self.m.has_rules();
+        if rules {
+            let mut path = if lend { self.path.take() } else { self.path.borrow().clone() };
+            path.push(Seg::Pair { expected: Some(i), actual: Some(j) });
+            sub.path = RefCell::new(path);
+        }
+        sub.element = true;
+        let rule = sub.rule();
+        let t = if rule.ignore { Tally::new(1.0, 1.0) } else { sub.walk(e, a, W::One, rule) };
+        if rules && lend {
+            let mut path = sub.path.take();
+            path.pop();
+            *self.path.borrow_mut() = path;
+        }
+        if let Some(k) = memo_key {
+            self.memo.borrow_mut().insert(k, t);
+        }
+        t.ratio_or(1.0)
+    }
+
+    /// Arrays of scalars as sets: each distinct value counts once.
+    pub(super) fn scalar_set(&mut self, ea: &[Node<'v>], aa: &[Node<'v>]) -> Tally {
+        let se = align::ScalarSet::new(ea);
+        let sa = align::ScalarSet::new(aa);
+        // Set members are array elements: their records say so.
+        let was_element = std::mem::replace(&mut self.element, true);
+        let mut t = Tally::ZERO;
+        for &v in se.items() {
+            t.total += 1.0;
+            if sa.contains(v) {
+                t.matched += 1.0;
+                self.counts.matched += 1;
+                self.counts.credit += 1.0;
+                self.emit(Outcome::Match, Some(v), Some(v), 1.0);
+            } else {
+                self.counts.missing += 1;
+                self.emit(Outcome::Missing, Some(v), None, 0.0);
+            }
+        }
+        for &v in sa.items() {
+            if !se.contains(v) {
+                t.total += 1.0;
+                self.counts.extra += 1;
+                self.emit(Outcome::Extra, None, Some(v), 0.0);
+            }
+        }
+        self.element = was_element;
+        t
+    }
+}

@@ -57,9 +57,9 @@ pub(crate) fn run_info(
         id: None,
         store: None,
         suite: suite_name(suite),
-        suite_path: suite.path.display().to_string(),
+        suite_path: absolute(&suite.path),
         suite_hash,
-        dataset: suite.dataset.display().to_string(),
+        dataset: absolute(&suite.dataset),
         dataset_hash,
         git: git_info(folder),
         tags: all,
@@ -71,6 +71,23 @@ pub(crate) fn run_info(
         output: None,
         resumed: 0,
     })
+}
+
+/// `path` made absolute against the current folder (symbolic links are
+/// kept), as recorded: a run resumed or reported from another folder
+/// still finds its suite, dataset and output folder.
+pub(crate) fn absolute(path: &Path) -> String {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+}
+
+/// `path` relative to the current folder when it lies inside it (as a
+/// user gave it), else as it is.
+pub(crate) fn shown(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 /// The git commit, branch and dirtiness of `dir`, when it is in a

@@ -98,7 +98,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                     &PathBuf::from("refscore-out").join(compact_timestamp(unix_now())),
                 )?,
             };
-            info.output = Some(dir.display().to_string());
+            info.output = Some(crate::history::absolute(&dir));
             let locked = output_lock::for_run(&dir)?;
             let id = match store {
                 Some(s) => {
@@ -112,7 +112,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             (info, id, Vec::new(), locked)
         }
     };
-    let dir = PathBuf::from(info.output.clone().unwrap_or_else(|| "refscore-out".to_owned()));
+    // Recorded absolute; shown (and used) relative to the current folder
+    // when inside it, as the user wrote it.
+    let dir = crate::history::shown(Path::new(info.output.as_deref().unwrap_or("refscore-out")));
     let results_path = dir.join("results.jsonl");
     let results =
         match open_results(&locked, &results_path, store.as_ref().zip(run_id), !prior.is_empty()) {
@@ -350,7 +352,7 @@ fn resume(
     info.id = Some(id);
     info.store = Some(store.path().display().to_string());
     if let Some(o) = &args.output {
-        info.output = Some(o.display().to_string());
+        info.output = Some(crate::history::absolute(o));
     }
     Ok((info, id))
 }

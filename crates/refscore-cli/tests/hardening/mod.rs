@@ -200,8 +200,9 @@ fn big_suite(dir: &Path) -> String {
 fn start_run(dir: &Path) -> std::process::Child {
     let suite = big_suite(dir);
     let out = dir.join("out");
+    // `-o` relative to the run's folder, as a user writes it.
     let child = Command::new(env!("CARGO_BIN_EXE_refscore"))
-        .args(["run", &suite, "-o", out.to_str().unwrap(), "--quiet", "--threads", "1"])
+        .args(["run", &suite, "-o", "out", "--quiet", "--threads", "1"])
         .env("REFSCORE_STORE", dir.join("runs.db"))
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -237,10 +238,23 @@ fn sigterm_stops_like_ctrl_c_and_the_run_can_be_resumed() {
     let listed = runs(d);
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0]["status"], "cancelled", "{listed:?}");
-    let o = at(d, &["run", "suite.yaml", "--resume", "--quiet"]);
+    // Resumed from another folder: the run goes on in its own folder.
+    let elsewhere = d.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", "../suite.yaml", "--resume", "--quiet"])
+        .env("REFSCORE_STORE", d.join("runs.db"))
+        .current_dir(&elsewhere)
+        .output()
+        .expect("runs");
     assert!(code(&o) <= 1, "{}", stderr(&o));
+    assert!(!elsewhere.join("out").exists(), "the results went to the run's own folder");
     let lines = std::fs::read_to_string(d.join("out/results.jsonl")).unwrap().lines().count();
     assert_eq!(lines, 300_000, "the resumed run finished every row");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["cancelled"], false, "{summary}");
 }
 
 #[test]

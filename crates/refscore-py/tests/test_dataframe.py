@@ -274,3 +274,19 @@ def test_other_threads_run_while_results_are_built():
     inside = [t for t in ticks if start <= t <= end]
     gaps = [b - a for a, b in zip([start, *inside], [*inside, end])]
     assert max(gaps) < 0.2 * (end - start), f"a {max(gaps):.3f} s wait in a {end - start:.3f} s call"
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars"])
+def test_an_evaluator_that_scored_no_row_still_has_its_score_column(kind):
+    rows = {"output": ['{"total": 12.0}'], "expected": [None]}
+    frames = {"all failed": pd.DataFrame(rows), "empty": pd.DataFrame({"output": [], "expected": []})}
+    for what, df in frames.items():
+        if kind == "polars":
+            df = pl.from_pandas(df)
+        out = evaluate_dataframe(df, [refscore.metrics.json_distance(), length])
+        columns = list(out.columns)
+        for name in ("json_distance", "length"):
+            assert f"{name}_score" in columns, (what, columns)
+            assert f"{name}_execution_details" in columns, (what, columns)
+        values = out["json_distance_score"].to_list() if kind == "polars" else out["json_distance_score"].tolist()
+        assert values == [None] * len(df), (what, values)

@@ -207,6 +207,13 @@ def _output(df: Any, kind: str, results: _Results, order: Sequence[Evaluator]) -
         names.append((f"{ev.name}_execution_details", results.executions.get(ev.name, [None] * results.n), "exec"))
     for score_name, values in results.scores.items():
         names.append((f"{score_name}_score", values, "score"))
+    # An evaluator that gave no score on any row (every row failed, or no
+    # rows) still has its score column, all None: code reading
+    # `out["<name>_score"]` never meets a KeyError.
+    scored = set(results.owner.values())
+    for ev in order:
+        if ev.name not in scored and ev.name not in results.scores:
+            names.append((f"{ev.name}_score", [None] * results.n, "score"))
     if results.clashes:
         raise ValueError(f"two evaluators give a score named `{sorted(results.clashes)[0]}`: rename one")
     # Extra scores are named only once evaluated: a Python evaluator named

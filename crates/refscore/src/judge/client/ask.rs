@@ -62,18 +62,29 @@ impl Judge {
     ) -> Result<(T, Reply, StructuredMode), AskError> {
         let mut record = CallRecord::default();
         let mut mode = fixed.unwrap_or_else(|| self.preferred_mode());
+        // Modes this judgement's server refused. They are remembered for
+        // later judgements only once a plainer mode got an answer: a 400
+        // every mode gets (a prompt over the context length, a sampling
+        // parameter the model refuses) is this request's fault, not the
+        // mode's, and must not downgrade the rest of the run.
+        let mut refused = Vec::new();
         let result = loop {
             match self.exchange(request(mode), &mut record, &read) {
                 Err(AskError::Request(e)) if e.is_rejection() && fixed.is_none() => {
                     match mode.next() {
                         Some(next) => {
-                            self.reject_mode(mode);
+                            refused.push(mode);
                             mode = next;
                         }
                         None => break Err(AskError::Request(e)),
                     }
                 }
-                other => break other.map(|(value, reply)| (value, reply, mode)),
+                other => {
+                    if matches!(other, Ok(_) | Err(AskError::Unusable { .. })) {
+                        refused.iter().for_each(|m| self.reject_mode(*m));
+                    }
+                    break other.map(|(value, reply)| (value, reply, mode));
+                }
             }
         };
         record.failed = result.is_err();

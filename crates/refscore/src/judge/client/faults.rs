@@ -153,3 +153,59 @@ fn token_counts_never_wrap_nor_panic() {
         assert_eq!((reply.prompt_tokens, reply.completion_tokens), want, "{usage}");
     }
 }
+
+#[test]
+fn a_request_every_mode_refuses_does_not_downgrade_later_ones() {
+    let refused = http(
+        "400 Bad Request",
+        "",
+        r#"{"error": {"message": "maximum context length is 8192 tokens"}}"#,
+    );
+    let no_tools =
+        http("400 Bad Request", "", r#"{"error": {"message": "tools are not supported"}}"#);
+    let (base, seen) = serve(|_| {
+        vec![
+            // One judgement's prompt is too long: every mode gets a 400.
+            refused.clone(),
+            refused.clone(),
+            refused,
+            // The next one is answered in tools mode, as the server can.
+            http("200 OK", "", &completion(r#"{"label": "polite"}"#)),
+            // Then the server refuses tools: json_schema answers, and
+            // is what the judgements after it start with.
+            no_tools,
+            http(
+                "200 OK",
+                "",
+                &json!({"choices": [{"message": {"content": "{\"label\": \"rude\"}"}}]})
+                    .to_string(),
+            ),
+        ]
+    });
+    let j = judge(&base);
+    let ask = || {
+        j.ask(
+            "ev",
+            None,
+            |m| Map::from_iter([("mode".to_owned(), json!(m.as_str()))]),
+            |r| Ok(r.message.clone()),
+        )
+    };
+    let AskError::Request(e) = ask().unwrap_err() else { panic!() };
+    assert!(e.to_string().contains("maximum context length"), "{e}");
+    assert_eq!(
+        j.preferred_mode(),
+        StructuredMode::Tools,
+        "nothing learnt from a request's own fault"
+    );
+    let (_, _, mode) = ask().unwrap();
+    assert_eq!(mode, StructuredMode::Tools);
+    let (_, _, mode) = ask().unwrap();
+    assert_eq!(mode, StructuredMode::JsonSchema);
+    assert_eq!(
+        j.preferred_mode(),
+        StructuredMode::JsonSchema,
+        "a mode refused and the next answered"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 6);
+}

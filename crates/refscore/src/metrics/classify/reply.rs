@@ -51,11 +51,17 @@ pub(crate) fn read_said(reply: &Reply) -> Result<Said, String> {
             _ => Err(not_object()),
         };
     }
+    let parts;
     let text = match m.get("content") {
         None | Some(Value::Null) => "",
-        Some(Value::String(s)) => s.trim(),
+        Some(Value::String(s)) => s.as_str(),
+        Some(Value::Array(list)) => {
+            parts = text_parts(list)?;
+            parts.as_str()
+        }
         Some(_) => return Err(String::from("the reply's content is not text")),
     };
+    let text = after_reasoning(text.trim())?.trim();
     if text.is_empty() {
         return Err(String::from("the reply is empty"));
     }
@@ -71,6 +77,43 @@ pub(crate) fn read_said(reply: &Reply) -> Result<Said, String> {
         return Ok(Said::Object(map));
     }
     Ok(Said::Text(text.to_owned()))
+}
+
+/// The text of a content given as a list of parts (`[{"type": "text",
+/// "text": "..."}]`, as some servers send it), joined.
+///
+/// # Errors
+/// A part that is not text.
+fn text_parts(list: &[Value]) -> Result<String, String> {
+    let mut text = String::new();
+    for part in list {
+        match (part.get("type").and_then(Value::as_str), part.get("text").and_then(Value::as_str)) {
+            (Some("text"), Some(t)) => text.push_str(t),
+            _ => return Err(String::from("the reply's content holds a part that is not text")),
+        }
+    }
+    Ok(text)
+}
+
+/// A trimmed text without the reasoning a model may open it with
+/// (`<think>…</think>` or `<thinking>…</thinking>`, as reasoning models
+/// served without a reasoning parser write it): the answer follows it.
+///
+/// # Errors
+/// The reasoning is never closed: the reply was cut off before the answer.
+fn after_reasoning(text: &str) -> Result<&str, String> {
+    for (open, close) in [("<think>", "</think>"), ("<thinking>", "</thinking>")] {
+        if let Some(rest) = text.strip_prefix(open) {
+            return match rest.find(close) {
+                Some(i) => Ok(&rest[i + close.len()..]),
+                None => Err(format!(
+                    "the reply is only reasoning: `{open}` is never closed (cut off? a larger \
+                     max_tokens leaves room for the answer)"
+                )),
+            };
+        }
+    }
+    Ok(text)
 }
 
 /// Whether a document found at `start..end` of a trimmed `text` is the

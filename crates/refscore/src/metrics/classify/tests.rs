@@ -193,3 +193,29 @@ fn a_judgement_that_repeats_a_key_or_calls_twice_fails_closed() {
     let e = c.read_reply(&reply(args("polite"))).unwrap_err();
     assert!(e.contains("arguments are not a JSON object"), "{e}");
 }
+
+#[test]
+fn reasoning_before_the_answer_and_content_in_parts_are_read() {
+    let c = polite();
+    // A reasoning model served without a reasoning parser: the answer
+    // follows its `<think>` block, and what the block says never counts.
+    for content in [
+        "<think>\nThe user says thanks. {\"label\": \"polite\"}\n</think>\n\nRude.\nIt insults.",
+        "<thinking>polite?</thinking>{\"label\": \"rude\"}",
+    ] {
+        let r = reply(json!({"content": content}));
+        assert_eq!(c.read_reply(&r).unwrap().0.label, "rude", "{content}");
+    }
+    let cut = reply(json!({"content": "<think>The user says thanks, so polite"}));
+    let e = c.read_reply(&cut).unwrap_err();
+    assert!(e.contains("only reasoning: `<think>` is never closed"), "{e}");
+    let only = reply(json!({"content": "<think>polite</think>  "}));
+    assert!(c.read_reply(&only).unwrap_err().contains("empty"));
+    // Content as a list of text parts.
+    let parts = reply(
+        json!({"content": [{"type": "text", "text": "Po"}, {"type": "text", "text": "lite"}]}),
+    );
+    assert_eq!(c.read_reply(&parts).unwrap().0.label, "polite");
+    let image = reply(json!({"content": [{"type": "image_url", "image_url": {"url": "x"}}]}));
+    assert!(c.read_reply(&image).unwrap_err().contains("part that is not text"));
+}

@@ -35,7 +35,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(20);
 pub enum JudgeError {
     /// The server answered with an error status (after the last retry
     /// for 429 and 5xx).
-    #[error("judge `{judge}`: HTTP {status} after {attempts} attempt(s): {body}")]
+    #[error("judge `{judge}`: HTTP {status} after {attempts} attempt(s): {body}{hint}")]
     Status {
         /// The judge.
         judge: String,
@@ -45,6 +45,9 @@ pub enum JudgeError {
         attempts: u32,
         /// The start of the reply body.
         body: String,
+        /// What to check, for a status that usually means a wrong
+        /// setting (404: the address); empty otherwise.
+        hint: String,
     },
     /// No answer in time, or the connection failed, after the last retry.
     #[error("judge `{judge}`: {reason} after {attempts} attempt(s)")]

@@ -122,6 +122,10 @@ impl JudgeConfig {
 
     /// Reads a judge's settings; `name` is used in errors.
     ///
+    /// A `base_url` must be an `http://` or `https://` address without a
+    /// fragment, and must not name an endpoint itself (requests go to
+    /// `{base_url}/chat/completions`).
+    ///
     /// # Errors
     /// Unknown keys, wrong types or values out of range.
     pub fn from_value(name: &str, v: &Value) -> Result<Self, ConfigError> {
@@ -157,6 +161,9 @@ impl JudgeConfig {
         {
             return Err(ConfigError::invalid(&ctx, "prices must be numbers ≥ 0"));
         }
+        if let Some(url) = &c.base_url {
+            check_base_url(url.trim()).map_err(|m| ConfigError::invalid(&ctx, m))?;
+        }
         for k in c.headers.keys() {
             if k.eq_ignore_ascii_case("authorization") {
                 return Err(ConfigError::invalid(
@@ -176,6 +183,16 @@ impl JudgeConfig {
             .or_else(|| std::env::var("OPENAI_BASE_URL").ok().filter(|u| !u.trim().is_empty()))
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
         url.trim().trim_end_matches('/').to_owned()
+    }
+
+    /// The address of `endpoint` (`chat/completions`, `embeddings`) under
+    /// `base_url`, keeping a query the base URL holds at the end
+    /// (`…/deployments/d?api-version=…` → `…/deployments/d/chat/completions?api-version=…`).
+    pub fn endpoint_url(base_url: &str, endpoint: &str) -> String {
+        match base_url.split_once('?') {
+            Some((path, query)) => format!("{}/{endpoint}?{query}", path.trim_end_matches('/')),
+            None => format!("{base_url}/{endpoint}"),
+        }
     }
 
     /// The model embedding requests name: `embedding_model`, else `model`.
@@ -208,6 +225,28 @@ impl JudgeConfig {
     pub fn deterministic(&self) -> bool {
         self.temperature == 0.0 || self.seed.is_some()
     }
+}
+
+/// Why a configured base URL cannot be used, if it cannot.
+fn check_base_url(url: &str) -> Result<(), String> {
+    let lower = url.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return Err(format!("base_url `{url}` must start with http:// or https://"));
+    }
+    if url.contains('#') {
+        return Err(format!("base_url `{url}` must not hold a fragment (`#…`)"));
+    }
+    let path = url.split('?').next().unwrap_or(url).trim_end_matches('/');
+    for endpoint in ["/chat/completions", "/embeddings", "/completions"] {
+        if path.to_ascii_lowercase().ends_with(endpoint) {
+            return Err(format!(
+                "base_url `{url}` names the endpoint `{}`: give the address before it \
+                 (requests go to {{base_url}}/chat/completions)",
+                &endpoint[1..]
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -244,5 +283,35 @@ mod tests {
             let e = JudgeConfig::from_value("j", &bad).unwrap_err().to_string();
             assert!(e.starts_with("judges.j"), "{e}");
         }
+    }
+
+    #[test]
+    fn base_urls_are_checked_and_keep_their_query_at_the_end() {
+        let load =
+            |url: &str| JudgeConfig::from_value("j", &json!({"model": "m", "base_url": url}));
+        for ok in
+            ["http://127.0.0.1:8000/v1", "HTTPS://x.openai.azure.com/openai/v1/", " http://h/v1 "]
+        {
+            assert!(load(ok).is_ok(), "{ok}");
+        }
+        for (bad, says) in [
+            ("127.0.0.1:8000/v1", "must start with http:// or https://"),
+            ("ftp://h/v1", "must start with http:// or https://"),
+            ("http://h/v1/chat/completions", "names the endpoint `chat/completions`"),
+            ("http://h/v1/embeddings/", "names the endpoint `embeddings`"),
+            ("http://h/v1#x", "fragment"),
+        ] {
+            let e = load(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        let q = "https://x/openai/deployments/d?api-version=2024-06-01";
+        assert_eq!(
+            JudgeConfig::endpoint_url(q, "chat/completions"),
+            "https://x/openai/deployments/d/chat/completions?api-version=2024-06-01"
+        );
+        assert_eq!(
+            JudgeConfig::endpoint_url("http://h/v1", "embeddings"),
+            "http://h/v1/embeddings"
+        );
     }
 }

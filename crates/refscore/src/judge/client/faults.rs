@@ -209,3 +209,22 @@ fn a_request_every_mode_refuses_does_not_downgrade_later_ones() {
     );
     assert_eq!(seen.lock().unwrap().len(), 6);
 }
+
+#[test]
+fn a_404_names_the_address_without_its_query_and_suggests_v1() {
+    let (base, seen) = serve(|_| vec![http("404 Not Found", "", r#"{"detail": "Not Found"}"#)]);
+    let base = base.trim_end_matches("/v1").to_owned() + "/api?token=hush";
+    let j = judge(&base);
+    let AskError::Request(e) = j
+        .ask("ev", Some(StructuredMode::Text), |_| Map::new(), |r| Ok(r.message.clone()))
+        .unwrap_err()
+    else {
+        panic!()
+    };
+    let text = e.to_string();
+    assert!(text.contains("HTTP 404 after 1 attempt(s)"), "{text}");
+    assert!(text.contains("/api/chat/completions; is base_url right?"), "{text}");
+    assert!(text.contains("serve under /v1"), "{text}");
+    assert!(!text.contains("hush"), "{text}");
+    assert_eq!(seen.lock().unwrap().as_slice(), ["POST /api/chat/completions?token=hush HTTP/1.1"]);
+}

@@ -19,7 +19,7 @@ impl Judge {
         body: &Value,
         record: &mut CallRecord,
     ) -> Result<String, JudgeError> {
-        let url = format!("{}/{endpoint}", self.base_url);
+        let url = crate::judge::JudgeConfig::endpoint_url(&self.base_url, endpoint);
         let retries = self.config.retries();
         let mut attempt: u32 = 0;
         loop {
@@ -79,11 +79,23 @@ impl Judge {
                     }
                     let transient = status == 429 || status == 408 || status >= 500;
                     if !transient || attempt > retries {
+                        let hint = if status == 404 {
+                            // The address without its query: a query may
+                            // hold a credential the redactor does not know.
+                            let at = url.split('?').next().unwrap_or(&url);
+                            format!(
+                                " (no such address: {at}; is base_url right? \
+                                 OpenAI-compatible servers usually serve under /v1)"
+                            )
+                        } else {
+                            String::new()
+                        };
                         return Err(JudgeError::Status {
                             judge: self.name.clone(),
                             status,
                             attempts: attempt,
                             body: cut(&self.redactor.body(&text)),
+                            hint,
                         });
                     }
                     retry_after.unwrap_or_else(|| self.backoff(attempt))

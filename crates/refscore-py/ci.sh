@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package's CI: a fresh venv (pytest, pandas, polars, pyarrow,
+# The Python package's CI: a fresh venv (pytest, pandas, polars, pyarrow, openai,
 # pyspark, Ray), the package built and installed with pip (maturin), then
 # its pytest suite. pytest's exit 5 ("no tests
 # collected") fails too.
@@ -15,7 +15,7 @@ profile=${REFSCORE_PY_PROFILE:-dev}
 
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-    pytest pandas polars pyarrow pyspark "ray[data]"
+    pytest pandas polars pyarrow pyspark "ray[data]" openai
 # The CLI (compared against) and the scripted LLM server (judge tests).
 cargo build -q -p refscore-cli -p refscore-scripted-llm
 MATURIN_PEP517_ARGS="--profile $profile" \

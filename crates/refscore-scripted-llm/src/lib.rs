@@ -53,8 +53,12 @@
 //! `Connection: close` is honoured; `Expect: 100-continue` is answered.
 //! Request bodies need `Content-Length`: chunked (any `Transfer-Encoding`)
 //! bodies are refused with `411`. Bodies over [`limits::MAX_BODY_BYTES`]
-//! (8 MiB) get `413`, heads over 64 KiB `431`. Streaming (`stream: true`)
-//! is not supported: replies are always whole JSON bodies.
+//! (8 MiB) get `413`, heads over 64 KiB `431`. A chat completion asked for
+//! with `stream: true` is sent as server-sent events (`text/event-stream`:
+//! the role, the content or the tool call, the finish reason, the usage
+//! when `stream_options.include_usage` is set, then `data: [DONE]`), in
+//! one response with a `Content-Length`; scripted statuses and other
+//! bodies are sent as they are.
 //!
 //! # Bounds
 //!
@@ -85,6 +89,7 @@ mod respond;
 mod script;
 mod server;
 mod shared;
+mod stream;
 mod when;
 
 pub use error::{ScriptError, ServerError};

@@ -9,6 +9,7 @@ use crate::embedding;
 use crate::openai::{self, ChatOutput, TokenUsage};
 use crate::reply::{Reply, Usage};
 use crate::request::RequestView;
+use crate::stream;
 
 /// `usage.completion_tokens` unless a reply says otherwise.
 const DEFAULT_COMPLETION_TOKENS: u64 = 10;
@@ -53,8 +54,29 @@ pub(crate) fn unwrap(mut reply: &Reply) -> (u64, Usage, &Reply) {
     }
 }
 
-/// Build the answer to request number `seq` into `body`.
+/// Build the answer to request number `seq` into `body`: a chat
+/// completion asked for as a stream is sent as one ([`crate::stream`]).
 pub(crate) fn build<'s>(
+    reply: &'s Reply,
+    request: &RequestView<'_>,
+    usage: Usage,
+    seq: usize,
+    body: &mut Vec<u8>,
+) -> Action<'s> {
+    let action = build_whole(reply, request, usage, seq, body);
+    if let Action::Send { status: 200, content_type: JSON, .. } = action
+        && request.is_chat()
+        && let Some(include_usage) = stream::asked(request.body)
+        && let Some(events) = stream::events(body, include_usage)
+    {
+        *body = events;
+        return Action::Send { status: 200, content_type: stream::EVENT_STREAM, retry_after: None };
+    }
+    action
+}
+
+/// The whole (not streamed) answer to request number `seq`.
+fn build_whole<'s>(
     reply: &'s Reply,
     request: &RequestView<'_>,
     usage: Usage,
@@ -111,7 +133,7 @@ pub(crate) fn build<'s>(
         Reply::Drop => Action::Close,
         // Unwrapped by the caller; answered without waiting if not.
         Reply::Delay { then, .. } | Reply::WithUsage { then, .. } => {
-            build(then, request, usage, seq, body)
+            build_whole(then, request, usage, seq, body)
         }
     }
 }

@@ -168,7 +168,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         value_reader: args.value_reader,
     };
     let progress = ProgressView::new(args.quiet);
-    let mut on_row = |_: &RowResult, line: &str| -> std::io::Result<()> {
+    let (mut first_errors, mut errors) = (Vec::new(), 0u64);
+    let mut on_row = |r: &RowResult, line: &str| -> std::io::Result<()> {
+        errors += note_errors(&mut first_errors, r);
         // One lock per line: a flush from the signal handler sees whole lines.
         let mut w = results.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(w) = w.as_mut() {
@@ -279,6 +281,18 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let mut err = std::io::stderr().lock();
+    if !first_errors.is_empty() {
+        let shown = first_errors.len();
+        writeln!(
+            err,
+            "refscore: {errors} error(s){} (every error is in {}):",
+            if errors > shown as u64 { format!(", the first {shown}") } else { String::new() },
+            results_path.display()
+        )?;
+        for e in &first_errors {
+            writeln!(err, "  {e}")?;
+        }
+    }
     for e in &suite.evaluators {
         for w in e.evaluator.warnings() {
             writeln!(err, "warning: {}: {w}", e.name)?;
@@ -429,6 +443,28 @@ impl ProgressView {
             b.finish_and_clear();
         }
     }
+}
+
+/// Errors shown on the console at the end of a run (all of them are in
+/// `results.jsonl`).
+const SHOWN_ERRORS: usize = 5;
+
+/// Keeps why `r` could not be read or an evaluator failed on it, while
+/// fewer than [`SHOWN_ERRORS`] are kept; returns how many errors `r` has.
+fn note_errors(kept: &mut Vec<String>, r: &RowResult) -> u64 {
+    let mut count = 0;
+    if let Some(e) = &r.error {
+        kept.push(e.clone());
+        count += 1;
+    }
+    for (name, execution) in &r.execution {
+        if let Some(e) = &execution.error {
+            kept.push(format!("row {} (id {}), evaluator {name}: {e}", r.row, r.id));
+            count += 1;
+        }
+    }
+    kept.truncate(SHOWN_ERRORS);
+    count
 }
 
 /// Creates the first of `base`, `base-2`, `base-3`, ... that does not

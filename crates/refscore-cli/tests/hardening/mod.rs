@@ -659,6 +659,15 @@ fn a_run_with_an_unreadable_row_or_a_failed_evaluation_exits_1_unless_the_gate_a
         let o = at(d, &["run", &strict, "-o", &format!("o-{dataset}"), "--quiet", "--no-store"]);
         assert_eq!(code(&o), 1, "{dataset}: an errored run fails by default: {}", stdout(&o));
         assert!(stdout(&o).contains("max_failed_rows"), "{}", stdout(&o));
+        // The console says why, not only how many.
+        let why = if dataset == "unreadable" {
+            "unreadable.jsonl:2: invalid JSON"
+        } else {
+            "row 2 (id 2), evaluator json_match: input `reference` from `reference`: no column"
+        };
+        let e = stderr(&o);
+        assert!(e.contains("refscore: 1 error(s) (every error is in o-"), "{e}");
+        assert!(e.contains(why), "{e}");
         let allowing = write(
             d,
             &format!("{dataset}-allowed.yaml"),

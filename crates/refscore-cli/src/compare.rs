@@ -99,5 +99,11 @@ fn one(metric: &dyn Evaluator, args: &CompareArgs) -> anyhow::Result<ExitCode> {
             crate::render::score(&mut out, s, crate::color::Palette::detect())?;
         }
     }
+    // As with --pairs: an output that could not be scored fails the command.
+    if evaluation.main().is_none_or(|s| s.score.is_none()) {
+        drop(out);
+        eprintln!("refscore: the pair could not be scored (see its `invalid` score)");
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -149,11 +149,12 @@ fn compare_reads_standard_input() {
 }
 
 #[test]
-fn compare_of_text_that_is_not_json_is_invalid_not_an_error() {
+fn compare_of_text_that_is_not_json_is_invalid_and_exits_1_as_with_pairs() {
     let dir = tempfile::tempdir().unwrap();
     let bad = write(dir.path(), "bad.json", "{\"a\": ");
     let o = refscore(&["compare", "--json", &bad, PAIR[1]]);
-    assert_eq!(code(&o), 0);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("could not be scored"), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert!(v["score"].is_null());
     assert_eq!(v["label"], "invalid");
@@ -337,11 +338,12 @@ fn deep_nesting_does_not_crash() {
         let mut full = vec!["compare", "--json"];
         full.extend(args.iter().copied());
         let o = refscore(&full);
-        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
         let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
-        // A text metric may find nothing to measure in brackets: `invalid`.
-        let fine = v["score"].as_f64().is_some_and(f64::is_finite) || v["label"] == "invalid";
-        assert!(fine, "{args:?}: {v}");
+        // A text metric may find nothing to measure in brackets: `invalid`,
+        // which exits 1; anything else exits 0.
+        let scored = v["score"].as_f64().is_some_and(f64::is_finite);
+        assert!(scored || v["label"] == "invalid", "{args:?}: {v}");
+        assert_eq!(code(&o), if scored { 0 } else { 1 }, "{args:?}: {}", stderr(&o));
     }
 }
 

@@ -54,7 +54,7 @@ test("header, gate and evaluator cards", async () => {
   const { page, problems } = await open();
   assert.equal(await page.textContent("h1"), "invoice-extraction");
   assert.match(await page.textContent(".facts"), /66 rows/);
-  assert.match(await page.textContent(".facts"), /dataset examples\/invoices\/dataset\.jsonl/);
+  assert.match(await page.textContent(".facts"), /dataset \/\S*examples\/invoices\/dataset\.jsonl/);
   assert.match(await page.textContent("#baseline h2"), /Against the baseline\s+clean/);
   assert.equal(await page.locator(".card .badge.clean").count(), 4);
   const gate = page.locator("#gate");

@@ -171,22 +171,25 @@ fn stored_info(
 }
 
 /// The baseline of a run: `--baseline`, else the suite's strategy over the
-/// store; `None` when there is none yet.
+/// store (`last_passing` among the runs with the same `limit`); `None` when
+/// there is none yet.
 pub(crate) fn baseline(
     store: Option<&Store>,
     explicit: Option<&str>,
     suite: &str,
     strategy: Strategy,
     current: Option<i64>,
+    limit: Option<u64>,
 ) -> anyhow::Result<Option<(RunScores, BaselineInfo)>> {
     if let Some(what) = explicit {
         return load_run(store, what).map(Some);
     }
     let Some(store) = store else { return Ok(None) };
     let (id, reason) = match strategy {
-        Strategy::LastPassing => match store.last_passing(suite, current)? {
+        Strategy::LastPassing => match store.last_passing(suite, current, limit)? {
             Some(id) => {
-                (id, format!("the latest completed run of suite `{suite}` whose gate passed"))
+                let rows = limit.map_or(String::new(), |l| format!(" with --limit {l}"));
+                (id, format!("the latest completed run of suite `{suite}`{rows} whose gate passed"))
             }
             None => return Ok(None),
         },

@@ -75,6 +75,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         &history::suite_name(&suite),
         suite.regression.baseline,
         None,
+        args.limit,
     )?;
     // A new run, or the continuation of an interrupted one. The output
     // folder is locked for this run before the store records anything

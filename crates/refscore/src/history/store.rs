@@ -440,7 +440,9 @@ impl Store {
         Ok(serde_json::from_str(&text).unwrap_or_default())
     }
 
-    /// The latest completed run of `suite` whose gate passed, other than `except`.
+    /// The latest completed run of `suite` whose gate passed, other than
+    /// `except`, with the same row limit as the run it is for (`limit`): a
+    /// smoke run of 10 rows is no baseline for a full run, nor the reverse.
     ///
     /// # Errors
     /// The store cannot be read.
@@ -448,12 +450,15 @@ impl Store {
         &self,
         suite: &str,
         except: Option<i64>,
+        limit: Option<u64>,
     ) -> Result<Option<i64>, StoreError> {
+        let limit = limit.map(|l| i64::try_from(l).unwrap_or(i64::MAX));
         self.conn
             .query_row(
                 "SELECT max(id) FROM runs WHERE suite = ?1 AND status = 'completed'
-                   AND gate_passed = 1 AND id IS NOT ?2",
-                params![suite, except],
+                   AND gate_passed = 1 AND id IS NOT ?2
+                   AND json_extract(info, '$.limit') IS ?3",
+                params![suite, except, limit],
                 |r| r.get::<_, Option<i64>>(0),
             )
             .map_err(|e| self.io(&e))

@@ -87,8 +87,15 @@ fn baselines_pins_and_pruning() {
     finish(b1, true, RunStatus::Completed);
     let a3 = s.begin(&info("a"), &p).unwrap();
     finish(a3, true, RunStatus::Cancelled);
-    assert_eq!(s.last_passing("a", None).unwrap(), Some(a1));
-    assert_eq!(s.last_passing("a", Some(a1)).unwrap(), None);
+    assert_eq!(s.last_passing("a", None, None).unwrap(), Some(a1));
+    assert_eq!(s.last_passing("a", Some(a1), None).unwrap(), None);
+    // A run with a row limit is the baseline of runs with that limit only.
+    let limited = s.begin(&RunInfo { limit: Some(10), ..info("a") }, &p).unwrap();
+    finish(limited, true, RunStatus::Completed);
+    assert_eq!(s.last_passing("a", None, None).unwrap(), Some(a1));
+    assert_eq!(s.last_passing("a", None, Some(10)).unwrap(), Some(limited));
+    assert_eq!(s.last_passing("a", None, Some(11)).unwrap(), None);
+    s.conn.execute("DELETE FROM runs WHERE id = ?1", params![limited]).unwrap();
     assert_eq!(s.pinned("a").unwrap(), None);
     assert!(s.pin(a3, true).is_err(), "a cancelled run is no baseline");
     s.pin(a2, true).unwrap();

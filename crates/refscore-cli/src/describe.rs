@@ -22,10 +22,9 @@ pub(crate) fn run(args: &MetricsArgs) -> anyhow::Result<ExitCode> {
     };
     let spec = registry::find(name)?;
     if args.json {
-        // Every option it takes, the shared JSON ones included.
-        let mut v = serde_json::to_value(spec)?;
-        v["options"] = serde_json::to_value(spec.all_options().collect::<Vec<_>>())?;
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        // As one element of `metrics --json`: the metric's own options,
+        // with `"json": true` when the shared JSON options apply too.
+        writeln!(out, "{}", serde_json::to_string_pretty(spec)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     writeln!(out, "{}: {}", spec.name, spec.description)?;

@@ -452,8 +452,15 @@ fn metrics_lists_every_metric_and_describes_each() {
         let json: Value =
             serde_json::from_str(&stdout(&refscore(&["metrics", spec.name, "--json"])))
                 .expect("metrics NAME --json prints JSON");
-        assert_eq!(json["name"], spec.name);
+        // The same declaration as in the list of all, own options only.
+        assert_eq!(json, serde_json::to_value(spec).unwrap());
+        assert_eq!(json["options"].as_array().map(Vec::len), Some(spec.options.len()));
     }
+    let text = stdout(&refscore(&["metrics", "json_distance", "--json"]));
+    let documented =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/metrics.md"))
+            .unwrap();
+    assert!(documented.contains(text.trim_end()), "docs/metrics.md shows another output:\n{text}");
     let o = refscore(&["metrics", "nope"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("unknown metric `nope`"), "{}", stderr(&o));

@@ -62,7 +62,8 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     // The dataset is opened before the store, a run record or any output
     // file: a dataset that cannot be read leaves nothing behind.
-    let dataset = refscore::dataset::open(&suite.dataset, suite.format)?;
+    let dataset = refscore::dataset::open(&suite.dataset, suite.format)
+        .with_context(|| format!("the dataset of {}", args.suite.display()))?;
     let store = match &store_path {
         None => None,
         Some(path) => Some(Store::open(path)?),

@@ -207,7 +207,9 @@ impl Suite {
         opts: &LoadOptions,
     ) -> Result<Suite, ConfigError> {
         let raw: raw::RawSuite = match format {
-            SuiteFormat::Yaml => serde_saphyr::from_str(text).map_err(|e| e.to_string()),
+            SuiteFormat::Yaml => {
+                serde_saphyr::from_str(text).map_err(|e| yaml_message(&e.to_string(), path))
+            }
             SuiteFormat::Toml => toml::from_str(text).map_err(|e| e.to_string()),
         }
         .map_err(|message| ConfigError::File { path: path.to_path_buf(), message })?;
@@ -218,6 +220,15 @@ impl Suite {
     pub fn evaluator(&self, name: &str) -> Option<&SuiteEvaluator> {
         self.evaluators.iter().find(|e| e.name == name)
     }
+}
+
+/// The YAML reader's message as a suite's author reads it: its snippet
+/// points into the suite file (not `<input>`), and a repeated key says so
+/// without the reader's own option names.
+fn yaml_message(message: &str, path: &Path) -> String {
+    message
+        .replace("--> <input>:", &format!("--> {}:", path.display()))
+        .replace(", set DuplicateKeyPolicy in Options if acceptable", " (a key may appear once)")
 }
 
 fn build(

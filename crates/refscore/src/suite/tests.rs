@@ -125,6 +125,16 @@ fn unknown_keys_are_errors_naming_the_key_and_the_file() {
         .unwrap();
     let e = Suite::load(&path).unwrap_err().to_string();
     assert!(e.contains("treshold") && e.contains("s.yaml"), "{e}");
+    // The snippet points into the file; a repeated key says so plainly.
+    assert!(e.contains(&format!("--> {}:3:1", path.display())) && !e.contains("<input>"), "{e}");
+    std::fs::write(
+        &path,
+        "dataset: d.jsonl\ndataset: e.jsonl\nevaluators: [{metric: json_diff}]\n",
+    )
+    .unwrap();
+    let e = Suite::load(&path).unwrap_err().to_string();
+    assert!(e.contains("duplicate mapping key: dataset (a key may appear once)"), "{e}");
+    assert!(!e.contains("DuplicateKeyPolicy"), "{e}");
     let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff, thresold: 1}]\n");
     assert!(e.contains("thresold") && e.starts_with("<suite>: "), "{e}");
     let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ngate: {min_men: 1}\n");

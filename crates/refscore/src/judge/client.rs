@@ -97,8 +97,9 @@ impl JudgeError {
     /// 408 and 429): the caller may try another structured-output mode.
     pub fn is_rejection(&self) -> bool {
         // 400 and 422 are what servers answer to a field they do not
-        // support; 401, 403, 404 or 413 say something else and are errors.
-        matches!(self, JudgeError::Status { status: 400 | 422, .. })
+        // support, 501 what some answer to a feature they lack (tools);
+        // 401, 403, 404 or 413 say something else and are errors.
+        matches!(self, JudgeError::Status { status: 400 | 422 | 501, .. })
     }
 }
 

@@ -228,3 +228,22 @@ fn a_404_names_the_address_without_its_query_and_suggests_v1() {
     assert!(!text.contains("hush"), "{text}");
     assert_eq!(seen.lock().unwrap().as_slice(), ["POST /api/chat/completions?token=hush HTTP/1.1"]);
 }
+
+#[test]
+fn a_501_to_tools_falls_back_at_once_and_is_not_retried() {
+    let (base, seen) = serve(|_| {
+        vec![
+            http("501 Not Implemented", "", r#"{"error": {"message": "tools not implemented"}}"#),
+            http(
+                "200 OK",
+                "",
+                &json!({"choices": [{"message": {"content": "{\"label\": \"polite\"}"}}]})
+                    .to_string(),
+            ),
+        ]
+    });
+    let j = judge(&base);
+    let (_, _, mode) = j.ask("ev", None, |_| Map::new(), |r| Ok(r.message.clone())).unwrap();
+    assert_eq!(mode, StructuredMode::JsonSchema);
+    assert_eq!(seen.lock().unwrap().len(), 2, "one 501, no retry, then the next mode");
+}

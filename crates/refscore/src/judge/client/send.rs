@@ -77,7 +77,9 @@ impl Judge {
                         // into scores, errors or the cache.
                         return Ok(self.redactor.text(&text));
                     }
-                    let transient = status == 429 || status == 408 || status >= 500;
+                    // 501 Not Implemented will not change on a retry.
+                    let transient =
+                        status == 429 || status == 408 || (status >= 500 && status != 501);
                     if !transient || attempt > retries {
                         let hint = if status == 404 {
                             // The address without its query: a query may

@@ -62,6 +62,12 @@ pub(crate) fn read_said(reply: &Reply) -> Result<Said, String> {
         Some(_) => return Err(String::from("the reply's content is not text")),
     };
     let text = after_reasoning(text.trim())?.trim();
+    if text.is_empty()
+        && let Some(refusal) =
+            m.get("refusal").and_then(Value::as_str).filter(|r| !r.trim().is_empty())
+    {
+        return Err(format!("the model refused to judge: {}", refusal.trim()));
+    }
     if text.is_empty() {
         return Err(String::from("the reply is empty"));
     }

@@ -218,4 +218,8 @@ fn reasoning_before_the_answer_and_content_in_parts_are_read() {
     assert_eq!(c.read_reply(&parts).unwrap().0.label, "polite");
     let image = reply(json!({"content": [{"type": "image_url", "image_url": {"url": "x"}}]}));
     assert!(c.read_reply(&image).unwrap_err().contains("part that is not text"));
+    // A refusal says so, not "empty".
+    let refused = reply(json!({"content": null, "refusal": "I can't help with that."}));
+    let e = c.read_reply(&refused).unwrap_err();
+    assert!(e.contains("the model refused to judge: I can't help with that."), "{e}");
 }

@@ -102,7 +102,8 @@ fn tool_name(tool: &Value) -> Option<&str> {
 
 /// An object satisfying `schema` as far as a scripted answer needs, with the
 /// label in its label slot; when the schema has no enum, a `LABEL=` marker
-/// goes under `"label"`.
+/// goes under `"label"`, unless the schema allows no such property
+/// (`additionalProperties: false` without a `label` property).
 pub(crate) fn fill_object(schema: &Value, marker: Option<&str>) -> Value {
     let mut filler =
         Filler { root: schema, marker, label_placed: false, visits: Cell::new(MAX_SCHEMA_VISITS) };
@@ -111,7 +112,10 @@ pub(crate) fn fill_object(schema: &Value, marker: Option<&str>) -> Value {
         Value::Object(object) => object,
         _ => Map::new(),
     };
+    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false))
+        && schema.pointer("/properties/label").is_none();
     if !filler.label_placed
+        && !closed
         && let Some(label) = marker
     {
         object.insert("label".into(), Value::from(label));
@@ -311,6 +315,16 @@ mod tests {
             },
             "required": ["label", "confidence"]
         })
+    }
+
+    #[test]
+    fn a_closed_schema_gets_no_label_it_does_not_declare() {
+        let closed = json!({"type": "object", "properties": {"answer": {"type": "string"}},
+            "required": ["answer"], "additionalProperties": false});
+        let filled = fill_object(&closed, Some("good"));
+        assert_eq!(filled.as_object().unwrap().keys().collect::<Vec<_>>(), ["answer"], "{filled}");
+        let open = json!({"type": "object", "properties": {"answer": {"type": "string"}}});
+        assert_eq!(fill_object(&open, Some("good"))["label"], "good");
     }
 
     #[test]

@@ -39,11 +39,13 @@ fn signed(x: Option<f64>) -> String {
 pub(crate) fn comparison(out: &mut impl Write, c: &Comparison, p: Palette) -> std::io::Result<()> {
     writeln!(out)?;
     let Some(base) = &c.baseline else {
+        let why = c.evaluators.iter().find_map(|e| e.note.as_deref());
         writeln!(
             out,
-            "{} {}: no baseline run to compare with yet",
+            "{} {}: {}",
             p.bold("Baseline"),
-            status(c.status, p)
+            status(c.status, p),
+            why.unwrap_or("no baseline run to compare with yet")
         )?;
         return Ok(());
     };

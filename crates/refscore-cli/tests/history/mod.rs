@@ -190,6 +190,39 @@ fn runs_are_recorded_compared_with_the_last_passing_one_and_gated() {
 }
 
 /// Results lines without their timings.
+#[test]
+fn the_console_says_why_a_run_has_no_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let store = d.join("runs.db");
+    write(d, "data.jsonl", &dataset(10, |_| false));
+    write(d, "suite.yaml", SUITE);
+    write(d, "pinned.yaml", &format!("{SUITE}regression: {{baseline: pinned}}\n"));
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert!(stdout(&o).contains("no baseline run to compare with yet"), "{}", stdout(&o));
+    for (args, why) in [
+        (
+            vec!["run", "suite.yaml", "-o", "o2", "-q", "--no-store"],
+            "the run store is off (--no-store)",
+        ),
+        (
+            vec!["run", "suite.yaml", "-o", "o3", "-q", "--limit", "5"],
+            "no passing run of suite `invoices` with --limit 5",
+        ),
+        (
+            vec!["run", "pinned.yaml", "-o", "o4", "-q"],
+            "no run of suite `invoices` is pinned: pin one with `refscore runs pin RUN`",
+        ),
+    ] {
+        let o = at(d, &store, &args);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).contains(why), "{args:?}: {}", stdout(&o));
+    }
+    // With a baseline there is no such note.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o5", "-q"]);
+    assert!(stdout(&o).contains("whose gate passed): clean"), "{}", stdout(&o));
+}
+
 fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()

@@ -151,8 +151,14 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The comparison of a run without a baseline: every evaluator `new`.
-    pub fn without_baseline(current: &RunScores, policy: &RegressionPolicy) -> Comparison {
+    /// The comparison of a run without a baseline: every evaluator `new`,
+    /// its note saying `why` there is none (no run yet, no store, no run
+    /// pinned).
+    pub fn without_baseline(
+        current: &RunScores,
+        policy: &RegressionPolicy,
+        why: &str,
+    ) -> Comparison {
         Comparison {
             baseline: None,
             status: RegressionStatus::New,
@@ -175,7 +181,7 @@ impl Comparison {
                     regressed: 0,
                     unchanged: 0,
                     test: None,
-                    note: Some("no baseline run to compare with".to_owned()),
+                    note: Some(why.to_owned()),
                 })
                 .collect(),
             regressed_rows: Vec::new(),

@@ -319,8 +319,11 @@ fn a_baseline_adds_change_status_and_regressed_rows() {
     // Without a baseline: one line, no columns.
     let (_, mut summary, lines) = example_run();
     let current = summary.scores(Vec::new());
-    summary.comparison =
-        Some(crate::history::Comparison::without_baseline(&current, &Default::default()));
+    summary.comparison = Some(crate::history::Comparison::without_baseline(
+        &current,
+        &Default::default(),
+        "no baseline run to compare with",
+    ));
     let md = markdown::to_string(&summary, &mut rows_of(&lines), &Options::default()).unwrap();
     assert!(md.contains("No baseline run to compare with"));
     assert!(!md.contains("| Baseline |"));

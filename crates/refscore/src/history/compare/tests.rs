@@ -74,7 +74,8 @@ fn statuses_follow_the_seed_table() {
         assert_eq!(cmp.evaluators[0].status, want, "{cur}");
         assert_eq!(cmp.status, want);
     }
-    let none = Comparison::without_baseline(&base, &seed_policy());
+    let none =
+        Comparison::without_baseline(&base, &seed_policy(), "no baseline run to compare with");
     assert_eq!(none.status, RegressionStatus::New);
     assert_eq!(none.evaluators[0].status, RegressionStatus::New);
 }

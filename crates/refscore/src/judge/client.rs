@@ -112,6 +112,9 @@ pub struct Reply {
     pub prompt_tokens: u64,
     /// Completion tokens.
     pub completion_tokens: u64,
+    /// `choices[0].finish_reason`, when the server gave one (`stop`,
+    /// `length`: cut off at `max_tokens`, `content_filter`, ...).
+    pub finish_reason: Option<String>,
     /// Whether it came from the cache.
     pub cached: bool,
 }
@@ -365,21 +368,23 @@ impl Judge {
             return Err(malformed(&format!("the reply repeats the key `{}`", r.path)));
         }
         self.redactor.value(&mut v);
-        let message = v
+        let choice = v
             .get("choices")
             .and_then(Value::as_array)
             .ok_or_else(|| malformed("no choices"))?
             .first()
-            .ok_or_else(|| malformed("no choices"))?
+            .ok_or_else(|| malformed("no choices"))?;
+        let message = choice
             .get("message")
             .filter(|m| m.is_object())
-            .ok_or_else(|| malformed("no message"))?
-            .clone();
+            .ok_or_else(|| malformed("no message"))?;
+        let finish_reason = choice.get("finish_reason").and_then(Value::as_str).map(str::to_owned);
         let usage = |k: &str| token_count(v.get("usage").and_then(|u| u.get(k)));
         let reply = Reply {
-            message,
+            message: message.clone(),
             prompt_tokens: usage("prompt_tokens"),
             completion_tokens: usage("completion_tokens"),
+            finish_reason,
             cached: false,
         };
         let clean = serde_json::to_string(&v).map_err(|_| malformed("not JSON"))?;

@@ -31,6 +31,19 @@ pub(crate) enum Said {
 /// Why nothing can be read: an empty reply, arguments that are not one
 /// JSON object, a repeated key.
 pub(crate) fn read_said(reply: &Reply) -> Result<Said, String> {
+    read_message(reply).map_err(|why| match reply.finish_reason.as_deref() {
+        Some("length") => format!(
+            "{why} (the reply was cut off at max_tokens, finish_reason `length`: raise max_tokens)"
+        ),
+        Some("content_filter") => {
+            format!("{why} (the server's content filter withheld the reply, finish_reason `content_filter`)")
+        }
+        _ => why,
+    })
+}
+
+/// [`read_said`] without the finish reason's hint.
+fn read_message(reply: &Reply) -> Result<Said, String> {
     let m = &reply.message;
     if let Some(calls) = m.get("tool_calls").and_then(Value::as_array).filter(|c| !c.is_empty()) {
         if calls.len() > 1 {

@@ -39,7 +39,7 @@ fn polite() -> Classify {
 }
 
 fn reply(message: Value) -> Reply {
-    Reply { message, prompt_tokens: 1, completion_tokens: 1, cached: false }
+    Reply { message, prompt_tokens: 1, completion_tokens: 1, finish_reason: None, cached: false }
 }
 
 #[test]
@@ -218,6 +218,16 @@ fn reasoning_before_the_answer_and_content_in_parts_are_read() {
     assert_eq!(c.read_reply(&parts).unwrap().0.label, "polite");
     let image = reply(json!({"content": [{"type": "image_url", "image_url": {"url": "x"}}]}));
     assert!(c.read_reply(&image).unwrap_err().contains("part that is not text"));
+    // A reply cut off at max_tokens, or withheld by a filter, says so.
+    let cut = Reply {
+        finish_reason: Some("length".into()),
+        ..reply(json!({"tool_calls": [{"function": {"arguments": "{\"label\": \"pol"}}]}))
+    };
+    let e = c.read_reply(&cut).unwrap_err();
+    assert!(e.contains("not a JSON object (the reply was cut off at max_tokens"), "{e}");
+    let filtered =
+        Reply { finish_reason: Some("content_filter".into()), ..reply(json!({"content": ""})) };
+    assert!(c.read_reply(&filtered).unwrap_err().contains("content filter withheld"));
     // A refusal says so, not "empty".
     let refused = reply(json!({"content": null, "refusal": "I can't help with that."}));
     let e = c.read_reply(&refused).unwrap_err();

@@ -369,7 +369,13 @@ mod request_tests {
     use crate::metrics::classify::{Said, object_request, read_said};
 
     fn reply(message: Value) -> Reply {
-        Reply { message, prompt_tokens: 1, completion_tokens: 1, cached: false }
+        Reply {
+            message,
+            prompt_tokens: 1,
+            completion_tokens: 1,
+            finish_reason: None,
+            cached: false,
+        }
     }
 
     #[test]

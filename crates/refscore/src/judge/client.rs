@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::cache::Cache;
 use super::config::{JudgeConfig, is_credential_header};
 #[cfg(test)]
-use super::io::{MAX_RETRY_AFTER, parse_retry_after};
+use super::io::{MAX_RETRY_AFTER, parse_retry_after, parse_retry_after_ms};
 use super::limiter::Limiter;
 use super::secret::{ApiKey, Redactor};
 use super::usage::{CallRecord, JudgeUsage, Usage};
@@ -423,6 +423,9 @@ mod tests {
         assert_eq!(parse_retry_after("0.5"), Some(Duration::from_millis(500)));
         assert_eq!(parse_retry_after("9999"), Some(MAX_RETRY_AFTER));
         assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+        assert_eq!(parse_retry_after_ms("1500"), Some(Duration::from_millis(1500)));
+        assert_eq!(parse_retry_after_ms("150000"), Some(MAX_RETRY_AFTER));
+        assert_eq!(parse_retry_after_ms("-1"), None);
         let j = Judge::with_key(
             "j",
             JudgeConfig::new("m"),

@@ -45,11 +45,15 @@ impl Exchange {
         match req.send(self.body) {
             Ok(mut resp) => {
                 let status = resp.status().as_u16();
-                let retry_after = resp
-                    .headers()
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(parse_retry_after);
+                let header = |name: &str| {
+                    resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+                };
+                // OpenAI and Azure also say it in milliseconds; that one is
+                // more precise when both are given.
+                let retry_after = header("retry-after-ms")
+                    .as_deref()
+                    .and_then(parse_retry_after_ms)
+                    .or_else(|| header("retry-after").as_deref().and_then(parse_retry_after));
                 let location = resp
                     .headers()
                     .get("location")
@@ -73,8 +77,20 @@ pub(super) const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 /// Seconds in a `Retry-After` header (an HTTP date is not honoured: the
 /// backoff applies), at most [`MAX_RETRY_AFTER`].
 pub(super) fn parse_retry_after(v: &str) -> Option<Duration> {
-    let secs: f64 = v.trim().parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0)?;
-    Some(Duration::from_secs_f64(secs).min(MAX_RETRY_AFTER))
+    wait(v, 1.0)
+}
+
+/// Milliseconds in a `retry-after-ms` header (OpenAI, Azure), at most
+/// [`MAX_RETRY_AFTER`]; preferred to `Retry-After` when both are given.
+pub(super) fn parse_retry_after_ms(v: &str) -> Option<Duration> {
+    wait(v, 1000.0)
+}
+
+/// A non-negative number of `per_second` units, as a wait of at most
+/// [`MAX_RETRY_AFTER`].
+fn wait(v: &str, per_second: f64) -> Option<Duration> {
+    let n: f64 = v.trim().parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0)?;
+    Some(Duration::from_secs_f64((n / per_second).min(MAX_RETRY_AFTER.as_secs_f64())))
 }
 
 type Job = Box<dyn FnOnce() + Send>;

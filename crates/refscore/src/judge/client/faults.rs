@@ -247,3 +247,20 @@ fn a_501_to_tools_falls_back_at_once_and_is_not_retried() {
     assert_eq!(mode, StructuredMode::JsonSchema);
     assert_eq!(seen.lock().unwrap().len(), 2, "one 501, no retry, then the next mode");
 }
+
+#[test]
+fn retry_after_ms_is_honoured() {
+    let (base, seen) = serve(|_| {
+        vec![
+            http("429 Too Many Requests", "retry-after-ms: 1200\r\nRetry-After: 0\r\n", "{}"),
+            http("200 OK", "", &completion(r#"{"label": "polite"}"#)),
+        ]
+    });
+    let j = judge(&base);
+    let started = std::time::Instant::now();
+    j.ask("ev", Some(StructuredMode::Tools), |_| Map::new(), |r| Ok(r.message.clone())).unwrap();
+    // The millisecond header wins over `Retry-After: 0` (and over the
+    // 125-250 ms backoff): a lower bound, whatever the machine's load.
+    assert!(started.elapsed() >= std::time::Duration::from_millis(1150), "{:?}", started.elapsed());
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}

@@ -44,6 +44,8 @@ pub(crate) struct CsvRows<R> {
     reader: csv::Reader<Bounded<R>>,
     /// The longest record read: [`MAX_ROW_BYTES`] (in tests, less).
     max_row: u64,
+    /// Where the last record read ended.
+    end: u64,
     headers: Vec<String>,
     record: csv::ByteRecord,
     number: u64,
@@ -77,6 +79,7 @@ impl<R: Read> CsvRows<R> {
             path: path.to_path_buf(),
             reader,
             max_row,
+            end,
             headers,
             record: csv::ByteRecord::new(),
             number: 0,
@@ -119,6 +122,16 @@ impl<R: Read> Iterator for CsvRows<R> {
                 let number = self.number;
                 let end = self.reader.position().byte();
                 self.reader.get_mut().until = end + self.max_row + BUFFER as u64;
+                // Read whole (the reader may read ahead of the limit by its
+                // buffer), but refused all the same.
+                let length = end - std::mem::replace(&mut self.end, end);
+                if length > self.max_row {
+                    let m = format!(
+                        "the record is {length} bytes long, over the limit of {} bytes for one row",
+                        self.max_row
+                    );
+                    return Some(Err(row_error(&self.path, number, m)));
+                }
                 Some(match self.row() {
                     Ok(value) => Ok(Row { number, value, text_cells: true }),
                     Err(m) => Err(row_error(&self.path, number, m)),
@@ -188,6 +201,21 @@ mod tests {
         assert_eq!(e.number, 2);
         assert!(e.message.starts_with("the record is longer than the limit of 100 bytes"), "{e}");
         assert!(rows.reader.get_ref().read <= (BUFFER + 200) as u64);
+        assert!(rows.next().is_none());
+    }
+
+    #[test]
+    fn a_record_over_the_limit_read_whole_is_still_refused() {
+        let long = format!("3,\"{}\"\n", "x".repeat(300));
+        let text = format!("a,b\n1,2\n{long}5,6\n");
+        let mut rows = CsvRows::from_reader(Path::new("d.csv"), text.as_bytes()).unwrap();
+        rows.max_row = 100;
+        assert_eq!(rows.next().unwrap().unwrap().value, json!({"a": "1", "b": "2"}));
+        let e = rows.next().unwrap().unwrap_err();
+        assert_eq!(e.number, 2);
+        let want = format!("the record is {} bytes long, over the limit of 100 bytes", long.len());
+        assert!(e.message.starts_with(&want), "{e}");
+        assert_eq!(rows.next().unwrap().unwrap().value, json!({"a": "5", "b": "6"}));
         assert!(rows.next().is_none());
     }
 

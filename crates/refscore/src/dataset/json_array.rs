@@ -51,6 +51,9 @@ pub(crate) struct JsonArrayRows<R> {
     /// The current element's length; only its first `max_row` bytes are
     /// kept in `buf`.
     length: u64,
+    /// The white space at the end of the element so far (not counted in
+    /// its length once it ends).
+    trailing: u64,
     /// The longest element read: [`MAX_ROW_BYTES`] (in tests, less).
     max_row: usize,
 }
@@ -105,6 +108,7 @@ impl<R: BufRead> JsonArrayRows<R> {
             index: 0,
             offset,
             length: 0,
+            trailing: 0,
             max_row: MAX_ROW_BYTES,
         })
     }
@@ -154,6 +158,7 @@ impl<R: BufRead> JsonArrayRows<R> {
                             self.index += 1;
                             self.buf.clear();
                             self.length = 0;
+                            self.trailing = 0;
                             continue; // scan this byte as part of the element
                         }
                     }
@@ -188,6 +193,7 @@ impl<R: BufRead> JsonArrayRows<R> {
                             self.buf.push(b);
                         }
                         self.length += 1;
+                        self.trailing = if b.is_ascii_whitespace() { self.trailing + 1 } else { 0 };
                     }
                     State::End => {
                         if !b.is_ascii_whitespace() {
@@ -233,10 +239,11 @@ impl<R: BufRead> Iterator for JsonArrayRows<R> {
             Ok(true) => {
                 let number = self.index;
                 let item = match std::str::from_utf8(&self.buf) {
-                    _ if self.length > self.max_row as u64 => Err(format!(
+                    _ if self.length - self.trailing > self.max_row as u64 => Err(format!(
                         "the element is {} bytes long, over the limit of {} bytes for one row; \
                          it was skipped",
-                        self.length, self.max_row
+                        self.length - self.trailing,
+                        self.max_row
                     )),
                     Err(e) => Err(format!("not UTF-8: {e}")),
                     Ok(text) if text.trim().is_empty() => Err("empty array element".to_owned()),
@@ -283,11 +290,20 @@ mod tests {
         assert_eq!(got[0], Ok(json!({"a": 1})));
         let (number, message) = got[1].clone().unwrap_err();
         assert_eq!(number, 2);
-        let want =
-            format!("the element is {} bytes long, over the limit of 50 bytes", big.len() + 1);
+        let want = format!("the element is {} bytes long, over the limit of 50 bytes", big.len());
         assert!(message.starts_with(&want), "{message}");
         assert_eq!(got[2], Ok(json!({"a": 3})));
         assert_eq!(got.len(), 3);
+        // White space around an element is not part of it: one of exactly
+        // the limit, pretty-printed, is read.
+        let at = format!("{{\"a\":\"{}\"}}", "x".repeat(42));
+        assert_eq!(at.len(), 50);
+        let text = format!("[\r\n  {at}\r\n]\n");
+        let reader = std::io::BufReader::with_capacity(7, text.as_bytes());
+        let mut rows =
+            JsonArrayRows::from_reader(Path::new("d.json"), reader).unwrap().with_max_row(50);
+        assert!(rows.next().unwrap().is_ok());
+        assert!(rows.next().is_none());
     }
 
     #[test]

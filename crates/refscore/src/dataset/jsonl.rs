@@ -172,7 +172,7 @@ impl<R: Read> JsonlRows<R> {
             && let Ok(mut block) = Arc::try_unwrap(self.spare.swap_remove(i))
         {
             block.clear();
-            block.reserve(capacity);
+            block.reserve_exact(capacity);
             return block;
         }
         Vec::with_capacity(capacity)
@@ -309,6 +309,23 @@ mod tests {
             let want = format!("the line is {n} bytes long, over the limit of {max} bytes");
             assert!(message.starts_with(&want), "{message}");
         }
+        // Spares of more than half the limit, reused for a larger block,
+        // never grow it past the limit (a line over it must be refused).
+        let max3 = 3 * BLOCK;
+        let sizes = [12 * BLOCK / 10, 9 * BLOCK / 10 - 1, 8 * BLOCK / 10 - 2, 31 * BLOCK / 10, 10];
+        let text: String = sizes.iter().map(|&n| row(n) + "\n").collect();
+        let mut rows =
+            JsonlRows::from_reader(Path::new("big.jsonl"), text.as_bytes()).with_max_row(max3);
+        let mut results = Vec::new();
+        while let Some(p) = rows.next() {
+            assert!(
+                rows.block.capacity() <= max3 + 1,
+                "a block of {} bytes",
+                rows.block.capacity()
+            );
+            results.push(p.resolve().is_ok());
+        }
+        assert_eq!(results, [true, true, true, false, true]);
     }
 
     #[test]

@@ -69,16 +69,20 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         None => None,
         Some(path) => Some(Store::open(path)?),
     };
-    // The baseline is found first: a bad --baseline fails before any run
-    // is recorded or any row evaluated.
-    let baseline = history::baseline(
-        store.as_ref(),
-        args.baseline.as_deref(),
-        &history::suite_name(&suite),
-        suite.regression.baseline,
-        None,
-        args.limit,
-    )?;
+    // A --baseline is found first: a bad one fails before any run is
+    // recorded or any row evaluated. The suite's own strategy is applied
+    // once the run's row limit is known (a resumed run keeps its own).
+    let explicit = match args.baseline.as_deref() {
+        Some(_) => history::baseline(
+            store.as_ref(),
+            args.baseline.as_deref(),
+            &history::suite_name(&suite),
+            suite.regression.baseline,
+            None,
+            None,
+        )?,
+        None => None,
+    };
     // A new run, or the continuation of an interrupted one. The output
     // folder is locked for this run before the store records anything
     // about it: a folder another run is writing leaves no trace.
@@ -114,6 +118,17 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             };
             (info, id, Vec::new(), locked)
         }
+    };
+    let baseline = match explicit {
+        Some(b) => Some(b),
+        None => history::baseline(
+            store.as_ref(),
+            None,
+            &history::suite_name(&suite),
+            suite.regression.baseline,
+            run_id,
+            info.limit,
+        )?,
     };
     // Recorded absolute; shown (and used) relative to the current folder
     // when inside it, as the user wrote it.

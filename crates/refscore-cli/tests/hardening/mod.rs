@@ -198,11 +198,17 @@ fn big_suite(dir: &Path) -> String {
 
 /// Starts a run of `big_suite` and waits until results are being written.
 fn start_run(dir: &Path) -> std::process::Child {
+    start_run_with(dir, &[])
+}
+
+/// [`start_run`] with more arguments.
+fn start_run_with(dir: &Path, more: &[&str]) -> std::process::Child {
     let suite = big_suite(dir);
     let out = dir.join("out");
     // `-o` relative to the run's folder, as a user writes it.
     let child = Command::new(env!("CARGO_BIN_EXE_refscore"))
         .args(["run", &suite, "-o", "out", "--quiet", "--threads", "1"])
+        .args(more)
         .env("REFSCORE_STORE", dir.join("runs.db"))
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -255,6 +261,36 @@ fn sigterm_stops_like_ctrl_c_and_the_run_can_be_resumed() {
         serde_json::from_str(&std::fs::read_to_string(d.join("out/summary.json")).unwrap())
             .unwrap();
     assert_eq!(summary["cancelled"], false, "{summary}");
+}
+
+#[test]
+fn a_resumed_run_takes_a_baseline_with_its_own_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A passing full run of another suite of the same name, `suite`.
+    let small = d.join("small");
+    std::fs::create_dir(&small).unwrap();
+    write(&small, "tiny.jsonl", "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n");
+    write(
+        &small,
+        "suite.yaml",
+        "dataset: tiny.jsonl\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n",
+    );
+    let o = at(d, &["run", "small/suite.yaml", "-o", "full", "--quiet"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // A run limited to 20,000 rows, stopped, then resumed without --limit:
+    // it keeps its limit, and no full run is its baseline.
+    let child = start_run_with(d, &["--limit", "20000"]);
+    let sent = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    assert_eq!(code(&child.wait_with_output().unwrap()), 1);
+    let o = at(d, &["run", "suite.yaml", "--resume", "--quiet"]);
+    assert!(code(&o) <= 1, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("no passing run of suite `suite` with --limit 20000"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

@@ -64,7 +64,14 @@ pub(crate) fn build<'s>(
     body: &mut Vec<u8>,
 ) -> Action<'s> {
     let action = build_whole(reply, request, usage, seq, body);
+    // Only answers the server makes up are streamed; a scripted status or
+    // garbage body is sent as it is, whatever it holds.
+    let generated = matches!(
+        unwrap(reply).2,
+        Reply::ToolCall { .. } | Reply::Json(_) | Reply::Text(_) | Reply::Empty | Reply::Auto
+    );
     if let Action::Send { status: 200, content_type: JSON, .. } = action
+        && generated
         && request.is_chat()
         && let Some(include_usage) = stream::asked(request.body)
         && let Some(events) = stream::events(body, include_usage)
@@ -285,6 +292,34 @@ mod tests {
         assert_eq!(v["choices"], json!([]));
         let (_, v, _) = run(&Reply::Empty, "/v1/embeddings", json!({"input": "a"}));
         assert_eq!(v["data"], json!([]));
+    }
+
+    #[test]
+    fn only_made_up_answers_are_streamed() {
+        let stream =
+            json!({"stream": true, "messages": [{"role": "user", "content": "LABEL=good"}]});
+        let text_reply = Reply::Text("hi".into());
+        let (action, _, raw) = run(&text_reply, "/v1/chat/completions", stream.clone());
+        assert!(matches!(action, Action::Send { content_type: stream::EVENT_STREAM, .. }));
+        assert!(raw.ends_with(b"data: [DONE]\n\n"));
+        // A scripted body that happens to be a chat completion goes as it is.
+        let mut completion = Vec::new();
+        openai::chat_completion(
+            &mut completion,
+            1,
+            "m",
+            ChatOutput::Content("x"),
+            TokenUsage::new(1, 1),
+        );
+        let text = String::from_utf8(completion.clone()).unwrap();
+        for reply in [
+            Reply::Garbage(text.clone()),
+            Reply::Status { code: 200, retry_after: None, body: text.clone() },
+        ] {
+            let (action, _, raw) = run(&reply, "/v1/chat/completions", stream.clone());
+            assert!(matches!(action, Action::Send { content_type: JSON, .. }), "{reply:?}");
+            assert_eq!(raw, completion);
+        }
     }
 
     #[test]

@@ -161,9 +161,9 @@ impl JudgeConfig {
         {
             return Err(ConfigError::invalid(&ctx, "prices must be numbers ≥ 0"));
         }
-        if let Some(url) = &c.base_url {
-            check_base_url(url.trim()).map_err(|m| ConfigError::invalid(&ctx, m))?;
-        }
+        // The address used: the suite's, else the environment's.
+        let from = if c.base_url.is_some() { "base_url" } else { "OPENAI_BASE_URL" };
+        check_base_url(&c.base_url(), from).map_err(|m| ConfigError::invalid(&ctx, m))?;
         for k in c.headers.keys() {
             if k.eq_ignore_ascii_case("authorization") {
                 return Err(ConfigError::invalid(
@@ -227,20 +227,39 @@ impl JudgeConfig {
     }
 }
 
-/// Why a configured base URL cannot be used, if it cannot.
-fn check_base_url(url: &str) -> Result<(), String> {
+/// An address as it may be shown in messages: without its query (it may
+/// hold a signature or a key) and without user and password.
+pub(crate) fn shown_url(url: &str) -> String {
+    let no_query = url.split(['?', '#']).next().unwrap_or(url);
+    match no_query.split_once("://") {
+        Some((scheme, rest)) => {
+            let authority_end = rest.find('/').unwrap_or(rest.len());
+            let host = match rest[..authority_end].rsplit_once('@') {
+                Some((_, host)) => host,
+                None => &rest[..authority_end],
+            };
+            format!("{scheme}://{host}{}", &rest[authority_end..])
+        }
+        None => no_query.to_owned(),
+    }
+}
+
+/// Why a base URL cannot be used, if it cannot; `from` says where it was
+/// given (`base_url`, `OPENAI_BASE_URL`).
+fn check_base_url(url: &str, from: &str) -> Result<(), String> {
+    let shown = shown_url(url);
     let lower = url.to_ascii_lowercase();
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-        return Err(format!("base_url `{url}` must start with http:// or https://"));
+        return Err(format!("{from} `{shown}` must start with http:// or https://"));
     }
     if url.contains('#') {
-        return Err(format!("base_url `{url}` must not hold a fragment (`#…`)"));
+        return Err(format!("{from} `{shown}` must not hold a fragment (`#…`)"));
     }
     let path = url.split('?').next().unwrap_or(url).trim_end_matches('/');
     for endpoint in ["/chat/completions", "/embeddings", "/completions"] {
         if path.to_ascii_lowercase().ends_with(endpoint) {
             return Err(format!(
-                "base_url `{url}` names the endpoint `{}`: give the address before it \
+                "{from} `{shown}` names the endpoint `{}`: give the address before it \
                  (requests go to {{base_url}}/chat/completions)",
                 &endpoint[1..]
             ));
@@ -313,5 +332,9 @@ mod tests {
             JudgeConfig::endpoint_url("http://h/v1", "embeddings"),
             "http://h/v1/embeddings"
         );
+        // Messages never show a query or a user's password.
+        let e = load("https://me:pw@h/v1/chat/completions?sig=abc").unwrap_err().to_string();
+        assert!(e.contains("`https://h/v1/chat/completions` names the endpoint"), "{e}");
+        assert_eq!(shown_url("http://u@h:8/a?k=1#f"), "http://h:8/a");
     }
 }

@@ -82,9 +82,9 @@ impl Judge {
                         status == 429 || status == 408 || (status >= 500 && status != 501);
                     if !transient || attempt > retries {
                         let hint = if status == 404 {
-                            // The address without its query: a query may
-                            // hold a credential the redactor does not know.
-                            let at = url.split('?').next().unwrap_or(&url);
+                            // Without its query or user: they may hold a
+                            // credential the redactor does not know.
+                            let at = self.redactor.text(&crate::judge::config::shown_url(&url));
                             format!(
                                 " (no such address: {at}; is base_url right? \
                                  OpenAI-compatible servers usually serve under /v1)"

@@ -31,15 +31,31 @@ pub(crate) enum Said {
 /// Why nothing can be read: an empty reply, arguments that are not one
 /// JSON object, a repeated key.
 pub(crate) fn read_said(reply: &Reply) -> Result<Said, String> {
-    read_message(reply).map_err(|why| match reply.finish_reason.as_deref() {
+    let cut = reply.finish_reason.as_deref() == Some("length");
+    match read_message(reply) {
+        // A first line cut off may be a label the whole line was not
+        // ("yes, but actually no" cut to "yes"): never taken.
+        Ok(Said::Text(text)) if cut && !text.contains('\n') => Err(String::from(
+            "the reply was cut off at max_tokens in its first line (finish_reason `length`): \
+             raise max_tokens",
+        )),
+        said => said.map_err(|why| hint(reply, why)),
+    }
+}
+
+/// `why` with what the finish reason says about it.
+fn hint(reply: &Reply, why: String) -> String {
+    match reply.finish_reason.as_deref() {
         Some("length") => format!(
             "{why} (the reply was cut off at max_tokens, finish_reason `length`: raise max_tokens)"
         ),
         Some("content_filter") => {
-            format!("{why} (the server's content filter withheld the reply, finish_reason `content_filter`)")
+            format!(
+                "{why} (the server's content filter withheld the reply, finish_reason `content_filter`)"
+            )
         }
         _ => why,
-    })
+    }
 }
 
 /// [`read_said`] without the finish reason's hint.

@@ -225,6 +225,15 @@ fn reasoning_before_the_answer_and_content_in_parts_are_read() {
     };
     let e = c.read_reply(&cut).unwrap_err();
     assert!(e.contains("not a JSON object (the reply was cut off at max_tokens"), "{e}");
+    let first_line_cut =
+        Reply { finish_reason: Some("length".into()), ..reply(json!({"content": "Polite"})) };
+    let e = c.read_reply(&first_line_cut).unwrap_err();
+    assert!(e.contains("cut off at max_tokens in its first line"), "{e}");
+    let explanation_cut = Reply {
+        finish_reason: Some("length".into()),
+        ..reply(json!({"content": "Polite\nThe reply thanks the"}))
+    };
+    assert_eq!(c.read_reply(&explanation_cut).unwrap().0.label, "polite");
     let filtered =
         Reply { finish_reason: Some("content_filter".into()), ..reply(json!({"content": ""})) };
     assert!(c.read_reply(&filtered).unwrap_err().contains("content filter withheld"));

@@ -13,7 +13,9 @@ use super::*;
 
 /// A server answering each connection with the next of `answers` (built
 /// from its base URL); the request lines it got.
-fn serve(answers: impl FnOnce(&str) -> Vec<String>) -> (String, Arc<Mutex<Vec<String>>>) {
+fn serve<A: AsRef<[u8]> + Send + 'static>(
+    answers: impl FnOnce(&str) -> Vec<A>,
+) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let answers = answers(&base);
@@ -40,7 +42,7 @@ fn serve(answers: impl FnOnce(&str) -> Vec<String>) -> (String, Arc<Mutex<Vec<St
             let mut body = vec![0; length];
             let _ = reader.read_exact(&mut body);
             log.lock().unwrap().push(head);
-            let _ = reader.get_mut().write_all(answer.as_bytes());
+            let _ = reader.get_mut().write_all(answer.as_ref());
         }
     });
     (format!("{base}/v1"), seen)
@@ -263,4 +265,33 @@ fn retry_after_ms_is_honoured() {
     // 125-250 ms backoff): a lower bound, whatever the machine's load.
     assert!(started.elapsed() >= std::time::Duration::from_millis(1150), "{:?}", started.elapsed());
     assert_eq!(seen.lock().unwrap().len(), 2);
+}
+
+#[test]
+fn a_spent_quota_is_not_retried_and_an_unreadable_400_still_falls_back() {
+    let quota = r#"{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "code": "insufficient_quota"}}"#;
+    let (base, seen) = serve(|_| vec![http("429 Too Many Requests", "", quota)]);
+    let j = judge(&base);
+    let AskError::Request(e) = j
+        .ask("ev", Some(StructuredMode::Tools), |_| Map::new(), |r| Ok(r.message.clone()))
+        .unwrap_err()
+    else {
+        panic!()
+    };
+    assert!(e.to_string().contains("HTTP 429 after 1 attempt(s)"), "{e}");
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    // A 400 whose body is not UTF-8: still a 400, so the next mode is asked.
+    let mut garbled = http("400 Bad Request", "", "..").into_bytes();
+    let n = garbled.len();
+    garbled[n - 2..].copy_from_slice(&[0xff, 0xfe]);
+    let answered = http(
+        "200 OK",
+        "",
+        &json!({"choices": [{"message": {"content": "{\"label\": \"polite\"}"}}]}).to_string(),
+    );
+    let (base, seen) = serve(|_| vec![garbled, answered.into_bytes()]);
+    let j = judge(&base);
+    let (_, _, mode) = j.ask("ev", None, |_| Map::new(), |r| Ok(r.message.clone())).unwrap();
+    assert_eq!(mode, StructuredMode::JsonSchema);
+    assert_eq!(seen.lock().unwrap().len(), 2, "no retry of the unreadable 400");
 }

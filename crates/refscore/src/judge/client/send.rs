@@ -61,6 +61,12 @@ impl Judge {
                     }
                     let text = match text {
                         Ok(t) => t,
+                        // An error status whose body cannot be read (not
+                        // UTF-8, compressed unasked) is still that status:
+                        // a 400 must still move the judge to the next mode.
+                        Err(e) if !(200..300).contains(&status) => {
+                            format!("(the body could not be read: {e})")
+                        }
                         Err(e) => {
                             let reason = self.redactor.text(&e);
                             if attempt > retries {
@@ -77,9 +83,12 @@ impl Judge {
                         // into scores, errors or the cache.
                         return Ok(self.redactor.text(&text));
                     }
-                    // 501 Not Implemented will not change on a retry.
-                    let transient =
-                        status == 429 || status == 408 || (status >= 500 && status != 501);
+                    // 501 Not Implemented will not change on a retry, nor
+                    // will a 429 that says the account's quota is spent.
+                    let quota = status == 429 && text.contains("insufficient_quota");
+                    let transient = (status == 429 && !quota)
+                        || status == 408
+                        || (status >= 500 && status != 501);
                     if !transient || attempt > retries {
                         let hint = if status == 404 {
                             // Without its query or user: they may hold a

@@ -170,34 +170,46 @@ fn stored_info(
     }
 }
 
-/// The baseline of a run: `--baseline`, else the suite's strategy over the
-/// store (`last_passing` among the runs with the same `limit`); `None` when
-/// there is none yet.
-pub(crate) fn baseline(
+/// A baseline found: its scores, and what the comparison says of it.
+pub(crate) type Found = (RunScores, BaselineInfo);
+
+/// The baseline the suite's strategy finds in the store for the run
+/// `current` (`last_passing` among the runs with the same `limit`), or why
+/// there is none: no store, no run pinned, no passing run yet.
+pub(crate) fn suite_baseline(
     store: Option<&Store>,
-    explicit: Option<&str>,
     suite: &str,
     strategy: Strategy,
     current: Option<i64>,
     limit: Option<u64>,
-) -> anyhow::Result<Option<(RunScores, BaselineInfo)>> {
-    if let Some(what) = explicit {
-        return load_run(store, what).map(Some);
-    }
-    let Some(store) = store else { return Ok(None) };
+) -> anyhow::Result<Result<Found, String>> {
+    let Some(store) = store else {
+        return Ok(Err(String::from(
+            "no baseline: the run store is off (--no-store); give one with --baseline FOLDER",
+        )));
+    };
     let (id, reason) = match strategy {
-        Strategy::LastPassing => match store.last_passing(suite, current, limit)? {
-            Some(id) => {
+        Strategy::LastPassing => match (store.last_passing(suite, current, limit)?, limit) {
+            (Some(id), _) => {
                 let rows = limit.map_or(String::new(), |l| format!(" with --limit {l}"));
                 (id, format!("the latest completed run of suite `{suite}`{rows} whose gate passed"))
             }
-            None => return Ok(None),
+            (None, Some(n)) => {
+                return Ok(Err(format!(
+                    "no baseline run yet: no passing run of suite `{suite}` with --limit {n}"
+                )));
+            }
+            (None, None) => return Ok(Err(String::from("no baseline run to compare with yet"))),
         },
         Strategy::Pinned => match store.pinned(suite)? {
             Some(id) => (id, format!("the run pinned for suite `{suite}`")),
-            None => return Ok(None),
+            None => {
+                return Ok(Err(format!(
+                    "no run of suite `{suite}` is pinned: pin one with `refscore runs pin RUN`"
+                )));
+            }
         },
     };
     let entry = store.get(id)?;
-    Ok(Some((store.scores(id)?, stored_info(&entry, strategy.as_str(), reason))))
+    Ok(Ok((store.scores(id)?, stored_info(&entry, strategy.as_str(), reason))))
 }

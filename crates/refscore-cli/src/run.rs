@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use refscore::history::{
-    Comparison, Recorder, RowScores, RunInfo, RunStatus, Store, Strategy, compact_timestamp,
-    unix_now,
+    Comparison, Recorder, RowScores, RunInfo, RunStatus, Store, compact_timestamp, unix_now,
 };
 use refscore::judge::{CacheMode, CacheSettings};
 use refscore::runner::{
@@ -73,14 +72,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // recorded or any row evaluated. The suite's own strategy is applied
     // once the run's row limit is known (a resumed run keeps its own).
     let explicit = match args.baseline.as_deref() {
-        Some(_) => history::baseline(
-            store.as_ref(),
-            args.baseline.as_deref(),
-            &history::suite_name(&suite),
-            suite.regression.baseline,
-            None,
-            None,
-        )?,
+        Some(what) => Some(history::load_run(store.as_ref(), what)?),
         None => None,
     };
     // A new run, or the continuation of an interrupted one. The output
@@ -120,10 +112,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let baseline = match explicit {
-        Some(b) => Some(b),
-        None => history::baseline(
+        Some(found) => Ok(found),
+        None => history::suite_baseline(
             store.as_ref(),
-            None,
             &history::suite_name(&suite),
             suite.regression.baseline,
             run_id,
@@ -242,15 +233,11 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         summary.duration_s = started.elapsed().as_secs_f64();
     }
     info.ended_at = Some(refscore::history::now_rfc3339());
-    let info_limit = info.limit;
     summary.run = Some(info);
     let current = summary.scores(rows);
     let comparison = match baseline {
-        Some((base, why)) => Comparison::new(&base, why, &current, &suite.regression),
-        None => {
-            let why = no_baseline(store.is_some(), &suite, info_limit);
-            Comparison::without_baseline(&current, &suite.regression, &why)
-        }
+        Ok((base, why)) => Comparison::new(&base, why, &current, &suite.regression),
+        Err(why) => Comparison::without_baseline(&current, &suite.regression, &why),
     };
     summary.set_comparison(comparison, &suite.gate);
     if let (Some(store), Some(id)) = (&store, run_id) {
@@ -464,25 +451,6 @@ impl ProgressView {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
-    }
-}
-
-/// Why a run has no baseline, as its comparison says.
-fn no_baseline(stored: bool, suite: &Suite, limit: Option<u64>) -> String {
-    let name = history::suite_name(suite);
-    if !stored {
-        return String::from(
-            "no baseline: the run store is off (--no-store); give one with --baseline FOLDER",
-        );
-    }
-    match (suite.regression.baseline, limit) {
-        (Strategy::Pinned, _) => {
-            format!("no run of suite `{name}` is pinned: pin one with `refscore runs pin RUN`")
-        }
-        (Strategy::LastPassing, Some(n)) => {
-            format!("no baseline run yet: no passing run of suite `{name}` with --limit {n}")
-        }
-        (Strategy::LastPassing, None) => String::from("no baseline run to compare with yet"),
     }
 }
 

@@ -23,3 +23,10 @@ pub const MAX_TEXT_BYTES: usize = 8 << 20;
 /// bytes after its end are kept), and its row is an error that names the
 /// line and its length; the rows after it are read as usual.
 pub const MAX_ROW_BYTES: usize = 64 << 20;
+
+/// Why a row read from a file was refused: its `part` (`line`, `element`,
+/// `record`) is `length` bytes long, over `limit`; the one message every
+/// dataset reader gives.
+pub(crate) fn too_long(part: &str, length: u64, limit: impl std::fmt::Display) -> String {
+    format!("the {part} is {length} bytes long, over the limit of {limit} bytes for one row")
+}

@@ -126,10 +126,7 @@ impl<R: Read> Iterator for CsvRows<R> {
                 // buffer), but refused all the same.
                 let length = end - std::mem::replace(&mut self.end, end);
                 if length > self.max_row {
-                    let m = format!(
-                        "the record is {length} bytes long, over the limit of {} bytes for one row",
-                        self.max_row
-                    );
+                    let m = crate::limits::too_long("record", length, self.max_row);
                     return Some(Err(row_error(&self.path, number, m)));
                 }
                 Some(match self.row() {

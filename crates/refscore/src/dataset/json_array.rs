@@ -240,10 +240,12 @@ impl<R: BufRead> Iterator for JsonArrayRows<R> {
                 let number = self.index;
                 let item = match std::str::from_utf8(&self.buf) {
                     _ if self.length - self.trailing > self.max_row as u64 => Err(format!(
-                        "the element is {} bytes long, over the limit of {} bytes for one row; \
-                         it was skipped",
-                        self.length - self.trailing,
-                        self.max_row
+                        "{}; it was skipped",
+                        crate::limits::too_long(
+                            "element",
+                            self.length - self.trailing,
+                            self.max_row
+                        )
                     )),
                     Err(e) => Err(format!("not UTF-8: {e}")),
                     Ok(text) if text.trim().is_empty() => Err("empty array element".to_owned()),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Pending, row_error};
-use crate::limits::MAX_ROW_BYTES;
+use crate::limits::{MAX_ROW_BYTES, too_long};
 
 /// Bytes read at a time; a longer line grows the block to hold it.
 const BLOCK: usize = 4 << 20;
@@ -189,11 +189,7 @@ impl<R: Read> Iterator for JsonlRows<R> {
                 return Some(Pending::Ready(Err(row_error(
                     &self.path,
                     self.line,
-                    format!(
-                        "the line is {length} bytes long, over the limit of {} bytes for one row; \
-                         it was skipped",
-                        self.max_row
-                    ),
+                    format!("{}; it was skipped", too_long("line", length, self.max_row)),
                 ))));
             }
             let rest = &self.block[self.pos..];

@@ -27,9 +27,15 @@ pub(crate) enum Said {
 /// A JSON object that repeats a key is refused (`{"label": "a", "label":
 /// "b"}` names two judgements; JSON readers keep the last one).
 ///
+/// Content in text parts is joined, and a leading `<think>…</think>` block
+/// is skipped. A text cut off at `max_tokens` inside its first line is
+/// refused (the line might have gone on past a label), and a failure says
+/// what the finish reason (`length`, `content_filter`) tells of it.
+///
 /// # Errors
 /// Why nothing can be read: an empty reply, arguments that are not one
-/// JSON object, a repeated key.
+/// JSON object, a repeated key, an unclosed reasoning block, a first line
+/// cut off, a refusal.
 pub(crate) fn read_said(reply: &Reply) -> Result<Said, String> {
     let cut = reply.finish_reason.as_deref() == Some("length");
     match read_message(reply) {

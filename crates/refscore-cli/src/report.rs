@@ -149,6 +149,13 @@ pub(crate) fn summary(
             ]);
         }
         table(out, &rows, p)?;
+        // Settings a server refused, once per judge.
+        let mut told = std::collections::BTreeSet::new();
+        for j in &s.judges {
+            for a in j.adapted.iter().filter(|a| told.insert((&j.judge, *a))) {
+                writeln!(out, "  judge `{}`: {a}", j.judge)?;
+            }
+        }
     }
 
     if let Some(c) = &s.comparison {

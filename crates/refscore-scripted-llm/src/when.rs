@@ -7,7 +7,8 @@ use crate::request::RequestView;
 /// When a [`Rule`](crate::Rule) applies to a request.
 ///
 /// In script JSON: `"any"`, `{"prompt_contains": "text"}`,
-/// `{"path": "/v1/embeddings"}`, `{"all": [ ... ]}`.
+/// `{"path": "/v1/embeddings"}`, `{"body_has": "max_tokens"}`,
+/// `{"all": [ ... ]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum When {
@@ -21,6 +22,9 @@ pub enum When {
     /// The request path (query string left off) is exactly this, e.g.
     /// `/v1/chat/completions` or `/v1/embeddings`.
     Path(String),
+    /// The request body (a JSON object) has this top-level field, e.g.
+    /// `max_tokens`: a rule can refuse it as a reasoning model does.
+    BodyHas(String),
     /// Every condition holds (true when empty).
     All(Vec<When>),
 }
@@ -32,6 +36,7 @@ impl When {
             When::Any => true,
             When::PromptContains(needle) => request.prompt().contains(needle.as_str()),
             When::Path(path) => request.path == path,
+            When::BodyHas(field) => request.body.get(field.as_str()).is_some(),
             When::All(all) => all.iter().all(|w| w.matches(request)),
         }
     }
@@ -58,6 +63,11 @@ mod tests {
         assert!(both.matches(&view));
         let neither = When::All(vec![When::Any, When::Path("/v1/embeddings".into())]);
         assert!(!neither.matches(&view));
+        assert!(When::BodyHas("messages".into()).matches(&view));
+        assert!(!When::BodyHas("max_tokens".into()).matches(&view));
+        let null = serde_json::Value::Null;
+        let not_json = RequestView::new("POST", "/v1/chat/completions", &null, 3);
+        assert!(!When::BodyHas("messages".into()).matches(&not_json));
     }
 
     #[test]

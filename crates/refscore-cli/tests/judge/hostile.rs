@@ -189,3 +189,51 @@ fn absurd_token_counts_saturate() {
     );
     assert!(j["cost"].as_f64().unwrap() > 5e13, "{j}");
 }
+
+#[test]
+fn a_reasoning_model_that_refuses_max_tokens_and_temperature_is_judged_all_the_same() {
+    let refusal = |param: &str, code: &str| {
+        Reply::Status {
+        code: 400,
+        retry_after: None,
+        body: json!({"error": {"message": format!("Unsupported parameter: '{param}' is not supported with this model."),
+                               "type": "invalid_request_error", "param": param, "code": code}})
+        .to_string(),
+    }
+    };
+    let server = ScriptedServer::start(Script::new(vec![
+        Rule::new(
+            When::BodyHas("max_tokens".into()),
+            refusal("max_tokens", "unsupported_parameter"),
+        ),
+        Rule::new(When::BodyHas("temperature".into()), refusal("temperature", "unsupported_value")),
+        Rule::always(Reply::Auto),
+    ]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ["a LABEL=polite", "b LABEL=rude", "c LABEL=polite"];
+    setup(dir.path(), &server.base_url(), &rows, &json!({"max_tokens": 64}), "{}");
+    let o = run(dir.path(), &[]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    let labels: Vec<&Value> = r.iter().map(|r| &r["scores"][0]["label"]).collect();
+    assert_eq!(labels, ["polite", "rude", "polite"], "{r:?}");
+    let j = &summary(dir.path())["judges"][0];
+    assert_eq!((j["evaluations"].as_u64(), j["failures"].as_u64()), (Some(3), Some(0)), "{j}");
+    let first = server.request_count() as u64;
+    assert_eq!(j["requests"].as_u64(), Some(first), "{j}");
+    assert!((5..=9).contains(&first), "two refusals, learnt once: {j}");
+    let adapted = j["adapted"].as_array().unwrap();
+    assert_eq!(adapted.len(), 2, "{j}");
+    assert!(
+        stdout(&o).contains("judge `default`: the server refused max_tokens"),
+        "{}",
+        stdout(&o)
+    );
+    // Without its temperature the judge is not deterministic: nothing was
+    // cached, and a rerun asks again.
+    std::fs::remove_dir_all(dir.path().join("out")).unwrap();
+    let o = run(dir.path(), &[]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(server.request_count() as u64 >= first + 3 + 2);
+}

@@ -16,6 +16,7 @@ use super::limiter::Limiter;
 use super::secret::{ApiKey, Redactor};
 use super::usage::{CallRecord, JudgeUsage, Usage};
 
+mod adapt;
 mod ask;
 mod embeddings;
 mod send;
@@ -164,6 +165,8 @@ pub struct Judge {
     /// The structured-output mode the server accepted last (see
     /// [`Judge::preferred_mode`]).
     mode: std::sync::atomic::AtomicU8,
+    /// The settings its server refused ([`adapt::Adaptation`] bits).
+    adapted: std::sync::atomic::AtomicU8,
     /// Threads that do the HTTP exchanges, so that a caller can stop
     /// waiting when the run is cancelled.
     io: super::io::IoPool,
@@ -248,6 +251,7 @@ impl Judge {
             usage: Usage::default(),
             jitter: AtomicU64::new(0x2545_F491_4F6C_DD1D),
             mode: std::sync::atomic::AtomicU8::new(0),
+            adapted: std::sync::atomic::AtomicU8::new(0),
             io: super::io::IoPool::new(concurrency),
             config,
         }
@@ -300,20 +304,17 @@ impl Judge {
 
     /// What it cost so far, per evaluator.
     pub fn usage(&self) -> Vec<JudgeUsage> {
-        self.usage.report(&self.name, &self.config.model, self.config.prices)
+        let adapted: Vec<String> =
+            self.adaptations().iter().map(|a| a.describe().to_owned()).collect();
+        self.usage.report(&self.name, &self.config.model, self.config.prices, &adapted)
     }
 
     /// The request body: `body` (messages, tools, ...) with the judge's
-    /// model and sampling settings.
+    /// model and sampling settings, as its server takes them (a setting
+    /// the server refused is sent as it takes it, or left out).
     pub fn body(&self, mut body: Map<String, Value>) -> Value {
         body.insert("model".into(), Value::String(self.config.model.clone()));
-        body.insert("temperature".into(), Value::from(self.config.temperature));
-        if let Some(n) = self.config.max_tokens {
-            body.insert("max_tokens".into(), Value::from(n));
-        }
-        if let Some(s) = self.config.seed {
-            body.insert("seed".into(), Value::from(s));
-        }
+        self.add_settings(&mut body);
         Value::Object(body)
     }
 

@@ -73,6 +73,7 @@ impl Usage {
         judge: &str,
         model: &str,
         prices: Option<super::Prices>,
+        adapted: &[String],
     ) -> Vec<JudgeUsage> {
         let map = self.by_caller.lock().unwrap_or_else(PoisonError::into_inner);
         map.iter()
@@ -101,6 +102,7 @@ impl Usage {
                     latency_p50_ms: percentile(&l, 0.50),
                     latency_p95_ms: percentile(&l, 0.95),
                     cost,
+                    adapted: adapted.to_vec(),
                 }
             })
             .collect()
@@ -150,6 +152,11 @@ pub struct JudgeUsage {
     /// Cost from the suite's prices per million tokens, when given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
+    /// Settings the judge's server refused and the judge then sent
+    /// differently or left out (`max_tokens` as `max_completion_tokens`,
+    /// say), in words; absent when there were none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adapted: Vec<String>,
 }
 
 #[cfg(test)]
@@ -177,7 +184,7 @@ mod tests {
             CallRecord { requests: 3, retries: 2, failed: true, ..CallRecord::default() },
         );
         let prices = super::super::Prices { prompt: 1.0, completion: 2.0 };
-        let r = &u.report("j", "m", Some(prices))[0];
+        let r = &u.report("j", "m", Some(prices), &[])[0];
         assert_eq!(
             (r.evaluations, r.requests, r.retries, r.failures, r.cache_hits),
             (102, 103, 2, 1, 1)
@@ -202,7 +209,7 @@ mod tests {
             );
         }
         let prices = super::super::Prices { prompt: 1.0, completion: 1.0 };
-        let r = &u.report("j", "m", Some(prices))[0];
+        let r = &u.report("j", "m", Some(prices), &[])[0];
         assert_eq!((r.prompt_tokens, r.completion_tokens), (u64::MAX, u64::MAX));
         assert_eq!(r.requests, u64::MAX);
         assert!(r.cost.unwrap() > 3.6e13, "{:?}", r.cost);

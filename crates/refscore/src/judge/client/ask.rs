@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use super::adapt::{Adaptation, deterministic};
 use super::{CacheMode, Judge, JudgeError, Reply, StructuredMode, cut};
 use crate::judge::cache::Cache;
 use crate::judge::usage::CallRecord;
@@ -94,17 +95,41 @@ impl Judge {
 
     /// One reply for `body` read by `read`: from the cache when it holds
     /// one `read` accepts, else from the server (stored once `read`
-    /// accepted it). Requests and tokens are added to `record`.
+    /// accepted it). Requests and tokens are added to `record`. A 400 or
+    /// 422 that refuses one of the judge's settings ([`Adaptation`]) is
+    /// learnt and the request sent again without it: at most once per
+    /// setting, since a learnt setting is never sent again.
     pub(super) fn exchange<T>(
         &self,
         body: Map<String, Value>,
         record: &mut CallRecord,
         read: &impl Fn(&Reply) -> Result<T, String>,
     ) -> Result<(T, Reply), AskError> {
-        let body = self.body(body);
-        let cacheable = self.config.deterministic() || self.config.cache_nondeterministic;
+        loop {
+            let sent = self.body(body.clone());
+            match self.exchange_once(&sent, record, read) {
+                Err(AskError::Request(JudgeError::Status {
+                    status: 400 | 422,
+                    body: text,
+                    ..
+                })) if let Some(a) = Adaptation::for_refusal(&text, &sent) => {
+                    self.adapt(a);
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// [`Judge::exchange`] of one request body.
+    fn exchange_once<T>(
+        &self,
+        body: &Value,
+        record: &mut CallRecord,
+        read: &impl Fn(&Reply) -> Result<T, String>,
+    ) -> Result<(T, Reply), AskError> {
+        let cacheable = deterministic(body) || self.config.cache_nondeterministic;
         let cache = self.cache.as_ref().filter(|_| cacheable && self.cache_mode != CacheMode::Off);
-        let key = cache.map(|_| Cache::key(&self.cache_scope(), &body));
+        let key = cache.map(|_| Cache::key(&self.cache_scope(), body));
         if let (Some(c), Some(k), CacheMode::Use) = (cache, &key, self.cache_mode)
             && let Some(text) = c.get(k)
             && let Ok((reply, _)) = self.parse(&text)
@@ -117,7 +142,7 @@ impl Judge {
                 return Ok((value, reply));
             }
         }
-        let text = self.send("chat/completions", &body, record).map_err(AskError::Request)?;
+        let text = self.send("chat/completions", body, record).map_err(AskError::Request)?;
         let (reply, clean) = self.parse(&text).map_err(AskError::Request)?;
         record.prompt_tokens = record.prompt_tokens.saturating_add(reply.prompt_tokens);
         record.completion_tokens = record.completion_tokens.saturating_add(reply.completion_tokens);

@@ -16,11 +16,22 @@ use super::*;
 fn serve<A: AsRef<[u8]> + Send + 'static>(
     answers: impl FnOnce(&str) -> Vec<A>,
 ) -> (String, Arc<Mutex<Vec<String>>>) {
+    let (base, seen, _) = serve_logging_bodies(answers);
+    (base, seen)
+}
+
+/// [`serve`], also keeping the request bodies.
+#[allow(clippy::type_complexity)]
+fn serve_logging_bodies<A: AsRef<[u8]> + Send + 'static>(
+    answers: impl FnOnce(&str) -> Vec<A>,
+) -> (String, Arc<Mutex<Vec<String>>>, Arc<Mutex<Vec<Value>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let answers = answers(&base);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let body_log = Arc::clone(&bodies);
     std::thread::spawn(move || {
         for answer in answers {
             let Ok((stream, _)) = listener.accept() else { return };
@@ -42,10 +53,11 @@ fn serve<A: AsRef<[u8]> + Send + 'static>(
             let mut body = vec![0; length];
             let _ = reader.read_exact(&mut body);
             log.lock().unwrap().push(head);
+            body_log.lock().unwrap().push(serde_json::from_slice(&body).unwrap_or(Value::Null));
             let _ = reader.get_mut().write_all(answer.as_ref());
         }
     });
-    (format!("{base}/v1"), seen)
+    (format!("{base}/v1"), seen, bodies)
 }
 
 fn http(status: &str, headers: &str, body: &str) -> String {
@@ -294,4 +306,62 @@ fn a_spent_quota_is_not_retried_and_an_unreadable_400_still_falls_back() {
     let (_, _, mode) = j.ask("ev", None, |_| Map::new(), |r| Ok(r.message.clone())).unwrap();
     assert_eq!(mode, StructuredMode::JsonSchema);
     assert_eq!(seen.lock().unwrap().len(), 2, "no retry of the unreadable 400");
+}
+
+#[test]
+fn settings_a_reasoning_model_refuses_are_learnt_once_and_sent_as_it_takes_them() {
+    let max = r#"{"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}"#;
+    let temp = r#"{"error": {"message": "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}}"#;
+    let (base, seen, bodies) = serve_logging_bodies(|_| {
+        vec![
+            http("400 Bad Request", "", max),
+            http("400 Bad Request", "", temp),
+            http("200 OK", "", &completion(r#"{"label": "polite"}"#)),
+            http("200 OK", "", &completion(r#"{"label": "rude"}"#)),
+        ]
+    });
+    let mut c = JudgeConfig::new("o4-mini");
+    c.base_url = Some(base);
+    c.max_tokens = Some(300);
+    c.seed = Some(7);
+    let j = Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)));
+    let ask = || {
+        j.ask("ev", Some(StructuredMode::Tools), |_| Map::new(), |r| Ok(r.message.clone()))
+            .map(|(m, _, _)| crate::json::compact(&m))
+    };
+    assert!(ask().unwrap().contains("polite"));
+    assert!(ask().unwrap().contains("rude"));
+    let sent = bodies.lock().unwrap().clone();
+    let keys = |b: &Value| {
+        ["max_tokens", "max_completion_tokens", "temperature", "seed"]
+            .into_iter()
+            .filter(|k| b.get(*k).is_some())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(keys(&sent[0]), ["max_tokens", "temperature", "seed"]);
+    assert_eq!(keys(&sent[1]), ["max_completion_tokens", "temperature", "seed"]);
+    assert_eq!(sent[1]["max_completion_tokens"], 300);
+    // Learnt: the next judgement is sent as the server takes it at once.
+    assert_eq!(keys(&sent[2]), ["max_completion_tokens", "seed"]);
+    assert_eq!(keys(&sent[3]), ["max_completion_tokens", "seed"]);
+    assert_eq!(seen.lock().unwrap().len(), 4);
+    let u = &j.usage()[0];
+    assert_eq!((u.evaluations, u.requests, u.retries, u.failures), (2, 4, 0, 0));
+    assert_eq!(u.adapted.len(), 2, "{:?}", u.adapted);
+    assert!(u.adapted[0].contains("max_completion_tokens"), "{:?}", u.adapted);
+    assert!(u.adapted[1].contains("temperature"), "{:?}", u.adapted);
+}
+
+#[test]
+fn a_value_out_of_range_is_an_error_not_a_setting_to_drop() {
+    let big = r#"{"error": {"message": "'max_tokens' is too large: 100000. This model supports at most 16384 completion tokens.", "param": "max_tokens", "code": "invalid_value"}}"#;
+    let (base, seen) = serve(|_| vec![http("400 Bad Request", "", big)]);
+    let mut c = JudgeConfig::new("m");
+    c.base_url = Some(base);
+    c.max_tokens = Some(100_000);
+    let j = Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)));
+    let e = j.chat("ev", Map::new()).unwrap_err().to_string();
+    assert!(e.contains("HTTP 400") && e.contains("too large"), "{e}");
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    assert!(j.usage()[0].adapted.is_empty());
 }

@@ -235,5 +235,17 @@ fn a_reasoning_model_that_refuses_max_tokens_and_temperature_is_judged_all_the_s
     std::fs::remove_dir_all(dir.path().join("out")).unwrap();
     let o = run(dir.path(), &[]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let j = &summary(dir.path())["judges"][0];
+    assert_eq!(j["cache_hits"].as_u64(), Some(0), "{j}");
     assert!(server.request_count() as u64 >= first + 3 + 2);
+    // With a seed the replies are reproducible: cached, and a rerun sends
+    // only the refused requests that teach the new judge.
+    setup(dir.path(), &server.base_url(), &rows, &json!({"max_tokens": 64, "seed": 3}), "{}");
+    for hits in [0, 3] {
+        std::fs::remove_dir_all(dir.path().join("out")).unwrap_or_default();
+        let o = run(dir.path(), &[]);
+        assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+        let j = &summary(dir.path())["judges"][0];
+        assert_eq!(j["cache_hits"].as_u64(), Some(hits), "{j}");
+    }
 }

@@ -304,8 +304,7 @@ impl Judge {
 
     /// What it cost so far, per evaluator.
     pub fn usage(&self) -> Vec<JudgeUsage> {
-        let adapted: Vec<String> =
-            self.adaptations().iter().map(|a| a.describe().to_owned()).collect();
+        let adapted = self.adaptations_described();
         self.usage.report(&self.name, &self.config.model, self.config.prices, &adapted)
     }
 

@@ -221,7 +221,9 @@ impl JudgeConfig {
     }
 
     /// Whether the same request always gets the same reply, as far as the
-    /// settings can say (temperature 0, or a seed).
+    /// settings can say (temperature 0, or a seed). What a judge caches is
+    /// decided by the request it actually sends: a server that refuses the
+    /// temperature gets none (see `docs/judges.md`).
     pub fn deterministic(&self) -> bool {
         self.temperature == 0.0 || self.seed.is_some()
     }

@@ -1,14 +1,37 @@
 //! Request settings a server refuses. OpenAI's reasoning models answer
 //! 400 to `max_tokens` (they take `max_completion_tokens`) and to any
 //! `temperature` but their default; some servers refuse `seed`. A judge
-//! learns each refusal once, from the error body, and from then on sends
-//! what the server takes: the refused request is sent again at once.
+//! learns each refusal from the error body and from then on sends what the
+//! server takes: the refused request is sent again at once.
 
 use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value};
 
 use super::Judge;
+
+/// Words that say a setting is refused, not merely out of range.
+const REFUSALS: [&str; 15] = [
+    "unsupported",
+    "not supported",
+    "does not support",
+    "doesn't support",
+    "do not support",
+    "don't support",
+    "not permitted",
+    "not allowed",
+    "unrecognized",
+    "unrecognised",
+    "unknown name",
+    "unknown parameter",
+    "unknown field",
+    "extra inputs",
+    "cannot find field",
+];
+
+/// How far apart (in bytes) a refusal word and the setting's name may be
+/// in an error message.
+const NEAR: usize = 48;
 
 /// One setting a judge sends differently because its server refused it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +48,8 @@ impl Adaptation {
     const ALL: [Adaptation; 3] =
         [Adaptation::MaxCompletionTokens, Adaptation::NoTemperature, Adaptation::NoSeed];
 
-    fn bit(self) -> u8 {
+    /// Its bit in [`Judge`]'s set of learnt adaptations.
+    pub(crate) fn bit(self) -> u8 {
         match self {
             Adaptation::MaxCompletionTokens => 1,
             Adaptation::NoTemperature => 2,
@@ -42,11 +66,17 @@ impl Adaptation {
         }
     }
 
-    /// What the judge does instead, as the run's summary says it.
-    pub(crate) fn describe(self) -> &'static str {
+    /// What the judge does instead, as the run's summary says it;
+    /// `seeded`: whether the judge still sends a seed.
+    pub(crate) fn describe(self, seeded: bool) -> &'static str {
         match self {
             Adaptation::MaxCompletionTokens => {
-                "the server refused max_tokens: sent as max_completion_tokens"
+                "the server refused max_tokens: sent as max_completion_tokens, which also \
+                 counts the model's reasoning (raise max_tokens if replies come back empty, \
+                 cut off at the limit)"
+            }
+            Adaptation::NoTemperature if seeded => {
+                "the model refused the temperature: left out, the model's default used"
             }
             Adaptation::NoTemperature => {
                 "the model refused the temperature: left out, the model's default used \
@@ -57,42 +87,75 @@ impl Adaptation {
         }
     }
 
-    /// The adaptation an error body asks for: it names one of the
-    /// settings `sent` holds as unsupported. OpenAI's form is
-    /// `{"error": {"param": "max_tokens", "code": "unsupported_parameter",
-    /// "message": "Unsupported parameter: 'max_tokens' is not supported with
-    /// this model. Use 'max_completion_tokens' instead."}}`; other servers
-    /// only say it in words (`'seed'`, `"seed"` or `` `seed` `` with
-    /// "unsupported", "not supported", "not permitted", ...). A value out
-    /// of range ("temperature must be between 0 and 2") is not a refusal.
+    /// The adaptation an error body asks for: it refuses one of the
+    /// settings `sent` holds.
+    ///
+    /// From a JSON body: OpenAI's `{"error": {"param": "max_tokens", "code":
+    /// "unsupported_parameter" | "unsupported_value", ...}}`, or a
+    /// FastAPI/pydantic `{"detail": [{"type": "extra_forbidden", "loc":
+    /// ["body", "seed"], ...}]}`; else its messages (`error.message`,
+    /// `message`, `detail`, `detail[].msg`, decoded) are read as words:
+    /// the setting's name as a word of its own (`'seed'`, `seed=0`,
+    /// `supplied: seed`) within a few words of "unsupported", "not
+    /// supported", "not permitted", "unrecognized", "unknown name" and the
+    /// like. A body that is not JSON is read as words whole. A value out
+    /// of range ("temperature must be between 0 and 2", "'max_tokens' is
+    /// too large") is not a refusal; nor is a name merely echoed in the
+    /// body far from such a word (pydantic's `input_value={...}`).
     pub(crate) fn for_refusal(error_body: &str, sent: &Value) -> Option<Adaptation> {
-        let v = serde_json::from_str::<Value>(error_body).ok();
-        let error = v.as_ref().map(|v| v.get("error").unwrap_or(v));
-        let field = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str);
-        let lower = error_body.to_ascii_lowercase();
-        let refusal = matches!(field("code"), Some("unsupported_parameter" | "unsupported_value"))
-            || [
-                "unsupported",
-                "not supported",
-                "does not support",
-                "not permitted",
-                "not allowed",
-                "unrecognized",
-                "unknown parameter",
-                "extra inputs",
-            ]
-            .iter()
-            .any(|w| lower.contains(w));
-        if !refusal {
-            return None;
-        }
-        Adaptation::ALL.into_iter().find(|a| {
+        let sent_ones =
+            || Adaptation::ALL.into_iter().filter(|a| sent.get(a.parameter()).is_some());
+        let Ok(v) = serde_json::from_str::<Value>(error_body) else {
+            return sent_ones().find(|a| named_in_refusal(error_body, a.parameter()));
+        };
+        // Google's OpenAI-compatible endpoint wraps its error in a list.
+        let v = match &v {
+            Value::Array(items) => items.first().unwrap_or(&Value::Null),
+            other => other,
+        };
+        let error = v.get("error").filter(|e| e.is_object()).unwrap_or(v);
+        let str_of = |k: &str| error.get(k).and_then(Value::as_str);
+        let details = v.get("detail").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let structured = |a: &Adaptation| {
             let p = a.parameter();
-            sent.get(p).is_some()
-                && (field("param") == Some(p)
-                    || ['\'', '"', '`'].iter().any(|q| lower.contains(&format!("{q}{p}{q}"))))
-        })
+            let openai = str_of("param") == Some(p)
+                && matches!(str_of("code"), Some("unsupported_parameter" | "unsupported_value"));
+            let pydantic = details.iter().any(|d| {
+                d.get("type").and_then(Value::as_str) == Some("extra_forbidden")
+                    && d.get("loc").and_then(Value::as_array).and_then(|l| l.last())
+                        == Some(&Value::from(p))
+            });
+            openai || pydantic
+        };
+        if let Some(a) = sent_ones().find(structured) {
+            return Some(a);
+        }
+        let mut messages: Vec<&str> = ["message", "detail", "error"]
+            .iter()
+            .filter_map(|k| error.get(*k).or_else(|| v.get(*k)).and_then(Value::as_str))
+            .collect();
+        messages.extend(details.iter().filter_map(|d| d.get("msg").and_then(Value::as_str)));
+        sent_ones().find(|a| messages.iter().any(|m| named_in_refusal(m, a.parameter())))
     }
+}
+
+/// Whether `text` names `param` as a word of its own within [`NEAR`]
+/// bytes of a refusal word.
+fn named_in_refusal(text: &str, param: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = lower.as_bytes();
+    let names: Vec<usize> = lower
+        .match_indices(param)
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            let end = i + param.len();
+            (i == 0 || !word(bytes[i - 1])) && bytes.get(end).is_none_or(|b| !word(*b))
+        })
+        .collect();
+    REFUSALS
+        .iter()
+        .any(|r| lower.match_indices(r).any(|(w, _)| names.iter().any(|&n| n.abs_diff(w) <= NEAR)))
 }
 
 impl Judge {
@@ -102,29 +165,41 @@ impl Judge {
         Adaptation::ALL.into_iter().filter(|a| bits & a.bit() != 0).collect()
     }
 
+    /// What [`Judge::adaptations`] changed, in words.
+    pub(crate) fn adaptations_described(&self) -> Vec<String> {
+        let seeded =
+            self.config.seed.is_some() && !self.adaptations().contains(&Adaptation::NoSeed);
+        self.adaptations().iter().map(|a| a.describe(seeded).to_owned()).collect()
+    }
+
     /// Learns `a`: later requests are sent without the refused setting.
     pub(crate) fn adapt(&self, a: Adaptation) {
         self.adapted.fetch_or(a.bit(), Ordering::Relaxed);
     }
 
     /// The judge's sampling settings as its server takes them, added to
-    /// `body`.
+    /// `body`. A refused setting is also taken out of a `body` that came
+    /// with it (a caller's own `max_tokens`, say).
     pub(super) fn add_settings(&self, body: &mut Map<String, Value>) {
         let bits = self.adapted.load(Ordering::Relaxed);
         let on = |a: Adaptation| bits & a.bit() != 0;
-        if !on(Adaptation::NoTemperature) {
-            body.insert("temperature".into(), Value::from(self.config.temperature));
-        }
+        body.insert("temperature".into(), Value::from(self.config.temperature));
         if let Some(n) = self.config.max_tokens {
-            let field = if on(Adaptation::MaxCompletionTokens) {
-                "max_completion_tokens"
-            } else {
-                "max_tokens"
-            };
-            body.insert(field.into(), Value::from(n));
+            body.insert("max_tokens".into(), Value::from(n));
         }
-        if let Some(s) = self.config.seed.filter(|_| !on(Adaptation::NoSeed)) {
+        if let Some(s) = self.config.seed {
             body.insert("seed".into(), Value::from(s));
+        }
+        if on(Adaptation::NoTemperature) {
+            body.remove("temperature");
+        }
+        if on(Adaptation::MaxCompletionTokens)
+            && let Some(n) = body.remove("max_tokens")
+        {
+            body.insert("max_completion_tokens".into(), n);
+        }
+        if on(Adaptation::NoSeed) {
+            body.remove("seed");
         }
     }
 }
@@ -146,15 +221,39 @@ mod tests {
     }
 
     #[test]
-    fn refusals_are_read_from_openai_errors_and_from_words() {
-        let openai_max = r#"{"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}"#;
-        let openai_temp = r#"{"error": {"message": "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}}"#;
-        let pydantic = r#"{"detail": [{"type": "extra_forbidden", "loc": ["body", "seed"], "msg": "Extra inputs are not permitted", "input": 7}]}"#;
-        let cases = [
-            (openai_max, Some(Adaptation::MaxCompletionTokens)),
-            (openai_temp, Some(Adaptation::NoTemperature)),
-            (pydantic, Some(Adaptation::NoSeed)),
-            ("seed: `seed` is not supported by this backend", Some(Adaptation::NoSeed)),
+    fn refusals_are_read_from_structured_errors_and_from_words() {
+        use Adaptation::{MaxCompletionTokens, NoSeed, NoTemperature};
+        let cases: &[(&str, Option<Adaptation>)] = &[
+            // OpenAI's reasoning models.
+            (
+                r#"{"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}"#,
+                Some(MaxCompletionTokens),
+            ),
+            (
+                r#"{"error": {"message": "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}}"#,
+                Some(NoTemperature),
+            ),
+            // FastAPI/pydantic servers with closed request models (a 422).
+            (
+                r#"{"detail": [{"type": "extra_forbidden", "loc": ["body", "seed"], "msg": "Extra inputs are not permitted", "input": 7}]}"#,
+                Some(NoSeed),
+            ),
+            // Google's OpenAI-compatible endpoint: a list, an escaped name.
+            (
+                r#"[{"error": {"code": 400, "message": "Invalid JSON payload received. Unknown name \"seed\": Cannot find field.", "status": "INVALID_ARGUMENT"}}]"#,
+                Some(NoSeed),
+            ),
+            // Older Azure OpenAI API versions: the name unquoted, no param.
+            (
+                r#"{"error": {"message": "Unrecognized request argument supplied: seed", "type": "invalid_request_error", "param": null, "code": null}}"#,
+                Some(NoSeed),
+            ),
+            // A proxy's wrapped message: `name=value`.
+            (
+                r#"{"error": {"message": "litellm.UnsupportedParamsError: O-series models don't support temperature=0. Only temperature=1 is supported.", "code": "400"}}"#,
+                Some(NoTemperature),
+            ),
+            ("seed: `seed` is not supported by this backend", Some(NoSeed)),
             // A value out of range is the suite's to fix, not the judge's.
             (
                 r#"{"error": {"message": "'max_tokens' is too large: 100000. This model supports at most 16384 completion tokens.", "param": "max_tokens", "code": "invalid_value"}}"#,
@@ -164,21 +263,30 @@ mod tests {
                 r#"{"error": {"message": "temperature must be between 0 and 2", "param": "temperature"}}"#,
                 None,
             ),
-            // Refusing what was not sent, or something else, teaches nothing.
+            // Refusing something else teaches nothing, however the body
+            // echoes the request.
             (
                 r#"{"error": {"message": "Unsupported parameter: 'tools'", "param": "tools", "code": "unsupported_parameter"}}"#,
                 None,
             ),
+            (
+                r#"{"object": "error", "message": "1 validation error for ChatCompletionRequest\n  Value error, 'response_format' is unsupported here [type=value_error, input_value={'model': 'm', 'messages': [], 'stream': False, 'temperature': 0.0, 'max_tokens': 50, 'seed': 7}, input_type=dict]", "code": 400}"#,
+                None,
+            ),
+            (
+                r#"{"detail": [{"type": "extra_forbidden", "loc": ["body", "logit_bias"], "msg": "Extra inputs are not permitted", "input": {"content": "is `temperature` too high?"}}]}"#,
+                None,
+            ),
             ("context length exceeded", None),
+            // 'max_tokens' is not read out of 'max_completion_tokens'.
+            (r#"{"error": {"message": "Unsupported parameter: 'max_completion_tokens'"}}"#, None),
         ];
         for (body, want) in cases {
-            assert_eq!(Adaptation::for_refusal(body, &sent()), want, "{body}");
+            assert_eq!(Adaptation::for_refusal(body, &sent()), *want, "{body}");
         }
-        let without_seed = json!({"model": "m", "max_tokens": 50});
-        assert_eq!(Adaptation::for_refusal(pydantic, &without_seed), None);
-        // 'max_tokens' is not read out of 'max_completion_tokens'.
-        let other = r#"{"error": {"message": "Unsupported parameter: 'max_completion_tokens'"}}"#;
-        assert_eq!(Adaptation::for_refusal(other, &sent()), None);
+        // A setting that was not sent is not the one refused.
+        let pydantic = cases[2].0;
+        assert_eq!(Adaptation::for_refusal(pydantic, &json!({"model": "m"})), None);
     }
 
     #[test]

@@ -97,14 +97,17 @@ impl Judge {
     /// one `read` accepts, else from the server (stored once `read`
     /// accepted it). Requests and tokens are added to `record`. A 400 or
     /// 422 that refuses one of the judge's settings ([`Adaptation`]) is
-    /// learnt and the request sent again without it: at most once per
-    /// setting, since a learnt setting is never sent again.
+    /// learnt and the request sent again without it, at most once per
+    /// setting.
     pub(super) fn exchange<T>(
         &self,
         body: Map<String, Value>,
         record: &mut CallRecord,
         read: &impl Fn(&Reply) -> Result<T, String>,
     ) -> Result<(T, Reply), AskError> {
+        // What this exchange learnt: a refusal that comes back after the
+        // setting was changed is an error, not a loop.
+        let mut learnt = 0u8;
         loop {
             let sent = self.body(body.clone());
             match self.exchange_once(&sent, record, read) {
@@ -112,7 +115,10 @@ impl Judge {
                     status: 400 | 422,
                     body: text,
                     ..
-                })) if let Some(a) = Adaptation::for_refusal(&text, &sent) => {
+                })) if let Some(a) = Adaptation::for_refusal(&text, &sent)
+                    && learnt & a.bit() == 0 =>
+                {
+                    learnt |= a.bit();
                     self.adapt(a);
                 }
                 other => return other,

@@ -345,6 +345,8 @@ fn settings_a_reasoning_model_refuses_are_learnt_once_and_sent_as_it_takes_them(
     assert_eq!(keys(&sent[2]), ["max_completion_tokens", "seed"]);
     assert_eq!(keys(&sent[3]), ["max_completion_tokens", "seed"]);
     assert_eq!(seen.lock().unwrap().len(), 4);
+    // Settings, not the structured-output mode, were refused.
+    assert_eq!(j.preferred_mode(), StructuredMode::Tools);
     let u = &j.usage()[0];
     assert_eq!((u.evaluations, u.requests, u.retries, u.failures), (2, 4, 0, 0));
     assert_eq!(u.adapted.len(), 2, "{:?}", u.adapted);
@@ -364,4 +366,43 @@ fn a_value_out_of_range_is_an_error_not_a_setting_to_drop() {
     assert!(e.contains("HTTP 400") && e.contains("too large"), "{e}");
     assert_eq!(seen.lock().unwrap().len(), 1);
     assert!(j.usage()[0].adapted.is_empty());
+}
+
+#[test]
+fn a_refusal_that_comes_back_is_an_error_not_a_loop() {
+    // The server refuses max_tokens whatever it is sent; the caller's own
+    // body holds max_tokens too.
+    let refusal = r#"{"error": {"message": "Unsupported parameter: 'max_tokens'", "param": "max_tokens", "code": "unsupported_parameter"}}"#;
+    let (base, seen, bodies) =
+        serve_logging_bodies(|_| vec![http("400 Bad Request", "", refusal); 5]);
+    let mut c = JudgeConfig::new("m");
+    c.base_url = Some(base);
+    let j = Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)));
+    let mut body = Map::new();
+    body.insert("max_tokens".into(), json!(9));
+    let e = j.chat("ev", body).unwrap_err().to_string();
+    assert!(e.contains("HTTP 400"), "{e}");
+    assert_eq!(seen.lock().unwrap().len(), 2, "the request, and once more as the server takes it");
+    let sent = bodies.lock().unwrap().clone();
+    assert_eq!((sent[1].get("max_tokens"), &sent[1]["max_completion_tokens"]), (None, &json!(9)));
+}
+
+#[test]
+fn a_422_from_a_closed_request_model_drops_the_seed() {
+    let extra = r#"{"detail": [{"type": "extra_forbidden", "loc": ["body", "seed"], "msg": "Extra inputs are not permitted", "input": 7}]}"#;
+    let (base, _, bodies) = serve_logging_bodies(|_| {
+        vec![
+            http("422 Unprocessable Entity", "", extra),
+            http("200 OK", "", &completion(r#"{"label": "polite"}"#)),
+        ]
+    });
+    let mut c = JudgeConfig::new("m");
+    c.base_url = Some(base);
+    c.seed = Some(7);
+    let j = Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)));
+    j.chat("ev", Map::new()).unwrap();
+    let sent = bodies.lock().unwrap().clone();
+    assert_eq!((sent[0]["seed"].as_u64(), sent[1].get("seed")), (Some(7), None));
+    assert_eq!(sent[1]["temperature"], 0.0);
+    assert_eq!(j.usage()[0].adapted, ["the server refused seed: left out"]);
 }

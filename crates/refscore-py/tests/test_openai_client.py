@@ -63,3 +63,43 @@ def test_a_stream_gives_the_same_answer_as_a_whole_reply(client: openai.OpenAI) 
     with client.chat.completions.stream(model="judge", messages=MESSAGES) as stream:
         final = stream.get_final_completion()
     assert final.choices[0].message.content == whole.choices[0].message.content
+
+
+def test_models_request_ids_and_n_choices(client: openai.OpenAI) -> None:
+    assert client.models.retrieve("gpt-4o-mini").id == "gpt-4o-mini"
+    r = client.chat.completions.with_raw_response.create(model="judge", messages=MESSAGES, n=2)
+    assert r.request_id and r.request_id.startswith("req_scripted_")
+    completion = r.parse()
+    assert [c.index for c in completion.choices] == [0, 1]
+    assert completion.choices[1].message.content == completion.choices[0].message.content
+
+
+def test_a_bad_request_is_refused_as_openai_refuses_it(client: openai.OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(model="judge", messages=[])
+    assert e.value.status_code == 400 and e.value.param == "messages"
+    assert e.value.type == "invalid_request_error" and e.value.request_id
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(model="judge", messages=MESSAGES, temperature=5)
+    assert e.value.param == "temperature"
+    with pytest.raises(openai.BadRequestError) as e:
+        client.embeddings.create(model="emb", input=[])
+    assert e.value.param == "input"
+
+
+def test_structured_output_meets_the_schema_constraints(client: openai.OpenAI) -> None:
+    import datetime
+
+    import pydantic
+
+    class Invoice(pydantic.BaseModel):
+        count: int = pydantic.Field(gt=0)
+        share: float = pydantic.Field(gt=0, lt=1)
+        issued: datetime.datetime
+        note: str = pydantic.Field(min_length=20)
+
+    parse = getattr(client.chat.completions, "parse", None) or client.beta.chat.completions.parse
+    r = parse(model="judge", messages=MESSAGES, response_format=Invoice)
+    invoice = r.choices[0].message.parsed
+    assert invoice is not None and invoice.count >= 1 and 0 < invoice.share < 1
+    assert len(invoice.note) >= 20 and invoice.issued.year >= 2000

@@ -220,13 +220,9 @@ impl<'a> Filler<'a> {
                 self.fill_properties(schema, depth)
             }
             Some("object") => Value::Object(Map::new()),
-            Some("string") => Value::from("scripted"),
-            Some("integer") => {
-                schema.get("minimum").and_then(Value::as_i64).map_or(Value::from(0), Value::from)
-            }
-            Some("number") => {
-                schema.get("minimum").filter(|m| m.is_number()).cloned().unwrap_or(Value::from(0))
-            }
+            Some("string") => Value::from(string_for(schema)),
+            Some("integer") => integer_for(schema),
+            Some("number") => number_for(schema),
             Some("boolean") => Value::Bool(false),
             Some("array") => self.fill_array(schema, depth),
             _ => Value::Null,
@@ -265,10 +261,92 @@ impl<'a> Filler<'a> {
 
     fn fill_array(&mut self, schema: &'a Value, depth: usize) -> Value {
         let wanted = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+        let wanted =
+            schema.get("maxItems").and_then(Value::as_u64).map_or(wanted, |m| wanted.min(m));
         let items = schema.get("items").unwrap_or(&Value::Null);
         let items = (0..wanted.min(4)).map(|_| self.fill(items, depth + 1)).collect();
         Value::Array(items)
     }
+}
+
+/// A string a strict server could answer for `schema`: one of the common
+/// `format`s (`date-time`, `date`, `time`, `email`, `uri`, `uuid`, ...),
+/// else `scripted`, padded to `minLength` and cut to `maxLength`.
+fn string_for(schema: &Value) -> String {
+    let mut text = match schema.get("format").and_then(Value::as_str) {
+        Some("date-time") => "2026-01-01T00:00:00Z",
+        Some("date") => "2026-01-01",
+        Some("time") => "00:00:00Z",
+        Some("duration") => "P1D",
+        Some("email" | "idn-email") => "scripted@example.com",
+        Some("hostname" | "idn-hostname") => "example.com",
+        Some("ipv4") => "127.0.0.1",
+        Some("ipv6") => "::1",
+        Some("uri" | "iri" | "uri-reference" | "iri-reference") => "https://example.com/scripted",
+        Some("uuid") => "00000000-0000-4000-8000-000000000000",
+        _ => "scripted",
+    }
+    .to_owned();
+    let count = |k: &str| schema.get(k).and_then(Value::as_u64).map(|n| n.min(4096) as usize);
+    if let Some(min) = count("minLength") {
+        while text.chars().count() < min {
+            text.push('x');
+        }
+    }
+    if let Some(max) = count("maxLength") {
+        text = text.chars().take(max).collect();
+    }
+    text
+}
+
+/// A numeric bound: its value, and whether it is exclusive.
+type Bound = Option<(f64, bool)>;
+
+/// The bounds `minimum`/`exclusiveMinimum` and `maximum`/`exclusiveMaximum`
+/// set.
+fn bounds(schema: &Value) -> (Bound, Bound) {
+    let get = |k: &str| schema.get(k).and_then(Value::as_f64).filter(|f| f.is_finite());
+    let low = get("exclusiveMinimum").map(|m| (m, true)).or(get("minimum").map(|m| (m, false)));
+    let high = get("exclusiveMaximum").map(|m| (m, true)).or(get("maximum").map(|m| (m, false)));
+    (low, high)
+}
+
+/// An integer within the schema's bounds: 0 when allowed, else the
+/// nearest allowed one.
+fn integer_for(schema: &Value) -> Value {
+    let (low, high) = bounds(schema);
+    let low = low.map(|(m, ex)| if ex { m.floor() + 1.0 } else { m.ceil() });
+    let high = high.map(|(m, ex)| if ex { m.ceil() - 1.0 } else { m.floor() });
+    let mut n = 0.0_f64;
+    if let Some(l) = low {
+        n = n.max(l);
+    }
+    if let Some(h) = high {
+        n = n.min(h);
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let n = n.clamp(-9.0e15, 9.0e15) as i64;
+    Value::from(n)
+}
+
+/// A number within the schema's bounds: 0 when allowed, else a bound (or
+/// next to it when the bound is exclusive).
+fn number_for(schema: &Value) -> Value {
+    let (low, high) = bounds(schema);
+    let inside = |n: f64| {
+        low.is_none_or(|(l, ex)| if ex { n > l } else { n >= l })
+            && high.is_none_or(|(h, ex)| if ex { n < h } else { n <= h })
+    };
+    let candidates = [
+        Some(0.0),
+        low.map(|(l, _)| l),
+        low.zip(high).map(|((l, _), (h, _))| (l + h) / 2.0),
+        low.map(|(l, _)| l + 1.0),
+        high.map(|(h, _)| h),
+        high.map(|(h, _)| h - 1.0),
+    ];
+    let n = candidates.into_iter().flatten().find(|n| inside(*n)).unwrap_or(0.0);
+    Value::from(n)
 }
 
 /// A non-empty `enum`, or a `const` as a one-value enum.
@@ -375,6 +453,31 @@ mod tests {
         assert_eq!(fill_object(&schema, Some("yes")), json!({"label": "yes"}));
         assert_eq!(fill_object(&schema, None), json!({}));
         assert_eq!(fill_object(&Value::Null, None), json!({}));
+    }
+
+    #[test]
+    fn scalars_meet_their_formats_lengths_and_bounds() {
+        let schema = json!({"type": "object", "properties": {
+            "when": {"type": "string", "format": "date-time"},
+            "mail": {"type": "string", "format": "email"},
+            "long": {"type": "string", "minLength": 12},
+            "short": {"type": "string", "maxLength": 3},
+            "count": {"type": "integer", "exclusiveMinimum": 0},
+            "score": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+            "neg": {"type": "integer", "maximum": -5},
+            "price": {"type": "number", "minimum": 2.5},
+            "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 1}
+        }, "required": ["when", "mail", "long", "short", "count", "score", "neg", "price", "tags"]});
+        let v = fill_object(&schema, None);
+        assert_eq!(v["when"], "2026-01-01T00:00:00Z");
+        assert_eq!(v["mail"], "scripted@example.com");
+        assert_eq!(v["long"], "scriptedxxxx");
+        assert_eq!(v["short"], "scr");
+        assert_eq!(v["count"], 1);
+        assert_eq!(v["score"], 0.5);
+        assert_eq!(v["neg"], -5);
+        assert_eq!(v["price"], 2.5);
+        assert_eq!(v["tags"].as_array().map(Vec::len), Some(1));
     }
 
     #[test]

@@ -202,6 +202,7 @@ impl Connection<'_> {
             return false;
         };
         let keep_alive = head.keep_alive && !last;
+        let head_only = head.method == "HEAD";
         let value = if body.is_empty() {
             Value::Null
         } else {
@@ -217,8 +218,14 @@ impl Connection<'_> {
             && match action {
                 Action::Close => false,
                 Action::Send { status, content_type, retry_after } => {
-                    let head =
-                        ResponseHead { status, content_type, retry_after, close: !keep_alive };
+                    let head = ResponseHead {
+                        status,
+                        content_type,
+                        retry_after,
+                        close: !keep_alive,
+                        request_id: Some(seq),
+                        head_only,
+                    };
                     self.out.clear();
                     http::write_response(&mut self.out, head, &self.body_out);
                     self.stream.write_all(&self.out).is_ok() && keep_alive
@@ -252,18 +259,16 @@ impl Connection<'_> {
     /// Send an error response that closes the connection.
     fn send_error(&mut self, status: u16, message: &str) {
         self.body_out.clear();
-        openai::error(
-            &mut self.body_out,
-            message,
-            "scripted_server_error",
-            Some(&status.to_string()),
-        );
+        let (kind, code) = openai::error_kind(status);
+        openai::error(&mut self.body_out, message, kind, code);
         self.out.clear();
         let head = ResponseHead {
             status,
             content_type: "application/json",
             retry_after: (status == 503).then_some("1"),
             close: true,
+            request_id: None,
+            head_only: false,
         };
         http::write_response(&mut self.out, head, &self.body_out);
         let _ = self.stream.write_all(&self.out);

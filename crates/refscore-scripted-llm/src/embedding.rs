@@ -50,13 +50,16 @@ pub(crate) fn inputs(body: &Value) -> Option<Vec<Vec<u8>>> {
     }
 }
 
-/// The dimensions a request asks for (`dimensions` in 1..=4096), else 8.
-pub(crate) fn dimensions(body: &Value) -> usize {
-    body.get("dimensions")
-        .and_then(Value::as_u64)
-        .and_then(|d| usize::try_from(d).ok())
-        .filter(|d| (1..=MAX_DIMENSIONS).contains(d))
-        .unwrap_or(DEFAULT_DIMENSIONS)
+/// The dimensions a request asks for (8 when it does not); `None` when
+/// `dimensions` is not an integer in 1..=4096.
+pub(crate) fn dimensions(body: &Value) -> Option<usize> {
+    match body.get("dimensions") {
+        None | Some(Value::Null) => Some(DEFAULT_DIMENSIONS),
+        Some(d) => d
+            .as_u64()
+            .and_then(|d| usize::try_from(d).ok())
+            .filter(|d| (1..=MAX_DIMENSIONS).contains(d)),
+    }
 }
 
 /// The little-endian `f32` bytes of `v` in standard base64, as OpenAI's
@@ -132,10 +135,12 @@ mod tests {
 
     #[test]
     fn dimensions_are_bounded() {
-        assert_eq!(dimensions(&json!({})), 8);
-        assert_eq!(dimensions(&json!({"dimensions": 3})), 3);
-        assert_eq!(dimensions(&json!({"dimensions": 0})), 8);
-        assert_eq!(dimensions(&json!({"dimensions": 1_000_000})), 8);
+        assert_eq!(dimensions(&json!({})), Some(8));
+        assert_eq!(dimensions(&json!({"dimensions": null})), Some(8));
+        assert_eq!(dimensions(&json!({"dimensions": 3})), Some(3));
+        assert_eq!(dimensions(&json!({"dimensions": 0})), None);
+        assert_eq!(dimensions(&json!({"dimensions": 1_000_000})), None);
+        assert_eq!(dimensions(&json!({"dimensions": "3"})), None);
     }
 
     #[test]

@@ -197,6 +197,12 @@ pub(crate) struct ResponseHead<'a> {
     pub(crate) retry_after: Option<&'a str>,
     /// Whether to send `Connection: close` (and close after).
     pub(crate) close: bool,
+    /// The request's number, sent as `x-request-id: req_scripted_N` (what
+    /// the OpenAI SDKs show as a reply's request id).
+    pub(crate) request_id: Option<usize>,
+    /// Whether the request was a `HEAD`: the headers are sent, the body
+    /// is not.
+    pub(crate) head_only: bool,
 }
 
 /// Append a whole response (head and body) to `out`. Statuses 204 and 304
@@ -216,12 +222,15 @@ pub(crate) fn write_response(out: &mut Vec<u8>, head: ResponseHead<'_>, body: &[
     if let Some(retry_after) = head.retry_after {
         let _ = write!(out, "Retry-After: {retry_after}\r\n");
     }
+    if let Some(id) = head.request_id {
+        let _ = write!(out, "x-request-id: req_scripted_{id}\r\n");
+    }
     out.extend_from_slice(if head.close {
         b"Connection: close\r\n\r\n"
     } else {
         b"Connection: keep-alive\r\n\r\n"
     });
-    if !bodiless {
+    if !bodiless && !head.head_only {
         out.extend_from_slice(body);
     }
 }
@@ -302,6 +311,8 @@ mod tests {
             content_type: "application/json",
             retry_after: Some("1"),
             close: true,
+            request_id: None,
+            head_only: false,
         };
         write_response(&mut out, head, b"{}");
         assert_eq!(
@@ -317,12 +328,31 @@ mod tests {
                 content_type: "text/plain",
                 retry_after: None,
                 close: false,
+                request_id: None,
+                head_only: false,
             },
             b"ignored",
         );
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n"
+        );
+        // A HEAD gets the headers (its length included) and no body; an
+        // answered request names its id.
+        let mut out = Vec::new();
+        let head = ResponseHead {
+            status: 200,
+            content_type: "application/json",
+            retry_after: None,
+            close: false,
+            request_id: Some(7),
+            head_only: true,
+        };
+        write_response(&mut out, head, b"{}");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\
+             x-request-id: req_scripted_7\r\nConnection: keep-alive\r\n\r\n"
         );
     }
 }

@@ -58,7 +58,32 @@
 //! the role, the content or the tool call, the finish reason, the usage
 //! when `stream_options.include_usage` is set, then `data: [DONE]`), in
 //! one response with a `Content-Length`; scripted statuses and other
-//! bodies are sent as they are.
+//! bodies are sent as they are. Every answered request carries
+//! `x-request-id: req_scripted_N` (what the OpenAI SDKs show as a reply's
+//! request id); a `HEAD` gets the headers without the body.
+//!
+//! # The automatic reply
+//!
+//! [`Reply::Auto`] answers as OpenAI would:
+//!
+//! * It refuses what OpenAI refuses, with a `400` whose error object names
+//!   the field (`param`): a chat body that is not a JSON object, has no
+//!   `model`, no `messages` (or not a list, or an empty one, or a message
+//!   without a known `role`), a `temperature` outside 0..=2, an `n`
+//!   outside 1..=128; an embeddings `input` that is empty, or `dimensions`
+//!   outside 1..=4096. A scripted reply is sent whatever the request.
+//! * `n` gives that many identical choices.
+//! * A tool's parameters or a `json_schema` response format are filled
+//!   with values that meet the schema's types, enums, `required`, common
+//!   string `format`s, `minLength`/`maxLength`, numeric bounds (exclusive
+//!   ones too) and `minItems`/`maxItems`; a `LABEL=word` marker in the
+//!   prompt picks the enum value, and a marker outside the enum is sent as
+//!   it is (how a test makes a judge answer outside its choices).
+//! * `GET /v1/models` lists the model `scripted`; `GET /v1/models/{id}`
+//!   describes any id.
+//! * A scripted status with no body gets OpenAI's error `type` and `code`
+//!   for it (401 `invalid_api_key`, 404 `model_not_found`, 429 type
+//!   `requests` code `rate_limit_exceeded`, 5xx `server_error`).
 //!
 //! # Bounds
 //!

@@ -44,7 +44,7 @@ struct ChatCompletion<'a> {
     usage: TokenUsage,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone, Copy)]
 struct Choice<'a> {
     index: u32,
     message: Message<'a>,
@@ -52,7 +52,7 @@ struct Choice<'a> {
     logprobs: Option<()>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone, Copy)]
 struct Message<'a> {
     role: &'static str,
     content: Option<&'a str>,
@@ -61,7 +61,7 @@ struct Message<'a> {
     tool_calls: Option<[ToolCall<'a>; 1]>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone, Copy)]
 struct ToolCall<'a> {
     id: &'a str,
     #[serde(rename = "type")]
@@ -69,7 +69,7 @@ struct ToolCall<'a> {
     function: Function<'a>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone, Copy)]
 struct Function<'a> {
     name: &'a str,
     arguments: &'a str,
@@ -83,11 +83,24 @@ pub(crate) fn chat_completion(
     output: ChatOutput<'_>,
     usage: TokenUsage,
 ) {
+    chat_completions(out, seq, model, output, usage, 1);
+}
+
+/// [`chat_completion`] with `n` identical choices (indexes 0..n), as a
+/// request with `n` asks; the completion tokens count every choice.
+pub(crate) fn chat_completions(
+    out: &mut Vec<u8>,
+    seq: usize,
+    model: &str,
+    output: ChatOutput<'_>,
+    usage: TokenUsage,
+    n: u32,
+) {
     let id = format!("chatcmpl-scripted-{seq}");
     let call_id = format!("call_scripted_{seq}");
     let choice =
         |message, finish_reason| Choice { index: 0, message, finish_reason, logprobs: None };
-    let choices = match output {
+    let mut choices = match output {
         ChatOutput::Content(content) => vec![choice(
             Message { role: "assistant", content: Some(content), refusal: None, tool_calls: None },
             "stop",
@@ -107,6 +120,14 @@ pub(crate) fn chat_completion(
         )],
         ChatOutput::Nothing => Vec::new(),
     };
+    let usage = if n > 1 && !choices.is_empty() {
+        TokenUsage::new(usage.prompt_tokens, usage.completion_tokens.saturating_mul(u64::from(n)))
+    } else {
+        usage
+    };
+    if let Some(first) = choices.pop() {
+        choices = (0..n.max(1)).map(|index| Choice { index, ..first }).collect();
+    }
     write_json(
         out,
         &ChatCompletion {
@@ -167,15 +188,21 @@ pub(crate) fn embedding_list<E: Serialize>(
 #[derive(Serialize)]
 struct ModelList {
     object: &'static str,
-    data: [Model; 1],
+    data: [Model<'static>; 1],
 }
 
 #[derive(Serialize)]
-struct Model {
-    id: &'static str,
+struct Model<'a> {
+    id: &'a str,
     object: &'static str,
     created: u64,
     owned_by: &'static str,
+}
+
+/// Write the `model` object of `id` (`GET /v1/models/{id}`): every id is
+/// served.
+pub(crate) fn model(out: &mut Vec<u8>, id: &str) {
+    write_json(out, &Model { id, object: "model", created: 0, owned_by: "refscore" });
 }
 
 /// Write a model `list` naming the one model `scripted`.
@@ -199,13 +226,38 @@ struct ErrorDetail<'a> {
     message: &'a str,
     #[serde(rename = "type")]
     kind: &'a str,
-    param: Option<()>,
+    param: Option<&'a str>,
     code: Option<&'a str>,
 }
 
 /// Write an OpenAI-style error object.
 pub(crate) fn error(out: &mut Vec<u8>, message: &str, kind: &str, code: Option<&str>) {
-    write_json(out, &ErrorBody { error: ErrorDetail { message, kind, param: None, code } });
+    invalid(out, message, kind, None, code);
+}
+
+/// Write an OpenAI-style error object naming the request field at fault.
+pub(crate) fn invalid(
+    out: &mut Vec<u8>,
+    message: &str,
+    kind: &str,
+    param: Option<&str>,
+    code: Option<&str>,
+) {
+    write_json(out, &ErrorBody { error: ErrorDetail { message, kind, param, code } });
+}
+
+/// The `type` and `code` OpenAI gives an error of `status`: 401
+/// `invalid_api_key`, 404 `model_not_found`, 429 `rate_limit_exceeded`
+/// (type `requests`), 5xx `server_error`, other 4xx
+/// `invalid_request_error`.
+pub(crate) fn error_kind(status: u16) -> (&'static str, Option<&'static str>) {
+    match status {
+        401 => ("invalid_request_error", Some("invalid_api_key")),
+        404 => ("invalid_request_error", Some("model_not_found")),
+        429 => ("requests", Some("rate_limit_exceeded")),
+        500..=599 => ("server_error", None),
+        _ => ("invalid_request_error", None),
+    }
 }
 
 fn write_json<T: Serialize>(out: &mut Vec<u8>, value: &T) {
@@ -282,8 +334,19 @@ mod tests {
                    "usage": {"prompt_tokens": 4, "total_tokens": 4}})
         );
         out.clear();
-        error(&mut out, "nope", "invalid_request_error", Some("404"));
-        assert_eq!(parse(&out)["error"]["code"], "404");
+        error(&mut out, "nope", "invalid_request_error", None);
+        assert_eq!(parse(&out)["error"]["code"], Value::Null);
+        out.clear();
+        invalid(&mut out, "no", "invalid_request_error", Some("messages"), None);
+        assert_eq!(parse(&out)["error"]["param"], "messages");
+        out.clear();
+        model(&mut out, "gpt-x");
+        assert_eq!(
+            parse(&out),
+            json!({"id": "gpt-x", "object": "model", "created": 0, "owned_by": "refscore"})
+        );
+        assert_eq!(error_kind(429), ("requests", Some("rate_limit_exceeded")));
+        assert_eq!(error_kind(503), ("server_error", None));
         out.clear();
         model_list(&mut out);
         assert_eq!(parse(&out)["data"][0]["id"], "scripted");

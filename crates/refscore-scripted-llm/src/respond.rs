@@ -124,7 +124,8 @@ fn build_whole<'s>(
         Reply::Status { code, retry_after, body: text } => {
             let content_type = if text.is_empty() {
                 let message = format!("scripted status {code}");
-                openai::error(body, &message, "scripted_error", Some(&code.to_string()));
+                let (kind, error_code) = openai::error_kind(*code);
+                openai::error(body, &message, kind, error_code);
                 JSON
             } else {
                 body.extend_from_slice(text.as_bytes());
@@ -150,8 +151,86 @@ fn ok() -> Action<'static> {
 }
 
 fn error(body: &mut Vec<u8>, status: u16, message: &str) -> Action<'static> {
-    openai::error(body, message, "invalid_request_error", Some(&status.to_string()));
+    openai::error(body, message, "invalid_request_error", None);
     Action::Send { status, content_type: JSON, retry_after: None }
+}
+
+/// A 400 naming the request field at fault, as OpenAI answers one.
+fn invalid(body: &mut Vec<u8>, (message, param): (String, Option<&str>)) -> Action<'static> {
+    openai::invalid(body, &message, "invalid_request_error", param, None);
+    Action::Send { status: 400, content_type: JSON, retry_after: None }
+}
+
+/// What OpenAI would refuse in a chat request: a body that is not a JSON
+/// object, no `model`, `messages` missing, not a list, empty, or holding
+/// a message without a known `role`, a `temperature` outside 0..=2, an
+/// `n` outside 1..=128.
+fn check_chat(body: &Value) -> Result<(), (String, Option<&'static str>)> {
+    let Some(fields) = body.as_object() else {
+        return Err((
+            "We could not parse the JSON body of your request: it must be a JSON object.".into(),
+            None,
+        ));
+    };
+    if !fields.get("model").is_some_and(Value::is_string) {
+        return Err(("you must provide a model parameter".into(), None));
+    }
+    let messages = match fields.get("messages") {
+        None => return Err(("Missing required parameter: 'messages'.".into(), Some("messages"))),
+        Some(Value::Array(m)) if m.is_empty() => {
+            return Err((
+                "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.".into(),
+                Some("messages"),
+            ));
+        }
+        Some(Value::Array(m)) => m,
+        Some(_) => {
+            return Err((
+                "Invalid type for 'messages': expected an array of objects.".into(),
+                Some("messages"),
+            ));
+        }
+    };
+    const ROLES: [&str; 6] = ["system", "developer", "user", "assistant", "tool", "function"];
+    for (i, m) in messages.iter().enumerate() {
+        let role = m.get("role").and_then(Value::as_str);
+        if !role.is_some_and(|r| ROLES.contains(&r)) {
+            return Err((
+                format!(
+                    "Invalid value for 'messages[{i}].role': {}. Supported values are: 'system', 'developer', 'user', 'assistant', 'tool' and 'function'.",
+                    role.map_or_else(|| String::from("missing"), |r| format!("'{r}'"))
+                ),
+                Some("messages"),
+            ));
+        }
+    }
+    if let Some(t) = fields.get("temperature").filter(|t| !t.is_null())
+        && !t.as_f64().is_some_and(|t| (0.0..=2.0).contains(&t))
+    {
+        return Err((
+            format!("Invalid 'temperature': expected a number from 0 to 2, but got {t} instead."),
+            Some("temperature"),
+        ));
+    }
+    if let Some(n) = fields.get("n").filter(|n| !n.is_null())
+        && !n.as_u64().is_some_and(|n| (1..=MAX_CHOICES).contains(&n))
+    {
+        return Err((
+            format!(
+                "Invalid 'n': expected an integer from 1 to {MAX_CHOICES}, but got {n} instead."
+            ),
+            Some("n"),
+        ));
+    }
+    Ok(())
+}
+
+/// The most choices a request may ask for (`n`), as OpenAI allows.
+const MAX_CHOICES: u64 = 128;
+
+/// The choices a request asks for (`n`, default 1).
+fn choices(body: &Value) -> u32 {
+    body.get("n").and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()).unwrap_or(1).max(1)
 }
 
 /// [`Reply::Auto`]: a sensible answer for the request's path.
@@ -166,20 +245,26 @@ fn auto(
         if !post {
             return error(body, 405, "use POST for chat completions");
         }
+        if let Err(why) = check_chat(request.body) {
+            return invalid(body, why);
+        }
+        let n = choices(request.body);
         match auto_chat(request.body, request.prompt()) {
-            AutoChat::ToolCall { name, arguments } => openai::chat_completion(
+            AutoChat::ToolCall { name, arguments } => openai::chat_completions(
                 body,
                 seq,
                 request.model(),
                 ChatOutput::ToolCall { name, arguments: &arguments },
                 tokens,
+                n,
             ),
-            AutoChat::Content(content) => openai::chat_completion(
+            AutoChat::Content(content) => openai::chat_completions(
                 body,
                 seq,
                 request.model(),
                 ChatOutput::Content(&content),
                 tokens,
+                n,
             ),
         }
         return ok();
@@ -188,10 +273,24 @@ fn auto(
         if !post {
             return error(body, 405, "use POST for embeddings");
         }
-        let Some(inputs) = embedding::inputs(request.body) else {
-            return error(body, 400, "input must be a string, a list of strings or token lists");
+        let inputs = match embedding::inputs(request.body) {
+            Some(inputs) if !inputs.is_empty() && inputs.iter().all(|i| !i.is_empty()) => inputs,
+            Some(_) => {
+                let why = "'$.input' is invalid: an input must be a non-empty string or list.";
+                return invalid(body, (why.into(), Some("input")));
+            }
+            None => {
+                let why = "input must be a string, a list of strings or token lists";
+                return invalid(body, (why.into(), Some("input")));
+            }
         };
-        let dims = embedding::dimensions(request.body);
+        let Some(dims) = embedding::dimensions(request.body) else {
+            let why = format!(
+                "Invalid 'dimensions': expected an integer from 1 to {}.",
+                embedding::MAX_DIMENSIONS
+            );
+            return invalid(body, (why, Some("dimensions")));
+        };
         let vectors = inputs.iter().map(|text| embedding::embed(text, dims));
         let base64 = request.body.get("encoding_format").and_then(Value::as_str) == Some("base64");
         if base64 {
@@ -202,8 +301,19 @@ fn auto(
         }
         return ok();
     }
-    if matches!(request.path, "/v1/models" | "/models") && request.method == "GET" {
+    // HEAD is answered as GET (its body is left off when sent).
+    let get = matches!(request.method, "GET" | "HEAD");
+    if matches!(request.path, "/v1/models" | "/models") && get {
         openai::model_list(body);
+        return ok();
+    }
+    let id =
+        request.path.strip_prefix("/v1/models/").or_else(|| request.path.strip_prefix("/models/"));
+    if let Some(id) = id.filter(|id| !id.is_empty()) {
+        if !get {
+            return error(body, 405, "use GET for a model");
+        }
+        openai::model(body, id);
         return ok();
     }
     error(body, 404, "no such endpoint on the scripted server")
@@ -343,6 +453,8 @@ mod tests {
     fn auto_unknown_path_is_404() {
         let (action, v, _) = run(&Reply::Auto, "/v2/other", json!({}));
         assert!(matches!(action, Action::Send { status: 404, .. }));
-        assert_eq!(v["error"]["code"], "404");
+        // As OpenAI answers an unknown address: no code.
+        assert_eq!(v["error"]["code"], Value::Null);
+        assert_eq!(v["error"]["type"], "invalid_request_error");
     }
 }

@@ -162,7 +162,7 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
 /// Answer a connection over the cap with `503` and close it.
 fn refuse_busy(mut stream: TcpStream) {
     let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
-    let body = br#"{"error":{"message":"too many connections","type":"scripted_server_error","param":null,"code":"503"}}"#;
+    let body = br#"{"error":{"message":"too many connections","type":"server_error","param":null,"code":null}}"#;
     let mut out = Vec::with_capacity(256);
     crate::http::write_response(
         &mut out,
@@ -171,6 +171,8 @@ fn refuse_busy(mut stream: TcpStream) {
             content_type: "application/json",
             retry_after: Some("1"),
             close: true,
+            request_id: None,
+            head_only: false,
         },
         body,
     );

@@ -212,10 +212,114 @@ fn rate_limit_has_retry_after_and_server_errors_are_500() {
     assert_eq!(r.status, 429);
     assert_eq!(r.header("retry-after"), Some("1"));
     assert!(r.json()["error"]["message"].is_string());
+    // OpenAI's type and code for the status, as SDKs branch on them.
+    assert_eq!(
+        (&r.json()["error"]["type"], &r.json()["error"]["code"]),
+        (&json!("requests"), &json!("rate_limit_exceeded"))
+    );
     // The connection survives an error status.
     let r = client.post(CHAT, &chat("other"));
     assert_eq!(r.status, 500);
     assert_eq!(r.header("retry-after"), None);
+    assert_eq!(r.json()["error"]["type"], "server_error");
+}
+
+#[test]
+fn automatic_replies_refuse_what_openai_refuses_and_name_the_field() {
+    let s = server(vec![]);
+    let mut client = Client::connect(s.addr());
+    let cases = [
+        (json!([1, 2]), Value::Null, "JSON body"),
+        (json!({"messages": [{"role": "user", "content": "x"}]}), Value::Null, "model"),
+        (json!({"model": "m"}), json!("messages"), "Missing required parameter: 'messages'"),
+        (json!({"model": "m", "messages": "hi"}), json!("messages"), "expected an array"),
+        (json!({"model": "m", "messages": []}), json!("messages"), "empty array"),
+        (
+            json!({"model": "m", "messages": [{"role": "wizard", "content": "x"}]}),
+            json!("messages"),
+            "'wizard'",
+        ),
+        (
+            json!({"model": "m", "messages": [{"role": "user", "content": "x"}], "temperature": 5}),
+            json!("temperature"),
+            "from 0 to 2",
+        ),
+        (
+            json!({"model": "m", "messages": [{"role": "user", "content": "x"}], "n": 0}),
+            json!("n"),
+            "'n'",
+        ),
+    ];
+    for (body, param, says) in cases {
+        let r = client.post(CHAT, &body);
+        assert_eq!(r.status, 400, "{body}: {}", r.body);
+        let e = &r.json()["error"];
+        assert_eq!(
+            (&e["type"], &e["param"], &e["code"]),
+            (&json!("invalid_request_error"), &param, &Value::Null),
+            "{body}"
+        );
+        assert!(e["message"].as_str().unwrap().contains(says), "{body}: {e}");
+    }
+    client.send(CHAT, "not json", "");
+    assert_eq!(client.read().unwrap().unwrap().status, 400);
+    for (body, param) in [
+        (json!({"model": "e", "input": []}), "input"),
+        (json!({"model": "e", "input": ""}), "input"),
+        (json!({"model": "e", "input": "a", "dimensions": 0}), "dimensions"),
+        (json!({"model": "e", "input": "a", "dimensions": 5000}), "dimensions"),
+    ] {
+        let r = client.post("/v1/embeddings", &body);
+        assert_eq!((r.status, &r.json()["error"]["param"]), (400, &json!(param)), "{body}");
+    }
+    // A scripted reply is sent as scripted, whatever the request.
+    let s = server(vec![Rule::always(Reply::Text("as scripted".into()))]);
+    let mut client = Client::connect(s.addr());
+    assert_eq!(content(&client.post(CHAT, &json!({"messages": []}))), "as scripted");
+}
+
+#[test]
+fn n_choices_a_model_of_any_id_and_request_ids() {
+    let s = server(vec![]);
+    let mut client = Client::connect(s.addr());
+    let mut body = chat("hello LABEL=pass");
+    body["n"] = json!(3);
+    let r = client.post(CHAT, &body);
+    let v = r.json();
+    let indexes: Vec<u64> =
+        v["choices"].as_array().unwrap().iter().map(|c| c["index"].as_u64().unwrap()).collect();
+    assert_eq!(indexes, [0, 1, 2], "{v}");
+    assert_eq!(v["choices"][2]["message"], v["choices"][0]["message"]);
+    assert_eq!(v["usage"]["completion_tokens"], 30);
+    assert!(
+        r.header("x-request-id").is_some_and(|id| id.starts_with("req_scripted_")),
+        "{:?}",
+        r.headers
+    );
+    let other = client.post(CHAT, &chat("again"));
+    assert_ne!(other.header("x-request-id"), r.header("x-request-id"));
+    // GET /v1/models/{id}, as `client.models.retrieve(id)` asks.
+    let get = "GET /v1/models/gpt-4o-mini HTTP/1.1\r\nHost: x\r\n\r\n";
+    client.reader.get_mut().write_all(get.as_bytes()).unwrap();
+    let r = client.read().unwrap().unwrap();
+    assert_eq!(
+        (r.status, r.json()["id"].as_str(), r.json()["object"].as_str()),
+        (200, Some("gpt-4o-mini"), Some("model"))
+    );
+    // HEAD: the headers without the body, and the connection still in step.
+    client.reader.get_mut().write_all(b"HEAD /v1/models HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        client.reader.read_line(&mut line).unwrap();
+        head.push_str(&line);
+        if line == "\r\n" {
+            break;
+        }
+    }
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let r = client.post(CHAT, &chat("after the head LABEL=fail"));
+    assert_eq!(r.status, 200, "{}", r.body);
 }
 
 #[test]

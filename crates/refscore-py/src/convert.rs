@@ -10,6 +10,7 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use refscore::path::{JsonPath, PathSeg};
 use serde_json::{Map, Number, Value};
 
 /// Deepest nesting converted; deeper values are an error, not a stack
@@ -20,14 +21,52 @@ pub(crate) const MAX_DEPTH: usize = 512;
 ///
 /// # Errors
 /// A value with no JSON form (a set, a custom object), a dict key that is
-/// not a string, or nesting deeper than [`MAX_DEPTH`].
+/// not a string, or nesting deeper than [`MAX_DEPTH`]. Below the top, the
+/// message starts with the JSON path of the value at fault
+/// (`at $.items[2].price: inf has no JSON form`); the exception stays a
+/// `TypeError` or a `ValueError`.
 pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    to_value_at(obj, 0)
+    to_value_at(obj, 0).map_err(|f| f.into_py_err(obj.py()))
 }
 
-fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
+/// A conversion that failed: the error, and the path to the value at
+/// fault, innermost step first.
+struct Failure {
+    err: PyErr,
+    path: Vec<PathSeg>,
+}
+
+impl From<PyErr> for Failure {
+    fn from(err: PyErr) -> Self {
+        Failure { err, path: Vec::new() }
+    }
+}
+
+impl Failure {
+    /// The failure one step further out: `seg` leads to where it happened.
+    fn under(mut self, seg: PathSeg) -> Self {
+        self.path.push(seg);
+        self
+    }
+
+    fn into_py_err(self, py: Python<'_>) -> PyErr {
+        if self.path.is_empty() {
+            return self.err;
+        }
+        let path = JsonPath(self.path.into_iter().rev().collect());
+        let message = format!("at {path}: {}", self.err.value(py));
+        if self.err.is_instance_of::<PyTypeError>(py) {
+            PyTypeError::new_err(message)
+        } else {
+            PyValueError::new_err(message)
+        }
+    }
+}
+
+fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Failure> {
     if depth > MAX_DEPTH {
-        return Err(PyValueError::new_err(format!("value nested deeper than {MAX_DEPTH} levels")));
+        let e = PyValueError::new_err(format!("value nested deeper than {MAX_DEPTH} levels"));
+        return Err(e.into());
     }
     if obj.is_none() {
         return Ok(Value::Null);
@@ -39,13 +78,13 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
         return Ok(Value::Bool(b.is_true()));
     }
     if let Ok(i) = obj.cast::<PyInt>() {
-        return int_value(i);
+        return Ok(int_value(i)?);
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         let x = f.value();
         if x.is_infinite() {
             // Not missing (NaN is): a value JSON cannot hold.
-            return Err(PyValueError::new_err(format!("{x} has no JSON form")));
+            return Err(PyValueError::new_err(format!("{x} has no JSON form")).into());
         }
         return Ok(Number::from_f64(x).map_or(Value::Null, Value::Number));
     }
@@ -58,26 +97,21 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
                     return Err(PyTypeError::new_err(format!(
                         "dict keys must be strings, got {}",
                         type_name(&k)
-                    )));
+                    ))
+                    .into());
                 }
             };
-            map.insert(key, to_value_at(&v, depth + 1)?);
+            let v = to_value_at(&v, depth + 1)
+                .map_err(|f| f.under(PathSeg::Key(key.as_str().into())))?;
+            map.insert(key, v);
         }
         return Ok(Value::Object(map));
     }
     if let Ok(l) = obj.cast::<PyList>() {
-        return l
-            .iter()
-            .map(|v| to_value_at(&v, depth + 1))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
+        return items(l.iter(), depth);
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        return t
-            .iter()
-            .map(|v| to_value_at(&v, depth + 1))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
+        return items(t.iter(), depth);
     }
     let name = type_name(obj);
     if matches!(name.as_str(), "NAType" | "NaTType") {
@@ -92,9 +126,21 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     if let Ok(i) = obj.call_method0("__index__")
         && let Ok(i) = i.cast::<PyInt>()
     {
-        return int_value(i);
+        return Ok(int_value(i)?);
     }
-    Err(PyTypeError::new_err(format!("a value of type {name} has no JSON form")))
+    Err(PyTypeError::new_err(format!("a value of type {name} has no JSON form")).into())
+}
+
+/// The elements of a list or tuple, a failure naming its index.
+fn items<'py>(
+    elements: impl Iterator<Item = Bound<'py, PyAny>>,
+    depth: usize,
+) -> Result<Value, Failure> {
+    elements
+        .enumerate()
+        .map(|(i, v)| to_value_at(&v, depth + 1).map_err(|f| f.under(PathSeg::Index(i))))
+        .collect::<Result<_, _>>()
+        .map(Value::Array)
 }
 
 fn int_value(i: &Bound<'_, PyInt>) -> PyResult<Value> {

@@ -290,3 +290,13 @@ def test_an_evaluator_that_scored_no_row_still_has_its_score_column(kind):
             assert f"{name}_execution_details" in columns, (what, columns)
         values = out["json_distance_score"].to_list() if kind == "polars" else out["json_distance_score"].tolist()
         assert values == [None] * len(df), (what, values)
+
+
+def test_a_value_with_no_json_form_is_named_by_its_path():
+    rows = [{"items": [{"price": 1.0}, {"price": 2.0}, {"price": float("inf")}]}, {"items": [{"tags": {1, 2}}]}]
+    r = evaluate_dataframe(pd.DataFrame({"output": rows, "expected": rows}), [refscore.metrics.exact_match()])
+    errors = [d["error"] for d in r["exact_match_execution_details"]]
+    assert "at $.items[2].price: inf has no JSON form" in errors[0], errors
+    assert "at $.items[0].tags: a value of type set has no JSON form" in errors[1], errors
+    with pytest.raises(TypeError, match=r"at \$\.output\.a\['b c'\]\[1\]: a value of type set"):
+        refscore.metrics.exact_match().evaluate({"output": {"a": {"b c": [0, {3}]}}, "expected": 1})

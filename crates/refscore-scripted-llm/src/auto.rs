@@ -171,6 +171,16 @@ impl<'a> Filler<'a> {
         branches(schema).any(|b| self.has_enum(b, depth + 1))
     }
 
+    /// Whether `schema` (after `$ref`s) is an enum holding the marker,
+    /// spelt the same or in another case.
+    fn enum_holds_marker(&self, schema: &'a Value, mut depth: usize) -> bool {
+        let Some(marker) = self.marker else { return false };
+        let schema = self.resolve(schema, &mut depth);
+        enum_values(schema).is_some_and(|values| {
+            values.iter().any(|v| v.as_str().is_some_and(|s| s.eq_ignore_ascii_case(marker)))
+        })
+    }
+
     /// The label value for a slot with these enum values.
     fn label(&mut self, values: &'a [Value]) -> Value {
         self.label_placed = true;
@@ -239,11 +249,15 @@ impl<'a> Filler<'a> {
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        // A property named "label" gets the label before any other.
-        let ordered = props
-            .get_key_value("label")
+        // The label goes first to the property whose enum holds the
+        // marker, else to a property named "label", before any other.
+        let first = props
+            .iter()
+            .find(|(_, sub)| !self.label_placed && self.enum_holds_marker(sub, depth + 1))
+            .or_else(|| props.get_key_value("label"));
+        let ordered = first
             .into_iter()
-            .chain(props.iter().filter(|(k, _)| k.as_str() != "label"));
+            .chain(props.iter().filter(|(k, _)| Some(k.as_str()) != first.map(|f| f.0.as_str())));
         for (key, sub) in ordered {
             let value = if key == "explanation" && !self.has_enum(sub, depth + 1) {
                 Value::from("scripted")
@@ -453,6 +467,16 @@ mod tests {
         assert_eq!(fill_object(&schema, Some("yes")), json!({"label": "yes"}));
         assert_eq!(fill_object(&schema, None), json!({}));
         assert_eq!(fill_object(&Value::Null, None), json!({}));
+    }
+
+    #[test]
+    fn the_marker_goes_to_the_enum_that_holds_it() {
+        let schema = json!({"type": "object", "properties": {
+            "label": {"type": "string", "enum": ["good", "bad"]},
+            "color": {"type": "string", "enum": ["red", "blue"]}
+        }, "required": ["label", "color"], "additionalProperties": false});
+        assert_eq!(fill_object(&schema, Some("blue")), json!({"label": "good", "color": "blue"}));
+        assert_eq!(fill_object(&schema, Some("bad")), json!({"label": "bad", "color": "red"}));
     }
 
     #[test]

@@ -96,7 +96,9 @@
 //! returns within 2 s.
 //!
 //! The binary `refscore-scripted-llm` serves a script file; see its
-//! `--help`, and [`Script`] for the JSON format.
+//! `--help`, and [`Script`] for the JSON format. With `--record FILE` it
+//! writes every request it received to FILE when it stops, one JSON line
+//! each, credential headers as `***`.
 
 #![forbid(unsafe_code)]
 

@@ -35,6 +35,11 @@ struct Args {
     /// Do not print the request count at exit.
     #[arg(long)]
     quiet: bool,
+    /// At exit, write every request received to FILE, one JSON object a
+    /// line (method, path, headers, body). Credential headers
+    /// (Authorization, api-key, ...) are written as `***`.
+    #[arg(long, value_name = "FILE.jsonl")]
+    record: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -83,6 +88,17 @@ fn main() -> ExitCode {
     server.stop();
     if !args.quiet {
         eprintln!("requests: {}", server.request_count());
+    }
+    if let Some(path) = &args.record {
+        let mut text = String::new();
+        for r in server.requests() {
+            text.push_str(&r.to_record_line());
+            text.push('\n');
+        }
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("refscore-scripted-llm: writing {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
     }
     ExitCode::SUCCESS
 }

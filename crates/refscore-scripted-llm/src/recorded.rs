@@ -27,6 +27,31 @@ impl RecordedRequest {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
+
+    /// The request as one JSON line (no newline) for a record file:
+    /// `method`, `path`, `headers` (an object; a header whose name holds
+    /// `key`, `auth`, `token`, `secret` or `cookie` has its value replaced
+    /// by `***`, so a key never reaches the file) and `body` (the JSON
+    /// body, else its text).
+    pub fn to_record_line(&self) -> String {
+        let headers: serde_json::Map<String, Value> = self
+            .headers
+            .iter()
+            .map(|(n, v)| {
+                let secret = ["key", "auth", "token", "secret", "cookie"]
+                    .iter()
+                    .any(|w| n.to_ascii_lowercase().contains(w));
+                (n.clone(), Value::from(if secret { "***" } else { v.as_str() }))
+            })
+            .collect();
+        let body = if self.body.is_null() {
+            Value::from(self.raw_body.as_str())
+        } else {
+            self.body.clone()
+        };
+        serde_json::json!({"method": self.method, "path": self.path, "headers": headers, "body": body})
+            .to_string()
+    }
 }
 
 #[cfg(test)]
@@ -44,5 +69,26 @@ mod tests {
         };
         assert_eq!(r.header("Authorization"), Some("Bearer k"));
         assert_eq!(r.header("x-missing"), None);
+    }
+
+    #[test]
+    fn record_lines_never_hold_credentials() {
+        let r = RecordedRequest {
+            method: "POST".into(),
+            path: "/v1/chat/completions".into(),
+            headers: vec![
+                ("authorization".into(), "Bearer sk-SECRET".into()),
+                ("api-key".into(), "SECRET2".into()),
+                ("x-trace".into(), "t1".into()),
+            ],
+            body: serde_json::json!({"model": "m"}),
+            raw_body: r#"{"model": "m"}"#.into(),
+        };
+        let line = r.to_record_line();
+        assert!(!line.contains("SECRET"), "{line}");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["headers"]["authorization"], "***");
+        assert_eq!(v["headers"]["x-trace"], "t1");
+        assert_eq!(v["body"]["model"], "m");
     }
 }

@@ -672,9 +672,12 @@ fn binary_prints_its_url_and_serves_a_script_file() {
         .to_string(),
     )
     .unwrap();
+    let record = dir.path().join("requests.jsonl");
     let mut child = Command::new(env!("CARGO_BIN_EXE_refscore-scripted-llm"))
         .args(["--max-requests", "2", "--max-seconds", "20", "--script"])
         .arg(&script)
+        .arg("--record")
+        .arg(&record)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -689,7 +692,8 @@ fn binary_prints_its_url_and_serves_a_script_file() {
         .parse()
         .unwrap();
     let mut client = Client::connect(addr);
-    let r = client.post(CHAT, &judge_tools("rate me"));
+    client.send(CHAT, &judge_tools("rate me").to_string(), "Authorization: Bearer sk-SECRET\r\n");
+    let r = client.read().unwrap().unwrap();
     assert_eq!(r.status, 429);
     assert_eq!(r.header("retry-after"), Some("2"));
     let r = client.post(CHAT, &judge_tools("again"));
@@ -710,6 +714,13 @@ fn binary_prints_its_url_and_serves_a_script_file() {
     let mut stderr = String::new();
     child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
     assert_eq!(stderr.trim(), "requests: 2");
+    // --record: every request, its key never written.
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(!text.contains("SECRET"), "{text}");
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[0]["headers"]["authorization"], "***");
+    assert_eq!(lines[1]["body"]["messages"][0]["content"], "again");
 }
 
 #[test]

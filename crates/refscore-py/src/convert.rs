@@ -49,17 +49,25 @@ impl Failure {
         self
     }
 
+    /// The error with its path: a `TypeError` or `ValueError` is raised
+    /// again as one whose message starts with the path, the original as
+    /// its cause; any other exception (an `OverflowError`, a
+    /// `KeyboardInterrupt` inside a `tolist()`) passes unchanged.
     fn into_py_err(self, py: Python<'_>) -> PyErr {
         if self.path.is_empty() {
             return self.err;
         }
         let path = JsonPath(self.path.into_iter().rev().collect());
         let message = format!("at {path}: {}", self.err.value(py));
-        if self.err.is_instance_of::<PyTypeError>(py) {
+        let with_path = if self.err.is_instance_of::<PyTypeError>(py) {
             PyTypeError::new_err(message)
-        } else {
+        } else if self.err.is_instance_of::<PyValueError>(py) {
             PyValueError::new_err(message)
-        }
+        } else {
+            return self.err;
+        };
+        with_path.set_cause(py, Some(self.err));
+        with_path
     }
 }
 

@@ -298,5 +298,9 @@ def test_a_value_with_no_json_form_is_named_by_its_path():
     errors = [d["error"] for d in r["exact_match_execution_details"]]
     assert "at $.items[2].price: inf has no JSON form" in errors[0], errors
     assert "at $.items[0].tags: a value of type set has no JSON form" in errors[1], errors
-    with pytest.raises(TypeError, match=r"at \$\.output\.a\['b c'\]\[1\]: a value of type set"):
+    with pytest.raises(TypeError, match=r"at \$\.output\.a\['b c'\]\[1\]: a value of type set") as e:
         refscore.metrics.exact_match().evaluate({"output": {"a": {"b c": [0, {3}]}}, "expected": 1})
+    assert isinstance(e.value.__cause__, TypeError) and "at $" not in str(e.value.__cause__)
+    # Other exceptions pass as they are.
+    with pytest.raises(OverflowError):
+        refscore.metrics.exact_match().evaluate({"output": {"n": [10**400]}, "expected": 1})

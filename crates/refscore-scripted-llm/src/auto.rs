@@ -173,12 +173,23 @@ impl<'a> Filler<'a> {
 
     /// Whether `schema` (after `$ref`s) is an enum holding the marker,
     /// spelt the same or in another case.
-    fn enum_holds_marker(&self, schema: &'a Value, mut depth: usize) -> bool {
+    fn enum_holds_marker(&self, schema: &'a Value, mut depth: usize, exact: bool) -> bool {
         let Some(marker) = self.marker else { return false };
         let schema = self.resolve(schema, &mut depth);
-        enum_values(schema).is_some_and(|values| {
-            values.iter().any(|v| v.as_str().is_some_and(|s| s.eq_ignore_ascii_case(marker)))
-        })
+        let holds = |s: &Value| {
+            enum_values(s).is_some_and(|values| {
+                values.iter().any(|v| match v {
+                    Value::String(t) if exact => t == marker,
+                    Value::String(t) => t.eq_ignore_ascii_case(marker),
+                    Value::Number(_) | Value::Bool(_) => {
+                        marker.parse::<Value>().is_ok_and(|m| m == *v)
+                    }
+                    _ => false,
+                })
+            })
+        };
+        // pydantic writes `Optional[Literal[...]]` as an `anyOf`.
+        holds(schema) || branches(schema).any(|b| holds(self.resolve(b, &mut depth.clone())))
     }
 
     /// The label value for a slot with these enum values.
@@ -251,10 +262,13 @@ impl<'a> Filler<'a> {
             .unwrap_or_default();
         // The label goes first to the property whose enum holds the
         // marker, else to a property named "label", before any other.
-        let first = props
-            .iter()
-            .find(|(_, sub)| !self.label_placed && self.enum_holds_marker(sub, depth + 1))
-            .or_else(|| props.get_key_value("label"));
+        let label = props.get_key_value("label");
+        let holds = |exact: bool| {
+            label.into_iter().chain(props.iter()).find(|(_, sub)| {
+                !self.label_placed && self.enum_holds_marker(sub, depth + 1, exact)
+            })
+        };
+        let first = holds(true).or_else(|| holds(false)).or(label);
         let ordered = first
             .into_iter()
             .chain(props.iter().filter(|(k, _)| Some(k.as_str()) != first.map(|f| f.0.as_str())));
@@ -278,7 +292,8 @@ impl<'a> Filler<'a> {
         let wanted =
             schema.get("maxItems").and_then(Value::as_u64).map_or(wanted, |m| wanted.min(m));
         let items = schema.get("items").unwrap_or(&Value::Null);
-        let items = (0..wanted.min(4)).map(|_| self.fill(items, depth + 1)).collect();
+        // The visit budget bounds the work; 64 bounds the reply's size.
+        let items = (0..wanted.min(64)).map(|_| self.fill(items, depth + 1)).collect();
         Value::Array(items)
     }
 }
@@ -303,9 +318,8 @@ fn string_for(schema: &Value) -> String {
     .to_owned();
     let count = |k: &str| schema.get(k).and_then(Value::as_u64).map(|n| n.min(4096) as usize);
     if let Some(min) = count("minLength") {
-        while text.chars().count() < min {
-            text.push('x');
-        }
+        let have = text.chars().count();
+        text.extend(std::iter::repeat_n('x', min.saturating_sub(have)));
     }
     if let Some(max) = count("maxLength") {
         text = text.chars().take(max).collect();
@@ -318,10 +332,20 @@ type Bound = Option<(f64, bool)>;
 
 /// The bounds `minimum`/`exclusiveMinimum` and `maximum`/`exclusiveMaximum`
 /// set.
+/// Draft 4's boolean `exclusiveMinimum: true` makes `minimum` exclusive;
+/// when a schema sets both as numbers, the tighter one holds.
 fn bounds(schema: &Value) -> (Bound, Bound) {
     let get = |k: &str| schema.get(k).and_then(Value::as_f64).filter(|f| f.is_finite());
-    let low = get("exclusiveMinimum").map(|m| (m, true)).or(get("minimum").map(|m| (m, false)));
-    let high = get("exclusiveMaximum").map(|m| (m, true)).or(get("maximum").map(|m| (m, false)));
+    let flag = |k: &str| schema.get(k) == Some(&Value::Bool(true));
+    let bound = |inclusive: &str, exclusive: &str, tighter: fn(f64, f64) -> bool| {
+        let plain = get(inclusive).map(|m| (m, flag(exclusive)));
+        match (plain, get(exclusive).map(|m| (m, true))) {
+            (Some(a), Some(b)) => Some(if tighter(b.0, a.0) || b.0 == a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    };
+    let low = bound("minimum", "exclusiveMinimum", |x, y| x > y);
+    let high = bound("maximum", "exclusiveMaximum", |x, y| x < y);
     (low, high)
 }
 
@@ -477,6 +501,15 @@ mod tests {
         }, "required": ["label", "color"], "additionalProperties": false});
         assert_eq!(fill_object(&schema, Some("blue")), json!({"label": "good", "color": "blue"}));
         assert_eq!(fill_object(&schema, Some("bad")), json!({"label": "bad", "color": "red"}));
+        // Exact before loose, label first, and through an anyOf.
+        let schema = json!({"type": "object", "properties": {
+            "category": {"type": "string", "enum": ["GOOD"]},
+            "label": {"anyOf": [{"type": "string", "enum": ["good", "bad"]}, {"type": "null"}]}
+        }, "required": ["category", "label"], "additionalProperties": false});
+        assert_eq!(
+            fill_object(&schema, Some("good")),
+            json!({"category": "GOOD", "label": "good"})
+        );
     }
 
     #[test]
@@ -502,6 +535,13 @@ mod tests {
         assert_eq!(v["neg"], -5);
         assert_eq!(v["price"], 2.5);
         assert_eq!(v["tags"].as_array().map(Vec::len), Some(1));
+        // Draft 4's boolean exclusiveMinimum, and the tighter of two bounds.
+        let draft4 = json!({"type": "integer", "minimum": 0, "exclusiveMinimum": true});
+        assert_eq!(integer_for(&draft4), 1);
+        let both = json!({"type": "integer", "minimum": 5, "exclusiveMinimum": 0});
+        assert_eq!(integer_for(&both), 5);
+        let long = json!({"type": "string", "minLength": 100_000});
+        assert_eq!(string_for(&long).len(), 4096);
     }
 
     #[test]

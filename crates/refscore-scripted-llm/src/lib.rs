@@ -58,7 +58,7 @@
 //! the role, the content or the tool call, the finish reason, the usage
 //! when `stream_options.include_usage` is set, then `data: [DONE]`), in
 //! one response with a `Content-Length`; scripted statuses and other
-//! bodies are sent as they are. Every answered request carries
+//! bodies are sent as they are. Every admitted request carries
 //! `x-request-id: req_scripted_N` (what the OpenAI SDKs show as a reply's
 //! request id); a `HEAD` gets the headers without the body.
 //!
@@ -72,12 +72,15 @@
 //!   without a known `role`), a `temperature` outside 0..=2, an `n`
 //!   outside 1..=128; an embeddings `input` that is empty, or `dimensions`
 //!   outside 1..=4096. A scripted reply is sent whatever the request.
-//! * `n` gives that many identical choices.
+//! * `n` gives that many identical choices (a stream carries one).
 //! * A tool's parameters or a `json_schema` response format are filled
 //!   with values that meet the schema's types, enums, `required`, common
-//!   string `format`s, `minLength`/`maxLength`, numeric bounds (exclusive
-//!   ones too) and `minItems`/`maxItems`; a `LABEL=word` marker in the
-//!   prompt picks the enum value, and a marker outside the enum is sent as
+//!   string `format`s, `minLength`/`maxLength` (up to 4,096), numeric
+//!   bounds (exclusive ones too, draft 4's boolean form included) and
+//!   `minItems`/`maxItems` (up to 64 items); `pattern`, `multipleOf` and
+//!   `uniqueItems` are not met, nor a format cut or padded by a length. A
+//!   `LABEL=word` marker in the prompt picks the enum value (the enum that
+//!   holds it, `label` first), and a marker outside every enum is sent as
 //!   it is (how a test makes a judge answer outside its choices).
 //! * `GET /v1/models` lists the model `scripted`; `GET /v1/models/{id}`
 //!   describes any id.

@@ -36,8 +36,9 @@ struct Args {
     #[arg(long)]
     quiet: bool,
     /// At exit, write every request received to FILE, one JSON object a
-    /// line (method, path, headers, body). Credential headers
-    /// (Authorization, api-key, ...) are written as `***`.
+    /// line (method, path, headers, body). Credential headers and query
+    /// parameters (Authorization, api-key, ...) are written as `***`;
+    /// bodies as sent. A second signal exits without writing it.
     #[arg(long, value_name = "FILE.jsonl")]
     record: Option<PathBuf>,
 }

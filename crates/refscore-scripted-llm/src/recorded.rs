@@ -29,29 +29,47 @@ impl RecordedRequest {
     }
 
     /// The request as one JSON line (no newline) for a record file:
-    /// `method`, `path`, `headers` (an object; a header whose name holds
-    /// `key`, `auth`, `token`, `secret` or `cookie` has its value replaced
-    /// by `***`, so a key never reaches the file) and `body` (the JSON
-    /// body, else its text).
+    /// `method`, `path`, `headers` (an object) and `body` (the JSON body,
+    /// else its text). A header, or a query parameter of the path, whose
+    /// name holds `key`, `auth`, `token`, `secret`, `pass`, `sign`,
+    /// `credential`, `session` or `cookie` has its value replaced by
+    /// `***`, so a key sent there never reaches the file. Bodies are kept
+    /// as sent.
     pub fn to_record_line(&self) -> String {
         let headers: serde_json::Map<String, Value> = self
             .headers
             .iter()
-            .map(|(n, v)| {
-                let secret = ["key", "auth", "token", "secret", "cookie"]
-                    .iter()
-                    .any(|w| n.to_ascii_lowercase().contains(w));
-                (n.clone(), Value::from(if secret { "***" } else { v.as_str() }))
-            })
+            .map(|(n, v)| (n.clone(), Value::from(if secret(n) { "***" } else { v.as_str() })))
             .collect();
+        let path = match self.path.split_once('?') {
+            None => self.path.clone(),
+            Some((base, query)) => {
+                let params: Vec<String> = query
+                    .split('&')
+                    .map(|p| match p.split_once('=') {
+                        Some((name, _)) if secret(name) => format!("{name}=***"),
+                        _ => p.to_owned(),
+                    })
+                    .collect();
+                format!("{base}?{}", params.join("&"))
+            }
+        };
         let body = if self.body.is_null() {
             Value::from(self.raw_body.as_str())
         } else {
             self.body.clone()
         };
-        serde_json::json!({"method": self.method, "path": self.path, "headers": headers, "body": body})
+        serde_json::json!({"method": self.method, "path": path, "headers": headers, "body": body})
             .to_string()
     }
+}
+
+/// Whether a header or parameter of this name carries a credential.
+fn secret(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["key", "auth", "token", "secret", "pass", "sign", "credential", "session", "cookie"]
+        .iter()
+        .any(|w| name.contains(w))
 }
 
 #[cfg(test)]
@@ -75,9 +93,10 @@ mod tests {
     fn record_lines_never_hold_credentials() {
         let r = RecordedRequest {
             method: "POST".into(),
-            path: "/v1/chat/completions".into(),
+            path: "/v1/chat/completions?api-version=1&api_key=SECRET3&sig=x".into(),
             headers: vec![
                 ("authorization".into(), "Bearer sk-SECRET".into()),
+                ("x-password".into(), "SECRET4".into()),
                 ("api-key".into(), "SECRET2".into()),
                 ("x-trace".into(), "t1".into()),
             ],
@@ -89,6 +108,7 @@ mod tests {
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["headers"]["authorization"], "***");
         assert_eq!(v["headers"]["x-trace"], "t1");
+        assert_eq!(v["path"], "/v1/chat/completions?api-version=1&api_key=***&sig=x");
         assert_eq!(v["body"]["model"], "m");
     }
 }

@@ -248,7 +248,9 @@ fn auto(
         if let Err(why) = check_chat(request.body) {
             return invalid(body, why);
         }
-        let n = choices(request.body);
+        // A stream carries one choice: `n` is for whole replies.
+        let n =
+            if crate::stream::asked(request.body).is_some() { 1 } else { choices(request.body) };
         match auto_chat(request.body, request.prompt()) {
             AutoChat::ToolCall { name, arguments } => openai::chat_completions(
                 body,

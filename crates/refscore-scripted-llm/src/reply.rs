@@ -41,9 +41,10 @@ pub enum Reply {
     ///
     /// - chat with `tools`: a call of the first tool (or the one
     ///   `tool_choice` names) whose arguments fill the tool's parameter
-    ///   schema: the label slot (the first property with an `enum`, a
-    ///   property named `label` first) gets the word after a `LABEL=` marker
-    ///   in the prompt if there is one, else the enum's first value; an
+    ///   schema: the label slot (the property whose `enum` holds the word
+    ///   after a `LABEL=` marker in the prompt, else the first property
+    ///   with an `enum`, a property named `label` first) gets the marker's
+    ///   word if there is one, else the enum's first value; an
     ///   `explanation` property gets `"scripted"`; other required properties
     ///   get plain values of their type;
     /// - chat with `response_format.json_schema`: the same object as JSON
@@ -53,7 +54,11 @@ pub enum Reply {
     /// - `/v1/embeddings`: a deterministic unit vector per input string
     ///   (8 dimensions, or the request's `dimensions` up to 4096; base64 when
     ///   `encoding_format` is `"base64"`);
-    /// - `GET /v1/models`: a one-model list; any other path: `404`.
+    /// - `GET /v1/models`: a one-model list; `GET /v1/models/{id}`: that
+    ///   model; any other path: `404`;
+    /// - a request OpenAI would refuse (no `model`, no `messages`, an
+    ///   empty input, ...): `400` naming the field (see the crate's
+    ///   documentation); `n` choices when asked.
     #[default]
     Auto,
     /// An HTTP error status (any of 200..=599).

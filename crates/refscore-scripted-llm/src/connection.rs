@@ -209,9 +209,10 @@ impl Connection<'_> {
             serde_json::from_slice(&body).unwrap_or(Value::Null)
         };
         let view = RequestView::new(&head.method, &head.target, &value, body.len());
-        let (delay, usage, reply) = respond::unwrap(shared.pick(&view));
+        let picked = shared.pick(&view);
+        let (delay, usage, _) = respond::unwrap(picked);
         self.body_out.clear();
-        let action = respond::build(reply, &view, usage, seq, &mut self.body_out);
+        let action = respond::build(picked, &view, usage, seq, &mut self.body_out);
         shared.record(head.method, head.target, head.headers, value, body);
 
         let open = self.wait(delay)

@@ -10,7 +10,8 @@ use serde_json::Value;
 /// `{"json": {...}}`, `{"text": "..."}`,
 /// `{"status": {"code": 429, "retry_after": "1", "body": ""}}`,
 /// `{"delay": {"ms": 500, "then": "auto"}}`, `{"garbage": "<html>"}`,
-/// `{"with_usage": {"usage": {"prompt_tokens": 7}, "then": {"text": "hi"}}}`.
+/// `{"with_usage": {"usage": {"prompt_tokens": 7}, "then": {"text": "hi"}}}`,
+/// `{"finish": {"reason": "length", "then": {"text": "The answ"}}}`.
 ///
 /// Chat-completion replies carry `id`, `object: "chat.completion"`,
 /// `created`, `model` (the request's), `choices` and `usage`. Unless
@@ -89,6 +90,17 @@ pub enum Reply {
     /// A `200` chat completion with `choices: []` (on `/v1/embeddings`, an
     /// embedding list with `data: []`).
     Empty,
+    /// Answer with `then`, its choices ending with this `finish_reason`
+    /// (`length`: cut off at the token limit; `content_filter`: withheld),
+    /// streamed or not. Only a chat completion is changed.
+    Finish {
+        /// One of `stop`, `length`, `content_filter`, `tool_calls`,
+        /// `function_call`.
+        reason: String,
+        /// The answer.
+        #[serde(default)]
+        then: Box<Reply>,
+    },
     /// Answer with `then`, reporting these token counts.
     WithUsage {
         /// Token counts to report; unset ones keep their defaults.
@@ -136,6 +148,11 @@ impl Reply {
         Reply::Delay { ms, then: Box::new(self) }
     }
 
+    /// This reply, its choices ending with `finish_reason` `reason`.
+    pub fn finished(self, reason: &str) -> Self {
+        Reply::Finish { reason: reason.to_owned(), then: Box::new(self) }
+    }
+
     /// This reply, reporting these token counts.
     pub fn with_usage(self, prompt_tokens: u64, completion_tokens: u64) -> Self {
         Reply::WithUsage {
@@ -159,6 +176,15 @@ impl Reply {
                         Some("retry_after contains control characters".to_owned())
                     }
                     _ => None,
+                }
+            }
+            Reply::Finish { reason, then } => {
+                const REASONS: [&str; 5] =
+                    ["stop", "length", "content_filter", "tool_calls", "function_call"];
+                if REASONS.contains(&reason.as_str()) {
+                    then.problem()
+                } else {
+                    Some(format!("finish reason `{reason}` is not one of {}", REASONS.join(", ")))
                 }
             }
             Reply::Delay { then, .. } | Reply::WithUsage { then, .. } => then.problem(),
@@ -224,5 +250,11 @@ mod tests {
         let bad =
             Reply::Status { code: 429, retry_after: Some("1\r\nX: y".into()), body: String::new() };
         assert!(bad.with_usage(1, 1).problem().is_some());
+        assert!(Reply::Text("x".into()).finished("length").problem().is_none());
+        assert!(Reply::Text("x".into()).finished("cut").problem().is_some());
+        let parsed: Reply =
+            serde_json::from_value(json!({"finish": {"reason": "length", "then": {"text": "a"}}}))
+                .unwrap();
+        assert_eq!(parsed, Reply::Text("a".into()).finished("length"));
     }
 }

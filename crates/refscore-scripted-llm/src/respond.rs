@@ -40,6 +40,7 @@ pub(crate) fn unwrap(mut reply: &Reply) -> (u64, Usage, &Reply) {
     let mut usage = Usage::default();
     loop {
         match reply {
+            Reply::Finish { then, .. } => reply = then,
             Reply::Delay { ms, then } => {
                 delay = delay.saturating_add(*ms);
                 reply = then;
@@ -54,7 +55,8 @@ pub(crate) fn unwrap(mut reply: &Reply) -> (u64, Usage, &Reply) {
     }
 }
 
-/// Build the answer to request number `seq` into `body`: a chat
+/// Build the answer to request number `seq` into `body` from the rule's
+/// whole reply (its wrappers included; `usage` from [`unwrap`]): a chat
 /// completion asked for as a stream is sent as one ([`crate::stream`]).
 pub(crate) fn build<'s>(
     reply: &'s Reply,
@@ -63,7 +65,12 @@ pub(crate) fn build<'s>(
     seq: usize,
     body: &mut Vec<u8>,
 ) -> Action<'s> {
-    let action = build_whole(reply, request, usage, seq, body);
+    let mut action = build_whole(reply, request, usage, seq, body);
+    if let Some(reason) = finish_reason(reply)
+        && let Action::Send { status: 200, content_type: JSON, .. } = action
+    {
+        action = with_finish_reason(body, reason).unwrap_or(action);
+    }
     // Only answers the server makes up are streamed; a scripted status or
     // garbage body is sent as it is, whatever it holds.
     let generated = matches!(
@@ -80,6 +87,32 @@ pub(crate) fn build<'s>(
         return Action::Send { status: 200, content_type: stream::EVENT_STREAM, retry_after: None };
     }
     action
+}
+
+/// The finish reason the outermost [`Reply::Finish`] around the answer
+/// sets, if any.
+fn finish_reason(mut reply: &Reply) -> Option<&str> {
+    loop {
+        match reply {
+            Reply::Finish { reason, .. } => return Some(reason),
+            Reply::Delay { then, .. } | Reply::WithUsage { then, .. } => reply = then,
+            _ => return None,
+        }
+    }
+}
+
+/// `body` (a chat completion) with every choice ending with `reason`;
+/// `None` (the body unchanged) when it is not a chat completion.
+fn with_finish_reason(body: &mut Vec<u8>, reason: &str) -> Option<Action<'static>> {
+    let mut v: Value = serde_json::from_slice(body).ok()?;
+    if v.get("object").and_then(Value::as_str) != Some("chat.completion") {
+        return None;
+    }
+    for choice in v.get_mut("choices")?.as_array_mut()? {
+        choice["finish_reason"] = Value::from(reason);
+    }
+    *body = serde_json::to_vec(&v).ok()?;
+    Some(ok())
 }
 
 /// The whole (not streamed) answer to request number `seq`.
@@ -140,7 +173,7 @@ fn build_whole<'s>(
         }
         Reply::Drop => Action::Close,
         // Unwrapped by the caller; answered without waiting if not.
-        Reply::Delay { then, .. } | Reply::WithUsage { then, .. } => {
+        Reply::Delay { then, .. } | Reply::WithUsage { then, .. } | Reply::Finish { then, .. } => {
             build_whole(then, request, usage, seq, body)
         }
     }
@@ -329,9 +362,9 @@ mod tests {
     fn run<'r>(reply: &'r Reply, path: &str, request: Value) -> (Action<'r>, Value, Vec<u8>) {
         let text = request.to_string();
         let view = RequestView::new("POST", path, &request, text.len());
-        let (_, usage, inner) = unwrap(reply);
+        let (_, usage, _) = unwrap(reply);
         let mut body = Vec::new();
-        let action = build(inner, &view, usage, 1, &mut body);
+        let action = build(reply, &view, usage, 1, &mut body);
         let parsed = serde_json::from_slice(&body).unwrap_or(Value::Null);
         (action, parsed, body)
     }
@@ -449,6 +482,19 @@ mod tests {
         assert!(v["data"][0]["embedding"].is_string());
         let (action, _, _) = run(&Reply::Auto, "/v1/embeddings", json!({"input": 5}));
         assert!(matches!(action, Action::Send { status: 400, .. }));
+    }
+
+    #[test]
+    fn a_finish_reason_is_set_on_chat_completions_only() {
+        let cut = Reply::Text("The answ".into()).finished("length").with_usage(3, 64);
+        let (_, v, _) = run(&cut, "/v1/chat/completions", json!({"model": "m", "messages": []}));
+        assert_eq!(v["choices"][0]["finish_reason"], "length");
+        assert_eq!(v["choices"][0]["message"]["content"], "The answ");
+        assert_eq!(v["usage"]["completion_tokens"], 64);
+        let failed = Reply::status(500).finished("length");
+        let (action, v, _) = run(&failed, "/v1/chat/completions", json!({}));
+        assert!(matches!(action, Action::Send { status: 500, .. }));
+        assert!(v.get("choices").is_none());
     }
 
     #[test]

@@ -249,3 +249,19 @@ fn a_reasoning_model_that_refuses_max_tokens_and_temperature_is_judged_all_the_s
         assert_eq!(j["cache_hits"].as_u64(), Some(hits), "{j}");
     }
 }
+
+#[test]
+fn a_reply_cut_off_at_the_token_limit_fails_saying_so() {
+    let server = ScriptedServer::start(Script::new(vec![Rule::always(
+        Reply::Text("The reply is pol".into()).finished("length"),
+    )]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &server.base_url(), &["Hello"], &json!({"max_tokens": 5}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    assert_eq!(r[0]["passed"]["polite"], false, "{}", r[0]);
+    let e = error(&r, 0);
+    assert!(e.contains("cut off at max_tokens") && e.contains("raise max_tokens"), "{e}");
+}

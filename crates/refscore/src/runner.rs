@@ -411,7 +411,10 @@ pub fn run_recorded(
                 }
                 let first = next_index;
                 next_index += records.len() as u64;
-                if let Some(sink) = sink.as_deref_mut() {
+                // A stop before the batch's first row leaves nothing to
+                // record: an empty batch would hold the next one's `first`,
+                // and the resumed run could not record that one.
+                if let Some(sink) = sink.as_deref_mut().filter(|_| !records.is_empty()) {
                     let lines: Vec<String> =
                         evaluated.iter_mut().map(|ev| std::mem::take(&mut ev.line)).collect();
                     let b = BatchRecord { first, records, lines, fields: snapshot };

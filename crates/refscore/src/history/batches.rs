@@ -294,6 +294,11 @@ fn write_batches(
         let first = i64::try_from(job.first).unwrap_or(i64::MAX);
         let tx = Transaction::new_unchecked(&store.conn, TransactionBehavior::Immediate)
             .map_err(fail)?;
+        // Earlier versions could record an empty batch when a stop came
+        // before a batch's first row; it holds this batch's `first`.
+        tx.prepare_cached("DELETE FROM batches WHERE run = ?1 AND first = ?2 AND count = 0")
+            .and_then(|mut s| s.execute(params![id, first]))
+            .map_err(fail)?;
         tx.prepare_cached(
             "INSERT INTO batches (run, first, count, records, cells, fields, lines)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",

@@ -400,6 +400,7 @@ impl BatchSink for MemorySink {
             return Err("disk full".into());
         }
         assert_eq!(b.first, self.batches.iter().map(|p| p.records.len() as u64).sum::<u64>());
+        assert!(!b.records.is_empty(), "an empty batch is never recorded");
         self.batches.push(PriorBatch { records: b.records, fields: b.fields });
         self.lines.extend(b.lines);
         Ok(())

@@ -112,3 +112,37 @@ fn baselines_pins_and_pruning() {
     assert_eq!(s.list(Some("b"), Some(5)).unwrap().len(), 1);
     assert!(matches!(s.get(a2).unwrap_err(), StoreError::NoRun { .. }));
 }
+
+#[test]
+fn an_empty_batch_recorded_by_an_older_version_does_not_block_a_resume() {
+    use crate::runner::{BatchRecord, BatchSink};
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("runs.db")).unwrap();
+    let id = s.begin(&info("a"), &RegressionPolicy::default()).unwrap();
+    let batch = |first: u64, ids: &[&str]| BatchRecord {
+        first,
+        records: ids
+            .iter()
+            .map(|i| crate::history::RowRecord {
+                scores: crate::history::RowScores { id: (*i).to_owned(), cells: Vec::new() },
+                row_score: None,
+                extra: Vec::new(),
+                unreadable: false,
+            })
+            .collect(),
+        lines: ids.iter().map(|i| format!("{{\"id\": \"{i}\"}}")).collect(),
+        fields: String::new(),
+    };
+    let mut r = s.recorder(id).unwrap();
+    r.batch(batch(0, &["r0", "r1"])).unwrap();
+    // A stop before the next batch's first row, as older versions recorded it.
+    r.batch(batch(2, &[])).unwrap();
+    r.finish().unwrap();
+    // The resumed run records its first batch at the same row.
+    let mut r = s.recorder(id).unwrap();
+    r.batch(batch(2, &["r2"])).unwrap();
+    r.finish().unwrap();
+    let prior = s.prior_batches(id).unwrap();
+    let counts: Vec<usize> = prior.iter().map(|b| b.records.len()).collect();
+    assert_eq!(counts, [2, 1]);
+}

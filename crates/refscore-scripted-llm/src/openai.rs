@@ -75,20 +75,10 @@ struct Function<'a> {
     arguments: &'a str,
 }
 
-/// Write a `chat.completion` object for request number `seq`.
+/// Write a `chat.completion` object for request number `seq`, with `n`
+/// identical choices (indexes 0..n), as a request with `n` asks; the
+/// completion tokens count every choice.
 pub(crate) fn chat_completion(
-    out: &mut Vec<u8>,
-    seq: usize,
-    model: &str,
-    output: ChatOutput<'_>,
-    usage: TokenUsage,
-) {
-    chat_completions(out, seq, model, output, usage, 1);
-}
-
-/// [`chat_completion`] with `n` identical choices (indexes 0..n), as a
-/// request with `n` asks; the completion tokens count every choice.
-pub(crate) fn chat_completions(
     out: &mut Vec<u8>,
     seq: usize,
     model: &str,
@@ -288,7 +278,7 @@ mod tests {
     fn tool_call_completion_has_openai_shape() {
         let mut out = Vec::new();
         let output = ChatOutput::ToolCall { name: "judge", arguments: r#"{"label":"good"}"# };
-        chat_completion(&mut out, 7, "m", output, TokenUsage::new(3, 10));
+        chat_completion(&mut out, 7, "m", output, TokenUsage::new(3, 10), 1);
         let v = parse(&out);
         assert_eq!(v["id"], "chatcmpl-scripted-7");
         assert_eq!(v["object"], "chat.completion");
@@ -312,13 +302,13 @@ mod tests {
     #[test]
     fn content_and_empty_completions() {
         let mut out = Vec::new();
-        chat_completion(&mut out, 1, "m", ChatOutput::Content("hi"), TokenUsage::new(1, 1));
+        chat_completion(&mut out, 1, "m", ChatOutput::Content("hi"), TokenUsage::new(1, 1), 1);
         let v = parse(&out);
         assert_eq!(v["choices"][0]["message"]["content"], "hi");
         assert_eq!(v["choices"][0]["finish_reason"], "stop");
         assert!(v["choices"][0]["message"].get("tool_calls").is_none());
         out.clear();
-        chat_completion(&mut out, 1, "m", ChatOutput::Nothing, TokenUsage::new(1, 1));
+        chat_completion(&mut out, 1, "m", ChatOutput::Nothing, TokenUsage::new(1, 1), 1);
         assert_eq!(parse(&out)["choices"], json!([]));
     }
 

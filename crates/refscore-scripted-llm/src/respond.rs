@@ -128,7 +128,7 @@ fn build_whole<'s>(
         usage.completion_tokens.unwrap_or(DEFAULT_COMPLETION_TOKENS),
     );
     let chat = |body: &mut Vec<u8>, output| {
-        openai::chat_completion(body, seq, request.model(), output, tokens);
+        openai::chat_completion(body, seq, request.model(), output, tokens, 1);
         ok()
     };
     match reply {
@@ -285,7 +285,7 @@ fn auto(
         let n =
             if crate::stream::asked(request.body).is_some() { 1 } else { choices(request.body) };
         match auto_chat(request.body, request.prompt()) {
-            AutoChat::ToolCall { name, arguments } => openai::chat_completions(
+            AutoChat::ToolCall { name, arguments } => openai::chat_completion(
                 body,
                 seq,
                 request.model(),
@@ -293,7 +293,7 @@ fn auto(
                 tokens,
                 n,
             ),
-            AutoChat::Content(content) => openai::chat_completions(
+            AutoChat::Content(content) => openai::chat_completion(
                 body,
                 seq,
                 request.model(),
@@ -455,6 +455,7 @@ mod tests {
             "m",
             ChatOutput::Content("x"),
             TokenUsage::new(1, 1),
+            1,
         );
         let text = String::from_utf8(completion.clone()).unwrap();
         for reply in [

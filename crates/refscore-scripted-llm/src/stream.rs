@@ -90,6 +90,7 @@ mod tests {
             "m",
             ChatOutput::Content("LABEL=good"),
             TokenUsage::new(5, 2),
+            1,
         );
         let events = data(&events(&whole, true).unwrap());
         assert_eq!(events.len(), 5, "{events:?}");
@@ -109,7 +110,7 @@ mod tests {
     fn a_tool_call_streams_its_name_then_its_arguments() {
         let mut whole = Vec::new();
         let call = ChatOutput::ToolCall { name: "record", arguments: r#"{"label":"good"}"# };
-        chat_completion(&mut whole, 1, "m", call, TokenUsage::new(1, 1));
+        chat_completion(&mut whole, 1, "m", call, TokenUsage::new(1, 1), 1);
         let events = data(&events(&whole, false).unwrap());
         assert_eq!(events.len(), 4, "{events:?}");
         let chunk = |i: usize| serde_json::from_str::<Value>(&events[i]).unwrap();

@@ -225,8 +225,14 @@ impl JudgeConfig {
     /// decided by the request it actually sends: a server that refuses the
     /// temperature gets none (see `docs/judges.md`).
     pub fn deterministic(&self) -> bool {
-        self.temperature == 0.0 || self.seed.is_some()
+        deterministic(Some(self.temperature), self.seed.is_some())
     }
+}
+
+/// Whether replies are reproducible: sampled at temperature 0, or with a
+/// seed (`temperature` `None`: not sent, the model's own default).
+pub(crate) fn deterministic(temperature: Option<f64>, seeded: bool) -> bool {
+    temperature == Some(0.0) || seeded
 }
 
 /// An address as it may be shown in messages: without its query (it may

@@ -167,9 +167,9 @@ impl Judge {
 
     /// What [`Judge::adaptations`] changed, in words.
     pub(crate) fn adaptations_described(&self) -> Vec<String> {
-        let seeded =
-            self.config.seed.is_some() && !self.adaptations().contains(&Adaptation::NoSeed);
-        self.adaptations().iter().map(|a| a.describe(seeded).to_owned()).collect()
+        let learnt = self.adaptations();
+        let seeded = self.config.seed.is_some() && !learnt.contains(&Adaptation::NoSeed);
+        learnt.iter().map(|a| a.describe(seeded).to_owned()).collect()
     }
 
     /// Learns `a`: later requests are sent without the refused setting.
@@ -207,7 +207,8 @@ impl Judge {
 /// Whether a request body asks for reproducible replies: temperature 0,
 /// or a seed.
 pub(super) fn deterministic(body: &Value) -> bool {
-    body.get("temperature").and_then(Value::as_f64) == Some(0.0) || body.get("seed").is_some()
+    let temperature = body.get("temperature").and_then(Value::as_f64);
+    crate::judge::config::deterministic(temperature, body.get("seed").is_some())
 }
 
 #[cfg(test)]

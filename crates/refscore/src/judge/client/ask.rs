@@ -108,8 +108,8 @@ impl Judge {
         // What this exchange learnt: a refusal that comes back after the
         // setting was changed is an error, not a loop.
         let mut learnt = 0u8;
+        let mut sent = self.body(body);
         loop {
-            let sent = self.body(body.clone());
             match self.exchange_once(&sent, record, read) {
                 Err(AskError::Request(JudgeError::Status {
                     status: 400 | 422,
@@ -120,6 +120,10 @@ impl Judge {
                 {
                     learnt |= a.bit();
                     self.adapt(a);
+                    // The same body, its settings as the server now takes them.
+                    if let Value::Object(m) = &mut sent {
+                        self.add_settings(m);
+                    }
                 }
                 other => return other,
             }

@@ -81,6 +81,15 @@ fn judge(base_url: &str) -> Judge {
     Judge::with_key("j", c, key, None, CacheMode::Off, Arc::new(AtomicBool::new(false)))
 }
 
+/// A judge of `model` at `base`, without a key, cache or retries beyond
+/// the defaults, its settings changed by `configure`.
+fn keyless(model: &str, base: String, configure: impl FnOnce(&mut JudgeConfig)) -> Judge {
+    let mut c = JudgeConfig::new(model);
+    c.base_url = Some(base);
+    configure(&mut c);
+    Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)))
+}
+
 fn completion(arguments: &str) -> String {
     json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
         {"function": {"name": "record_judgement", "arguments": arguments}}]}}]})
@@ -320,11 +329,10 @@ fn settings_a_reasoning_model_refuses_are_learnt_once_and_sent_as_it_takes_them(
             http("200 OK", "", &completion(r#"{"label": "rude"}"#)),
         ]
     });
-    let mut c = JudgeConfig::new("o4-mini");
-    c.base_url = Some(base);
-    c.max_tokens = Some(300);
-    c.seed = Some(7);
-    let j = Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)));
+    let j = keyless("o4-mini", base, |c| {
+        c.max_tokens = Some(300);
+        c.seed = Some(7);
+    });
     let ask = || {
         j.ask("ev", Some(StructuredMode::Tools), |_| Map::new(), |r| Ok(r.message.clone()))
             .map(|(m, _, _)| crate::json::compact(&m))
@@ -358,10 +366,7 @@ fn settings_a_reasoning_model_refuses_are_learnt_once_and_sent_as_it_takes_them(
 fn a_value_out_of_range_is_an_error_not_a_setting_to_drop() {
     let big = r#"{"error": {"message": "'max_tokens' is too large: 100000. This model supports at most 16384 completion tokens.", "param": "max_tokens", "code": "invalid_value"}}"#;
     let (base, seen) = serve(|_| vec![http("400 Bad Request", "", big)]);
-    let mut c = JudgeConfig::new("m");
-    c.base_url = Some(base);
-    c.max_tokens = Some(100_000);
-    let j = Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)));
+    let j = keyless("m", base, |c| c.max_tokens = Some(100_000));
     let e = j.chat("ev", Map::new()).unwrap_err().to_string();
     assert!(e.contains("HTTP 400") && e.contains("too large"), "{e}");
     assert_eq!(seen.lock().unwrap().len(), 1);
@@ -375,9 +380,7 @@ fn a_refusal_that_comes_back_is_an_error_not_a_loop() {
     let refusal = r#"{"error": {"message": "Unsupported parameter: 'max_tokens'", "param": "max_tokens", "code": "unsupported_parameter"}}"#;
     let (base, seen, bodies) =
         serve_logging_bodies(|_| vec![http("400 Bad Request", "", refusal); 5]);
-    let mut c = JudgeConfig::new("m");
-    c.base_url = Some(base);
-    let j = Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)));
+    let j = keyless("m", base, |_| {});
     let mut body = Map::new();
     body.insert("max_tokens".into(), json!(9));
     let e = j.chat("ev", body).unwrap_err().to_string();
@@ -396,10 +399,7 @@ fn a_422_from_a_closed_request_model_drops_the_seed() {
             http("200 OK", "", &completion(r#"{"label": "polite"}"#)),
         ]
     });
-    let mut c = JudgeConfig::new("m");
-    c.base_url = Some(base);
-    c.seed = Some(7);
-    let j = Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)));
+    let j = keyless("m", base, |c| c.seed = Some(7));
     j.chat("ev", Map::new()).unwrap();
     let sent = bodies.lock().unwrap().clone();
     assert_eq!((sent[0]["seed"].as_u64(), sent[1].get("seed")), (Some(7), None));

@@ -236,10 +236,11 @@ pub fn is_identifier(key: &str) -> bool {
     match b.first() {
         None => return false,
         Some(&c) if c.is_ascii() && !(c.is_ascii_alphabetic() || c == b'_') => return false,
-        Some(&c) if c.is_ascii() && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_') => {
-            return true;
-        }
+        Some(_) if b.iter().all(|&c| WORD[usize::from(c)]) => return true,
         _ => {}
+    }
+    if key.is_ascii() {
+        return false;
     }
     let mut chars = key.chars();
     match chars.next() {
@@ -248,6 +249,19 @@ pub fn is_identifier(key: &str) -> bool {
     }
     chars.all(|c| c.is_alphanumeric() || c == '_')
 }
+
+/// The ASCII bytes an identifier may hold after its first: letters,
+/// digits and `_`.
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_';
+        c += 1;
+    }
+    t
+};
 
 #[cfg(test)]
 mod tests {

@@ -29,72 +29,217 @@ impl FieldTally {
     }
 }
 
-/// The wildcard path of the node being walked, and the tallies so far:
-/// per path, its place in `counts` (first seen first).
-#[derive(Debug, Default)]
-pub(super) struct FieldTallies {
-    buf: String,
-    marks: Vec<usize>,
-    index: FxHashMap<String, usize>,
-    counts: Vec<Counts>,
+/// The wildcard path of the node being walked, and the tallies so far.
+///
+/// Paths are kept as a tree of segments while walking (an array element
+/// is the segment `[*]`), so entering a node finds its path among its
+/// parent's children and counting a comparison is an index; a path is
+/// printed once, when the tallies are finished. Elements of an array are
+/// usually alike, so the child after the one entered last is tried first.
+#[derive(Debug)]
+pub(super) struct FieldTallies<'v> {
+    /// Every path entered so far; the root `$` is the first.
+    nodes: Vec<FieldNode<'v>>,
+    /// The children of paths with more than [`SCAN`] children, by
+    /// parent and last segment.
+    many: FxHashMap<(u32, Option<&'v str>), u32>,
+    /// The path of the node being walked, root first.
+    stack: Vec<u32>,
+    /// Per path with comparisons, first seen first: its node and counts.
+    counts: Vec<(u32, Counts)>,
 }
+
+/// One path of [`FieldTallies`]; a link of 0 is none (the root is no
+/// one's child).
+#[derive(Debug, Clone, Copy)]
+struct FieldNode<'v> {
+    parent: u32,
+    /// The last segment: a key, or `None` for `[*]`.
+    seg: Option<&'v str>,
+    /// Where its counts are in [`FieldTallies::counts`], once it has any.
+    counted: Option<u32>,
+    /// First and last child, in the order they were added.
+    first: u32,
+    last: u32,
+    /// The next child of the same parent.
+    next: u32,
+    /// The child entered last.
+    cursor: u32,
+    /// How many children it has.
+    kids: u32,
+}
+
+impl<'v> FieldNode<'v> {
+    fn new(parent: u32, seg: Option<&'v str>) -> Self {
+        FieldNode { parent, seg, counted: None, first: 0, last: 0, next: 0, cursor: 0, kids: 0 }
+    }
+}
+
+/// Children a path's list is searched through before a map is kept for
+/// them: the cost of entering a node stays bounded whatever the keys.
+const SCAN: u32 = 16;
 
 /// Room for the fields of a typical document, so that the first row's
 /// paths do not grow the table several times.
 const TYPICAL_FIELDS: usize = 32;
 
-impl FieldTallies {
+impl<'v> FieldTallies<'v> {
     pub(super) fn new() -> Self {
+        let mut nodes = Vec::with_capacity(2 * TYPICAL_FIELDS);
+        nodes.push(FieldNode::new(0, None));
+        let mut stack = Vec::with_capacity(16);
+        stack.push(0);
         FieldTallies {
-            buf: String::from("$"),
-            index: FxHashMap::with_capacity_and_hasher(TYPICAL_FIELDS, Default::default()),
+            nodes,
+            many: FxHashMap::default(),
+            stack,
             counts: Vec::with_capacity(TYPICAL_FIELDS),
-            ..FieldTallies::default()
         }
     }
 
-    pub(super) fn enter(&mut self, seg: Seg<'_>) {
-        self.marks.push(self.buf.len());
-        match seg {
-            Seg::Key(_) => push_seg(&mut self.buf, seg),
-            _ => self.buf.push_str("[*]"),
+    fn current(&self) -> u32 {
+        self.stack.last().copied().unwrap_or(0)
+    }
+
+    fn node(&self, at: u32) -> Option<&FieldNode<'v>> {
+        self.nodes.get(at as usize)
+    }
+
+    pub(super) fn enter(&mut self, seg: Seg<'v>) {
+        let parent = self.current();
+        let seg = match seg {
+            Seg::Key(k) => Some(k),
+            _ => None,
+        };
+        let at = match self.find(parent, seg) {
+            Some(at) => at,
+            None => self.add(parent, seg),
+        };
+        if let Some(p) = self.nodes.get_mut(parent as usize) {
+            p.cursor = at;
         }
+        self.stack.push(at);
+    }
+
+    /// The child of `parent` whose last segment is `seg`.
+    fn find(&self, parent: u32, seg: Option<&'v str>) -> Option<u32> {
+        let p = self.node(parent)?;
+        let after = self.node(p.cursor).map_or(0, |c| c.next);
+        let guess = if p.cursor != 0 && after != 0 { after } else { p.first };
+        if self.node(guess).is_some_and(|g| guess != 0 && g.seg == seg) {
+            return Some(guess);
+        }
+        if p.kids > SCAN {
+            return self.many.get(&(parent, seg)).copied();
+        }
+        let mut c = p.first;
+        while let Some(child) = self.node(c).filter(|_| c != 0) {
+            if child.seg == seg {
+                return Some(c);
+            }
+            c = child.next;
+        }
+        None
+    }
+
+    /// Adds a child of `parent`; its index.
+    fn add(&mut self, parent: u32, seg: Option<&'v str>) -> u32 {
+        let at = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+        self.nodes.push(FieldNode::new(parent, seg));
+        let Some(p) = self.nodes.get_mut(parent as usize) else { return at };
+        let last = p.last;
+        if p.first == 0 {
+            p.first = at;
+        }
+        p.last = at;
+        p.kids += 1;
+        let kids = p.kids;
+        if let Some(l) = self.nodes.get_mut(last as usize).filter(|_| last != 0) {
+            l.next = at;
+        }
+        if kids == SCAN + 1 {
+            let mut c = self.node(parent).map_or(0, |p| p.first);
+            while let Some(&child) = self.node(c).filter(|_| c != 0) {
+                self.many.insert((parent, child.seg), c);
+                c = child.next;
+            }
+        } else if kids > SCAN {
+            self.many.insert((parent, seg), at);
+        }
+        at
     }
 
     pub(super) fn leave(&mut self) {
-        if let Some(m) = self.marks.pop() {
-            self.buf.truncate(m);
+        if self.stack.len() > 1 {
+            self.stack.pop();
         }
     }
 
     /// Counts one comparison at the current path.
     pub(super) fn record(&mut self, outcome: Outcome, score: f64) {
-        let i = match self.index.get(self.buf.as_str()) {
-            Some(&i) => i,
+        let at = self.current();
+        let Some(node) = self.nodes.get_mut(at as usize) else { return };
+        let i = match node.counted {
+            Some(i) => i as usize,
             None => {
                 let i = self.counts.len();
-                self.index.insert(self.buf.clone(), i);
-                self.counts.push(Counts::default());
+                node.counted = Some(u32::try_from(i).unwrap_or(u32::MAX));
+                self.counts.push((at, Counts::default()));
                 i
             }
         };
-        if let Some(c) = self.counts.get_mut(i) {
+        if let Some((_, c)) = self.counts.get_mut(i) {
             c.record(outcome, score);
         }
     }
 
-    /// The tallies, in the order their paths were first seen.
+    /// The tallies, in the order their paths were first counted.
     pub(super) fn finish(self) -> Vec<FieldTally> {
-        let mut paths = vec![String::new(); self.counts.len()];
-        for (path, i) in self.index {
-            if let Some(slot) = paths.get_mut(i) {
-                *slot = path;
+        // Every printed path, one after another; a node's place in it,
+        // once printed (a parent is always printed before its child, and
+        // was created before it).
+        // Whether a path has counts or a descendant with counts: children
+        // come after their parents in `nodes`.
+        let mut wanted: Vec<bool> = self.nodes.iter().map(|n| n.counted.is_some()).collect();
+        for n in (1..self.nodes.len()).rev() {
+            if wanted[n] {
+                let parent = self.nodes[n].parent as usize;
+                wanted[parent] = true;
             }
         }
-        paths
+        let mut printed = String::with_capacity(32 * self.nodes.len());
+        printed.push('$');
+        let mut place: Vec<Option<(usize, usize)>> = vec![None; self.nodes.len()];
+        if let Some(root) = place.first_mut() {
+            *root = Some((0, 1));
+        }
+        for (n, node) in self.nodes.iter().enumerate().skip(1) {
+            let Some(Some((start, len))) = place.get(node.parent as usize).copied() else {
+                continue;
+            };
+            if !wanted[n] {
+                continue;
+            }
+            let at = printed.len();
+            printed.extend_from_within(start..start + len);
+            match node.seg {
+                Some(k) => push_seg(&mut printed, Seg::Key(k)),
+                None => printed.push_str("[*]"),
+            }
+            place[n] = Some((at, printed.len() - at));
+        }
+        self.counts
             .into_iter()
-            .zip(self.counts)
-            .map(|(path, counts)| FieldTally { path, counts })
+            .map(|(at, counts)| {
+                let path = place
+                    .get(at as usize)
+                    .copied()
+                    .flatten()
+                    .and_then(|(start, len)| printed.get(start..start + len))
+                    .unwrap_or("$")
+                    .to_owned();
+                FieldTally { path, counts }
+            })
             .collect()
     }
 }
@@ -126,5 +271,39 @@ mod tests {
         assert!(t[0].failed());
         assert_eq!(t[1].path, "$.items['a b']");
         assert_eq!(t[1].counts.missing, 1);
+    }
+
+    /// Elements with keys of their own, past the list searched through:
+    /// every path is found again, each counted once per comparison, in
+    /// the order first counted.
+    #[test]
+    fn many_and_varied_children_are_found_again() {
+        let keys: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
+        let mut f = FieldTallies::new();
+        f.enter(Seg::Key("items"));
+        for round in 0..3 {
+            for (i, k) in keys.iter().enumerate() {
+                // Element `i` has keys `k{i}` and, from the second round,
+                // `k{i + 1}`: a key seen under another element.
+                f.enter(Seg::Index(i));
+                f.enter(Seg::Key(k));
+                f.record(Outcome::Match, 1.0);
+                f.leave();
+                if round > 0 {
+                    let next = &keys[(i + 1) % keys.len()];
+                    f.enter(Seg::Key(next));
+                    f.record(Outcome::ValueMismatch, 0.0);
+                    f.leave();
+                }
+                f.leave();
+            }
+        }
+        f.leave();
+        let t = f.finish();
+        assert_eq!(t.len(), 40);
+        for (i, tally) in t.iter().enumerate() {
+            assert_eq!(tally.path, format!("$.items[*].k{i}"));
+            assert_eq!((tally.counts.matched, tally.counts.wrong), (3, 2), "{}", tally.path);
+        }
     }
 }

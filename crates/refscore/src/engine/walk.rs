@@ -110,7 +110,7 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     path: RefCell<Vec<Seg<'v>>>,
     counts: Counts,
     records: Vec<Record>,
-    fields: Option<FieldTallies>,
+    fields: Option<FieldTallies<'v>>,
     relabel: Option<Outcome>,
     element: bool,
     /// Tallies of element pairs of containers already compared in this

@@ -23,6 +23,8 @@ pub(crate) struct MetricEvaluator {
     metric: String,
     options: Map<String, Value>,
     judge: Option<Value>,
+    /// The judges its LLM metric asks, and what they cost so far.
+    judges: Arc<Judges>,
     evaluator: Arc<dyn Evaluator>,
 }
 
@@ -75,7 +77,7 @@ impl MetricEvaluator {
             let ctx = BuildContext {
                 base_dir: None,
                 field_tallies: false,
-                judges,
+                judges: Arc::clone(&judges),
                 evaluator: Some(name.clone()),
             };
             let built = metrics::build(metric, &options, &ctx)
@@ -85,6 +87,7 @@ impl MetricEvaluator {
                 metric: metric.to_owned(),
                 options,
                 judge,
+                judges,
                 evaluator: Arc::from(built),
             })
         })
@@ -124,6 +127,25 @@ impl MetricEvaluator {
     #[getter]
     fn judge<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         on_big_stack(|| to_py(py, self.judge.as_ref().unwrap_or(&Value::Null)))
+    }
+
+    /// What its judge cost since it was built, in every thread and call:
+    /// one dict per judge (`judge`, `model`, `evaluator`, `evaluations`,
+    /// `requests`, `retries`, `failures`, `cache_hits`, `prompt_tokens`,
+    /// `completion_tokens`, `latency_p50_ms`, `latency_p95_ms`, `cost`,
+    /// `adapted`), as in a run's summary; empty for a metric that asks
+    /// no judge or has not asked yet.
+    fn judge_usage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut usage = serde_json::to_value(self.judges.usage())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        // Every key in every dict: the summary leaves `adapted` out when
+        // empty, a dict is easier to read with it there.
+        for u in usage.as_array_mut().into_iter().flatten() {
+            if let Some(u) = u.as_object_mut() {
+                u.entry("adapted").or_insert_with(|| Value::Array(Vec::new()));
+            }
+        }
+        on_big_stack(|| to_py(py, &usage))
     }
 
     /// The inputs it reads: dicts with `name`, `required`, `type`,

@@ -42,3 +42,30 @@ def test_built_in_judges_take_judge_settings(scripted_llm):
     assert s.name == "hallucination" and s.kind == "llm" and s.label
     with pytest.raises(ValueError):
         refscore.metrics.hallucination().evaluate({"input": "q", "context": "c", "output": "a"})
+
+
+def test_judge_usage_counts_every_judgement(scripted_llm):
+    judge = refscore.ClassificationEvaluator(
+        name="verdict",
+        prompt_template="Answer: {answer}\nLABEL={hint}",
+        choices=["good", "bad"],
+        judge={
+            "model": "judge-model",
+            "base_url": scripted_llm,
+            "api_key_env": "REFSCORE_TEST_NO_KEY",
+            "prices": {"prompt": 1.0, "completion": 2.0},
+        },
+    )
+    assert judge.judge_usage() == []
+    df = pd.DataFrame({"answer": ["a", "b", "c", "d"], "hint": ["good", "bad", "maybe", "good"]})
+    refscore.evaluate_dataframe(df, [judge])
+    [u] = judge.judge_usage()
+    assert (u["evaluator"], u["model"], u["evaluations"]) == ("verdict", "judge-model", 4)
+    assert u["requests"] >= 4 and u["prompt_tokens"] > 0 and u["completion_tokens"] > 0
+    assert u["cost"] == pytest.approx((u["prompt_tokens"] * 1.0 + u["completion_tokens"] * 2.0) / 1e6)
+    assert u["latency_p50_ms"] is not None and u["adapted"] == []
+    # One more call adds to the same counters.
+    judge.evaluate({"answer": "e", "hint": "good"})
+    assert judge.judge_usage()[0]["evaluations"] == 5
+    # A code metric asks no judge.
+    assert refscore.metrics.json_distance().judge_usage() == []

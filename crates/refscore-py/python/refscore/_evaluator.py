@@ -260,6 +260,20 @@ class MetricEvaluator(Evaluator):
         """The options it was built with."""
         return self._native.options
 
+    def judge_usage(self) -> list[dict[str, Any]]:
+        """What its LLM judge cost since this evaluator was built or
+        unpickled, over every call and thread of this process.
+
+        One dict per judge, as in a run's ``summary.json``: ``judge``,
+        ``model``, ``evaluator``, ``evaluations``, ``requests``,
+        ``retries``, ``failures``, ``cache_hits``, ``prompt_tokens``,
+        ``completion_tokens``, ``latency_p50_ms``, ``latency_p95_ms``,
+        ``cost`` (``None`` without prices) and ``adapted`` (settings the
+        server refused and the judge stopped sending). Empty for a metric
+        that asks no judge, or before its first judgement.
+        """
+        return self._native.judge_usage()
+
     def _native_mapping(self, callable_keys: Optional[Mapping[str, str]] = None) -> Optional[_refscore.Mapping]:
         """The compiled mapping, with callable sources read from the keys
         ``callable_keys`` names."""

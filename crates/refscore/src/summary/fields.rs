@@ -139,30 +139,34 @@ impl FieldStats {
         tallies: &[FieldTally],
     ) {
         for t in tallies {
-            let Some(acc) = self.slot(evaluator, &t.path) else { continue };
-            acc.counts.add(&t.counts);
-            acc.credit += credit_units(t.counts.credit);
-            if t.failed() {
-                acc.example(row, row_id);
-            }
+            self.with_slot(evaluator, &t.path, |acc| {
+                acc.counts.add(&t.counts);
+                acc.credit += credit_units(t.counts.credit);
+                if t.failed() {
+                    acc.example(row, row_id);
+                }
+            });
         }
     }
 
-    /// The accumulator for `path`, unless the evaluator's cap is reached
-    /// (then the detail is counted as dropped).
-    fn slot(&mut self, evaluator: usize, path: &str) -> Option<&mut Acc> {
+    /// Hands the accumulator for `path` to `f` and returns `true`, unless
+    /// the evaluator's cap is reached (then the detail is counted as
+    /// dropped). One lookup when the path is known, as it nearly always is.
+    fn with_slot(&mut self, evaluator: usize, path: &str, f: impl FnOnce(&mut Acc)) -> bool {
         if self.fields.len() <= evaluator {
             self.fields.resize_with(evaluator + 1, FxHashMap::default);
         }
         let map = &mut self.fields[evaluator];
-        if !map.contains_key(path) {
-            if map.len() >= MAX_FIELDS_PER_EVALUATOR {
-                self.dropped += 1;
-                return None;
-            }
-            return Some(map.entry(path.to_owned()).or_default());
+        if let Some(acc) = map.get_mut(path) {
+            f(acc);
+            return true;
         }
-        map.get_mut(path)
+        if map.len() >= MAX_FIELDS_PER_EVALUATOR {
+            self.dropped += 1;
+            return false;
+        }
+        f(map.entry(path.to_owned()).or_default());
+        true
     }
 
     /// Adds statistics gathered elsewhere (another thread's rows).
@@ -171,10 +175,9 @@ impl FieldStats {
         for (ev, map) in other.fields.into_iter().enumerate() {
             for (path, acc) in map {
                 let total = acc.counts.total();
-                match self.slot(ev, &path) {
-                    Some(mine) => mine.merge(acc),
-                    // `slot` counted one dropped detail; count them all.
-                    None => self.dropped += total.saturating_sub(1),
+                if !self.with_slot(ev, &path, |mine| mine.merge(acc)) {
+                    // `with_slot` counted one dropped detail; count them all.
+                    self.dropped += total.saturating_sub(1);
                 }
             }
         }

@@ -34,6 +34,8 @@ pub(crate) struct Bound {
     pub(crate) name: String,
     /// The built metric.
     pub(crate) evaluator: Arc<dyn Evaluator>,
+    /// Requests its judges keep in flight at most (0: it asks no LLM).
+    pub(crate) concurrency: usize,
     /// Where its inputs come from.
     pub(crate) mapping: InputMapping,
 }
@@ -105,9 +107,14 @@ pub(crate) fn evaluate_rows(
     rows: &[RowInput],
     threads: Option<usize>,
 ) -> Result<Vec<Vec<Outcome>>, String> {
+    // Rows that ask an LLM mostly wait on the network: each goes to a
+    // thread of its own, and there are as many threads as the judges keep
+    // requests in flight (unless `threads` says otherwise).
+    let in_flight = evaluators.iter().map(|b| b.concurrency).max().unwrap_or(0);
+    let min_len = if in_flight > 0 { 1 } else { 16 };
     let work = || {
         rows.par_iter()
-            .with_min_len(16)
+            .with_min_len(min_len)
             .map(|row| match row {
                 Ok(row) => evaluators.iter().map(|b| evaluate_one(b, row)).collect(),
                 Err(e) => evaluators
@@ -122,6 +129,10 @@ pub(crate) fn evaluate_rows(
             .collect()
     };
     match threads {
+        None if in_flight > 0 => {
+            let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+            Ok(pool(cores.max(in_flight))?.install(work))
+        }
         None => Ok(default_pool()?.install(work)),
         Some(n) => Ok(pool(n)?.install(work)),
     }

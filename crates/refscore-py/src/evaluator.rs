@@ -31,7 +31,17 @@ pub(crate) struct MetricEvaluator {
 impl MetricEvaluator {
     /// This evaluator bound to a mapping.
     pub(crate) fn bound(&self, mapping: InputMapping) -> BoundEval {
-        BoundEval { name: self.name.clone(), evaluator: Arc::clone(&self.evaluator), mapping }
+        let concurrency = if self.evaluator.kind() == refscore::Kind::Llm {
+            self.judges.concurrency().max(1)
+        } else {
+            0
+        };
+        BoundEval {
+            name: self.name.clone(),
+            evaluator: Arc::clone(&self.evaluator),
+            mapping,
+            concurrency,
+        }
     }
 }
 

@@ -32,13 +32,12 @@ def cli() -> Path:
     return _binary("refscore", "REFSCORE_BIN")
 
 
-@pytest.fixture()
-def scripted_llm() -> Iterator[str]:
+def _scripted(extra: list[str]) -> Iterator[str]:
     """A scripted OpenAI-compatible server on 127.0.0.1 (ephemeral port,
-    bounded lifetime); yields its base URL."""
+    bounded lifetime) started with `extra` arguments; yields its base URL."""
     binary = _binary("refscore-scripted-llm", "REFSCORE_SCRIPTED_LLM_BIN")
     proc = subprocess.Popen(
-        [str(binary), "--port", "0", "--max-seconds", "120", "--quiet"],
+        [str(binary), "--port", "0", "--max-seconds", "120", "--quiet", *extra],
         stdout=subprocess.PIPE,
         stderr=sys.stderr,
         text=True,
@@ -51,3 +50,21 @@ def scripted_llm() -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+@pytest.fixture()
+def scripted_llm() -> Iterator[str]:
+    """The scripted server with its automatic replies; yields its base URL."""
+    yield from _scripted([])
+
+
+@pytest.fixture()
+def slow_llm(tmp_path: Path) -> Iterator[str]:
+    """The scripted server answering every verdict with the label `good`
+    after 400 ms; yields its base URL."""
+    script = tmp_path / "slow.json"
+    script.write_text(
+        '{"rules": [{"when": "any", "reply": {"delay": {"ms": 400, "then":'
+        ' {"tool_call": {"arguments": {"label": "good", "explanation": "slow"}}}}}}]}'
+    )
+    yield from _scripted(["--script", str(script)])

@@ -69,3 +69,51 @@ def test_judge_usage_counts_every_judgement(scripted_llm):
     assert judge.judge_usage()[0]["evaluations"] == 5
     # A code metric asks no judge.
     assert refscore.metrics.json_distance().judge_usage() == []
+
+
+def _slow_judge(url, concurrency):
+    return refscore.ClassificationEvaluator(
+        name="verdict",
+        prompt_template="{answer}",
+        choices=["good", "bad"],
+        judge={"model": "m", "base_url": url, "api_key_env": "REFSCORE_TEST_NO_KEY", "max_concurrency": concurrency},
+    )
+
+
+def test_a_judged_frame_keeps_max_concurrency_requests_in_flight(slow_llm):
+    import time
+
+    df = pd.DataFrame({"answer": [f"a{i}" for i in range(32)]})
+    judge = _slow_judge(slow_llm, 16)
+    t0 = time.monotonic()
+    out = refscore.evaluate_dataframe(df, [judge])
+    took = time.monotonic() - t0
+    assert [s["label"] for s in out["verdict_score"]] == ["good"] * 32
+    # 32 replies of 0.4 s, 16 at a time: about 0.8 s (one at a time: 12.8 s;
+    # in chunks of 16 rows per thread, as before: 6.4 s on two cores).
+    assert took < 4.0, took
+    # An explicit `threads` still bounds it.
+    t0 = time.monotonic()
+    refscore.evaluate_dataframe(df.head(8), [judge], threads=2)
+    assert time.monotonic() - t0 >= 1.5
+
+
+def _judge_in_child(url):
+    judge = _JUDGE_IN_PARENT
+    return judge.evaluate({"answer": "from the child"})[0].label
+
+
+_JUDGE_IN_PARENT = None
+
+
+def test_a_judge_used_before_a_fork_works_in_the_child(slow_llm):
+    import multiprocessing as mp
+
+    global _JUDGE_IN_PARENT
+    _JUDGE_IN_PARENT = _slow_judge(slow_llm, 4)
+    assert _JUDGE_IN_PARENT.evaluate({"answer": "parent"})[0].label == "good"
+    with mp.get_context("fork").Pool(2) as pool:
+        labels = pool.map_async(_judge_in_child, [slow_llm] * 4).get(timeout=60)
+    assert labels == ["good"] * 4
+    # The parent's threads and connections still work.
+    assert _JUDGE_IN_PARENT.evaluate({"answer": "parent again"})[0].label == "good"

@@ -155,7 +155,6 @@ pub struct Judge {
     key: Option<ApiKey>,
     /// Removes the key and the credential headers' values from replies.
     redactor: Redactor,
-    agent: ureq::Agent,
     limiter: Limiter,
     cache: Option<Arc<Cache>>,
     cache_mode: CacheMode,
@@ -226,7 +225,7 @@ impl Judge {
         cancel: Arc<AtomicBool>,
     ) -> Judge {
         let concurrency = config.concurrency();
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let agent_config = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout()))
             .http_status_as_error(false)
             // A redirect is an error of the judgement (see
@@ -235,8 +234,7 @@ impl Judge {
             .max_idle_connections(concurrency.max(8))
             .max_idle_connections_per_host(concurrency.max(8))
             .user_agent(concat!("refscore/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+            .build();
         let redactor = Redactor::new(key.iter().map(ApiKey::secret).chain(config.credentials()));
         Judge {
             name: name.to_owned(),
@@ -244,7 +242,6 @@ impl Judge {
             base_url: config.base_url(),
             limiter: Limiter::new(concurrency, config.requests_per_minute),
             key,
-            agent,
             cache,
             cache_mode,
             cancel,
@@ -252,7 +249,7 @@ impl Judge {
             jitter: AtomicU64::new(0x2545_F491_4F6C_DD1D),
             mode: std::sync::atomic::AtomicU8::new(0),
             adapted: std::sync::atomic::AtomicU8::new(0),
-            io: super::io::IoPool::new(concurrency),
+            io: super::io::IoPool::new(concurrency, agent_config),
             config,
         }
     }

@@ -20,7 +20,6 @@ const BODY_LIMIT: u64 = 64 << 20;
 
 /// One HTTP exchange to run.
 pub(super) struct Exchange {
-    pub(super) agent: ureq::Agent,
     pub(super) url: String,
     pub(super) headers: Vec<(String, String)>,
     pub(super) body: Vec<u8>,
@@ -37,8 +36,8 @@ pub(super) struct Answer {
 
 impl Exchange {
     /// Sends the request and reads the reply; `Err` is a transport failure.
-    fn send(self) -> Result<Answer, String> {
-        let mut req = self.agent.post(&self.url);
+    fn send(self, agent: &ureq::Agent) -> Result<Answer, String> {
+        let mut req = agent.post(&self.url);
         for (h, v) in &self.headers {
             req = req.header(h.as_str(), v.as_str());
         }
@@ -95,25 +94,44 @@ fn wait(v: &str, per_second: f64) -> Option<Duration> {
 
 type Job = Box<dyn FnOnce() + Send>;
 
-/// A fixed set of threads, started on first use.
+/// A fixed set of threads, started on first use, and the HTTP agent
+/// whose pooled connections they use.
+///
+/// Both belong to the process that started them. A child made by
+/// `fork()` (Python's `multiprocessing` on Linux) inherits the pool but
+/// not its threads, and shares the parent's open connections: a child
+/// starts threads and an agent of its own, and leaves the parent's
+/// untouched (dropping them would wait for threads that do not exist, or
+/// close connections the parent still uses).
 #[derive(Debug)]
 pub(super) struct IoPool {
     size: usize,
-    sender: Mutex<Option<mpsc::Sender<Job>>>,
+    /// What every agent of the pool is made from.
+    config: ureq::config::Config,
+    started: Mutex<Option<Started>>,
+}
+
+/// The threads and agent of one process.
+#[derive(Debug)]
+struct Started {
+    pid: u32,
+    sender: mpsc::Sender<Job>,
+    agent: ureq::Agent,
 }
 
 impl IoPool {
-    pub(super) fn new(size: usize) -> Self {
-        IoPool { size: size.max(1), sender: Mutex::new(None) }
+    pub(super) fn new(size: usize, config: ureq::config::Config) -> Self {
+        IoPool { size: size.max(1), config, started: Mutex::new(None) }
     }
 
     /// Runs `x` on a pool thread and waits for it; `None` when the run was
     /// cancelled and the answer did not come within [`CANCEL_GRACE`].
     pub(super) fn run(&self, x: Exchange, cancel: &AtomicBool) -> Option<Result<Answer, String>> {
         let (tx, rx) = mpsc::channel();
+        let agent = self.agent();
         let job: Job = Box::new(move || {
             // The caller may have given up: then nobody reads the answer.
-            let _ = tx.send(x.send());
+            let _ = tx.send(x.send(&agent));
         });
         if let Err(job) = self.submit(job) {
             // No thread could be started: do the exchange here.
@@ -138,9 +156,24 @@ impl IoPool {
         }
     }
 
-    /// Hands a job to the threads, starting them on first use.
-    fn submit(&self, job: Job) -> Result<(), Unsent> {
-        let mut guard = self.sender.lock().unwrap_or_else(PoisonError::into_inner);
+    /// This process's agent.
+    fn agent(&self) -> ureq::Agent {
+        let mut guard = self.started.lock().unwrap_or_else(PoisonError::into_inner);
+        match self.own(&mut guard) {
+            Some(s) => s.agent.clone(),
+            // No thread could be started: a fresh agent for this exchange.
+            None => ureq::Agent::new_with_config(self.config.clone()),
+        }
+    }
+
+    /// The threads and agent of this process, started if need be; `None`
+    /// when no thread can be started.
+    fn own<'g>(&self, guard: &'g mut Option<Started>) -> Option<&'g Started> {
+        let pid = std::process::id();
+        if let Some(parent) = guard.take_if(|s| s.pid != pid) {
+            // The parent's, inherited by a fork: never used nor dropped here.
+            std::mem::forget(parent);
+        }
         if guard.is_none() {
             let (tx, rx) = mpsc::channel::<Job>();
             let rx = std::sync::Arc::new(Mutex::new(rx));
@@ -159,13 +192,20 @@ impl IoPool {
                         }
                     });
                 if started.is_err() && i == 0 {
-                    return Err(Unsent(job));
+                    return None;
                 }
             }
-            *guard = Some(tx);
+            let agent = ureq::Agent::new_with_config(self.config.clone());
+            *guard = Some(Started { pid, sender: tx, agent });
         }
-        match guard.as_ref() {
-            Some(tx) => tx.send(job).map_err(|e| Unsent(e.0)),
+        guard.as_ref()
+    }
+
+    /// Hands a job to the threads, starting them on first use.
+    fn submit(&self, job: Job) -> Result<(), Unsent> {
+        let mut guard = self.started.lock().unwrap_or_else(PoisonError::into_inner);
+        match self.own(&mut guard) {
+            Some(s) => s.sender.send(job).map_err(|e| Unsent(e.0)),
             None => Err(Unsent(job)),
         }
     }

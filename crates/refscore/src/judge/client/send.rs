@@ -37,7 +37,6 @@ impl Judge {
             }
             headers.extend(self.config.headers.iter().map(|(h, v)| (h.clone(), v.clone())));
             let request = Exchange {
-                agent: self.agent.clone(),
                 url: url.clone(),
                 headers,
                 body: serde_json::to_vec(body).unwrap_or_default(),

@@ -126,7 +126,13 @@ impl InputMapping {
         for spec in specs {
             let src = self.entries.get(spec.name.as_ref());
             let found = match src {
-                Some(src) => lookup(row, src, &mut parsed_view).map(|v| (v, src.parse)),
+                Some(src) => lookup(row, src, &mut parsed_view)
+                    .map_err(|reason| MappingError {
+                        input: spec.name.to_string(),
+                        source: src.text.clone(),
+                        reason,
+                    })?
+                    .map(|v| (v, src.parse)),
                 None => {
                     default_lookup(row, &spec.name).map(|v| (Cow::Borrowed(v), ParseMode::Auto))
                 }
@@ -239,24 +245,67 @@ fn default_lookup<'a>(row: &'a Row, name: &str) -> Option<&'a Value> {
     obj.get(name).or_else(|| if name == "reference" { obj.get("expected") } else { None })
 }
 
+/// The value `src` reads from `row`; `Err` (why) when its path would
+/// visit more nodes than [`crate::limits::MAX_PATH_VISITS`].
 fn lookup<'a>(
     row: &'a Row,
     src: &Source,
     parsed_view: &mut Option<Value>,
-) -> Option<Cow<'a, Value>> {
+) -> Result<Option<Cow<'a, Value>>, String> {
     if let Some(v) = row.value.get(&src.text) {
-        return Some(Cow::Borrowed(v));
+        return Ok(Some(Cow::Borrowed(v)));
     }
-    let path = src.path.as_ref()?;
+    let Some(path) = src.path.as_ref() else { return Ok(None) };
+    affordable(src, &row.value)?;
     if let Some(v) = path.query(&row.value).first() {
-        return Some(Cow::Borrowed(v));
+        return Ok(Some(Cow::Borrowed(v)));
     }
     if row.text_cells {
         // Text cells holding JSON: let the path reach inside them.
         let view = parsed_view.get_or_insert_with(|| parse_cells(&row.value));
-        return path.query(view).first().map(|v| Cow::Owned(crate::json::clone_deep(v)));
+        affordable(src, view)?;
+        return Ok(path.query(view).first().map(|v| Cow::Owned(crate::json::clone_deep(v))));
     }
-    None
+    Ok(None)
+}
+
+/// Whether querying `value` with `src`'s path stays within
+/// [`crate::limits::MAX_PATH_VISITS`] (see there for the bound).
+fn affordable(src: &Source, value: &Value) -> Result<(), String> {
+    if src.descendants < 2 {
+        return Ok(());
+    }
+    let limit = crate::limits::MAX_PATH_VISITS;
+    let (nodes, depth) = size_and_depth(value);
+    let mut bound = nodes;
+    for _ in 1..src.descendants {
+        bound = bound.saturating_mul(depth + 1);
+        if bound > limit {
+            return Err(format!(
+                "the path's {} descendant segments would visit up to {bound} nodes of this row \
+                 ({nodes} values, nested {depth} deep), over the limit of {limit}",
+                src.descendants
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// How many values `value` holds, itself included, and how deep they
+/// nest (0 for a scalar); without recursion.
+fn size_and_depth(value: &Value) -> (u64, u64) {
+    let (mut nodes, mut deepest) = (0u64, 0u64);
+    let mut work: Vec<(&Value, u64)> = vec![(value, 0)];
+    while let Some((v, depth)) = work.pop() {
+        nodes += 1;
+        deepest = deepest.max(depth);
+        match v {
+            Value::Array(items) => work.extend(items.iter().map(|x| (x, depth + 1))),
+            Value::Object(map) => work.extend(map.values().map(|x| (x, depth + 1))),
+            _ => {}
+        }
+    }
+    (nodes, deepest)
 }
 
 /// The node of `tree` (the row read into a tree) that an input's source
@@ -337,6 +386,33 @@ mod tests {
     fn mapping(pairs: &[(&str, &str)]) -> Result<InputMapping, ConfigError> {
         let map = pairs.iter().map(|(k, v)| (k.to_string(), MappingEntry::new(*v))).collect();
         InputMapping::compile(&map)
+    }
+
+    /// `{"a": {"a": ... 1 ...}}`, `depth` levels.
+    fn nested(depth: usize) -> Value {
+        let mut v = json!(1);
+        for _ in 0..depth {
+            v = json!({ "a": v });
+        }
+        v
+    }
+
+    #[test]
+    fn costly_descendant_paths_fail_the_row_not_the_run() {
+        let m = mapping(&[("output", "$..*..*..*"), ("reference", "reference")]).unwrap();
+        // 800 levels: 801 values × 801² visits, over the limit; refused at
+        // once (the query itself took 21 s and 850 MB).
+        let deep = row(json!({ "output": nested(800), "reference": 1 }));
+        let e = m.resolve(&deep, PAIR).unwrap_err();
+        assert_eq!((e.input.as_str(), e.source.as_str()), ("output", "$..*..*..*"));
+        assert!(e.reason.contains("over the limit of 10000000"), "{}", e.reason);
+        // A shallow row with the same path is read as usual.
+        let shallow = row(json!({ "output": nested(3), "reference": 1 }));
+        let input = m.resolve(&shallow, PAIR).unwrap();
+        assert!(input.get("output").is_some());
+        // One descendant segment is never refused, whatever the depth.
+        let m = mapping(&[("output", "$..a"), ("reference", "reference")]).unwrap();
+        assert!(m.resolve(&deep, PAIR).is_ok());
     }
 
     #[test]

@@ -98,6 +98,10 @@ pub(super) struct Source {
     pub(super) text: String,
     /// The JSONPath, when the text is one.
     pub(super) path: Option<JsonPath>,
+    /// How many descendant segments (`..`) the path has, counted in its
+    /// text (a `..` inside a quoted name counts too: the bound it sets,
+    /// [`crate::limits::MAX_PATH_VISITS`], is only the safer for it).
+    pub(super) descendants: u32,
     pub(super) parse: ParseMode,
 }
 
@@ -116,11 +120,14 @@ pub(super) fn compile_source(input: &str, entry: &MappingEntry) -> Result<Source
     } else {
         None
     };
+    let descendants = path_text
+        .as_deref()
+        .map_or(0, |p| u32::try_from(p.matches("..").count()).unwrap_or(u32::MAX));
     let path = match path_text {
         None => None,
         Some(p) => Some(JsonPath::parse(&p).map_err(|e| bad(format!("malformed JSONPath: {e}")))?),
     };
-    Ok(Source { text, path, parse: entry.parse })
+    Ok(Source { text, path, descendants, parse: entry.parse })
 }
 
 /// `a.b[0].c` → `$['a']['b'][0]['c']`: names are quoted (so any column

@@ -52,8 +52,10 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         let default = suite.path.parent().unwrap_or(Path::new("")).join(".refscore/cache.db");
         inputs.add("the judges' reply cache", args.cache.as_deref().unwrap_or(&default));
     }
+    // Every report file: those not asked for are removed, if an earlier
+    // run left them (see `open_results`), so none may be an input either.
     let report_files: Vec<&str> =
-        crate::reports::formats(&args.report).into_iter().map(|f| f.file_name()).collect();
+        refscore::report::Format::ALL.into_iter().map(|f| f.file_name()).collect();
     // A new run's output folder given with `-o` is checked now; a resumed
     // run's once its record is read. A folder of its own (no `-o`) is new,
     // so it holds no input: it is claimed once the dataset is open.
@@ -511,6 +513,21 @@ fn open_results(
         .try_clone()
         .and_then(|f| f.set_len(0).map(|()| f))
         .with_context(|| format!("creating {}", results_path.display()))?;
+    // What an earlier run left beside its results describes other rows: a
+    // run that ends early must not leave them to be read as its own.
+    if let Some(dir) = results_path.parent() {
+        let stale = std::iter::once("summary.json")
+            .chain(refscore::report::Format::ALL.map(refscore::report::Format::file_name));
+        for name in stale {
+            let path = dir.join(name);
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| format!("removing {}", path.display()));
+                }
+                _ => {}
+            }
+        }
+    }
     let mut results = BufWriter::with_capacity(1 << 20, file);
     if let (Some((store, id)), true) = (recorded, resumed) {
         store.for_each_line(id, |line| {

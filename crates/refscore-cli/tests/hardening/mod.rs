@@ -224,6 +224,29 @@ fn start_run_with(dir: &Path, more: &[&str]) -> std::process::Child {
     child
 }
 
+/// An earlier run's summary and reports in the folder do not outlive the
+/// start of a new run: a run killed outright leaves no summary that
+/// `report` could read as its own (it read as a pass before).
+#[test]
+fn a_killed_run_leaves_no_earlier_summary_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("out")).unwrap();
+    let stale = ["summary.json", "report.md", "junit.xml", "report.html"];
+    for name in stale {
+        write(d, &format!("out/{name}"), "from an earlier run");
+    }
+    let mut child = start_run(d);
+    child.kill().expect("kills");
+    let _ = child.wait();
+    for name in stale {
+        assert!(!d.join("out").join(name).exists(), "{name} was left behind");
+    }
+    let o = at(d, &["report", "out"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("ended before its summary"), "{}", stderr(&o));
+}
+
 #[test]
 fn sigterm_stops_like_ctrl_c_and_the_run_can_be_resumed() {
     let dir = tempfile::tempdir().unwrap();

@@ -45,6 +45,29 @@ impl Inputs {
         }
     }
 
+    /// Refuses a `GITHUB_STEP_SUMMARY` (see [`step_summary_path`]) that is
+    /// an input or one of the files a run writes into `dir`.
+    pub(crate) fn refuse_step_summary(&self, dir: Option<&Path>) -> anyhow::Result<()> {
+        let Some(path) = step_summary_path() else { return Ok(()) };
+        let what = "the step summary (GITHUB_STEP_SUMMARY)";
+        let remedy = "point GITHUB_STEP_SUMMARY at another file";
+        self.refuse_overlap(what, &path, remedy)?;
+        let written = ["results.jsonl", "summary.json"]
+            .into_iter()
+            .chain(refscore::report::Format::ALL.map(refscore::report::Format::file_name));
+        for name in written {
+            let output = dir.map(|d| d.join(name));
+            if let Some(output) = output.filter(|o| same_file(&path, o)) {
+                anyhow::bail!(
+                    "refusing to append {what} to {}: it is the output file {}; {remedy}",
+                    path.display(),
+                    output.display()
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// Refuses every file a run writes into `dir`: `results.jsonl`,
     /// `summary.json` and the report files `reports`.
     pub(crate) fn refuse_output_folder(&self, dir: &Path, reports: &[&str]) -> anyhow::Result<()> {
@@ -63,6 +86,12 @@ impl Inputs {
         }
         Ok(())
     }
+}
+
+/// The file `GITHUB_STEP_SUMMARY` names, when it is set and not empty:
+/// where GitHub Actions reads a job's Markdown summary from.
+pub(crate) fn step_summary_path() -> Option<PathBuf> {
+    std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()).map(PathBuf::from)
 }
 
 /// Whether `a` and `b` are the same file, existing or about to be created.

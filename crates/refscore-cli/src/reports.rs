@@ -107,7 +107,7 @@ pub(crate) fn markdown(
 /// Appends the Markdown report to the file `GITHUB_STEP_SUMMARY` names,
 /// when it is set.
 pub(crate) fn step_summary(source: &Source<'_>, summary: &RunSummary) -> anyhow::Result<()> {
-    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+    let Some(path) = crate::overwrite::step_summary_path() else {
         return Ok(());
     };
     let text = markdown(source, summary, &Options::default())?;
@@ -177,6 +177,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let names: Vec<&str> = formats.iter().map(|f| f.file_name()).collect();
     inputs.refuse_in_folder(&out_dir, &names)?;
+    inputs.refuse_step_summary(Some(&out_dir))?;
     locks.extend(output_lock::for_reading(&out_dir)?);
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     if suite.is_none() && formats.contains(&Format::Html) {

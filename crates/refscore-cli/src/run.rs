@@ -62,6 +62,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let (None, Some(dir)) = (&args.resume, &args.output) {
         inputs.refuse_output_folder(dir, &report_files)?;
     }
+    inputs.refuse_step_summary(args.output.as_deref())?;
     // The dataset is opened before the store, a run record or any output
     // file: a dataset that cannot be read leaves nothing behind.
     let dataset = refscore::dataset::open(&suite.dataset, suite.format)

@@ -224,6 +224,42 @@ fn start_run_with(dir: &Path, more: &[&str]) -> std::process::Child {
     child
 }
 
+/// `GITHUB_STEP_SUMMARY` is appended to: never when it names an input or
+/// a file the run writes (the dataset grew a Markdown table before).
+#[test]
+fn the_step_summary_is_never_an_input_or_an_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows = "{\"id\":1,\"output\":\"a\",\"reference\":\"a\"}\n";
+    write(d, "d.jsonl", rows);
+    write(d, "s.yaml", "dataset: d.jsonl\nevaluators:\n  - {name: e, metric: exact_match}\n");
+    for target in ["d.jsonl", "s.yaml", "out/results.jsonl"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+            .args(["run", "s.yaml", "-o", "out", "--no-store"])
+            .env("GITHUB_STEP_SUMMARY", target)
+            .current_dir(d)
+            .output()
+            .expect("runs");
+        assert_eq!(code(&o), 2, "{target}: {}", stderr(&o));
+        assert!(stderr(&o).contains("GITHUB_STEP_SUMMARY"), "{}", stderr(&o));
+    }
+    assert_eq!(std::fs::read_to_string(d.join("d.jsonl")).unwrap(), rows);
+    // `report` refuses it alike.
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", "s.yaml", "-o", "out", "--no-store"])
+        .current_dir(d)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["report", "out"])
+        .env("GITHUB_STEP_SUMMARY", "out/summary.json")
+        .current_dir(d)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+}
+
 /// An earlier run's summary and reports in the folder do not outlive the
 /// start of a new run: a run killed outright leaves no summary that
 /// `report` could read as its own (it read as a pass before).

@@ -39,8 +39,17 @@ pub(crate) fn batch_rows(batch: &RecordBatch, first_row: u64) -> Vec<RowInput> {
     let schema = batch.schema();
     let mut columns: Vec<(String, Vec<Value>)> = Vec::with_capacity(batch.num_columns());
     let mut unreadable: Option<String> = None;
+    // Per row, the first cell with no JSON form: column, path in it, why.
+    let mut bad_rows: Vec<Option<String>> = vec![None; batch.num_rows()];
     for (field, array) in schema.fields().iter().zip(batch.columns()) {
-        match column_values(array.as_ref()) {
+        let mut bad = Vec::new();
+        let values = column_values(array.as_ref(), &mut bad);
+        for cell in bad {
+            if let Some(slot @ None) = bad_rows.get_mut(cell.row) {
+                *slot = Some(format!("column `{}`, at ${}: {}", field.name(), cell.path, cell.why));
+            }
+        }
+        match values {
             Ok(values) => columns.push((field.name().clone(), values)),
             Err(e) => {
                 unreadable.get_or_insert_with(|| format!("column `{}`: {e}", field.name()));
@@ -52,8 +61,12 @@ pub(crate) fn batch_rows(batch: &RecordBatch, first_row: u64) -> Vec<RowInput> {
         columns.into_iter().map(|(n, v)| (n, v.into_iter())).collect();
     for i in 0..batch.num_rows() {
         let number = first_row + i as u64;
-        if let Some(why) = &unreadable {
+        if let Some(why) = unreadable.as_ref().or(bad_rows.get(i).and_then(Option::as_ref)) {
             rows.push(Err(format!("row {number}: {why}")));
+            // Its cells are still taken, so the next row reads its own.
+            for (_, it) in &mut iters {
+                it.next();
+            }
             continue;
         }
         let mut map = Map::new();
@@ -65,8 +78,22 @@ pub(crate) fn batch_rows(batch: &RecordBatch, first_row: u64) -> Vec<RowInput> {
     rows
 }
 
-fn float(x: f64) -> Value {
-    Number::from_f64(x).map_or(Value::Null, Value::Number)
+/// A cell (or a value inside one) with no JSON form.
+struct BadCell {
+    /// The cell's row in the array.
+    row: usize,
+    /// Where in the cell, as a JSONPath suffix (`.items[2].price`).
+    path: String,
+    why: String,
+}
+
+/// A float as JSON: NaN is missing (`null`), as in a pandas column; an
+/// infinite float has no JSON form (`None`).
+fn float(x: f64) -> Option<Value> {
+    if x.is_infinite() {
+        return None;
+    }
+    Some(Number::from_f64(x).map_or(Value::Null, Value::Number))
 }
 
 macro_rules! prim {
@@ -76,8 +103,25 @@ macro_rules! prim {
     }};
 }
 
-/// One column's cells as JSON values.
-fn column_values(array: &dyn Array) -> Result<Vec<Value>, String> {
+/// A float column's cells; the infinite ones are noted in `bad` (and
+/// read as `null` meanwhile).
+fn floats(x: impl Iterator<Item = Option<f64>>, bad: &mut Vec<BadCell>) -> Vec<Value> {
+    x.enumerate()
+        .map(|(row, x)| match x.map(float) {
+            None => Value::Null,
+            Some(Some(v)) => v,
+            Some(None) => {
+                let why = format!("{} has no JSON form", x.unwrap_or_default());
+                bad.push(BadCell { row, path: String::new(), why });
+                Value::Null
+            }
+        })
+        .collect()
+}
+
+/// One column's cells as JSON values; cells with no JSON form (an
+/// infinite float, at any depth) are noted in `bad`.
+fn column_values(array: &dyn Array, bad: &mut Vec<BadCell>) -> Result<Vec<Value>, String> {
     let n = array.len();
     let nulls = |i: usize| array.is_null(i);
     Ok(match array.data_type() {
@@ -94,33 +138,41 @@ fn column_values(array: &dyn Array) -> Result<Vec<Value>, String> {
         DataType::UInt16 => prim!(array, UInt16Type, Value::from),
         DataType::UInt32 => prim!(array, UInt32Type, Value::from),
         DataType::UInt64 => prim!(array, UInt64Type, Value::from),
-        DataType::Float16 => prim!(
-            array,
-            Float16Type,
-            |x: <Float16Type as arrow::datatypes::ArrowPrimitiveType>::Native| float(x.to_f64())
-        ),
-        DataType::Float32 => prim!(array, Float32Type, |x: f32| float(f64::from(x))),
-        DataType::Float64 => prim!(array, Float64Type, float),
+        DataType::Float16 => {
+            floats(array.as_primitive::<Float16Type>().iter().map(|x| x.map(|x| x.to_f64())), bad)
+        }
+        DataType::Float32 => {
+            floats(array.as_primitive::<Float32Type>().iter().map(|x| x.map(f64::from)), bad)
+        }
+        DataType::Float64 => floats(array.as_primitive::<Float64Type>().iter(), bad),
         DataType::Utf8 => strings(array.as_string::<i32>().iter()),
         DataType::LargeUtf8 => strings(array.as_string::<i64>().iter()),
         DataType::Utf8View => strings(array.as_string_view().iter()),
         DataType::List(_) => {
             let a = array.as_list::<i32>();
-            lists(n, nulls, |i| a.value(i))?
+            lists(n, nulls, |i| a.value(i), bad)?
         }
         DataType::LargeList(_) => {
             let a = array.as_list::<i64>();
-            lists(n, nulls, |i| a.value(i))?
+            lists(n, nulls, |i| a.value(i), bad)?
         }
         DataType::FixedSizeList(_, _) => {
             let a = array.as_fixed_size_list();
-            lists(n, nulls, |i| a.value(i))?
+            lists(n, nulls, |i| a.value(i), bad)?
         }
         DataType::Struct(fields) => {
             let a = array.as_struct();
             let mut children: Vec<std::vec::IntoIter<Value>> = Vec::with_capacity(fields.len());
-            for c in a.columns() {
-                children.push(column_values(c.as_ref())?.into_iter());
+            for (f, c) in fields.iter().zip(a.columns()) {
+                let mut inner = Vec::new();
+                children.push(column_values(c.as_ref(), &mut inner)?.into_iter());
+                // A null struct's children hold no values of its row.
+                bad.extend(inner.into_iter().filter(|cell| !nulls(cell.row)).map(|mut cell| {
+                    let mut seg = String::new();
+                    refscore::path::push_seg(&mut seg, refscore::path::Seg::Key(f.name()));
+                    cell.path.insert_str(0, &seg);
+                    cell
+                }));
             }
             (0..n)
                 .map(|i| {
@@ -134,7 +186,7 @@ fn column_values(array: &dyn Array) -> Result<Vec<Value>, String> {
         }
         DataType::Dictionary(_, value_type) => {
             let plain = arrow::compute::cast(array, value_type).map_err(|e| e.to_string())?;
-            column_values(plain.as_ref())?
+            column_values(plain.as_ref(), bad)?
         }
         DataType::Timestamp(unit, Some(_)) => {
             // The instants in UTC: the same values without their zone (a
@@ -148,7 +200,7 @@ fn column_values(array: &dyn Array) -> Result<Vec<Value>, String> {
                     .build()
                     .map_err(|e| format!("type {} cannot be read: {e}", array.data_type()))?,
             );
-            column_values(naive.as_ref())?
+            column_values(naive.as_ref(), bad)?
                 .into_iter()
                 .map(|v| match v {
                     Value::String(s) => Value::String(s + "Z"),
@@ -157,7 +209,7 @@ fn column_values(array: &dyn Array) -> Result<Vec<Value>, String> {
                 .collect()
         }
         other => match arrow::compute::cast(array, &DataType::Utf8) {
-            Ok(text) => column_values(text.as_ref())?,
+            Ok(text) => column_values(text.as_ref(), bad)?,
             Err(_) => displayed(array).map_err(|e| format!("type {other} cannot be read: {e}"))?,
         },
     })
@@ -188,14 +240,22 @@ fn lists(
     n: usize,
     nulls: impl Fn(usize) -> bool,
     value: impl Fn(usize) -> ArrayRef,
+    bad: &mut Vec<BadCell>,
 ) -> Result<Vec<Value>, String> {
     (0..n)
         .map(|i| {
             if nulls(i) {
-                Ok(Value::Null)
-            } else {
-                column_values(value(i).as_ref()).map(Value::Array)
+                return Ok(Value::Null);
             }
+            // The row's items: a bad one is this row's.
+            let mut inner = Vec::new();
+            let items = column_values(value(i).as_ref(), &mut inner)?;
+            bad.extend(inner.into_iter().map(|mut cell| {
+                cell.path.insert_str(0, &format!("[{}]", cell.row));
+                cell.row = i;
+                cell
+            }));
+            Ok(Value::Array(items))
         })
         .collect()
 }

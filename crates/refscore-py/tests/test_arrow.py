@@ -141,3 +141,30 @@ def test_a_jsonpath_reads_only_the_columns_it_names():
         }
     )
     assert Suite([ev]).score_batch(batch).column("exact_match").to_pylist() == [1.0]
+
+
+def test_an_infinite_float_fails_its_row_through_arrow_as_through_pandas():
+    import polars as pl
+
+    jm = refscore.metrics.json_match()
+    df = pl.DataFrame(
+        {
+            "output": [{"price": float("inf"), "q": 1.0}, {"price": 2.0, "q": 1.0}, {"price": float("nan"), "q": 1.0}],
+            "expected": ['{"price": null, "q": 1}', '{"price": 2, "q": 1}', '{"price": null, "q": 1}'],
+        }
+    )
+    out = refscore.evaluate_dataframe(df, [jm], score_format="dict").to_dicts()
+    # Read as null, the infinite price matched the reference's null before.
+    assert out[0]["json_match_score"] is None
+    error = out[0]["json_match_execution_details"]["error"]
+    assert error == "row 1: column `output`, at $.price: inf has no JSON form"
+    assert out[1]["json_match_score"]["score"] == 1.0
+    # NaN is missing, as in a pandas column.
+    assert out[2]["json_match_score"]["score"] == 1.0
+    lists = pl.DataFrame({"output": [[1.0, float("-inf")], [1.0]], "expected": ["[1, 2]", "[1]"]})
+    out = refscore.evaluate_dataframe(lists, [jm], score_format="dict").to_dicts()
+    assert out[0]["json_match_execution_details"]["error"].endswith("at $[1]: -inf has no JSON form")
+    assert out[1]["json_match_execution_details"]["status"] == "completed"
+    top = pl.DataFrame({"output": [float("inf")], "expected": ["1"]})
+    out = refscore.evaluate_dataframe(top, [jm], score_format="dict").to_dicts()
+    assert out[0]["json_match_execution_details"]["error"] == "row 1: column `output`, at $: inf has no JSON form"

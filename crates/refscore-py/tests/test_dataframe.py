@@ -304,3 +304,32 @@ def test_a_value_with_no_json_form_is_named_by_its_path():
     # Other exceptions pass as they are.
     with pytest.raises(OverflowError):
         refscore.metrics.exact_match().evaluate({"output": {"n": [10**400]}, "expected": 1})
+
+
+def test_metadata_with_no_json_form_fails_its_row_alone():
+    import numpy as np
+    import polars as pl
+
+    @refscore.create_evaluator(name="m")
+    def m(output):
+        if output == "set":
+            return {"score": 1.0, "metadata": {"bad": {1, 2}}}
+        if output == "inf":
+            return {"score": 1.0, "metadata": {"x": float("inf")}}
+        return {"score": 1.0, "metadata": {"n": np.int64(3), "f": np.float32(0.5)}}
+
+    frame = pl.DataFrame({"output": ["numpy", "set", "inf", "numpy"]})
+    out = refscore.evaluate_dataframe(frame, [m]).to_dicts()
+    first = json.loads(out[0]["m_score"])
+    assert first["metadata"] == {"n": 3, "f": 0.5}
+    for row, kind in ((1, "TypeError"), (2, "ValueError")):
+        assert out[row]["m_score"] is None
+        assert out[row]["m_execution_details"]["status"] == "failed"
+        assert out[row]["m_execution_details"]["error"].startswith(kind), out[row]
+    assert json.loads(out[3]["m_score"])["score"] == 1.0
+
+
+def test_evaluators_may_be_any_iterable():
+    df = pd.DataFrame({"output": ['{"a": 1}'], "expected": ['{"a": 1}']})
+    out = refscore.evaluate_dataframe(df, (e for e in [refscore.metrics.json_distance()]))
+    assert out["json_distance_score"][0]["score"] == 0.0

@@ -78,16 +78,23 @@ class _Results:
         self.executions.update(executions)
 
     def put(self, i: int, ev: Evaluator, scores: Optional[list[Score]], seconds: float, error: Optional[str]) -> None:
+        converted: list[tuple[str, Any]] = []
+        if not error:
+            try:
+                converted = [(s.name, s.to_json() if self.json else s.to_dict()) for s in scores or []]
+            except (TypeError, ValueError) as e:
+                # A score whose metadata has no JSON form fails its row alone.
+                error, converted = f"{type(e).__name__}: {e}", []
         column = self.executions.setdefault(ev.name, [None] * self.n)
         column[i] = {
             "status": _FAILED if error else _COMPLETED,
             "duration_ms": seconds * 1000.0,
             "error": error,
         }
-        for s in scores or []:
-            self._own(s.name, ev.name)
-            values = self.scores.setdefault(s.name, [None] * self.n)
-            values[i] = s.to_json() if self.json else s.to_dict()
+        for name, value in converted:
+            self._own(name, ev.name)
+            values = self.scores.setdefault(name, [None] * self.n)
+            values[i] = value
 
     def fail(self, i: int, name: str, error: str) -> None:
         """Marks row ``i`` of evaluator ``name`` failed and drops its scores."""
@@ -176,6 +183,8 @@ def _arrow_batches(df: Any, kind: str, needed: list[str]) -> list[Any]:
 def _split(evaluators: Sequence[Evaluator]) -> tuple[list[MetricEvaluator], list[Evaluator]]:
     if isinstance(evaluators, Evaluator):
         evaluators = [evaluators]
+    # Any iterable, a generator included: it is read more than once below.
+    evaluators = list(evaluators)
     for e in evaluators:
         if not isinstance(e, Evaluator):
             raise TypeError(f"not an evaluator: {e!r}")

@@ -82,8 +82,15 @@ class Score:
         return out
 
     def to_json(self) -> str:
-        """The score as one line of JSON (the form of ``results.jsonl``)."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        """The score as one line of JSON (the form of ``results.jsonl``).
+
+        numpy scalars in the metadata or details are written as their
+        Python values; a value JSON cannot hold (an infinite float, a set,
+        an object of another type) raises ``ValueError`` or ``TypeError``.
+        """
+        return json.dumps(
+            self.to_dict(), ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_json_value
+        )
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Score":
@@ -98,3 +105,12 @@ class Score:
             direction=d.get("direction", "maximize"),
             details=d.get("details") or (),
         )
+
+
+def _json_value(obj: Any) -> Any:
+    """What ``json`` writes for an object it does not know: a numpy scalar's
+    Python value; anything else has no JSON form."""
+    item = getattr(obj, "item", None)
+    if callable(item) and type(obj).__module__ == "numpy":
+        return item()
+    raise TypeError(f"a value of type {type(obj).__name__} has no JSON form")

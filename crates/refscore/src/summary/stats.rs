@@ -14,6 +14,9 @@ pub(crate) struct Stats {
     count: u64,
     sum: f64,
     compensation: f64,
+    /// The mean so far, kept without a sum: what [`Stats::mean`] gives when
+    /// the sum overflows (scores near `f64::MAX`).
+    running: f64,
     min: f64,
     max: f64,
     sample: Vec<f64>,
@@ -33,6 +36,7 @@ impl Stats {
             count: 0,
             sum: 0.0,
             compensation: 0.0,
+            running: 0.0,
             min: f64::INFINITY,
             max: f64::NEG_INFINITY,
             sample: Vec::new(),
@@ -55,6 +59,10 @@ impl Stats {
             self.compensation += (x - t) + self.sum;
         }
         self.sum = t;
+        // m·(1 − 1/n) + x/n: no term exceeds the largest value.
+        #[allow(clippy::cast_precision_loss)]
+        let n = self.count as f64;
+        self.running = self.running - self.running / n + x / n;
         self.min = self.min.min(x);
         self.max = self.max.max(x);
         if self.sample.len() < self.limit {
@@ -81,10 +89,15 @@ impl Stats {
         self.count
     }
 
-    /// The mean, `None` without values.
+    /// The mean, `None` without values: exact from the compensated sum,
+    /// or the running mean once the sum overflows.
     pub(crate) fn mean(&self) -> Option<f64> {
-        (self.count > 0)
-            .then(|| crate::number::finite((self.sum + self.compensation) / self.count as f64))
+        (self.count > 0).then(|| {
+            let total = self.sum + self.compensation;
+            #[allow(clippy::cast_precision_loss)]
+            let mean = if total.is_finite() { total / self.count as f64 } else { self.running };
+            crate::number::finite(mean.clamp(self.min, self.max))
+        })
     }
 
     /// The smallest value.
@@ -122,6 +135,19 @@ impl Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Scores near `f64::MAX` overflow a sum: their mean is not 0.
+    #[test]
+    fn the_mean_of_huge_scores_is_theirs() {
+        let mut s = Stats::default();
+        for _ in 0..10 {
+            s.add(1e308);
+        }
+        assert_eq!(s.mean(), Some(1e308));
+        s.add(-1e308);
+        let m = s.mean().unwrap();
+        assert!((m - 1e308 * (9.0 / 11.0)).abs() <= 1e294, "{m}");
+    }
 
     #[test]
     fn exact_statistics() {

@@ -15,6 +15,12 @@ impl Palette {
         Palette { on }
     }
 
+    /// No styling (for tests).
+    #[cfg(test)]
+    pub(crate) fn plain() -> Self {
+        Palette { on: false }
+    }
+
     fn paint(self, code: &str, text: &str) -> String {
         if self.on { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
     }

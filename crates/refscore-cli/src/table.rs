@@ -14,8 +14,26 @@ pub(crate) fn fmt(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { format!("{v:.3}") }
 }
 
+/// A cell as the terminal is shown it: control characters (an escape
+/// sequence in a row id, a newline in a key) written as escapes, never
+/// sent raw.
+fn printable(cell: &str) -> std::borrow::Cow<'_, str> {
+    if cell.chars().any(char::is_control) {
+        cell.chars()
+            .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+            .collect::<String>()
+            .into()
+    } else {
+        cell.into()
+    }
+}
+
 /// Rows as aligned columns (cells cut at 60 characters), the first dim.
+/// Control characters in cells are shown escaped.
 pub(crate) fn table(out: &mut impl Write, rows: &[Vec<String>], p: Palette) -> std::io::Result<()> {
+    let rows: Vec<Vec<String>> =
+        rows.iter().map(|r| r.iter().map(|c| printable(c).into_owned()).collect()).collect();
+    let rows = rows.as_slice();
     let cols = rows.first().map_or(0, Vec::len);
     let mut width = vec![0usize; cols];
     for r in rows {
@@ -39,4 +57,23 @@ pub(crate) fn table(out: &mut impl Write, rows: &[Vec<String>], p: Palette) -> s
         writeln!(out, "  {}", if i == 0 { p.dim(&line) } else { line })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_shown_escaped() {
+        let rows = vec![
+            vec!["ID".to_owned(), "EXAMPLE ROWS".to_owned()],
+            vec!["a\u{1b}[31mred".to_owned(), "x\ny\u{7}".to_owned()],
+        ];
+        let mut out = Vec::new();
+        table(&mut out, &rows, Palette::plain()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+        assert_eq!(text.lines().count(), 2, "{text:?}");
+        assert!(text.contains("a\\u{1b}[31mred") && text.contains("x\\ny\\u{7}"), "{text:?}");
+    }
 }

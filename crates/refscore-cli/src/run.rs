@@ -346,6 +346,17 @@ fn resume(
     if entry.status == RunStatus::Completed {
         anyhow::bail!("{}: run {id} is completed: nothing to resume", store.path().display());
     }
+    // A run still being written holds its folder's lock: resuming it too
+    // (into another folder) would score its rows twice and collide in the
+    // store.
+    if let (RunStatus::Running, Some(recorded)) = (entry.status, entry.info.output.as_deref()) {
+        let dir = crate::history::shown(Path::new(recorded));
+        if let Err(e) = crate::output_lock::for_reading(&dir) {
+            anyhow::bail!(
+                "refusing to resume run {id}: it is still running ({e:#}); stop it first, then resume it"
+            );
+        }
+    }
     if entry.suite != name {
         anyhow::bail!(
             "{}: run {id} is of suite `{}`, not `{name}`",

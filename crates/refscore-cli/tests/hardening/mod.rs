@@ -260,6 +260,23 @@ fn the_step_summary_is_never_an_input_or_an_output() {
     assert_eq!(code(&o), 2, "{}", stderr(&o));
 }
 
+/// A run that is still running is not resumed a second time, into another
+/// folder (its rows were scored twice, and the store refused the second
+/// writer's batches at the end).
+#[test]
+fn a_running_run_is_not_resumed_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut child = start_run(d);
+    let o = at(d, &["run", "suite.yaml", "--resume", "-o", "other", "--quiet"]);
+    child.kill().expect("kills");
+    let _ = child.wait();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("still running"), "{}", stderr(&o));
+    let other = d.join("other/results.jsonl");
+    assert_eq!(std::fs::metadata(&other).map_or(0, |m| m.len()), 0, "nothing written to other/");
+}
+
 /// An earlier run's summary and reports in the folder do not outlive the
 /// start of a new run: a run killed outright leaves no summary that
 /// `report` could read as its own (it read as a pass before).

@@ -117,3 +117,14 @@ def test_a_judge_used_before_a_fork_works_in_the_child(slow_llm):
     assert labels == ["good"] * 4
     # The parent's threads and connections still work.
     assert _JUDGE_IN_PARENT.evaluate({"answer": "parent again"})[0].label == "good"
+
+
+def test_nan_judge_settings_and_numpy_nan_options_are_refused():
+    import numpy as np
+
+    with pytest.raises(ValueError, match="judge setting `timeout`: nan"):
+        refscore.ClassificationEvaluator(
+            name="v", prompt_template="{x}", choices=["a", "b"], judge={"model": "m", "timeout": float("nan")}
+        )
+    with pytest.raises(ValueError, match="option `beta`: nan"):
+        refscore.metrics.precision_recall_fscore(beta=np.float32("nan"))

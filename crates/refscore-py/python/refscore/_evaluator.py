@@ -7,6 +7,7 @@ import asyncio
 import copy
 import inspect
 import math
+import numbers
 from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
 from . import _refscore
@@ -232,6 +233,7 @@ class MetricEvaluator(Evaluator):
         input_mapping: Optional[InputMapping] = None,
     ) -> None:
         _check_numbers(options or {}, "option")
+        _check_numbers(judge or {}, "judge setting")
         native = _refscore.MetricEvaluator(metric, dict(options or {}), name, dict(judge) if judge else None)
         self._native = native
         properties: dict[str, Any] = {}
@@ -337,7 +339,8 @@ def _check_numbers(options: Any, what: str) -> None:
     stack: list[tuple[str, Any]] = [(k, v) for k, v in dict(options).items()]
     while stack:
         key, v = stack.pop()
-        if isinstance(v, float) and not math.isfinite(v):
+        # numpy floats included (np.float32 is no Python float).
+        if isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) and not math.isfinite(float(v)):
             raise ValueError(f"{what} `{key}`: {v} is not a number JSON can hold")
         if isinstance(v, Mapping):
             stack.extend((f"{key}.{k}", x) for k, x in v.items())

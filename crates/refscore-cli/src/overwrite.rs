@@ -52,10 +52,7 @@ impl Inputs {
         let what = "the step summary (GITHUB_STEP_SUMMARY)";
         let remedy = "point GITHUB_STEP_SUMMARY at another file";
         self.refuse_overlap(what, &path, remedy)?;
-        let written = ["results.jsonl", "summary.json"]
-            .into_iter()
-            .chain(refscore::report::Format::ALL.map(refscore::report::Format::file_name));
-        for name in written {
+        for name in output_files() {
             let output = dir.map(|d| d.join(name));
             if let Some(output) = output.filter(|o| same_file(&path, o)) {
                 anyhow::bail!(
@@ -86,6 +83,14 @@ impl Inputs {
         }
         Ok(())
     }
+}
+
+/// Every file a run writes into its output folder: `results.jsonl`,
+/// `summary.json` and each report.
+pub(crate) fn output_files() -> impl Iterator<Item = &'static str> {
+    ["results.jsonl", "summary.json"]
+        .into_iter()
+        .chain(refscore::report::Format::ALL.map(refscore::report::Format::file_name))
 }
 
 /// The file `GITHUB_STEP_SUMMARY` names, when it is set and not empty:

@@ -528,9 +528,7 @@ fn open_results(
     // What an earlier run left beside its results describes other rows: a
     // run that ends early must not leave them to be read as its own.
     if let Some(dir) = results_path.parent() {
-        let stale = std::iter::once("summary.json")
-            .chain(refscore::report::Format::ALL.map(refscore::report::Format::file_name));
-        for name in stale {
+        for name in crate::overwrite::output_files().filter(|n| *n != "results.jsonl") {
             let path = dir.join(name);
             match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {

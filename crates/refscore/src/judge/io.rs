@@ -128,14 +128,22 @@ impl IoPool {
     /// cancelled and the answer did not come within [`CANCEL_GRACE`].
     pub(super) fn run(&self, x: Exchange, cancel: &AtomicBool) -> Option<Result<Answer, String>> {
         let (tx, rx) = mpsc::channel();
-        let agent = self.agent();
-        let job: Job = Box::new(move || {
-            // The caller may have given up: then nobody reads the answer.
-            let _ = tx.send(x.send(&agent));
-        });
-        if let Err(job) = self.submit(job) {
-            // No thread could be started: do the exchange here.
-            (job.0)();
+        let job = |agent: ureq::Agent| -> Job {
+            Box::new(move || {
+                // The caller may have given up: then nobody reads the answer.
+                let _ = tx.send(x.send(&agent));
+            })
+        };
+        let unsent = {
+            let mut guard = self.started.lock().unwrap_or_else(PoisonError::into_inner);
+            match self.own(&mut guard) {
+                Some(s) => s.sender.send(job(s.agent.clone())).err().map(|e| e.0),
+                // No thread could be started: a fresh agent, on this thread.
+                None => Some(job(ureq::Agent::new_with_config(self.config.clone()))),
+            }
+        };
+        if let Some(job) = unsent {
+            job();
         }
         let mut cancelled_at: Option<Instant> = None;
         loop {
@@ -153,16 +161,6 @@ impl IoPool {
                     }
                 }
             }
-        }
-    }
-
-    /// This process's agent.
-    fn agent(&self) -> ureq::Agent {
-        let mut guard = self.started.lock().unwrap_or_else(PoisonError::into_inner);
-        match self.own(&mut guard) {
-            Some(s) => s.agent.clone(),
-            // No thread could be started: a fresh agent for this exchange.
-            None => ureq::Agent::new_with_config(self.config.clone()),
         }
     }
 
@@ -200,19 +198,7 @@ impl IoPool {
         }
         guard.as_ref()
     }
-
-    /// Hands a job to the threads, starting them on first use.
-    fn submit(&self, job: Job) -> Result<(), Unsent> {
-        let mut guard = self.started.lock().unwrap_or_else(PoisonError::into_inner);
-        match self.own(&mut guard) {
-            Some(s) => s.sender.send(job).map_err(|e| Unsent(e.0)),
-            None => Err(Unsent(job)),
-        }
-    }
 }
-
-/// A job no thread took.
-struct Unsent(Job);
 
 fn describe(e: &ureq::Error) -> String {
     match e {

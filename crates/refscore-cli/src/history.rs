@@ -175,7 +175,9 @@ pub(crate) type Found = (RunScores, BaselineInfo);
 
 /// The baseline the suite's strategy finds in the store for the run
 /// `current` (`last_passing` among the runs with the same `limit`), or why
-/// there is none: no store, no run pinned, no passing run yet.
+/// there is none: no store, no run pinned, no passing run yet, or the
+/// pinned run's record is damaged. A damaged passing run is passed over,
+/// and the reason names it: one bad record never stops later runs.
 pub(crate) fn suite_baseline(
     store: Option<&Store>,
     suite: &str,
@@ -188,28 +190,69 @@ pub(crate) fn suite_baseline(
             "no baseline: the run store is off (--no-store); give one with --baseline FOLDER",
         )));
     };
-    let (id, reason) = match strategy {
-        Strategy::LastPassing => match (store.last_passing(suite, current, limit)?, limit) {
-            (Some(id), _) => {
-                let rows = limit.map_or(String::new(), |l| format!(" with --limit {l}"));
-                (id, format!("the latest completed run of suite `{suite}`{rows} whose gate passed"))
+    match strategy {
+        Strategy::LastPassing => {
+            let rows = limit.map_or(String::new(), |l| format!(" with --limit {l}"));
+            let mut passed_over = Vec::new();
+            for id in store.passing(suite, current, limit)? {
+                match readable(store, id)? {
+                    Ok((scores, entry)) => {
+                        let mut reason = format!(
+                            "the latest completed run of suite `{suite}`{rows} whose gate passed"
+                        );
+                        if !passed_over.is_empty() {
+                            reason += &format!("; passed over: {}", passed_over.join("; "));
+                        }
+                        return Ok(Ok((scores, stored_info(&entry, strategy.as_str(), reason))));
+                    }
+                    Err(why) => passed_over.push(why),
+                }
             }
-            (None, Some(n)) => {
-                return Ok(Err(format!(
-                    "no baseline run yet: no passing run of suite `{suite}` with --limit {n}"
-                )));
+            let mut why = match limit {
+                Some(n) => {
+                    format!(
+                        "no baseline run yet: no passing run of suite `{suite}` with --limit {n}"
+                    )
+                }
+                None => String::from("no baseline run to compare with yet"),
+            };
+            if !passed_over.is_empty() {
+                why += &format!(" (passed over: {})", passed_over.join("; "));
             }
-            (None, None) => return Ok(Err(String::from("no baseline run to compare with yet"))),
-        },
-        Strategy::Pinned => match store.pinned(suite)? {
-            Some(id) => (id, format!("the run pinned for suite `{suite}`")),
-            None => {
+            Ok(Err(why))
+        }
+        Strategy::Pinned => {
+            let Some(id) = store.pinned(suite)? else {
                 return Ok(Err(format!(
                     "no run of suite `{suite}` is pinned: pin one with `refscore runs pin RUN`"
                 )));
-            }
-        },
-    };
-    let entry = store.get(id)?;
-    Ok(Ok((store.scores(id)?, stored_info(&entry, strategy.as_str(), reason))))
+            };
+            Ok(match readable(store, id)? {
+                Ok((scores, entry)) => {
+                    let reason = format!("the run pinned for suite `{suite}`");
+                    Ok((scores, stored_info(&entry, strategy.as_str(), reason)))
+                }
+                Err(why) => Err(format!(
+                    "no baseline: the pinned {why}; pin another with `refscore runs pin RUN`"
+                )),
+            })
+        }
+    }
+}
+
+/// A recorded run's entry and scores, or, when its record is damaged, why
+/// (`run 7: stored summary cannot be read: …`). Other failures of the
+/// store are errors.
+fn readable(
+    store: &Store,
+    id: i64,
+) -> anyhow::Result<Result<(RunScores, refscore::history::RunEntry), String>> {
+    let read = store.get(id).and_then(|entry| Ok((store.scores(id)?, entry)));
+    match read {
+        Ok(found) => Ok(Ok(found)),
+        Err(refscore::history::StoreError::Damaged { id, what, message, .. }) => {
+            Ok(Err(format!("run {id}, whose stored {what} cannot be read ({message})")))
+        }
+        Err(e) => Err(e.into()),
+    }
 }

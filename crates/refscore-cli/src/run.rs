@@ -116,13 +116,23 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     let baseline = match explicit {
         Some(found) => Ok(found),
-        None => history::suite_baseline(
+        None => match history::suite_baseline(
             store.as_ref(),
             &history::suite_name(&suite),
             suite.regression.baseline,
             run_id,
             info.limit,
-        )?,
+        ) {
+            Ok(found) => found,
+            Err(e) => {
+                // A recorded run that cannot look for its baseline failed; it
+                // does not stay `running`.
+                if let (Some(store), Some(id)) = (&store, run_id) {
+                    let _ = store.mark(id, RunStatus::Failed);
+                }
+                return Err(e);
+            }
+        },
     };
     // Recorded absolute; shown (and used) relative to the current folder
     // when inside it, as the user wrote it.

@@ -119,7 +119,10 @@ fn list(out: &mut impl Write, runs: &[RunEntry], p: Palette) -> std::io::Result<
             id,
             r.suite.clone(),
             r.started_at.clone(),
-            r.status.as_str().to_owned(),
+            match &r.damaged {
+                None => r.status.as_str().to_owned(),
+                Some(_) => format!("{} (damaged)", r.status.as_str()),
+            },
             gate,
             r.rows.to_string(),
             format!("{:.1}", r.duration_s),

@@ -223,6 +223,62 @@ fn the_console_says_why_a_run_has_no_baseline() {
     assert!(stdout(&o).contains("whose gate passed): clean"), "{}", stdout(&o));
 }
 
+/// Overwrites one column of a recorded run, as a damaged disk or a hand
+/// edit would.
+fn damage(store: &Path, id: i64, column: &str) {
+    let db = rusqlite::Connection::open(store).unwrap();
+    db.execute(&format!("UPDATE runs SET {column} = '{{broken' WHERE id = ?1"), [id]).unwrap();
+}
+
+#[test]
+fn a_damaged_run_record_is_passed_over_and_never_stops_later_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let store = d.join("runs.db");
+    write(d, "data.jsonl", &dataset(10, |_| false));
+    write(d, "suite.yaml", SUITE);
+    write(d, "pinned.yaml", &format!("{SUITE}regression: {{baseline: pinned}}\n"));
+    for out in ["o1", "o2", "o3"] {
+        let o = at(d, &store, &["run", "suite.yaml", "-o", out, "-q"]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    damage(&store, 3, "summary");
+    damage(&store, 2, "info");
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let base = &json(&d.join("o4/summary.json"))["comparison"]["baseline"];
+    assert_eq!(base["run_id"], 1, "{base}");
+    let reason = base["reason"].as_str().unwrap();
+    assert!(reason.contains("passed over: run 3, whose stored summary cannot be read"), "{reason}");
+    assert!(reason.contains("run 2, whose stored information cannot be read"), "{reason}");
+    // Every run ended; the damaged one is listed and marked.
+    let o = at(d, &store, &["runs", "list", "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let listed: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let listed =
+        listed.as_array().cloned().unwrap_or_else(|| listed["runs"].as_array().unwrap().clone());
+    assert_eq!(listed.len(), 4);
+    assert!(listed.iter().all(|r| r["status"] == "completed"), "{listed:?}");
+    let damaged: Vec<_> =
+        listed.iter().filter(|r| r.get("damaged").is_some()).map(|r| r["id"].clone()).collect();
+    assert_eq!(damaged, vec![Value::from(2)]);
+    let o = at(d, &store, &["runs", "show", "2"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("run 2: stored information cannot be read"), "{}", stderr(&o));
+    // A damaged pinned run is no baseline: the run says so and still ends.
+    let o = at(d, &store, &["runs", "pin", "3"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = at(d, &store, &["run", "pinned.yaml", "-o", "o5", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("no baseline: the pinned run 3, whose stored summary cannot be read"),
+        "{}",
+        stdout(&o)
+    );
+    let o = at(d, &store, &["runs", "list", "--format", "json"]);
+    assert!(!stdout(&o).contains("running"), "{}", stdout(&o));
+}
+
 fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()

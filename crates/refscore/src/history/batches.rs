@@ -85,15 +85,11 @@ impl Store {
         Ok(())
     }
 
-    fn damaged(&self, id: i64, what: &str, e: impl std::fmt::Display) -> StoreError {
-        StoreError::Run {
-            path: self.path.clone(),
-            id,
-            message: format!("stored {what} cannot be read: {e}"),
-        }
+    fn damaged(&self, id: i64, what: &'static str, e: impl std::fmt::Display) -> StoreError {
+        StoreError::Damaged { path: self.path.clone(), id, what, message: e.to_string() }
     }
 
-    fn unpack(&self, id: i64, what: &str, data: &[u8]) -> Result<Vec<u8>, StoreError> {
+    fn unpack(&self, id: i64, what: &'static str, data: &[u8]) -> Result<Vec<u8>, StoreError> {
         zstd::decode_all(data).map_err(|e| self.damaged(id, what, e))
     }
 

@@ -90,8 +90,13 @@ pub struct RunEntry {
     pub git_commit: Option<String>,
     /// The git branch.
     pub git_branch: Option<String>,
-    /// Everything else known about it.
+    /// Everything else known about it (its suite and start time only when
+    /// `damaged`).
     pub info: RunInfo,
+    /// Why the run's stored information cannot be read, when it cannot:
+    /// such a run is listed, but no command uses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damaged: Option<String>,
 }
 
 /// What [`Store::state`] found.
@@ -377,9 +382,11 @@ impl Store {
     /// One run.
     ///
     /// # Errors
-    /// No such run, or the store cannot be read.
+    /// No such run, its stored information is damaged, or the store cannot
+    /// be read.
     pub fn get(&self, id: i64) -> Result<RunEntry, StoreError> {
-        self.conn
+        let entry = self
+            .conn
             .query_row(
                 "SELECT id, suite, status, started_at, ended_at, pinned, gate_passed, rows_done,
                         duration_s, git_commit, git_branch, info FROM runs WHERE id = ?1",
@@ -388,7 +395,16 @@ impl Store {
             )
             .optional()
             .map_err(|e| self.io(&e))?
-            .ok_or(StoreError::NoRun { path: self.path.clone(), id })
+            .ok_or(StoreError::NoRun { path: self.path.clone(), id })?;
+        match entry.damaged {
+            Some(message) => Err(StoreError::Damaged {
+                path: self.path.clone(),
+                id,
+                what: "information",
+                message,
+            }),
+            None => Ok(entry),
+        }
     }
 
     /// The latest run's id, optionally of one suite.
@@ -440,28 +456,37 @@ impl Store {
         Ok(serde_json::from_str(&text).unwrap_or_default())
     }
 
-    /// The latest completed run of `suite` whose gate passed, other than
-    /// `except`, with the same row limit as the run it is for (`limit`): a
-    /// smoke run of 10 rows is no baseline for a full run, nor the reverse.
+    /// The completed runs of `suite` whose gate passed, newest first, other
+    /// than `except`, with the same row limit as the run they are for
+    /// (`limit`): a smoke run of 10 rows is no baseline for a full run, nor
+    /// the reverse. A run whose stored information is damaged has no known
+    /// limit and is always among them: the caller reads each and can say
+    /// which it passed over.
     ///
     /// # Errors
     /// The store cannot be read.
-    pub fn last_passing(
+    pub fn passing(
         &self,
         suite: &str,
         except: Option<i64>,
         limit: Option<u64>,
-    ) -> Result<Option<i64>, StoreError> {
+    ) -> Result<Vec<i64>, StoreError> {
         let limit = limit.map(|l| i64::try_from(l).unwrap_or(i64::MAX));
-        self.conn
-            .query_row(
-                "SELECT max(id) FROM runs WHERE suite = ?1 AND status = 'completed'
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id FROM runs WHERE suite = ?1 AND status = 'completed'
                    AND gate_passed = 1 AND id IS NOT ?2
-                   AND json_extract(info, '$.limit') IS ?3",
-                params![suite, except, limit],
-                |r| r.get::<_, Option<i64>>(0),
+                   AND (NOT json_valid(info) OR json_extract(info, '$.limit') IS ?3)
+                 ORDER BY id DESC",
             )
-            .map_err(|e| self.io(&e))
+            .map_err(|e| self.io(&e))?;
+        let ids = stmt
+            .query_map(params![suite, except, limit], |r| r.get::<_, i64>(0))
+            .map_err(|e| self.io(&e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.io(&e))?;
+        Ok(ids)
     }
 
     /// The pinned run of `suite`.
@@ -555,11 +580,37 @@ impl Store {
 fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunEntry> {
     let info: String = r.get(11)?;
     let status: String = r.get(2)?;
+    let suite: String = r.get(1)?;
+    let started_at: String = r.get(3)?;
+    let (info, damaged) = match serde_json::from_str::<RunInfo>(&info) {
+        Ok(info) => (info, None),
+        Err(e) => (
+            RunInfo {
+                id: None,
+                store: None,
+                suite: suite.clone(),
+                suite_path: String::new(),
+                suite_hash: String::new(),
+                dataset: String::new(),
+                dataset_hash: String::new(),
+                git: None,
+                tags: std::collections::BTreeMap::new(),
+                links: std::collections::BTreeMap::new(),
+                started_at: started_at.clone(),
+                ended_at: None,
+                version: String::new(),
+                limit: None,
+                output: None,
+                resumed: 0,
+            },
+            Some(e.to_string()),
+        ),
+    };
     Ok(RunEntry {
         id: r.get(0)?,
-        suite: r.get(1)?,
+        suite,
         status: RunStatus::parse(&status).unwrap_or(RunStatus::Failed),
-        started_at: r.get(3)?,
+        started_at,
         ended_at: r.get(4)?,
         pinned: r.get(5)?,
         gate_passed: r.get(6)?,
@@ -567,9 +618,8 @@ fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunEntry> {
         duration_s: r.get(8)?,
         git_commit: r.get(9)?,
         git_branch: r.get(10)?,
-        info: serde_json::from_str(&info).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(11, rusqlite::types::Type::Text, Box::new(e))
-        })?,
+        info,
+        damaged,
     })
 }
 

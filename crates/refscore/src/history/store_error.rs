@@ -49,6 +49,20 @@ pub enum StoreError {
         /// Why not.
         message: String,
     },
+    /// A recorded run whose stored data cannot be decoded (written by a
+    /// damaged disk or edited by hand). Commands that choose among runs
+    /// pass over it; commands that name it fail with this.
+    #[error("{}: run {id}: stored {what} cannot be read: {message}", path.display())]
+    Damaged {
+        /// The store.
+        path: PathBuf,
+        /// The run.
+        id: i64,
+        /// Which part: `summary`, `scores`, `rows`, `information`.
+        what: &'static str,
+        /// The decoder's complaint.
+        message: String,
+    },
     /// SQLite or file-system failure (read-only location, full disk,
     /// corrupt file).
     #[error("{}: {message}", path.display())]

@@ -87,15 +87,34 @@ fn baselines_pins_and_pruning() {
     finish(b1, true, RunStatus::Completed);
     let a3 = s.begin(&info("a"), &p).unwrap();
     finish(a3, true, RunStatus::Cancelled);
-    assert_eq!(s.last_passing("a", None, None).unwrap(), Some(a1));
-    assert_eq!(s.last_passing("a", Some(a1), None).unwrap(), None);
+    assert_eq!(s.passing("a", None, None).unwrap().first().copied(), Some(a1));
+    assert_eq!(s.passing("a", Some(a1), None).unwrap().first().copied(), None);
     // A run with a row limit is the baseline of runs with that limit only.
     let limited = s.begin(&RunInfo { limit: Some(10), ..info("a") }, &p).unwrap();
     finish(limited, true, RunStatus::Completed);
-    assert_eq!(s.last_passing("a", None, None).unwrap(), Some(a1));
-    assert_eq!(s.last_passing("a", None, Some(10)).unwrap(), Some(limited));
-    assert_eq!(s.last_passing("a", None, Some(11)).unwrap(), None);
+    assert_eq!(s.passing("a", None, None).unwrap().first().copied(), Some(a1));
+    assert_eq!(s.passing("a", None, Some(10)).unwrap().first().copied(), Some(limited));
+    assert_eq!(s.passing("a", None, Some(11)).unwrap().first().copied(), None);
     s.conn.execute("DELETE FROM runs WHERE id = ?1", params![limited]).unwrap();
+    // A run whose stored information is not JSON is listed and marked,
+    // cannot be read by id, and stays among the passing runs for every
+    // limit (the caller passes over it, naming it).
+    let a4 = s.begin(&info("a"), &p).unwrap();
+    finish(a4, true, RunStatus::Completed);
+    assert_eq!(s.passing("a", None, None).unwrap(), vec![a4, a1]);
+    s.conn.execute("UPDATE runs SET info = '{broken' WHERE id = ?1", params![a4]).unwrap();
+    assert_eq!(s.passing("a", None, None).unwrap(), vec![a4, a1]);
+    assert_eq!(s.passing("a", None, Some(10)).unwrap(), vec![a4]);
+    let listed = s.list(Some("a"), None).unwrap();
+    assert_eq!(listed[0].id, a4);
+    assert!(listed[0].damaged.is_some());
+    assert_eq!(listed[0].info.suite, "a");
+    assert!(matches!(
+        s.get(a4),
+        Err(StoreError::Damaged { id, what: "information", .. }) if id == a4
+    ));
+    assert!(s.get(a1).unwrap().damaged.is_none());
+    s.conn.execute("DELETE FROM runs WHERE id = ?1", params![a4]).unwrap();
     assert_eq!(s.pinned("a").unwrap(), None);
     assert!(s.pin(a3, true).is_err(), "a cancelled run is no baseline");
     s.pin(a2, true).unwrap();

@@ -37,6 +37,23 @@ pub const MAX_ROW_BYTES: usize = 64 << 20;
 /// segment or none cost at most one visit per node and are never refused.
 pub const MAX_PATH_VISITS: u64 = 10_000_000;
 
+/// The most distinct judgements json_match's field judges ask for one
+/// document: 100.
+///
+/// Each is one LLM request, and a row's requests are sent one after the
+/// other: a document with 100,000 array elements under a `judge:` rule
+/// would otherwise ask 100,000 questions for one row. Past this, the
+/// remaining unresolved fields keep the comparator's verdict (wrong, or
+/// its partial credit) and their detail says why; the score's
+/// metadata counts them in `judge_skipped`.
+pub const MAX_FIELD_JUDGEMENTS: usize = 100;
+
+/// The most fields json_match's embedding rules compare in one document:
+/// 4,096 (at most 8,192 distinct texts, 32 requests). Past this, the
+/// remaining fields keep the comparator's verdict, as past
+/// [`MAX_FIELD_JUDGEMENTS`], and are counted in `judge_skipped`.
+pub const MAX_EMBEDDED_FIELDS: usize = 4_096;
+
 /// Why a row read from a file was refused: its `part` (`line`, `element`,
 /// `record`) is `length` bytes long, over `limit`; the one message every
 /// dataset reader gives.

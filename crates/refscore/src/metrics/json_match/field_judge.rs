@@ -36,6 +36,7 @@ use crate::engine::{Comparison, Counts, Leaf};
 use crate::error::{ConfigError, EvalError};
 use crate::judge::template::Template;
 use crate::judge::{DEFAULT_JUDGE, Judge};
+use crate::limits::{MAX_EMBEDDED_FIELDS, MAX_FIELD_JUDGEMENTS};
 use crate::metrics::BuildContext;
 use crate::metrics::classify::{Choice, Classify, JudgeOptions};
 use crate::metrics::semantic_similarity::cosine_score;
@@ -169,6 +170,10 @@ pub(crate) struct Stats {
     pub(crate) embedding_failures: u64,
     /// Fields compared by embeddings.
     pub(crate) embedded_fields: u64,
+    /// Fields left to the comparator's verdict: past
+    /// [`crate::limits::MAX_FIELD_JUDGEMENTS`] or
+    /// [`crate::limits::MAX_EMBEDDED_FIELDS`].
+    pub(crate) skipped: u64,
 }
 
 impl Stats {
@@ -181,6 +186,7 @@ impl Stats {
             .with_meta("embedding_cached", self.embedding_cached)
             .with_meta("embedding_failures", self.embedding_failures)
             .with_meta("embedded_fields", self.embedded_fields)
+            .with_meta("judge_skipped", self.skipped)
     }
 }
 
@@ -337,6 +343,11 @@ impl FieldJudges {
                 if cand.nx.trim().is_empty() || cand.ny.trim().is_empty() {
                     continue;
                 }
+                if embed.len() >= MAX_EMBEDDED_FIELDS {
+                    out.stats.skipped += 1;
+                    out.messages.push((cand.path, skipped("embedding", MAX_EMBEDDED_FIELDS)));
+                    continue;
+                }
                 embed.push(cand);
             } else if let Some(j) = field.judge {
                 let cmp = node
@@ -367,7 +378,7 @@ impl FieldJudges {
             }
         }
         if !ask.is_empty() {
-            match self.ask(rules, ask, &mut out.stats) {
+            match self.ask(rules, ask, &mut out.stats, &mut out.messages) {
                 Ok(decided) => decisions.extend(decided),
                 Err(why) => {
                     out.cancelled = Some(why);
@@ -482,7 +493,8 @@ impl FieldJudges {
     }
 
     /// Asks the judges about the candidates, one request per distinct
-    /// prompt, in order.
+    /// prompt, in order, the first [`MAX_FIELD_JUDGEMENTS`] of them; the
+    /// fields past that keep their verdict, with a note in `notes`.
     ///
     /// `Err` when the run was cancelled.
     fn ask(
@@ -490,9 +502,11 @@ impl FieldJudges {
         rules: &CompiledRules,
         cands: Vec<(Candidate<'_>, String)>,
         stats: &mut Stats,
+        notes: &mut Vec<(JsonPath, String)>,
     ) -> Result<Vec<Decision>, String> {
         // Distinct (judge rule, prompt) jobs, and the job of each candidate.
         let mut jobs: Vec<(usize, String)> = Vec::new();
+        let mut job_of: HashMap<(usize, String), usize> = HashMap::new();
         let mut of: Vec<(Candidate<'_>, String, usize)> = Vec::new();
         for (cand, note) in cands {
             let Some(k) = cand.field.judge.map(usize::from) else { continue };
@@ -503,10 +517,17 @@ impl FieldJudges {
                 cand.expected,
                 cand.actual,
             );
-            let job = match jobs.iter().position(|(j, p)| *j == k && *p == text) {
-                Some(i) => i,
+            let key = (k, text);
+            let job = match job_of.get(&key) {
+                Some(i) => *i,
+                None if jobs.len() >= MAX_FIELD_JUDGEMENTS => {
+                    stats.skipped += 1;
+                    notes.push((cand.path, skipped("judge", MAX_FIELD_JUDGEMENTS)));
+                    continue;
+                }
                 None => {
-                    jobs.push((k, text));
+                    jobs.push(key.clone());
+                    job_of.insert(key, jobs.len() - 1);
                     jobs.len() - 1
                 }
             };
@@ -559,6 +580,13 @@ impl FieldJudges {
             })
             .collect())
     }
+}
+
+/// The detail of a field left to its comparator past a limit.
+fn skipped(what: &str, limit: usize) -> String {
+    format!(
+        "not sent to the {what}: over the limit of {limit} per document; the comparator's verdict stands"
+    )
 }
 
 /// The value at `segs` in the reference (`expected`) or the output.

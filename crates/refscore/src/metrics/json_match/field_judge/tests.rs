@@ -309,3 +309,45 @@ fn a_failed_request_fails_closed_for_its_field_only() {
     assert!(msg.starts_with("embeddings failed, counted wrong:"), "{msg}");
     assert!(s.explanation.as_deref().unwrap().contains("judge `default` failed"), "{s:?}");
 }
+
+/// One document asks at most `MAX_FIELD_JUDGEMENTS` distinct questions and
+/// embeds at most `MAX_EMBEDDED_FIELDS` fields; the fields past that keep
+/// the comparator's verdict, with a detail that says why.
+#[test]
+fn field_judgements_per_document_are_bounded() {
+    let mut o = Map::new();
+    o.insert(
+        "rules".into(),
+        json!({"rules": [
+            {"path": "$.items", "array": "ordered"},
+            {"path": "$.items[*].name", "judge": "default"},
+            {"path": "$.tags", "array": "ordered"},
+            {"path": "$.tags[*]", "compare": {"type": "embedding"}}
+        ]}),
+    );
+    let m = JsonMatch::from_options(&o, &unreachable()).unwrap();
+    let over = 30;
+    let n = crate::limits::MAX_FIELD_JUDGEMENTS + over;
+    let items = |w: &str| {
+        (0..n).map(|i| json!({"name": format!("{w} product number {i}")})).collect::<Vec<_>>()
+    };
+    let e = crate::limits::MAX_EMBEDDED_FIELDS + over;
+    let tags = |w: &str| (0..e).map(|i| json!(format!("{w} tag {i}"))).collect::<Vec<_>>();
+    let reference = json!({"items": items("blue"), "tags": tags("red")});
+    let output = json!({"items": items("bleu"), "tags": tags("rouge")});
+    let mut c = engine_compare(&m, &reference, &output);
+    let judges = m.judges.as_ref().unwrap();
+    let settled = judges.settle(&m.rules, &mut c, &reference, &output);
+    assert_eq!(settled.stats.judge_requests, crate::limits::MAX_FIELD_JUDGEMENTS as u64);
+    assert_eq!(settled.stats.embedded_fields, crate::limits::MAX_EMBEDDED_FIELDS as u64);
+    assert_eq!(settled.stats.skipped, 2 * over as u64);
+    let note = |p: &str| settled.messages.iter().find(|(q, _)| q.to_string() == p).unwrap();
+    let (_, m1) = note(&format!("$.items[{}].name", n - 1));
+    assert!(m1.starts_with("not sent to the judge: over the limit of 100 per document"), "{m1}");
+    let (_, m2) = note(&format!("$.tags[{}]", e - 1));
+    assert!(m2.starts_with("not sent to the embedding: over the limit of 4096"), "{m2}");
+    // Every field is still counted: the failed requests count wrong, the
+    // skipped fields keep the comparator's partial credit.
+    assert_eq!(c.counts.wrong as usize, n + e - 2 * over);
+    assert_eq!(c.counts.partial as usize, 2 * over);
+}

@@ -180,14 +180,35 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     inputs.refuse_step_summary(Some(&out_dir))?;
     locks.extend(output_lock::for_reading(&out_dir)?);
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    if suite.is_none() && formats.contains(&Format::Html) {
-        writeln!(
-            std::io::stderr(),
-            "refscore: note: the suite of this run cannot be loaded; report.html shows failed checks without output and reference"
-        )?;
+    // Rows are read again from the dataset by number: a dataset edited
+    // since the run would show other rows' output and reference.
+    let changed = match (&suite, &summary.run) {
+        (Some(suite), Some(run)) if formats.contains(&Format::Html) => {
+            match refscore::history::hash_file(&suite.dataset) {
+                Ok(hash) if hash == run.dataset_hash => None,
+                Ok(_) => Some("changed since this run (its BLAKE3 hash differs)"),
+                Err(_) => Some("cannot be read"),
+            }
+            .map(|why| format!("the dataset {} {why}", suite.dataset.display()))
+        }
+        _ => None,
+    };
+    if formats.contains(&Format::Html) {
+        let why = match (&suite, &changed) {
+            (None, _) => Some("the suite of this run cannot be loaded".to_owned()),
+            (Some(_), Some(why)) => Some(why.clone()),
+            (Some(_), None) => None,
+        };
+        if let Some(why) = why {
+            writeln!(
+                std::io::stderr(),
+                "refscore: note: {why}; report.html shows failed checks without output and reference"
+            )?;
+        }
     }
+    let sides = suite.as_ref().filter(|_| changed.is_none());
     let opts = Options { max_rows: args.max_rows, ..Options::default() };
-    for path in write(&source, &out_dir, &summary, suite.as_ref(), &formats, &opts)? {
+    for path in write(&source, &out_dir, &summary, sides, &formats, &opts)? {
         writeln!(std::io::stdout(), "{}", path.display())?;
     }
     Ok(ExitCode::SUCCESS)

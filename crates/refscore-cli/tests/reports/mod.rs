@@ -104,6 +104,46 @@ fn report_renders_again_from_an_output_folder() {
     assert!(stderr(&o).contains("results.jsonl:1: not a row result"), "{}", stderr(&o));
 }
 
+/// The HTML report shows failed rows' output and reference only while the
+/// dataset is the one the run read: rows are found again by number.
+#[test]
+fn report_shows_no_side_by_side_from_a_dataset_changed_since_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["suite.yaml", "dataset.jsonl", "rules.yaml", "invoice.schema.json"] {
+        std::fs::copy(root().join("examples/invoices").join(f), d.join(f)).unwrap();
+    }
+    let at = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_refscore"))
+            .args(args)
+            .current_dir(d)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap()
+    };
+    let o = at(&["run", "suite.yaml", "-q", "--no-store", "-o", "out", "--report", "html"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let has_sides = |p: &str| std::fs::read_to_string(d.join(p)).unwrap().contains(r#","o":"#);
+    assert!(has_sides("out/report.html"));
+    let o = at(&["report", "out", "--report", "html", "-o", "same"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(has_sides("same/report.html"));
+    // The dataset's rows in another order: row numbers no longer match.
+    let text = std::fs::read_to_string(d.join("dataset.jsonl")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.reverse();
+    std::fs::write(d.join("dataset.jsonl"), lines.join("\n") + "\n").unwrap();
+    let o = at(&["report", "out", "--report", "html", "-o", "changed"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("dataset.jsonl changed since this run (its BLAKE3 hash differs); report.html shows failed checks without output and reference"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!has_sides("changed/report.html"));
+}
+
 fn schema(name: &str) -> jsonschema::Validator {
     let path = root().join("docs/schema").join(name);
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();

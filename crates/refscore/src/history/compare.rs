@@ -204,6 +204,7 @@ impl Comparison {
         };
         let mut evaluators = Vec::with_capacity(current.evaluators.len());
         let mut regressed_rows = Vec::new();
+        let mut not_compared: Vec<&str> = Vec::new();
         for (ci, ev) in current.evaluators.iter().enumerate() {
             let tolerance = policy.tolerance_of(&ev.name);
             let critical = policy.critical_of(&ev.name);
@@ -229,7 +230,25 @@ impl Comparison {
                 evaluators.push(out);
                 continue;
             };
-            out.baseline_mean = baseline.evaluators[bi].mean;
+            let before = &baseline.evaluators[bi];
+            // Scores of another metric (or read the other way round) under
+            // the same name are not comparable: that is a new evaluator.
+            if (!before.metric.is_empty() && before.metric != ev.metric)
+                || before.direction != ev.direction
+            {
+                out.note = Some(format!(
+                    "the baseline's `{}` ran {} ({}), this run's {} ({}): not compared",
+                    ev.name,
+                    before.metric,
+                    better(before.direction),
+                    ev.metric,
+                    better(ev.direction)
+                ));
+                not_compared.push(ev.name.as_str());
+                evaluators.push(out);
+                continue;
+            }
+            out.baseline_mean = before.mean;
             let mut diffs = Vec::with_capacity(pairs.len());
             // (how far it fell, baseline row, current row) of regressed rows;
             // only the worst few become RowDeltas.
@@ -282,8 +301,17 @@ impl Comparison {
             rows,
             evaluators,
             regressed_rows,
-            fields: field_deltas(baseline, current),
+            fields: field_deltas(baseline, current, &not_compared),
         }
+    }
+}
+
+/// A direction in words.
+fn better(d: Direction) -> &'static str {
+    match d {
+        Direction::Maximize => "higher is better",
+        Direction::Minimize => "lower is better",
+        Direction::Neutral => "neither is better",
     }
 }
 
@@ -417,10 +445,15 @@ fn match_rows(baseline: &RunScores, current: &RunScores) -> Vec<(usize, usize)> 
 }
 
 /// Field accuracy moves, worst first.
-fn field_deltas(baseline: &RunScores, current: &RunScores) -> Vec<FieldDelta> {
-    let before: HashMap<(&str, &str), f64> = baseline
-        .fields
-        .iter()
+fn field_deltas(
+    baseline: &RunScores,
+    current: &RunScores,
+    not_compared: &[&str],
+) -> Vec<FieldDelta> {
+    let baseline_fields =
+        baseline.fields.iter().filter(|f| !not_compared.contains(&f.evaluator.as_str()));
+    let before: HashMap<(&str, &str), f64> = baseline_fields
+        .clone()
         .map(|f| ((f.evaluator.as_str(), f.path.as_str()), f.accuracy))
         .collect();
     let mut seen = std::collections::HashSet::new();
@@ -441,9 +474,7 @@ fn field_deltas(baseline: &RunScores, current: &RunScores) -> Vec<FieldDelta> {
         })
         .collect();
     out.extend(
-        baseline
-            .fields
-            .iter()
+        baseline_fields
             .filter(|f| !seen.contains(&(f.evaluator.as_str(), f.path.as_str())))
             .map(|f| FieldDelta {
                 evaluator: f.evaluator.clone(),

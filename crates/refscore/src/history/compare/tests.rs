@@ -192,3 +192,40 @@ fn evaluator_missing_from_the_baseline_is_new() {
     let cmp = Comparison::new(&base, info(), &all_failed, &seed_policy());
     assert_eq!(cmp.evaluators[0].status, RegressionStatus::Critical);
 }
+
+/// An evaluator that kept its name but runs another metric (or reads its
+/// scores the other way) is not compared with the baseline: a json_match
+/// mean of 0.9 against a json_distance mean of 0.1 is no regression.
+#[test]
+fn an_evaluator_whose_metric_changed_is_new() {
+    let stat = |acc: f64| FieldAccuracy {
+        evaluator: "fields".into(),
+        path: "$.total".into(),
+        accuracy: acc,
+    };
+    let mut base = run(Direction::Minimize, &[("a", Some(0.1)), ("b", Some(0.1))]);
+    base.evaluators[0].metric = "json_distance".into();
+    base.fields = vec![stat(1.0)];
+    let mut cur = run(Direction::Maximize, &[("a", Some(0.05)), ("b", Some(0.05))]);
+    cur.fields = vec![stat(0.2)];
+    let cmp = Comparison::new(&base, info(), &cur, &seed_policy());
+    let e = &cmp.evaluators[0];
+    assert_eq!((e.status, e.baseline_mean, e.regressed), (RegressionStatus::New, None, 0));
+    assert_eq!(
+        e.note.as_deref(),
+        Some(
+            "the baseline's `fields` ran json_distance (lower is better), this run's json_match (higher is better): not compared"
+        )
+    );
+    assert_eq!(cmp.status, RegressionStatus::New);
+    assert!(cmp.regressed_rows.is_empty());
+    // Its fields are not compared either.
+    assert_eq!(cmp.fields.len(), 1);
+    assert_eq!(cmp.fields[0].baseline_accuracy, None);
+    // The same metric read the same way is compared.
+    base.evaluators[0].metric = "json_match".into();
+    base.evaluators[0].direction = Direction::Maximize;
+    let cmp = Comparison::new(&base, info(), &cur, &seed_policy());
+    assert_eq!(cmp.evaluators[0].status, RegressionStatus::Critical);
+    assert_eq!(cmp.fields[0].baseline_accuracy, Some(1.0));
+}

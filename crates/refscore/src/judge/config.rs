@@ -164,11 +164,27 @@ impl JudgeConfig {
         // The address used: the suite's, else the environment's.
         let from = if c.base_url.is_some() { "base_url" } else { "OPENAI_BASE_URL" };
         check_base_url(&c.base_url(), from).map_err(|m| ConfigError::invalid(&ctx, m))?;
-        for k in c.headers.keys() {
+        for (k, v) in &c.headers {
             if k.eq_ignore_ascii_case("authorization") {
                 return Err(ConfigError::invalid(
                     &ctx,
                     "set the key with api_key_env, not an Authorization header",
+                ));
+            }
+            // Checked here, not at the first request (where every row would
+            // fail alike). The value is never shown: it may be a key.
+            if ureq::http::HeaderName::from_bytes(k.as_bytes()).is_err() {
+                return Err(ConfigError::invalid(
+                    &format!("{ctx}.headers"),
+                    format!(
+                        "{k:?} is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only)"
+                    ),
+                ));
+            }
+            if ureq::http::HeaderValue::from_str(v).is_err() {
+                return Err(ConfigError::invalid(
+                    &format!("{ctx}.headers.{k}"),
+                    "the value is not a valid HTTP header value (no line breaks or control characters)",
                 ));
             }
         }
@@ -303,12 +319,16 @@ mod tests {
             json!({"model": "m", "temperature": 3}),
             json!({"model": "m", "max_concurrency": 0}),
             json!({"model": "m", "headers": {"Authorization": "Bearer x"}}),
+            json!({"model": "m", "headers": {"api key": "x"}}),
+            json!({"model": "m", "headers": {"": "x"}}),
+            json!({"model": "m", "headers": {"api-key": "secret\r\nX-Evil: 1"}}),
             json!({"model": "m", "colour": 1}),
             json!({"model": "m", "prices": {"prompt": -1}}),
             json!({"model": "m", "embedding_model": " "}),
         ] {
             let e = JudgeConfig::from_value("j", &bad).unwrap_err().to_string();
             assert!(e.starts_with("judges.j"), "{e}");
+            assert!(!e.contains("secret"), "a header's value is never shown: {e}");
         }
     }
 

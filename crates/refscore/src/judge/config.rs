@@ -175,7 +175,7 @@ impl JudgeConfig {
             // fail alike). The value is never shown: it may be a key.
             if ureq::http::HeaderName::from_bytes(k.as_bytes()).is_err() {
                 return Err(ConfigError::invalid(
-                    &format!("{ctx}.headers"),
+                    format!("{ctx}.headers"),
                     format!(
                         "{k:?} is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only)"
                     ),
@@ -183,7 +183,7 @@ impl JudgeConfig {
             }
             if ureq::http::HeaderValue::from_str(v).is_err() {
                 return Err(ConfigError::invalid(
-                    &format!("{ctx}.headers.{k}"),
+                    format!("{ctx}.headers.{k}"),
                     "the value is not a valid HTTP header value (no line breaks or control characters)",
                 ));
             }

@@ -68,6 +68,14 @@ impl ParquetRows {
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
         let metadata =
             unpanicked(|| ArrowReaderMetadata::load(&file, options)).map_err(|e| invalid(&e))?;
+        // A row is an object of its columns: two columns of one name would
+        // leave one of them unread, as two CSV headers of one name would.
+        let mut seen = std::collections::BTreeSet::new();
+        for field in metadata.schema().fields() {
+            if !seen.insert(field.name().as_str()) {
+                return Err(invalid(&format!("column `{}` appears twice", field.name())));
+            }
+        }
         Ok(ParquetRows {
             path: path.to_path_buf(),
             file,
@@ -281,6 +289,24 @@ mod tests {
         let mut w = ArrowWriter::try_new(file, batch.schema(), None).unwrap();
         w.write(batch).unwrap();
         w.close().unwrap();
+    }
+
+    #[test]
+    fn a_column_name_twice_is_an_open_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dup.parquet");
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Int64, false),
+            Field::new("a", DataType::Int64, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![Arc::new(Int64Array::from(vec![1])), Arc::new(Int64Array::from(vec![2]))],
+        )
+        .unwrap();
+        write(&path, &batch);
+        let e = ParquetRows::new(&path, File::open(&path).unwrap()).err().unwrap();
+        assert!(e.to_string().ends_with("Parquet: column `a` appears twice"), "{e}");
     }
 
     #[test]

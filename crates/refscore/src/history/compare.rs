@@ -474,15 +474,15 @@ fn field_deltas(
         })
         .collect();
     out.extend(
-        baseline_fields
-            .filter(|f| !seen.contains(&(f.evaluator.as_str(), f.path.as_str())))
-            .map(|f| FieldDelta {
+        baseline_fields.filter(|f| !seen.contains(&(f.evaluator.as_str(), f.path.as_str()))).map(
+            |f| FieldDelta {
                 evaluator: f.evaluator.clone(),
                 path: f.path.clone(),
                 baseline_accuracy: Some(f.accuracy),
                 current_accuracy: None,
                 change: None,
-            }),
+            },
+        ),
     );
     // Worst moves first; fields seen in one run only after every move.
     out.sort_by(|a, b| match (a.change, b.change) {

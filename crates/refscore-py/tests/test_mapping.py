@@ -73,6 +73,21 @@ def test_bind_checks_paths_and_sources_at_once():
         echo.bind({"query": 3})  # type: ignore[dict-item]
 
 
+def test_a_mapping_naming_an_input_the_evaluator_lacks_is_refused():
+    # A typo would be ignored, and the input it meant read from its own key.
+    with pytest.raises(ValueError, match=r"evaluator `echo` has no input `qeury`; its inputs: query, context, response"):
+        echo.bind({"qeury": "input.query"})
+    with pytest.raises(ValueError, match="has no input `outptu`"):
+        refscore.metrics.json_distance().bind({"outptu": "a"})
+    with pytest.raises(ValueError, match="has no input `answer`"):
+        echo.evaluate({"query": "q", "context": [], "response": "r"}, input_mapping={"answer": "query"})
+    # The inputs it has are accepted.
+    assert refscore.metrics.json_distance().bind({"output": "a", "reference": "b"}).input_mapping == {
+        "output": "a",
+        "reference": "b",
+    }
+
+
 def test_describe_shows_schema_and_mapping():
     d = echo.bind({"query": "input.query", "context": lambda r: r}).describe()
     assert d["name"] == "echo" and d["kind"] == "code" and d["direction"] == "maximize"

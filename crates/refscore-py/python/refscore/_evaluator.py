@@ -71,10 +71,25 @@ class Evaluator:
                     f"input `{field}`: a source is a key, a JSONPath string or a callable, got {type(source).__name__}"
                 )
             checked[field] = source
+        self._check_inputs(checked)
         strings = {k: v for k, v in checked.items() if isinstance(v, str)}
         # Compiling checks every path now, not on every row.
         self._compiled = _refscore.Mapping(strings) if strings else None
         self._mapping = checked
+
+    def _check_inputs(self, mapping: Mapping[str, Any]) -> None:
+        """Refuses a mapping that names an input the evaluator does not
+        take (a typo would otherwise be ignored, and the input it meant
+        read from its default key)."""
+        names = [n for n, _ in self._fields()]
+        if not names:
+            return
+        unknown = [k for k in mapping if k not in names]
+        if unknown:
+            listed = ", ".join(f"`{k}`" for k in unknown)
+            raise ValueError(
+                f"evaluator `{self.name}` has no input {listed}; its inputs: {', '.join(names)}"
+            )
 
     @property
     def input_mapping(self) -> dict[str, Source]:
@@ -101,6 +116,8 @@ class Evaluator:
         """The evaluator's inputs read from ``row``."""
         if not isinstance(row, Mapping):
             raise TypeError(f"an evaluation input is a dict, got {type(row).__name__}")
+        if mapping is not None:
+            self._check_inputs(mapping)
         active = self._mapping if mapping is None else dict(mapping)
         compiled = self._compiled if mapping is None else None
         out: dict[str, Any] = {}

@@ -110,3 +110,33 @@ def test_rust_metrics_map_keys_paths_and_callables():
         refscore.metrics.json_distance().evaluate({"output": {"a": 1}})
     d = ev.describe()
     assert d["metric"] == "json_distance" and d["input_schema"]["required"] == ["output", "reference"]
+
+
+def test_a_path_converts_only_the_keys_it_reads():
+    # A datetime, a Decimal or a key that is not a string elsewhere in the
+    # row has no JSON form; a path that does not read it never fails on it.
+    import datetime
+    import decimal
+
+    bound = echo.bind({"query": "input.query", "context": "input.documents", "response": "$.out"})
+    row = {
+        "input": {"query": "q", "documents": ["d"]},
+        "out": "r",
+        "when": datetime.datetime(2026, 1, 1),
+        "amount": decimal.Decimal("1.5"),
+        3: "a key that is a number",
+    }
+    assert bound.evaluate(row)[0].score == 1.0
+    # A path that reads every key still fails on the one without a JSON form.
+    anything = echo.bind({"query": "input.query", "context": "$.*", "response": "$.out"})
+    with pytest.raises(TypeError, match="datetime has no JSON form"):
+        anything.evaluate(row)
+
+
+def test_frames_with_column_names_that_are_not_strings():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"doc": [{"o": "x", "r": "x"}], 5: [1]})
+    native = refscore.metrics.exact_match().bind({"output": "doc.o", "reference": "doc.r"})
+    out = refscore.evaluate_dataframe(df, [native])
+    assert out["exact_match_score"][0]["score"] == 1.0
+    assert out[5][0] == 1

@@ -20,14 +20,26 @@ MAX_ARROW_DEPTH = 64
 _ANY_KEY = ("*", "..", "?", "\\")
 
 
-def read_columns(columns: Sequence[str], evaluators: Sequence[Any]) -> list[str]:
+def path_reads(columns: Sequence[Any], source: str) -> list[str]:
+    """The names in ``columns`` a string source reads: the column it names
+    exactly, else the columns its JSONPath names (every column when the
+    path has a wildcard, a descendant step, a filter or an escape). Names
+    that are not strings are never read: no source can name them."""
+    names = [c for c in columns if isinstance(c, str)]
+    if source in names:
+        return [source]
+    if any(t in source for t in _ANY_KEY):
+        return names
+    return [c for c in names if c and c in source]
+
+
+def read_columns(columns: Sequence[Any], evaluators: Sequence[Any]) -> list[str]:
     """The names in ``columns`` (in order, once each) that ``evaluators``
     read: unmapped inputs read their own name (and an
-    unmapped ``reference`` also ``expected``), a mapped one the column of
-    that name, else the columns its JSONPath names (every column when the
-    path has a wildcard, a descendant step, a filter or an escape).
-    Callable sources read nothing here: they see the whole row."""
-    names = list(dict.fromkeys(columns))
+    unmapped ``reference`` also ``expected``), a mapped one what
+    :func:`path_reads` says. Callable sources read nothing here: they see
+    the whole row."""
+    names = list(dict.fromkeys(c for c in columns if isinstance(c, str)))
     needed: set[str] = set()
     for ev in evaluators:
         for input_name, _ in ev._fields():
@@ -37,12 +49,7 @@ def read_columns(columns: Sequence[str], evaluators: Sequence[Any]) -> list[str]
                 if input_name == "reference":
                     needed.add("expected")
             elif isinstance(source, str):
-                if source in names:
-                    needed.add(source)
-                elif any(t in source for t in _ANY_KEY):
-                    return names
-                else:
-                    needed.update(c for c in names if c and c in source)
+                needed.update(path_reads(names, source))
     return [c for c in names if c in needed]
 
 

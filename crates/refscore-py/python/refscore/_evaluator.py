@@ -11,6 +11,7 @@ import numbers
 from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
 from . import _refscore
+from ._columns import path_reads
 from ._score import Score, check_direction, normalize_kind
 
 #: One source of an evaluator input: a key, a JSONPath, or a callable.
@@ -139,8 +140,14 @@ class Evaluator:
                 path_sources[name] = source
         if paths:
             m = compiled if compiled is not None else _refscore.Mapping(path_sources)
+            # Only the keys the paths read are converted: an unrelated value
+            # with no JSON form (a datetime, a Decimal) never fails the row.
+            keys = list(row.keys())
+            read: set[str] = set()
+            for source in path_sources.values():
+                read.update(path_reads(keys, source))
             try:
-                found = m.resolve(dict(row), paths)
+                found = m.resolve({k: row[k] for k in keys if k in read}, paths)
             except KeyError as e:
                 raise ValueError(e.args[0] if e.args else str(e)) from None
             out.update(found)

@@ -4,6 +4,7 @@ import asyncio
 
 import pytest
 
+import refscore
 from refscore import Score, create_evaluator
 
 
@@ -117,3 +118,44 @@ def test_pandas_and_numpy_missing_values_are_missing_for_python_evaluators():
         with pytest.raises(ValueError, match="required input `output` is missing"):
             seen.evaluate({"output": v})
     assert seen.evaluate({"output": np.float32(1.0)})[0].label == "float32"
+
+
+@create_evaluator(name="picklable")
+def picklable(output: str, expected: str = "x") -> float:
+    """Scores 1 when output is expected."""
+    return 1.0 if output == expected else 0.0
+
+
+class _Subclassed(refscore.Evaluator):
+    def __init__(self) -> None:
+        super().__init__(name="sub", input_schema={"type": "object", "properties": {"output": {}}, "required": ["output"]})
+
+    def _evaluate(self, inputs):
+        return [Score(name="sub", score=float(inputs["output"] == "x"))]
+
+
+def test_evaluators_pickle_with_plain_pickle():
+    # The decorator rebinds the function's name to the evaluator: pickle
+    # (multiprocessing, ProcessPoolExecutor) could not find the function.
+    import pickle
+
+    for ev in [picklable, picklable.bind({"output": "doc.text"}), _Subclassed().bind({"output": "doc.text"})]:
+        back = pickle.loads(pickle.dumps(ev))
+        assert (back.name, back.input_mapping) == (ev.name, ev.input_mapping)
+        assert back.evaluate({"output": "x", "doc": {"text": "x"}})[0].score == 1.0
+    assert pickle.loads(pickle.dumps(picklable)).__doc__ == picklable.__doc__
+    # The decorated object stays the plain function when called.
+    assert picklable("x") == 1.0 and picklable("y") == 0.0
+
+
+def test_evaluators_reach_a_spawned_process():
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        scores = list(pool.map(_score_x, [picklable, picklable.bind({"output": "doc.text"})]))
+    assert scores == [1.0, 1.0]
+
+
+def _score_x(ev):
+    return ev.evaluate({"output": "x", "doc": {"text": "x"}})[0].score

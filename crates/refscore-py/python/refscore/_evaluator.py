@@ -8,6 +8,7 @@ import copy
 import inspect
 import math
 import numbers
+import sys
 from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
 from . import _refscore
@@ -91,6 +92,18 @@ class Evaluator:
             raise ValueError(
                 f"evaluator `{self.name}` has no input {listed}; its inputs: {', '.join(names)}"
             )
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The compiled paths are Rust objects: pickled as the mapping's
+        # text and compiled again when loaded.
+        state = self.__dict__.copy()
+        state["_compiled"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        strings = {k: v for k, v in self._mapping.items() if isinstance(v, str)}
+        self._compiled = _refscore.Mapping(strings) if strings else None
 
     @property
     def input_mapping(self) -> dict[str, Source]:
@@ -499,6 +512,43 @@ class FunctionEvaluator(Evaluator):
         if self.is_async:
             return to_scores(await self.func(**inputs), self)
         return await asyncio.to_thread(self._evaluate, inputs)
+
+    def __copy__(self) -> "FunctionEvaluator":
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __reduce__(self) -> Any:
+        """Pickles as the function, the evaluator's settings and its
+        mapping. The decorator rebinds the function's name to the
+        evaluator, so ``pickle`` could not find the function by name
+        (``it's not the same object as module.name``); it is then named
+        as the evaluator's attribute (``module.name.func``), which pickle
+        (multiprocessing, ``ProcessPoolExecutor``) finds and cloudpickle
+        (Spark, Ray) accepts."""
+        func = self.func
+        qualname = getattr(func, "__qualname__", "")
+        holder = _find(getattr(func, "__module__", None), qualname)
+        if holder is not func and isinstance(holder, FunctionEvaluator) and holder.func is func:
+            func.__qualname__ = f"{qualname}.func"
+        return (_function_evaluator, (func, self.name, self.kind, self.direction, dict(self._mapping)))
+
+
+def _find(module: Optional[str], qualname: str) -> Any:
+    """The object ``module.qualname`` names, if any."""
+    obj: Any = sys.modules.get(module or "")
+    for part in qualname.split("."):
+        if obj is None or part.startswith("<"):
+            return None
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def _function_evaluator(
+    func: Callable[..., Any], name: str, kind: str, direction: str, mapping: dict[str, Source]
+) -> FunctionEvaluator:
+    """A :class:`FunctionEvaluator` from its pickled parts."""
+    return FunctionEvaluator(func, name=name, kind=kind, direction=direction, input_mapping=mapping or None)
 
 
 _ANNOTATION_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}

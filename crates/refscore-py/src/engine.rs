@@ -5,6 +5,7 @@
 //! mapped, a panic) is recorded for its row and the others go on.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -38,6 +39,8 @@ pub(crate) struct Bound {
     pub(crate) concurrency: usize,
     /// Where its inputs come from.
     pub(crate) mapping: InputMapping,
+    /// Its judges' cancel flag: set, they stop sending.
+    pub(crate) cancel: Arc<AtomicBool>,
 }
 
 /// How one evaluator's run on one row went.
@@ -99,6 +102,7 @@ pub(crate) fn rename(b: &Bound, mut scores: Vec<Score>) -> Vec<Score> {
 pub(crate) type RowInput = Result<Row, String>;
 
 /// Evaluates every row with every evaluator; `result[row][evaluator]`.
+/// Once `stop` is set, the rows not yet started fail as cancelled.
 ///
 /// # Errors
 /// The worker threads cannot be started.
@@ -106,6 +110,7 @@ pub(crate) fn evaluate_rows(
     evaluators: &[Bound],
     rows: &[RowInput],
     threads: Option<usize>,
+    stop: &AtomicBool,
 ) -> Result<Vec<Vec<Outcome>>, String> {
     // Rows that ask an LLM mostly wait on the network: each goes to a
     // thread of its own, and there are as many threads as the judges keep
@@ -116,15 +121,9 @@ pub(crate) fn evaluate_rows(
         rows.par_iter()
             .with_min_len(min_len)
             .map(|row| match row {
+                _ if stop.load(Ordering::Relaxed) => failed(evaluators, "cancelled"),
                 Ok(row) => evaluators.iter().map(|b| evaluate_one(b, row)).collect(),
-                Err(e) => evaluators
-                    .iter()
-                    .map(|_| Outcome {
-                        scores: Vec::new(),
-                        error: Some(e.clone()),
-                        duration_ms: 0.0,
-                    })
-                    .collect(),
+                Err(e) => failed(evaluators, e),
             })
             .collect()
     };
@@ -136,6 +135,14 @@ pub(crate) fn evaluate_rows(
         None => Ok(default_pool()?.install(work)),
         Some(n) => Ok(pool(n)?.install(work)),
     }
+}
+
+/// A row every evaluator failed on, for `why`.
+fn failed(evaluators: &[Bound], why: &str) -> Vec<Outcome> {
+    evaluators
+        .iter()
+        .map(|_| Outcome { scores: Vec::new(), error: Some(why.to_owned()), duration_ms: 0.0 })
+        .collect()
 }
 
 fn pool(threads: usize) -> Result<rayon::ThreadPool, String> {

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
@@ -14,6 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::convert::{to_py, to_value};
 use crate::engine::{Bound as BoundEval, on_big_stack, rename};
+use crate::interrupt::interruptible;
 
 /// A built-in metric, built once from its name and options, evaluated in
 /// Rust. Immutable and shareable across threads.
@@ -41,6 +43,7 @@ impl MetricEvaluator {
             evaluator: Arc::clone(&self.evaluator),
             mapping,
             concurrency,
+            cancel: self.judges.cancel_flag(),
         }
     }
 }
@@ -187,7 +190,7 @@ impl MetricEvaluator {
                 values.push((k.extract()?, to_value(&v)?));
             }
             let b = self.bound(InputMapping::new());
-            let result = py.detach(|| {
+            let work = |_: &AtomicBool| {
                 let mut eval_input = EvalInput::new();
                 for (k, v) in values {
                     eval_input.set(&k, v);
@@ -195,7 +198,15 @@ impl MetricEvaluator {
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     b.evaluator.evaluate(&eval_input).map(|e| rename(&b, e.scores))
                 }))
-            });
+            };
+            // A judged row waits seconds on the network: Ctrl-C is heard
+            // meanwhile. A code metric's row takes microseconds, less than
+            // starting the thread that listening needs.
+            let result = if b.concurrency > 0 {
+                interruptible(py, &[Arc::clone(&b.cancel)], work)?
+            } else {
+                py.detach(|| work(&AtomicBool::new(false)))
+            };
             match result {
                 Ok(Ok(scores)) => scores_list(py, &scores),
                 Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),

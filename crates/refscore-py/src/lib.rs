@@ -14,6 +14,7 @@ mod arrow_rows;
 mod convert;
 mod engine;
 mod evaluator;
+mod interrupt;
 
 use arrow::array::RecordBatch;
 use arrow_pyarrow::PyArrowType;
@@ -26,6 +27,7 @@ use serde_json::{Map, Value};
 use crate::convert::{to_py, to_value};
 use crate::engine::{Bound as BoundEval, Outcome, RowInput, on_big_stack};
 use crate::evaluator::{Mapping, MetricEvaluator, score_dict};
+use crate::interrupt::interruptible;
 
 /// The built-in metrics as the registry declares them: name,
 /// description, inputs, options, kind, direction, threshold, extra
@@ -51,6 +53,11 @@ fn score_json<'py>(py: Python<'py>, score: &Bound<'py, PyAny>) -> PyResult<Bound
 }
 
 /// The evaluators with their mappings, ready to run.
+/// The judges' cancel flags of `bound`, for [`interruptible`].
+fn cancels(bound: &[BoundEval]) -> Vec<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    bound.iter().map(|b| std::sync::Arc::clone(&b.cancel)).collect()
+}
+
 fn bound_list(evaluators: &Bound<'_, PyList>) -> PyResult<Vec<BoundEval>> {
     let mut out = Vec::with_capacity(evaluators.len());
     for item in evaluators.iter() {
@@ -116,13 +123,12 @@ fn evaluate_columns<'py>(
             });
         }
         drop(cols);
-        let outcomes = py
-            .detach(|| {
-                let out = engine::evaluate_rows(&bound, &rows, threads);
-                engine::drop_rows(rows);
-                out
-            })
-            .map_err(PyRuntimeError::new_err)?;
+        let outcomes = interruptible(py, &cancels(&bound), |stop| {
+            let out = engine::evaluate_rows(&bound, &rows, threads, stop);
+            engine::drop_rows(rows);
+            out
+        })?
+        .map_err(PyRuntimeError::new_err)?;
         result_columns(py, &bound, &outcomes, score_format == "json")
     })
 }
@@ -153,17 +159,16 @@ fn arrow_on_stack<'py>(
     // schema, so it runs on the big stack too.
     let batches: Vec<PyArrowType<RecordBatch>> = batches.extract()?;
     let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();
-    let outcomes = py
-        .detach(|| -> Result<Vec<Vec<Outcome>>, String> {
-            let mut rows = Vec::new();
-            for b in &batches {
-                rows.extend(arrow_rows::batch_rows(b, rows.len() as u64 + 1));
-            }
-            let out = engine::evaluate_rows(&bound, &rows, threads);
-            engine::drop_rows(rows);
-            out
-        })
-        .map_err(PyValueError::new_err)?;
+    let outcomes = interruptible(py, &cancels(&bound), |stop| -> Result<_, String> {
+        let mut rows = Vec::new();
+        for b in &batches {
+            rows.extend(arrow_rows::batch_rows(b, rows.len() as u64 + 1));
+        }
+        let out: Vec<Vec<Outcome>> = engine::evaluate_rows(&bound, &rows, threads, stop)?;
+        engine::drop_rows(rows);
+        Ok(out)
+    })?
+    .map_err(PyValueError::new_err)?;
     result_columns(py, &bound, &outcomes, score_format == "json")
 }
 
@@ -194,14 +199,13 @@ fn score_on_stack(
     let names: Vec<String> = bound.iter().map(|b| b.name.clone()).collect();
     // Imported on the big stack: the import recurses over the schema.
     let batch = batch.extract::<PyArrowType<RecordBatch>>()?.0;
-    let out = py
-        .detach(|| -> Result<RecordBatch, String> {
-            let rows = arrow_rows::batch_rows(&batch, 1);
-            let outcomes = engine::evaluate_rows(&bound, &rows, threads)?;
-            engine::drop_rows(rows);
-            arrow_rows::result_batch(&batch, keep_columns, &names, &outcomes)
-        })
-        .map_err(PyValueError::new_err)?;
+    let out = interruptible(py, &cancels(&bound), |stop| -> Result<RecordBatch, String> {
+        let rows = arrow_rows::batch_rows(&batch, 1);
+        let outcomes = engine::evaluate_rows(&bound, &rows, threads, stop)?;
+        engine::drop_rows(rows);
+        arrow_rows::result_batch(&batch, keep_columns, &names, &outcomes)
+    })?
+    .map_err(PyValueError::new_err)?;
     Ok(PyArrowType(out))
 }
 

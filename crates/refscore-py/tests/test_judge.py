@@ -98,6 +98,42 @@ def test_a_judged_frame_keeps_max_concurrency_requests_in_flight(slow_llm):
     assert time.monotonic() - t0 >= 1.5
 
 
+def _interrupt_after(seconds):
+    import os
+    import signal
+    import threading
+
+    timer = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_stops_a_judged_frame_without_waiting_for_every_row(slow_llm):
+    import time
+
+    # 40 replies of 0.4 s one at a time: 16 s. Ctrl-C after 0.6 s skips the
+    # rows not started and gives up the request in flight.
+    df = pd.DataFrame({"answer": [f"a{i}" for i in range(40)]})
+    judge = _slow_judge(slow_llm, 1)
+    t0 = time.monotonic()
+    timer = _interrupt_after(0.6)
+    with pytest.raises(KeyboardInterrupt):
+        refscore.evaluate_dataframe(df, [judge], threads=1)
+    timer.join()
+    assert time.monotonic() - t0 < 6.0
+    # The same for an Arrow batch.
+    import pyarrow as pa
+
+    t0 = time.monotonic()
+    timer = _interrupt_after(0.6)
+    with pytest.raises(KeyboardInterrupt):
+        refscore.Suite([judge]).score_batch(pa.RecordBatch.from_pandas(df), threads=1)
+    timer.join()
+    assert time.monotonic() - t0 < 6.0
+    # The judge is ready for the next call.
+    assert judge.evaluate({"answer": "again"})[0].label == "good"
+
+
 def _judge_in_child(url):
     judge = _JUDGE_IN_PARENT
     return judge.evaluate({"answer": "from the child"})[0].label

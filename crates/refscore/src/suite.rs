@@ -276,6 +276,24 @@ fn build(
                 "duplicate evaluator name (give each evaluator a unique `name`)",
             ));
         }
+        // An evaluator's other scores are named `<evaluator>.<score>`:
+        // `t.precision` beside `t` would write two scores of one name.
+        if let Some(other) = evaluators.iter().find(|o| {
+            name.strip_prefix(o.name.as_str()).is_some_and(|r| r.starts_with('.'))
+                || o.name.strip_prefix(name.as_str()).is_some_and(|r| r.starts_with('.'))
+        }) {
+            let (short, long) = if other.name.len() < name.len() {
+                (&other.name, &name)
+            } else {
+                (&name, &other.name)
+            };
+            return Err(ConfigError::invalid(
+                context,
+                format!(
+                    "evaluator names `{short}` and `{long}` collide: the other scores of `{short}` are named `{short}.<score>` (rename one)"
+                ),
+            ));
+        }
         if let Some(w) = e.weight
             && !(w.is_finite() && w >= 0.0)
         {

@@ -183,8 +183,24 @@ fn read_choices(o: &Opts<'_>, v: &Value) -> Result<Vec<Choice>, ConfigError> {
         if choices[..i].iter().any(|d| d.label.eq_ignore_ascii_case(&c.label)) {
             return Err(bad(format!("label `{}` is given twice", c.label)));
         }
+        // A plain-text reply is read with the punctuation around its first
+        // line taken off (`**pass.**`): two labels differing only there
+        // could not be told apart.
+        let bare = bare_label(&c.label).to_lowercase();
+        if let Some(d) = choices[..i].iter().find(|d| bare_label(&d.label).to_lowercase() == bare) {
+            return Err(bad(format!(
+                "labels `{}` and `{}` differ only in the punctuation around them: a reply could not tell them apart",
+                d.label, c.label
+            )));
+        }
     }
     Ok(choices)
+}
+
+/// A label without the punctuation around it (`**pass.**` → `pass`);
+/// `_` and `-` stay.
+fn bare_label(s: &str) -> &str {
+    s.trim().trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-')
 }
 
 /// The judge options shared by every judge metric: the judge, the
@@ -491,16 +507,12 @@ impl Classify {
                 Ok((choice, explanation))
             }
             Said::Text(text) => {
-                let first = text
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-');
+                let first = text.lines().next().unwrap_or("").trim();
                 // Plain text: the label must stand alone on the first line,
-                // as asked. A label merely mentioned in a sentence ("not
-                // factual"), or in a JSON example further down, is never
-                // read as the verdict.
+                // as asked (as written, else without the punctuation
+                // around it: `**pass**`). A label merely mentioned in a
+                // sentence ("not factual"), or in a JSON example further
+                // down, is never read as the verdict.
                 let choice =
                     self.choice(first).ok_or("the reply's first line is not one of the labels")?;
                 let rest = text.lines().skip(1).collect::<Vec<_>>().join("\n").trim().to_owned();
@@ -509,12 +521,18 @@ impl Classify {
         }
     }
 
-    /// The choice whose label equals `label` (case aside).
+    /// The choice whose label equals `label`: as written, else case
+    /// aside, else also without the punctuation around either (`**Pass**`
+    /// for `pass`, `C` for `C?`; labels are distinct that way too).
     fn choice(&self, label: &str) -> Option<&Choice> {
         let label = label.trim();
-        self.choices.iter().find(|c| c.label == label).or_else(|| {
-            self.choices.iter().find(|c| c.label.to_lowercase() == label.to_lowercase())
-        })
+        let lower = label.to_lowercase();
+        let bare = bare_label(label).to_lowercase();
+        self.choices
+            .iter()
+            .find(|c| c.label == label)
+            .or_else(|| self.choices.iter().find(|c| c.label.to_lowercase() == lower))
+            .or_else(|| self.choices.iter().find(|c| bare_label(&c.label).to_lowercase() == bare))
     }
 
     /// The score of one judgement: asked in the structured-output modes

@@ -154,6 +154,19 @@ fn bad_metrics_names_thresholds_and_gates_are_errors() {
     assert!(e.contains("unknown metric `json_magic`"), "{e}");
     let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff}, {metric: json_diff}]\n");
     assert!(e.contains("duplicate evaluator name") && e.contains("`json_diff`"), "{e}");
+    for evaluators in [
+        "[{name: t, metric: precision_recall_fscore}, {name: t.precision, metric: json_diff}]",
+        "[{name: t.precision, metric: json_diff}, {name: t, metric: precision_recall_fscore}]",
+    ] {
+        let e = err(&format!("dataset: d.jsonl\nevaluators: {evaluators}\n"));
+        assert!(
+            e.contains("evaluator names `t` and `t.precision` collide: the other scores of `t` are named `t.<score>`"),
+            "{e}"
+        );
+    }
+    // A shared beginning without the dot is no collision.
+    let ok = "dataset: d.jsonl\nevaluators: [{name: t, metric: json_diff}, {name: tp, metric: json_diff}, {name: t_x.y, metric: json_diff}]\n";
+    assert!(yaml(ok).is_ok());
     let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff, threshold: .nan}]\n");
     assert!(e.contains("finite"), "{e}");
     let e =

@@ -242,3 +242,22 @@ fn reasoning_before_the_answer_and_content_in_parts_are_read() {
     let e = c.read_reply(&refused).unwrap_err();
     assert!(e.contains("the model refused to judge: I can't help with that."), "{e}");
 }
+
+/// A label with punctuation of its own is read as written; two labels a
+/// reply could not tell apart are refused.
+#[test]
+fn labels_with_punctuation_are_read_as_written() {
+    let e =
+        classify(json!({"template": "{x}", "choices": ["pass", "pass."]})).unwrap_err().to_string();
+    assert!(e.contains("labels `pass` and `pass.` differ only in the punctuation"), "{e}");
+    let e =
+        classify(json!({"template": "{x}", "choices": ["A", "B", "A+"]})).unwrap_err().to_string();
+    assert!(e.contains("labels `A` and `A+` differ only"), "{e}");
+    let c = classify(json!({"template": "{x}", "choices": ["A+", "B-", "C?"]})).unwrap();
+    for (content, label) in
+        [("A+", "A+"), ("B-", "B-"), ("**B-**", "B-"), ("C?", "C?"), ("c?", "C?"), ("C", "C?")]
+    {
+        let (choice, _) = c.read_reply(&reply(json!({"content": content}))).unwrap();
+        assert_eq!(choice.label, label, "{content}");
+    }
+}

@@ -46,10 +46,11 @@ const READER_STACK: usize = 16 * 1024 * 1024;
 pub struct RunOptions {
     /// Worker threads; `None`: one per core.
     pub threads: Option<usize>,
-    /// Set to stop the run: the rows of the current batch not yet begun
-    /// are skipped, the rows before the first skipped one are written and
-    /// recorded, and the run ends as cancelled (a resume goes on from the
-    /// first row not written).
+    /// Set to stop the run: the rows of the current batch not yet begun,
+    /// and those whose evaluation failed while the stop was asked for (a
+    /// judge request given up), are skipped; the rows before the first
+    /// skipped one are written and recorded, and the run ends as cancelled
+    /// (a resume goes on from the first row not written).
     pub cancel: Arc<AtomicBool>,
     /// Read at most this many rows (unreadable ones included).
     pub limit: Option<u64>,
@@ -367,7 +368,15 @@ pub fn run_recorded(
                                 drop_item(item);
                                 return None;
                             }
-                            Some(evaluate_item(suite, item, max_details, fast))
+                            let ev = evaluate_item(suite, item, max_details, fast);
+                            // A row that failed while the stop was asked for
+                            // failed because of it (its judge requests were
+                            // given up): it is left to a resume, which asks
+                            // again, like the rows not begun.
+                            if stop.load(Ordering::Relaxed) && !ev.unreadable && ev.failed() {
+                                return None;
+                            }
+                            Some(ev)
                         })
                         .collect();
                     let kept = evaluated.iter().position(Option::is_none);

@@ -294,12 +294,12 @@ fn a_template_placeholder_with_no_column_is_a_load_error() {
 
 #[test]
 fn ctrl_c_stops_waiting_for_slow_judges_and_keeps_what_is_done() {
-    // Every request takes 20 s (the judge's timeout is 30 s): without a
-    // bound on the wait, Ctrl-C would take that long.
-    let server = ScriptedServer::start(Script::new(vec![Rule::new(
-        When::PromptContains("slow".into()),
-        Reply::Auto.delayed(20_000),
-    )]))
+    // The two slow requests take 20 s (the judge's timeout is 30 s):
+    // without a bound on the wait, Ctrl-C would take that long. Asked
+    // again, they are answered at once.
+    let server = ScriptedServer::start(Script::new(vec![
+        Rule::new(When::PromptContains("slow".into()), Reply::Auto.delayed(20_000)).times(2),
+    ]))
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let rows = ["quick LABEL=polite", "slow one", "slow two"];
@@ -339,7 +339,28 @@ fn ctrl_c_stops_waiting_for_slow_judges_and_keeps_what_is_done() {
     let s = summary(dir.path());
     assert_eq!(s["cancelled"], true, "{s}");
     let r = results(dir.path());
-    assert_eq!(r.len(), 3, "every row of the batch is written");
     assert_eq!(r[0]["scores"][0]["label"], "polite", "the finished judgement is kept");
-    assert!(r[1]["execution"]["polite"]["error"].as_str().unwrap().contains("cancelled"));
+    // The rows whose requests were given up are not recorded as failed:
+    // the resume asks their judge again.
+    assert_eq!(r.len(), 1, "{r:?}");
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .arg("run")
+        .arg(dir.path().join("suite.yaml"))
+        .args(["--resume", "--no-cache", "-q"])
+        .env("TEST_JUDGE_KEY", KEY)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let s = summary(dir.path());
+    assert_eq!(
+        (s["cancelled"].as_bool(), s["rows_with_failures"].as_u64()),
+        (Some(false), Some(0)),
+        "{s}"
+    );
+    let r = results(dir.path());
+    assert_eq!(r.len(), 3);
+    assert!(r.iter().all(|row| row["execution"]["polite"]["error"].is_null()), "{r:?}");
+    assert_eq!(server.request_count(), 5, "the two given-up requests were asked again");
 }

@@ -34,6 +34,13 @@ pub(super) struct Evaluated {
     pub(super) record: Option<RowRecord>,
 }
 
+impl Evaluated {
+    /// Whether an evaluation of the row failed.
+    pub(super) fn failed(&self) -> bool {
+        self.outcomes.iter().any(|(o, _)| matches!(o, EvalOutcome::Failed))
+    }
+}
+
 pub(super) fn evaluate_item(
     suite: &Suite,
     item: Pending,

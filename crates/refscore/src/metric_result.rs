@@ -34,8 +34,18 @@ impl MetricResult {
     /// The result of an evaluator from its scores (main score first) and
     /// pass verdict, listing at most `max_details` failed details.
     pub fn from_scores(scores: &[Score], passed: Option<bool>, max_details: usize) -> Self {
-        let failed = scores.iter().flat_map(|s| s.details.iter()).filter(|d| !d.passed);
+        // A metric that kept only some of its details closes them with a
+        // `+ N more` entry of its own: its N are counted, not listed.
+        let already: u64 = scores
+            .iter()
+            .flat_map(|s| s.details.last())
+            .filter(|d| is_more_entry(d))
+            .map(|d| more_count(d))
+            .sum();
+        let failed =
+            scores.iter().flat_map(|s| s.details.iter()).filter(|d| !d.passed && !is_more_entry(d));
         let (details, more) = capped(failed, max_details);
+        let more = more + already;
         let mut details: Vec<Detail> = details.into_iter().cloned().collect();
         if more > 0 {
             details.push(more_entry(more));
@@ -47,14 +57,16 @@ impl MetricResult {
     /// left out.
     pub fn listed(&self) -> (&[Detail], u64) {
         match self.details.split_last() {
-            Some((last, rest)) if is_more_entry(last) => {
-                let n = last.check.to_string();
-                let n = n.trim_start_matches(MORE_PREFIX).trim_end_matches(" more");
-                (rest, n.parse().unwrap_or(0))
-            }
+            Some((last, rest)) if is_more_entry(last) => (rest, more_count(last)),
             _ => (&self.details, 0),
         }
     }
+}
+
+/// The N of a `+ N more` entry.
+fn more_count(d: &Detail) -> u64 {
+    let n = d.check.to_string();
+    n.trim_start_matches(MORE_PREFIX).trim_end_matches(" more").parse().unwrap_or(0)
 }
 
 /// Whether a detail is the `+ N more` entry closing a list.

@@ -122,8 +122,11 @@ pub struct Comparison {
     pub tally: Tally,
     /// Field-level verdicts.
     pub counts: Counts,
-    /// Kept records, in walk order.
+    /// Kept records, in walk order, at most
+    /// [`crate::limits::MAX_KEPT_DETAILS`] of them (pair notes aside).
     pub records: Vec<Record>,
+    /// Records that would have been kept past that limit.
+    pub omitted: u64,
     /// Per-field tallies, when asked for.
     pub fields: Vec<FieldTally>,
     /// Why the score is not to be trusted: an array with more unmatched

@@ -110,6 +110,8 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     path: RefCell<Vec<Seg<'v>>>,
     counts: Counts,
     records: Vec<Record>,
+    /// Records not kept: past [`crate::limits::MAX_KEPT_DETAILS`].
+    omitted: u64,
     fields: Option<FieldTallies<'v>>,
     relabel: Option<Outcome>,
     element: bool,
@@ -174,6 +176,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             path: RefCell::new(Vec::new()),
             counts: Counts::default(),
             records: Vec::new(),
+            omitted: 0,
             fields: fields.then(FieldTallies::new),
             relabel: None,
             element: false,
@@ -302,6 +305,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             tally,
             counts: self.counts,
             records: self.records,
+            omitted: self.omitted,
             fields: self.fields.map(FieldTallies::finish).unwrap_or_default(),
             over_limit: self.over_limit.take(),
         }
@@ -363,7 +367,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if let Some(f) = &mut self.fields {
             f.record(outcome, score);
         }
-        if self.keeps(outcome) {
+        if self.keeps(outcome) && self.records.len() >= crate::limits::MAX_KEPT_DETAILS {
+            self.omitted += 1;
+        } else if self.keeps(outcome) {
             self.records.push(Record {
                 path: JsonPath::from_segs(&self.path.borrow()),
                 expected: e.map(|v| truncate(&shown(v, outcome))),

@@ -242,6 +242,32 @@ mod tests {
         assert_eq!(d(true, json!({"a": {"b": 1}}), json!({"a": {"b": 2, "c": 3}})), 2);
     }
 
+    /// Past `MAX_KEPT_DETAILS` the differences are counted, not kept: one
+    /// closing `+ N more` detail stands for them, and a row's result adds
+    /// them to its own `+ N more`.
+    #[test]
+    fn details_past_the_limit_are_counted_not_kept() {
+        use crate::limits::MAX_KEPT_DETAILS;
+        use crate::metric_result::{MetricResult, is_more_entry};
+        let n = MAX_KEPT_DETAILS + 25;
+        let out: Vec<u64> = (0..n as u64).collect();
+        let reference: Vec<u64> = (1..=n as u64).collect();
+        let m = JsonDistance::new(false);
+        let e = m.evaluate(&EvalInput::pair(json!(out), json!(reference))).unwrap();
+        let s = &e.scores[0];
+        assert_eq!(s.score, Some(n as f64), "every difference still counts");
+        assert_eq!(s.details.len(), MAX_KEPT_DETAILS + 1);
+        let last = s.details.last().unwrap();
+        assert!(is_more_entry(last), "{last:?}");
+        assert_eq!(last.check.to_string(), "+ 25 more");
+        let r = MetricResult::from_scores(std::slice::from_ref(s), Some(false), 10);
+        let (listed, more) = r.listed();
+        assert_eq!((listed.len(), more), (10, (n - 10) as u64));
+        // Under the limit nothing changes.
+        let e = m.evaluate(&EvalInput::pair(json!([1, 2]), json!([1, 3]))).unwrap();
+        assert!(!e.scores[0].details.iter().any(is_more_entry));
+    }
+
     #[test]
     fn invalid_text() {
         let m = JsonDistance::new(false);

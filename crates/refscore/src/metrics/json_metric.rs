@@ -301,6 +301,9 @@ fn compare_pair<M: JsonMetric + ?Sized>(
             let mut score = m.present(&c, &details, pair);
             if m.settings().keep != Keep::None {
                 score.details = details;
+                if c.omitted > 0 {
+                    score.details.push(crate::metric_result::more_entry(c.omitted));
+                }
             }
             Ok(finish(score, c.fields, decoded))
         }

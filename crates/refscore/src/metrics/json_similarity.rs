@@ -278,6 +278,7 @@ impl JsonSimilarity {
             all.tally += c.tally;
             all.counts.add(&c.counts);
             all.records.append(&mut c.records);
+            all.omitted += c.omitted;
             all.fields.append(&mut c.fields);
         }
         Ok(all)

@@ -40,7 +40,7 @@ impl MetricResult {
             .iter()
             .flat_map(|s| s.details.last())
             .filter(|d| is_more_entry(d))
-            .map(|d| more_count(d))
+            .map(more_count)
             .sum();
         let failed =
             scores.iter().flat_map(|s| s.details.iter()).filter(|d| !d.passed && !is_more_entry(d));

@@ -189,15 +189,22 @@ fn runs_are_recorded_compared_with_the_last_passing_one_and_gated() {
     assert!(stderr(&o).contains("no run 99"), "{}", stderr(&o));
 }
 
-/// Results lines without their timings.
-#[test]
-fn the_console_says_why_a_run_has_no_baseline() {
+/// A folder holding a dataset of 10 good rows, `suite.yaml` and
+/// `pinned.yaml` (the same suite with a pinned baseline); its store's path.
+fn ten_rows_two_suites() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let store = d.join("runs.db");
     write(d, "data.jsonl", &dataset(10, |_| false));
     write(d, "suite.yaml", SUITE);
     write(d, "pinned.yaml", &format!("{SUITE}regression: {{baseline: pinned}}\n"));
+    let store = d.join("runs.db");
+    (dir, store)
+}
+
+#[test]
+fn the_console_says_why_a_run_has_no_baseline() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
     let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
     assert!(stdout(&o).contains("no baseline run to compare with yet"), "{}", stdout(&o));
     for (args, why) in [
@@ -232,12 +239,8 @@ fn damage(store: &Path, id: i64, column: &str) {
 
 #[test]
 fn a_damaged_run_record_is_passed_over_and_never_stops_later_runs() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, store) = ten_rows_two_suites();
     let d = dir.path();
-    let store = d.join("runs.db");
-    write(d, "data.jsonl", &dataset(10, |_| false));
-    write(d, "suite.yaml", SUITE);
-    write(d, "pinned.yaml", &format!("{SUITE}regression: {{baseline: pinned}}\n"));
     for out in ["o1", "o2", "o3"] {
         let o = at(d, &store, &["run", "suite.yaml", "-o", out, "-q"]);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -279,6 +282,7 @@ fn a_damaged_run_record_is_passed_over_and_never_stops_later_runs() {
     assert!(!stdout(&o).contains("running"), "{}", stdout(&o));
 }
 
+/// Results lines without their timings.
 fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()

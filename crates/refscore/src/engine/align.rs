@@ -265,18 +265,44 @@ fn finish(mut pairs: Pairs, missing: Pairs, used: &[bool]) -> Pairs {
 /// quadratic pairwise scan (an array of 100k scalars stays fast).
 pub(super) struct ScalarSet<'v> {
     items: Vec<Node<'v>>,
-    index: FxHashMap<String, Vec<usize>>,
+    /// A member's [`scalar_hash`] → the first member with that hash.
+    first: FxHashMap<u64, usize>,
+    /// The next member with the same hash as member `i` ([`NONE`] at the
+    /// end): no allocation per member.
+    next: Vec<usize>,
 }
+
+/// The end of a chain of [`ScalarSet`] members.
+const NONE: usize = usize::MAX;
 
 impl<'v> ScalarSet<'v> {
     /// Each distinct element of `items` once ([`same_scalar`] identity).
     pub(super) fn new(items: &[Node<'v>]) -> Self {
-        let mut set = ScalarSet { items: Vec::new(), index: FxHashMap::default() };
+        let mut set = ScalarSet {
+            items: Vec::new(),
+            first: FxHashMap::default(),
+            next: Vec::new(),
+        };
         for &v in items {
-            if !set.contains(v) {
-                let at = set.items.len();
+            let h = scalar_hash(v);
+            let Some(&head) = set.first.get(&h) else {
+                set.first.insert(h, set.items.len());
                 set.items.push(v);
-                set.index.entry(scalar_key(v)).or_default().push(at);
+                set.next.push(NONE);
+                continue;
+            };
+            let mut i = head;
+            loop {
+                if same_scalar(set.items[i], v) {
+                    break;
+                }
+                if set.next[i] == NONE {
+                    set.next[i] = set.items.len();
+                    set.items.push(v);
+                    set.next.push(NONE);
+                    break;
+                }
+                i = set.next[i];
             }
         }
         set
@@ -284,9 +310,17 @@ impl<'v> ScalarSet<'v> {
 
     /// Whether a [`same_scalar`] equal of `v` is in the set.
     pub(super) fn contains(&self, v: Node<'_>) -> bool {
-        self.index
-            .get(&scalar_key(v))
-            .is_some_and(|at| at.iter().any(|&i| same_scalar(self.items[i], v)))
+        let mut i = match self.first.get(&scalar_hash(v)) {
+            Some(&i) => i,
+            None => return false,
+        };
+        while i != NONE {
+            if same_scalar(self.items[i], v) {
+                return true;
+            }
+            i = self.next[i];
+        }
+        false
     }
 
     /// The distinct elements, in first-seen order.
@@ -295,16 +329,22 @@ impl<'v> ScalarSet<'v> {
     }
 }
 
-/// A hash key that [`same_scalar`] equals share: numbers by their `f64`
-/// value (`1` and `1.0` alike, `-0` as `0`), other values by their text.
-fn scalar_key(v: Node<'_>) -> String {
+/// A hash that [`same_scalar`] equals share: numbers by their `f64` value
+/// (`1` and `1.0` alike, `-0` as `0`), strings by their text, other values
+/// by their JSON text.
+fn scalar_hash(v: Node<'_>) -> u64 {
+    let mut h = Fx::default();
     if let Some(x) = v.as_f64() {
-        format!("n{}", if x == 0.0 { 0.0 } else { x })
+        h.write_u8(b'n');
+        h.write_u64(if x == 0.0 { 0.0f64 } else { x }.to_bits());
     } else if let Some(s) = v.as_str() {
-        format!("s{s}")
+        h.write_u8(b's');
+        h.write(s.as_bytes());
     } else {
-        format!("j{}", v.compact())
+        h.write_u8(b'j');
+        h.write(v.compact().as_bytes());
     }
+    h.finish()
 }
 
 /// Scalar identity with typed values: `1 == 1.0`, `true != "true"`.

@@ -278,11 +278,8 @@ const NONE: usize = usize::MAX;
 impl<'v> ScalarSet<'v> {
     /// Each distinct element of `items` once ([`same_scalar`] identity).
     pub(super) fn new(items: &[Node<'v>]) -> Self {
-        let mut set = ScalarSet {
-            items: Vec::new(),
-            first: FxHashMap::default(),
-            next: Vec::new(),
-        };
+        let mut set =
+            ScalarSet { items: Vec::new(), first: FxHashMap::default(), next: Vec::new() };
         for &v in items {
             let h = scalar_hash(v);
             let Some(&head) = set.first.get(&h) else {

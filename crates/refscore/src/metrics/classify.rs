@@ -183,13 +183,14 @@ fn read_choices(o: &Opts<'_>, v: &Value) -> Result<Vec<Choice>, ConfigError> {
         if choices[..i].iter().any(|d| d.label.eq_ignore_ascii_case(&c.label)) {
             return Err(bad(format!("label `{}` is given twice", c.label)));
         }
-        // A plain-text reply is read with the punctuation around its first
-        // line taken off (`**pass.**`): two labels differing only there
+        // A plain-text reply is also read without the decoration around
+        // its first line (`**pass.**`): two labels differing only there
         // could not be told apart.
-        let bare = bare_label(&c.label).to_lowercase();
-        if let Some(d) = choices[..i].iter().find(|d| bare_label(&d.label).to_lowercase() == bare) {
+        let plain = undecorated(&c.label).to_lowercase();
+        if let Some(d) = choices[..i].iter().find(|d| undecorated(&d.label).to_lowercase() == plain)
+        {
             return Err(bad(format!(
-                "labels `{}` and `{}` differ only in the punctuation around them: a reply could not tell them apart",
+                "labels `{}` and `{}` differ only in quotes, emphasis or closing punctuation: a reply could not tell them apart",
                 d.label, c.label
             )));
         }
@@ -197,10 +198,19 @@ fn read_choices(o: &Opts<'_>, v: &Value) -> Result<Vec<Choice>, ConfigError> {
     Ok(choices)
 }
 
-/// A label without the punctuation around it (`**pass.**` → `pass`);
-/// `_` and `-` stay.
-fn bare_label(s: &str) -> &str {
-    s.trim().trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-')
+/// A reply's first line without what a model puts around a word:
+/// Markdown emphasis, code ticks, quotes, brackets, a heading's `#`, and
+/// closing punctuation (`**Pass.**` → `Pass`, `"rude"` → `rude`). A
+/// label's own characters (`+`, `-`, `?`, `#` after a letter) stay.
+fn undecorated(s: &str) -> &str {
+    const AROUND: &[char] = &['*', '`', '"', '\'', '“', '”', '‘', '’', '«', '»'];
+    const BEFORE: &[char] = &['[', '(', '#', '>'];
+    const AFTER: &[char] = &[']', ')', '.', '!', ':', ';', ','];
+    s.trim()
+        .trim_start_matches(|c: char| {
+            c.is_whitespace() || AROUND.contains(&c) || BEFORE.contains(&c)
+        })
+        .trim_end_matches(|c: char| c.is_whitespace() || AROUND.contains(&c) || AFTER.contains(&c))
 }
 
 /// The judge options shared by every judge metric: the judge, the
@@ -509,30 +519,28 @@ impl Classify {
             Said::Text(text) => {
                 let first = text.lines().next().unwrap_or("").trim();
                 // Plain text: the label must stand alone on the first line,
-                // as asked (as written, else without the punctuation
-                // around it: `**pass**`). A label merely mentioned in a
-                // sentence ("not factual"), or in a JSON example further
-                // down, is never read as the verdict.
-                let choice =
-                    self.choice(first).ok_or("the reply's first line is not one of the labels")?;
+                // as asked (as written, else without the quotes, emphasis
+                // and closing punctuation around it: `**Pass.**`). A label
+                // merely mentioned in a sentence ("not factual"), or in a
+                // JSON example further down, is never read as the verdict,
+                // nor a label's own punctuation dropped (`A` is not `A+`).
+                let choice = self
+                    .choice(first)
+                    .or_else(|| self.choice(undecorated(first)))
+                    .ok_or("the reply's first line is not one of the labels")?;
                 let rest = text.lines().skip(1).collect::<Vec<_>>().join("\n").trim().to_owned();
                 Ok((choice, (!rest.is_empty()).then_some(rest)))
             }
         }
     }
 
-    /// The choice whose label equals `label`: as written, else case
-    /// aside, else also without the punctuation around either (`**Pass**`
-    /// for `pass`, `C` for `C?`; labels are distinct that way too).
+    /// The choice whose label equals `label`: as written, else case aside.
     fn choice(&self, label: &str) -> Option<&Choice> {
         let label = label.trim();
-        let lower = label.to_lowercase();
-        let bare = bare_label(label).to_lowercase();
-        self.choices
-            .iter()
-            .find(|c| c.label == label)
-            .or_else(|| self.choices.iter().find(|c| c.label.to_lowercase() == lower))
-            .or_else(|| self.choices.iter().find(|c| bare_label(&c.label).to_lowercase() == bare))
+        self.choices.iter().find(|c| c.label == label).or_else(|| {
+            let lower = label.to_lowercase();
+            self.choices.iter().find(|c| c.label.to_lowercase() == lower)
+        })
     }
 
     /// The score of one judgement: asked in the structured-output modes

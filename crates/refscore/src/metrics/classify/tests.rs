@@ -243,21 +243,39 @@ fn reasoning_before_the_answer_and_content_in_parts_are_read() {
     assert!(e.contains("the model refused to judge: I can't help with that."), "{e}");
 }
 
-/// A label with punctuation of its own is read as written; two labels a
-/// reply could not tell apart are refused.
+/// A label with punctuation of its own is read as written, and a reply
+/// is never matched to a label by dropping the label's own characters;
+/// labels a reply could not tell apart are refused.
 #[test]
 fn labels_with_punctuation_are_read_as_written() {
     let e =
         classify(json!({"template": "{x}", "choices": ["pass", "pass."]})).unwrap_err().to_string();
-    assert!(e.contains("labels `pass` and `pass.` differ only in the punctuation"), "{e}");
-    let e =
-        classify(json!({"template": "{x}", "choices": ["A", "B", "A+"]})).unwrap_err().to_string();
-    assert!(e.contains("labels `A` and `A+` differ only"), "{e}");
-    let c = classify(json!({"template": "{x}", "choices": ["A+", "B-", "C?"]})).unwrap();
-    for (content, label) in
-        [("A+", "A+"), ("B-", "B-"), ("**B-**", "B-"), ("C?", "C?"), ("c?", "C?"), ("C", "C?")]
-    {
+    assert!(e.contains("labels `pass` and `pass.` differ only in quotes"), "{e}");
+    // A grade scale is fine: `+` and `-` are the labels' own.
+    let c = classify(json!({"template": "{x}", "choices": ["A+", "A", "B-", "C?"]})).unwrap();
+    for (content, label) in [
+        ("A+", "A+"),
+        ("A", "A"),
+        ("**A+**", "A+"),
+        ("`B-`.", "B-"),
+        ("\"a\"", "A"),
+        ("# A+", "A+"),
+        ("C?", "C?"),
+        ("c?", "C?"),
+    ] {
         let (choice, _) = c.read_reply(&reply(json!({"content": content}))).unwrap();
         assert_eq!(choice.label, label, "{content}");
+    }
+    // Not offered: never the nearest label.
+    for (choices, content) in [
+        (json!(["A+", "B-"]), "A"),
+        (json!(["C++", "Rust"]), "C"),
+        (json!(["C", "Java"]), "C#"),
+        (json!(["pass?", "fail"]), "pass"),
+        (json!(["B-", "A"]), "B"),
+    ] {
+        let c = classify(json!({"template": "{x}", "choices": choices})).unwrap();
+        let e = c.read_reply(&reply(json!({"content": content}))).unwrap_err();
+        assert!(e.contains("first line is not one of the labels"), "{content}: {e}");
     }
 }

@@ -69,30 +69,45 @@ pub(crate) fn write(
     let mut written = Vec::new();
     for &format in formats {
         let path = out_dir.join(format.file_name());
-        let mut out = BufWriter::with_capacity(
+        let out = BufWriter::with_capacity(
             1 << 20,
             File::create(&path).with_context(|| format!("creating {}", path.display()))?,
         );
-        match format {
-            Format::Markdown => {
-                report::markdown::render(summary, &mut source.rows()?, opts, &mut out)?
-            }
-            Format::Junit => report::junit::render(summary, &mut source.rows()?, opts, &mut out)?,
-            Format::Html => {
-                let sides = match suite {
-                    Some(suite) => {
-                        let wanted = report::failed_rows(&mut source.rows()?, opts.max_sides)?;
-                        Some(Sides::read(suite, &wanted)?)
-                    }
-                    None => None,
-                };
-                report::html::render(summary, &mut source.rows()?, sides.as_ref(), opts, &mut out)?;
-            }
+        // A report that could not be rendered whole is not left behind.
+        if let Err(e) = render(source, summary, suite, format, opts, out) {
+            let _ = std::fs::remove_file(&path);
+            return Err(e.context(format!("writing {}", path.display())));
         }
-        out.flush().with_context(|| format!("writing {}", path.display()))?;
         written.push(path);
     }
     Ok(written)
+}
+
+/// Renders one report into `out` and flushes it.
+fn render(
+    source: &Source<'_>,
+    summary: &RunSummary,
+    suite: Option<&Suite>,
+    format: Format,
+    opts: &Options,
+    mut out: BufWriter<File>,
+) -> anyhow::Result<()> {
+    match format {
+        Format::Markdown => report::markdown::render(summary, &mut source.rows()?, opts, &mut out)?,
+        Format::Junit => report::junit::render(summary, &mut source.rows()?, opts, &mut out)?,
+        Format::Html => {
+            let sides = match suite {
+                Some(suite) => {
+                    let wanted = report::failed_rows(&mut source.rows()?, opts.max_sides)?;
+                    Some(Sides::read(suite, &wanted)?)
+                }
+                None => None,
+            };
+            report::html::render(summary, &mut source.rows()?, sides.as_ref(), opts, &mut out)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
 }
 
 /// The Markdown report of the run in `dir`.
@@ -180,17 +195,23 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     inputs.refuse_step_summary(Some(&out_dir))?;
     locks.extend(output_lock::for_reading(&out_dir)?);
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    // Rows are read again from the dataset by number: a dataset edited
-    // since the run would show other rows' output and reference.
+    // Rows are read again from the dataset by number, through the suite's
+    // mapping: a dataset or a suite edited since the run would show other
+    // documents than the run compared.
     let changed = match (&suite, &summary.run) {
-        (Some(suite), Some(run)) if formats.contains(&Format::Html) => {
-            match refscore::history::hash_file(&suite.dataset) {
-                Ok(hash) if hash == run.dataset_hash => None,
-                Ok(_) => Some("changed since this run (its BLAKE3 hash differs)"),
-                Err(_) => Some("cannot be read"),
-            }
-            .map(|why| format!("the dataset {} {why}", suite.dataset.display()))
-        }
+        (Some(suite), Some(run)) if formats.contains(&Format::Html) => [
+            ("suite", &suite.path, &run.suite_hash),
+            ("dataset", &suite.dataset, &run.dataset_hash),
+        ]
+        .into_iter()
+        .find_map(|(what, path, recorded)| {
+            let why = match refscore::history::hash_file(path) {
+                Ok(hash) if hash == *recorded => return None,
+                Ok(_) => "changed since this run (its BLAKE3 hash differs)",
+                Err(_) => "cannot be read",
+            };
+            Some(format!("the {what} {} {why}", path.display()))
+        }),
         _ => None,
     };
     if formats.contains(&Format::Html) {

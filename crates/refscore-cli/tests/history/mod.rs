@@ -230,56 +230,79 @@ fn the_console_says_why_a_run_has_no_baseline() {
     assert!(stdout(&o).contains("whose gate passed): clean"), "{}", stdout(&o));
 }
 
-/// Overwrites one column of a recorded run, as a damaged disk or a hand
-/// edit would.
+/// Overwrites one column of a recorded run (or, for `cells` and `lines`,
+/// of its batches), as a damaged disk or a hand edit would.
 fn damage(store: &Path, id: i64, column: &str) {
     let db = rusqlite::Connection::open(store).unwrap();
-    db.execute(&format!("UPDATE runs SET {column} = '{{broken' WHERE id = ?1"), [id]).unwrap();
+    let batch = matches!(column, "cells" | "lines");
+    let (table, key) = if batch { ("batches", "run") } else { ("runs", "id") };
+    db.execute(&format!("UPDATE {table} SET {column} = '{{broken' WHERE {key} = ?1"), [id])
+        .unwrap();
 }
 
 #[test]
 fn a_damaged_run_record_is_passed_over_and_never_stops_later_runs() {
     let (dir, store) = ten_rows_two_suites();
     let d = dir.path();
-    for out in ["o1", "o2", "o3"] {
+    for out in ["o1", "o2", "o3", "o4"] {
         let o = at(d, &store, &["run", "suite.yaml", "-o", out, "-q"]);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
     }
-    damage(&store, 3, "summary");
-    damage(&store, 2, "info");
-    let o = at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q"]);
+    let o = at(d, &store, &["runs", "pin", "4"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let base = &json(&d.join("o4/summary.json"))["comparison"]["baseline"];
+    damage(&store, 4, "summary");
+    damage(&store, 3, "info");
+    damage(&store, 2, "cells");
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o5", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let base = &json(&d.join("o5/summary.json"))["comparison"]["baseline"];
     assert_eq!(base["run_id"], 1, "{base}");
     let reason = base["reason"].as_str().unwrap();
-    assert!(reason.contains("passed over: run 3, whose stored summary cannot be read"), "{reason}");
-    assert!(reason.contains("run 2, whose stored information cannot be read"), "{reason}");
-    // Every run ended; the damaged one is listed and marked.
+    for why in [
+        "passed over: run 4, whose stored summary cannot be read",
+        "run 3, whose stored information cannot be read",
+        "run 2, whose stored scores cannot be read",
+    ] {
+        assert!(reason.contains(why), "{why}: {reason}");
+    }
+    // Every run ended; the runs whose record is damaged are marked.
     let o = at(d, &store, &["runs", "list", "--format", "json"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let listed: Value = serde_json::from_str(&stdout(&o)).unwrap();
     let listed =
         listed.as_array().cloned().unwrap_or_else(|| listed["runs"].as_array().unwrap().clone());
-    assert_eq!(listed.len(), 4);
+    assert_eq!(listed.len(), 5);
     assert!(listed.iter().all(|r| r["status"] == "completed"), "{listed:?}");
     let damaged: Vec<_> =
         listed.iter().filter(|r| r.get("damaged").is_some()).map(|r| r["id"].clone()).collect();
-    assert_eq!(damaged, vec![Value::from(2)]);
-    let o = at(d, &store, &["runs", "show", "2"]);
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("run 2: stored information cannot be read"), "{}", stderr(&o));
+    assert_eq!(damaged, vec![Value::from(4), Value::from(3)]);
+    for (run, says) in [
+        ("3", "run 3: stored information cannot be read"),
+        ("4", "run 4: stored summary cannot be read"),
+    ] {
+        let o = at(d, &store, &["runs", "show", run]);
+        assert_eq!(code(&o), 2, "{}", stdout(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+        let o = at(d, &store, &["runs", "pin", run]);
+        assert_eq!(code(&o), 2, "a damaged run is no baseline to pin: {}", stdout(&o));
+    }
     // A damaged pinned run is no baseline: the run says so and still ends.
-    let o = at(d, &store, &["runs", "pin", "3"]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let o = at(d, &store, &["run", "pinned.yaml", "-o", "o5", "-q"]);
+    let o = at(d, &store, &["run", "pinned.yaml", "-o", "o6", "-q"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("no baseline: the pinned run 3, whose stored summary cannot be read"),
+        stdout(&o).contains("no baseline: the pinned run 4, whose stored summary cannot be read"),
         "{}",
         stdout(&o)
     );
     let o = at(d, &store, &["runs", "list", "--format", "json"]);
     assert!(!stdout(&o).contains("running"), "{}", stdout(&o));
+    // Reports of a run whose result lines are damaged: an error that says
+    // so, and no report file left half written.
+    damage(&store, 1, "lines");
+    let o = at(d, &store, &["report", "1", "-o", "rep"]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert!(stderr(&o).contains("the stored result lines are damaged"), "{}", stderr(&o));
+    assert!(!d.join("rep/report.md").exists() && !d.join("rep/junit.xml").exists());
 }
 
 /// Results lines without their timings.

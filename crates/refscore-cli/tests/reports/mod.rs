@@ -142,6 +142,16 @@ fn report_shows_no_side_by_side_from_a_dataset_changed_since_the_run() {
         stderr(&o)
     );
     assert!(!has_sides("changed/report.html"));
+    // The same when the suite changed: its mapping may read other columns.
+    std::fs::write(d.join("dataset.jsonl"), text).unwrap();
+    let o = at(&["report", "out", "--report", "html", "-o", "back"]);
+    assert!(stderr(&o).is_empty() && has_sides("back/report.html"), "{}", stderr(&o));
+    let suite = std::fs::read_to_string(d.join("suite.yaml")).unwrap();
+    std::fs::write(d.join("suite.yaml"), format!("{suite}\n# edited\n")).unwrap();
+    let o = at(&["report", "out", "--report", "html", "-o", "edited"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("suite.yaml changed since this run"), "{}", stderr(&o));
+    assert!(!has_sides("edited/report.html"));
 }
 
 fn schema(name: &str) -> jsonschema::Validator {

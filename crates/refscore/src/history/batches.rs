@@ -46,6 +46,16 @@ impl Column {
             Column::Lines => "lines",
         }
     }
+
+    /// What the column holds, as a damaged-record error names it.
+    fn what(self) -> &'static str {
+        match self {
+            Column::Records => "rows",
+            Column::Cells => "scores",
+            Column::Fields => "field statistics",
+            Column::Lines => "result lines",
+        }
+    }
 }
 
 impl Store {
@@ -80,7 +90,18 @@ impl Store {
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.io(&e))?;
         let mut rows = stmt.query([id]).map_err(|e| self.io(&e))?;
         while let Some(r) = rows.next().map_err(|e| self.io(&e))? {
-            f(r.get(0).map_err(|e| self.io(&e))?)?;
+            // Bytes of any type are handed on (their decoding then says
+            // they are damaged); a value that holds none is damaged here.
+            let bytes = match r.get_ref(0).map_err(|e| self.io(&e))? {
+                rusqlite::types::ValueRef::Blob(b) | rusqlite::types::ValueRef::Text(b) => {
+                    b.to_vec()
+                }
+                other => {
+                    let found = format!("a batch holds {:?}, not bytes", other.data_type());
+                    return Err(self.damaged(id, column.what(), found));
+                }
+            };
+            f(bytes)?;
         }
         Ok(())
     }
@@ -197,7 +218,12 @@ impl std::io::Read for ResultsReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         while self.pos >= self.current.len() {
             let Some(next) = self.batches.pop() else { return Ok(0) };
-            self.current = zstd::decode_all(next.as_slice())?;
+            self.current = zstd::decode_all(next.as_slice()).map_err(|e| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("the stored result lines are damaged ({e})"),
+                )
+            })?;
             // Each batch's lines are joined without a final newline.
             self.current.push(b'\n');
             self.pos = 0;

@@ -93,8 +93,9 @@ pub struct RunEntry {
     /// Everything else known about it (its suite and start time only when
     /// `damaged`).
     pub info: RunInfo,
-    /// Why the run's stored information cannot be read, when it cannot:
-    /// such a run is listed, but no command uses it.
+    /// Which part of the run's record cannot be read and why
+    /// (`summary: …`, `information: …`), when one cannot: such a run is
+    /// listed, but no command uses it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub damaged: Option<String>,
 }
@@ -365,11 +366,11 @@ impl Store {
         let limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
         let mut stmt = self
             .conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT id, suite, status, started_at, ended_at, pinned, gate_passed, rows_done,
-                        duration_s, git_commit, git_branch, info
-                 FROM runs WHERE ?1 IS NULL OR suite = ?1 ORDER BY id DESC LIMIT ?2",
-            )
+                        duration_s, git_commit, git_branch, info, {SUMMARY_OK}
+                 FROM runs WHERE ?1 IS NULL OR suite = ?1 ORDER BY id DESC LIMIT ?2"
+            ))
             .map_err(|e| self.io(&e))?;
         let rows = stmt
             .query_map(params![suite, limit], entry)
@@ -382,14 +383,17 @@ impl Store {
     /// One run.
     ///
     /// # Errors
-    /// No such run, its stored information is damaged, or the store cannot
-    /// be read.
+    /// No such run, its stored information or summary is damaged, or the
+    /// store cannot be read.
     pub fn get(&self, id: i64) -> Result<RunEntry, StoreError> {
         let entry = self
             .conn
             .query_row(
-                "SELECT id, suite, status, started_at, ended_at, pinned, gate_passed, rows_done,
-                        duration_s, git_commit, git_branch, info FROM runs WHERE id = ?1",
+                &format!(
+                    "SELECT id, suite, status, started_at, ended_at, pinned, gate_passed, rows_done,
+                        duration_s, git_commit, git_branch, info, {SUMMARY_OK}
+                 FROM runs WHERE id = ?1"
+                ),
                 [id],
                 entry,
             )
@@ -397,12 +401,16 @@ impl Store {
             .map_err(|e| self.io(&e))?
             .ok_or(StoreError::NoRun { path: self.path.clone(), id })?;
         match entry.damaged {
-            Some(message) => Err(StoreError::Damaged {
-                path: self.path.clone(),
-                id,
-                what: "information",
-                message,
-            }),
+            Some(why) => {
+                let (what, message) = why.split_once(": ").unwrap_or((INFORMATION, &why));
+                let what = if what == SUMMARY { SUMMARY } else { INFORMATION };
+                Err(StoreError::Damaged {
+                    path: self.path.clone(),
+                    id,
+                    what,
+                    message: message.into(),
+                })
+            }
             None => Ok(entry),
         }
     }
@@ -424,7 +432,8 @@ impl Store {
     /// A finished run's summary (JSON text).
     ///
     /// # Errors
-    /// No such run, it has no summary yet, or the store cannot be read.
+    /// No such run, it has no summary yet, its summary is damaged (not a
+    /// JSON object with an `evaluators` list), or the store cannot be read.
     pub fn summary(&self, id: i64) -> Result<String, StoreError> {
         let s: Option<Option<String>> = self
             .conn
@@ -438,7 +447,23 @@ impl Store {
                 id,
                 message: "has not finished (resume it with `refscore run --resume`)".to_owned(),
             }),
-            Some(Some(s)) => Ok(s),
+            Some(Some(s)) => {
+                let readable = serde_json::from_str::<serde_json::Value>(&s)
+                    .map_err(|e| e.to_string())
+                    .and_then(|v| match v.get("evaluators") {
+                        Some(serde_json::Value::Array(_)) => Ok(()),
+                        _ => Err(String::from("not a summary of evaluators")),
+                    });
+                match readable {
+                    Ok(()) => Ok(s),
+                    Err(message) => Err(StoreError::Damaged {
+                        path: self.path.clone(),
+                        id,
+                        what: SUMMARY,
+                        message,
+                    }),
+                }
+            }
         }
     }
 
@@ -576,14 +601,25 @@ impl Store {
     }
 }
 
+/// The parts of a run's record [`RunEntry::damaged`] names.
+const SUMMARY: &str = "summary";
+const INFORMATION: &str = "information";
+
+/// A column that is 1 when a run's summary is absent (not finished) or
+/// readable (a JSON object with its `evaluators` list), else 0.
+const SUMMARY_OK: &str = "CASE WHEN summary IS NULL THEN 1 \
+     WHEN json_valid(summary) THEN json_type(summary, '$.evaluators') IS 'array' ELSE 0 END";
+
 /// A `runs` row.
 fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunEntry> {
     let info: String = r.get(11)?;
     let status: String = r.get(2)?;
     let suite: String = r.get(1)?;
     let started_at: String = r.get(3)?;
+    let summary_ok: bool = r.get(12)?;
     let (info, damaged) = match serde_json::from_str::<RunInfo>(&info) {
-        Ok(info) => (info, None),
+        Ok(info) if summary_ok => (info, None),
+        Ok(info) => (info, Some(format!("{SUMMARY}: not a summary of evaluators"))),
         Err(e) => (
             RunInfo {
                 id: None,
@@ -603,7 +639,7 @@ fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunEntry> {
                 output: None,
                 resumed: 0,
             },
-            Some(e.to_string()),
+            Some(format!("{INFORMATION}: {e}")),
         ),
     };
     Ok(RunEntry {

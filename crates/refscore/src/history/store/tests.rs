@@ -74,7 +74,8 @@ fn baselines_pins_and_pruning() {
     let finish = |id: i64, passed: bool, status: RunStatus| {
         s.conn
             .execute(
-                "UPDATE runs SET status = ?1, gate_passed = ?2, summary = '{}' WHERE id = ?3",
+                "UPDATE runs SET status = ?1, gate_passed = ?2, summary = '{\"evaluators\": []}'
+                 WHERE id = ?3",
                 params![status.as_str(), passed, id],
             )
             .unwrap();
@@ -114,6 +115,21 @@ fn baselines_pins_and_pruning() {
         Err(StoreError::Damaged { id, what: "information", .. }) if id == a4
     ));
     assert!(s.get(a1).unwrap().damaged.is_none());
+    // So is one whose summary is not JSON, or no summary of evaluators;
+    // such a run cannot be pinned or read.
+    for summary in ["{broken", "{}", "[]"] {
+        s.conn
+            .execute(
+                "UPDATE runs SET info = ?1, summary = ?2 WHERE id = ?3",
+                params![serde_json::to_string(&info("a")).unwrap(), summary, a4],
+            )
+            .unwrap();
+        let listed = s.list(Some("a"), None).unwrap();
+        assert!(listed[0].damaged.as_deref().unwrap().starts_with("summary: "), "{summary}");
+        assert!(matches!(s.get(a4), Err(StoreError::Damaged { what: "summary", .. })), "{summary}");
+        assert!(matches!(s.summary(a4), Err(StoreError::Damaged { what: "summary", .. })));
+        assert!(s.pin(a4, true).is_err(), "{summary}");
+    }
     s.conn.execute("DELETE FROM runs WHERE id = ?1", params![a4]).unwrap();
     assert_eq!(s.pinned("a").unwrap(), None);
     assert!(s.pin(a3, true).is_err(), "a cancelled run is no baseline");

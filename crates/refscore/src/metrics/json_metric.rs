@@ -299,7 +299,12 @@ fn compare_pair<M: JsonMetric + ?Sized>(
                 .map(engine::Record::into_detail)
                 .collect();
             let mut score = m.present(&c, &details, pair);
-            if m.settings().keep != Keep::None {
+            // A comparison the metric calls invalid (an array too large to
+            // pair, weights past f64's range) reports no field verdicts:
+            // neither details nor field statistics.
+            if score.is_invalid() {
+                c.fields.clear();
+            } else if m.settings().keep != Keep::None {
                 score.details = details;
                 if c.omitted > 0 {
                     score.details.push(crate::metric_result::more_entry(c.omitted));
@@ -376,3 +381,32 @@ macro_rules! json_evaluator {
     };
 }
 pub(crate) use json_evaluator;
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    use crate::evaluator::{EvalInput, Evaluator};
+    use crate::metrics::BuildContext;
+    use crate::metrics::json_match::JsonMatch;
+
+    /// An invalid comparison (an array too large to pair by similarity)
+    /// reports no field verdicts: no details, no field statistics.
+    #[test]
+    fn an_invalid_comparison_reports_no_fields() {
+        let ctx = BuildContext { field_tallies: true, ..BuildContext::default() };
+        let m = JsonMatch::from_options(&Map::new(), &ctx).unwrap();
+        let side = |w: &str| -> Value {
+            (0..300).map(|i| json!({"v": format!("{w}{i}"), "n": i})).collect::<Vec<_>>().into()
+        };
+        let e = m.evaluate(&EvalInput::pair(side("out"), side("ref"))).unwrap();
+        let s = &e.scores[0];
+        assert!(s.is_invalid(), "{s:?}");
+        assert!(s.explanation.as_deref().unwrap().contains("past the limit of 65536"));
+        assert!(s.details.is_empty(), "{:?}", s.details.len());
+        assert!(e.fields.is_empty(), "{:?}", e.fields.len());
+        // A valid one keeps both.
+        let e = m.evaluate(&EvalInput::pair(json!({"a": 1}), json!({"a": 2}))).unwrap();
+        assert_eq!((e.scores[0].details.len(), e.fields.len()), (1, 1));
+    }
+}

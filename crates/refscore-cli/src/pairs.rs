@@ -15,9 +15,9 @@ use refscore::{Evaluator, Gate};
 
 /// Scores every pair of `path` (`-`: standard input) with `metric`.
 ///
-/// Exit codes follow `run`: 0 when every pair was scored, 1 when a line
-/// could not be read or an evaluation failed (its line says why) or when
-/// there was nothing to score, 2 for usage and I/O errors.
+/// Exit codes: 0 when every pair was scored, 1 when a line could not be
+/// read, an evaluation failed or gave an `invalid` score (its line says
+/// why), or there was nothing to score, 2 for usage and I/O errors.
 pub(crate) fn run(
     metric: Box<dyn Evaluator>,
     metric_name: &str,
@@ -77,15 +77,18 @@ pub(crate) fn run(
             writeln!(err, "warning: {w}")?;
         }
     }
+    // As for one pair: a pair whose score is `invalid` (an output that is
+    // not JSON, say) was not scored.
+    let invalid = summary.evaluators.first().map_or(0, |e| e.invalid);
+    let not_scored = summary.rows_unreadable + summary.rows_with_failures + invalid;
     if summary.rows == 0 {
         writeln!(err, "refscore: {}: no pairs to compare", shown.display())?;
-    } else if summary.rows_unreadable + summary.rows_with_failures > 0 {
+    } else if not_scored > 0 {
         writeln!(
             err,
-            "refscore: {} of {} line(s) could not be scored (see their `invalid` scores)",
-            summary.rows_unreadable + summary.rows_with_failures,
+            "refscore: {not_scored} of {} line(s) could not be scored (see their `invalid` scores and errors)",
             summary.rows
         )?;
     }
-    Ok(if summary.gate.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if summary.gate.passed && invalid == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

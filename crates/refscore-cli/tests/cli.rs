@@ -200,6 +200,27 @@ fn json_match_takes_a_rules_file_and_strict_mode() {
     );
 }
 
+/// A pair whose output is text that is not JSON gets an `invalid` score:
+/// not scored, so `--pairs` exits 1 as `compare` of that one pair does.
+#[test]
+fn pairs_with_an_invalid_score_exit_1_as_one_pair_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "{\"id\": \"good\", \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n\
+                {\"id\": \"text\", \"output\": \"no JSON in this answer\", \"reference\": {\"a\": 1}}\n";
+    let p = write(dir.path(), "pairs.jsonl", text);
+    for metric in ["json_distance", "json_diff"] {
+        let o = refscore(&["compare", "-m", metric, "--opt", "decode=json", "--pairs", &p]);
+        assert_eq!(code(&o), 1, "{metric}: {}", stderr(&o));
+        assert!(stderr(&o).contains("1 of 2 line(s) could not be scored"), "{}", stderr(&o));
+        let lines: Vec<Value> =
+            stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines[1]["label"], "invalid", "{metric}: {lines:?}");
+    }
+    let good = write(dir.path(), "good.jsonl", text.lines().next().unwrap());
+    let o = refscore(&["compare", "-m", "json_distance", "--pairs", &good]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
 #[test]
 fn pairs_keep_order_ids_and_bad_lines() {
     let dir = tempfile::tempdir().unwrap();

@@ -50,6 +50,10 @@ struct Acc {
     sum: Tally,
     weighted: f64,
     weights: f64,
+    /// The same sums with every weight divided by the largest so far
+    /// (`scale`): used when the plain sums overflow (weights of 1e308).
+    scaled: (f64, f64),
+    scale: f64,
     plain: f64,
     n: usize,
 }
@@ -61,6 +65,8 @@ impl Acc {
             sum: Tally::ZERO,
             weighted: 0.0,
             weights: 0.0,
+            scaled: (0.0, 0.0),
+            scale: 0.0,
             plain: 0.0,
             n: 0,
         }
@@ -72,6 +78,15 @@ impl Acc {
             let s = t.ratio_or(1.0);
             self.weighted += s * w;
             self.weights += w;
+            if w > self.scale {
+                let f = self.scale / w;
+                self.scaled = (self.scaled.0 * f, self.scaled.1 * f);
+                self.scale = w;
+            }
+            if self.scale > 0.0 {
+                let r = w / self.scale;
+                self.scaled = (self.scaled.0 + s * r, self.scaled.1 + r);
+            }
             self.plain += s;
             self.n += 1;
         } else {
@@ -87,8 +102,10 @@ impl Acc {
         #[allow(clippy::cast_precision_loss)]
         let s = if self.n == 0 {
             if both_empty { 1.0 } else { 0.0 }
-        } else if self.weights > 0.0 {
+        } else if self.weights > 0.0 && self.weights.is_finite() && self.weighted.is_finite() {
             self.weighted / self.weights
+        } else if self.scaled.1 > 0.0 {
+            self.scaled.0 / self.scaled.1
         } else {
             self.plain / self.n as f64
         };

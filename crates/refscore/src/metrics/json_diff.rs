@@ -276,6 +276,21 @@ mod tests {
         assert!((s - (1.0 + 0.8) / 2.0).abs() < 1e-12);
     }
 
+    /// Weights are relative: scaled all alike, even to the edge of f64's
+    /// range, they give the same score (their plain sum would overflow).
+    #[test]
+    fn huge_weights_are_relative_too() {
+        let m = JsonDiff::default();
+        let (out, reference) = (json!({"a": 1, "b": 2, "c": 3}), json!({"a": 1, "b": 3, "c": 3}));
+        let one = m.similarity(&out, &reference, Some(&json!({"a": 1, "b": 1, "c": 0})));
+        assert!((one - 0.9).abs() < 1e-12, "{one}");
+        for big in [1e300, 1e307, 1e308, f64::MAX] {
+            let w = json!({"a": big, "b": big, "c": 0});
+            let s = m.similarity(&out, &reference, Some(&w));
+            assert!((s - one).abs() < 1e-12, "{big}: {s}");
+        }
+    }
+
     #[test]
     fn rejects_bad_weights() {
         assert!(validate_weights(&json!({"a": "x"}), "$").is_err());

@@ -233,7 +233,7 @@ pub(crate) fn suite_baseline(
                     Ok((scores, stored_info(&entry, strategy.as_str(), reason)))
                 }
                 Err(why) => Err(format!(
-                    "no baseline: the pinned {why}; pin another with `refscore runs pin RUN`"
+                    "the pinned {why}, is no baseline; pin another with `refscore runs pin RUN`"
                 )),
             })
         }

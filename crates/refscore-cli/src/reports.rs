@@ -147,18 +147,16 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let (source, summary, default_out) = if folder.is_dir() || !is_run_id {
         locks.extend(output_lock::for_reading(folder)?);
         let summary_path = folder.join("summary.json");
-        let text = std::fs::read_to_string(&summary_path).with_context(|| {
-            if summary_path.exists() || !folder.join("results.jsonl").exists() {
-                format!("reading {}", summary_path.display())
-            } else {
-                format!(
-                    "reading {}: the run that wrote {} ended before its summary \
-                     (killed, or it failed); `refscore run --resume` continues a recorded run",
-                    summary_path.display(),
-                    folder.join("results.jsonl").display()
-                )
-            }
-        })?;
+        if !summary_path.exists() && folder.join("results.jsonl").exists() {
+            anyhow::bail!(
+                "{} is missing: the run that wrote {} ended before its summary \
+                 (killed, or it failed); `refscore run --resume` continues a recorded run",
+                summary_path.display(),
+                folder.join("results.jsonl").display()
+            );
+        }
+        let text = std::fs::read_to_string(&summary_path)
+            .with_context(|| format!("reading {}", summary_path.display()))?;
         (Source::Folder(folder), report::read_summary(&text, &summary_path)?, folder.to_path_buf())
     } else {
         store = Store::open_existing(&store_for_runs(args.store.store.as_ref())).with_context(

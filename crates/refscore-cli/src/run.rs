@@ -389,10 +389,9 @@ fn resume(
         );
     }
     if args.limit.is_some() && args.limit != entry.info.limit {
-        anyhow::bail!(
-            "--limit differs from the run's own ({:?}): a resumed run keeps its limit",
-            entry.info.limit
-        );
+        let own =
+            entry.info.limit.map_or_else(|| String::from("no limit"), |n| format!("{n} rows"));
+        anyhow::bail!("--limit differs from the run's own ({own}): a resumed run keeps its limit");
     }
     let mut info = entry.info;
     info.resumed += 1;

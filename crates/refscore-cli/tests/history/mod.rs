@@ -290,7 +290,7 @@ fn a_damaged_run_record_is_passed_over_and_never_stops_later_runs() {
     let o = at(d, &store, &["run", "pinned.yaml", "-o", "o6", "-q"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("no baseline: the pinned run 4, whose stored summary cannot be read"),
+        stdout(&o).contains("Baseline new: the pinned run 4, whose stored summary cannot be read"),
         "{}",
         stdout(&o)
     );

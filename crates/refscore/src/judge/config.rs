@@ -173,6 +173,24 @@ impl JudgeConfig {
             }
             // Checked here, not at the first request (where every row would
             // fail alike). The value is never shown: it may be a key.
+            // The client frames and routes each request itself: these
+            // would break every request (a fixed Content-Length times out).
+            const MANAGED: [&str; 8] = [
+                "content-length",
+                "transfer-encoding",
+                "host",
+                "connection",
+                "keep-alive",
+                "te",
+                "trailer",
+                "upgrade",
+            ];
+            if MANAGED.iter().any(|m| k.eq_ignore_ascii_case(m)) {
+                return Err(ConfigError::invalid(
+                    format!("{ctx}.headers"),
+                    format!("{k:?} is set by the HTTP client for each request; leave it out"),
+                ));
+            }
             if ureq::http::HeaderName::from_bytes(k.as_bytes()).is_err() {
                 return Err(ConfigError::invalid(
                     format!("{ctx}.headers"),
@@ -320,6 +338,8 @@ mod tests {
             json!({"model": "m", "max_concurrency": 0}),
             json!({"model": "m", "headers": {"Authorization": "Bearer x"}}),
             json!({"model": "m", "headers": {"api key": "x"}}),
+            json!({"model": "m", "headers": {"Content-Length": "999"}}),
+            json!({"model": "m", "headers": {"host": "evil"}}),
             json!({"model": "m", "headers": {"": "x"}}),
             json!({"model": "m", "headers": {"api-key": "secret\r\nX-Evil: 1"}}),
             json!({"model": "m", "colour": 1}),

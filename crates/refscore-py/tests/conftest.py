@@ -68,3 +68,19 @@ def slow_llm(tmp_path: Path) -> Iterator[str]:
         ' {"tool_call": {"arguments": {"label": "good", "explanation": "slow"}}}}}}]}'
     )
     yield from _scripted(["--script", str(script)])
+
+
+@pytest.fixture()
+def stalling_llm(tmp_path: Path) -> Iterator[str]:
+    """The scripted server answering prompts that hold `slow` after 20 s,
+    the others at once (label `good`); yields its base URL."""
+    script = tmp_path / "stalling.json"
+    reply = '{"tool_call": {"arguments": {"label": "good", "explanation": "x"}}}'
+    script.write_text(
+        '{"rules": [{"when": {"prompt_contains": "slow"}, "reply": {"delay": {"ms": 20000, "then": '
+        + reply
+        + "}}}, {\"when\": \"any\", \"reply\": "
+        + reply
+        + "}]}"
+    )
+    yield from _scripted(["--script", str(script)])

@@ -159,3 +159,24 @@ def test_evaluators_reach_a_spawned_process():
 
 def _score_x(ev):
     return ev.evaluate({"output": "x", "doc": {"text": "x"}})[0].score
+
+
+def test_two_scores_of_one_name_fail_the_row():
+    pd = __import__("pytest").importorskip("pandas")
+
+    @create_evaluator(name="acc")
+    def acc(output: str) -> list:
+        return [Score(name="x", score=1.0), Score(name="acc", score=0.0)]
+
+    with pytest.raises(ValueError, match="returned two scores named `acc`"):
+        acc.evaluate({"output": "a"})
+    out = refscore.evaluate_dataframe(pd.DataFrame({"output": ["a"]}), [acc])
+    assert out["acc_score"][0] is None
+    assert "two scores named" in out["acc_execution_details"][0]["error"]
+
+
+def test_async_concurrency_must_be_a_whole_number():
+    pd = __import__("pytest").importorskip("pandas")
+    for bad in [float("nan"), 1.5, "3", None, True, 0]:
+        with pytest.raises(ValueError, match="concurrency must be a whole number"):
+            asyncio.run(refscore.async_evaluate_dataframe(pd.DataFrame({"output": ["a"]}), [exact_match], concurrency=bad))

@@ -134,6 +134,22 @@ def test_ctrl_c_stops_a_judged_frame_without_waiting_for_every_row(slow_llm):
     assert judge.evaluate({"answer": "again"})[0].label == "good"
 
 
+def test_after_ctrl_c_the_judge_does_not_wait_for_the_requests_given_up(stalling_llm):
+    import time
+
+    # Two requests of 20 s in flight are given up on Ctrl-C; the next call
+    # must not queue behind them for the judge's two slots.
+    judge = _slow_judge(stalling_llm, 2)
+    timer = _interrupt_after(0.5)
+    with pytest.raises(KeyboardInterrupt):
+        refscore.evaluate_dataframe(pd.DataFrame({"answer": [f"slow {i}" for i in range(6)]}), [judge])
+    timer.join()
+    t0 = time.monotonic()
+    out = refscore.evaluate_dataframe(pd.DataFrame({"answer": ["fast 1", "fast 2", "fast 3"]}), [judge])
+    assert [s["label"] for s in out["verdict_score"]] == ["good"] * 3
+    assert time.monotonic() - t0 < 8.0
+
+
 def _judge_in_child(url):
     judge = _JUDGE_IN_PARENT
     return judge.evaluate({"answer": "from the child"})[0].label

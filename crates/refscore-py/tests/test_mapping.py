@@ -140,3 +140,30 @@ def test_frames_with_column_names_that_are_not_strings():
     out = refscore.evaluate_dataframe(df, [native])
     assert out["exact_match_score"][0]["score"] == 1.0
     assert out[5][0] == 1
+
+
+def test_a_path_reads_the_column_its_first_step_names_only():
+    # `ts` is a substring of nothing here, but `o` is of `outputs.answer`:
+    # only `outputs` is read, whatever else the row holds.
+    import datetime
+
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"outputs": [{"answer": "Paris"}], "expected": ["Paris"], "ts": [pd.Timestamp("2024-05-01")], "o": [pd.Timestamp("2024-05-02")]})
+    native = refscore.metrics.exact_match().bind({"output": "outputs.answer"})
+    out = refscore.evaluate_dataframe(df, [native])
+    assert out["exact_match_execution_details"][0]["status"] == "completed", out["exact_match_execution_details"][0]
+    assert out["exact_match_score"][0]["score"] == 1.0
+    # One row, through evaluate(), as the frame does.
+    row = {"outputs": {"answer": "Paris"}, "expected": "Paris", "when": datetime.datetime.now(), 5: "x"}
+    assert refscore.metrics.exact_match().bind({"output": "$['outputs'].answer"}).evaluate(row)[0].score == 1.0
+    assert refscore.metrics.json_distance().evaluate({"output": "{}", "expected": "{}", "when": datetime.datetime.now()})[0].score == 0.0
+    # A Python evaluator's path likewise.
+    bound = echo.bind({"query": "input.query", "context": "input.documents", "response": "input.query"})
+    assert bound.evaluate({"input": {"query": "q", "documents": []}, "in": datetime.datetime.now()})[0].score == 1.0
+
+
+def test_an_int_column_and_a_str_column_of_the_same_digits_are_two_columns():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"output": ["a"], "expected": ["a"], 5: ["x"], "5": ["y"]})
+    out = refscore.evaluate_dataframe(df, [refscore.metrics.exact_match().bind({"reference": "5", "output": "5"})])
+    assert out["exact_match_score"][0]["score"] == 1.0

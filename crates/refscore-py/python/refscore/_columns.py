@@ -7,7 +7,8 @@ whatever its type.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import re
+from typing import Any, Optional, Sequence
 
 #: Deepest Arrow type nesting read (a list of lists ... counts one level
 #: per list, struct or map), the limit pyarrow's own import has; deeper
@@ -20,17 +21,32 @@ MAX_ARROW_DEPTH = 64
 _ANY_KEY = ("*", "..", "?", "\\")
 
 
+def _first_key(path: str) -> Optional[str]:
+    """The key a JSONPath's first step reads (``output`` for
+    ``output.answer``, ``$.output[0]`` or ``$['output']``), or ``None``
+    when the first step is not one key."""
+    s = path[1:] if path.startswith("$") else path
+    s = s[1:] if s.startswith(".") else s
+    if s[:2] in ("['", '["'):
+        end = s.find(s[1] + "]", 2)
+        return s[2:end] if end > 1 else None
+    m = re.match(r"[^.\[\]'\"]+", s)
+    return m.group(0) if m else None
+
+
 def path_reads(columns: Sequence[Any], source: str) -> list[str]:
     """The names in ``columns`` a string source reads: the column it names
-    exactly, else the columns its JSONPath names (every column when the
-    path has a wildcard, a descendant step, a filter or an escape). Names
-    that are not strings are never read: no source can name them."""
+    exactly, else the column its JSONPath's first step names (every column
+    when the path has a wildcard, a descendant step, a filter or an escape,
+    or its first step is not one key). Names that are not strings are never
+    read: no source can name them."""
     names = [c for c in columns if isinstance(c, str)]
     if source in names:
         return [source]
-    if any(t in source for t in _ANY_KEY):
+    first = None if any(t in source for t in _ANY_KEY) else _first_key(source)
+    if first is None:
         return names
-    return [c for c in names if c and c in source]
+    return [c for c in names if c == first]
 
 
 def read_columns(columns: Sequence[Any], evaluators: Sequence[Any]) -> list[str]:

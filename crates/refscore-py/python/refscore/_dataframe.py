@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import numbers
 import contextlib
 import gc
 import json
@@ -201,8 +202,9 @@ def _check_frame(df: Any, native: Sequence[MetricEvaluator], python: Sequence[Ev
     """Before any evaluation: the columns read are unique, and the result
     columns known now (execution details, main scores) take no input
     column's name."""
-    columns = [str(c) for c in df.columns]
+    columns = list(df.columns)
     check_unique(columns, read_columns(columns, [*native, *python]))
+    columns = [c for c in columns if isinstance(c, str)]
     results = [f"{ev.name}_execution_details" for ev in [*native, *python]]
     results += [f"{ev.name}_score" for ev in [*native, *python]]
     extras = {m["name"]: m["extra_scores"] for m in _refscore.registry()}
@@ -315,8 +317,8 @@ async def async_evaluate_dataframe(
     at most ``concurrency`` evaluations in flight (``async`` functions are
     awaited, sync ones run on worker threads); built-in metrics run in Rust
     threads meanwhile."""
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, numbers.Integral) or concurrency < 1:
+        raise ValueError(f"concurrency must be a whole number ≥ 1, got {concurrency!r}")
     kind = _frame_kind(dataframe)
     threads = check_threads(threads)
     native, python = _split(evaluators)

@@ -12,7 +12,7 @@ import sys
 from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
 from . import _refscore
-from ._columns import path_reads
+from ._columns import path_reads, read_columns
 from ._score import Score, check_direction, normalize_kind
 
 #: One source of an evaluator input: a key, a JSONPath, or a callable.
@@ -340,6 +340,10 @@ class MetricEvaluator(Evaluator):
         fields = [(spec["name"], spec["required"]) for spec in self._native.inputs]
         if mapping is None:
             mapping = _refscore.Mapping({})
+        # Only the keys the inputs read are converted, as over a frame: an
+        # unrelated value with no JSON form never fails the row.
+        read = set(read_columns(list(row), [ev])) | set(keys.values())
+        row = {k: v for k, v in row.items() if k in read}
         try:
             inputs = mapping.resolve(row, fields)
         except KeyError as e:
@@ -602,6 +606,12 @@ def to_scores(result: Any, ev: Evaluator) -> list[Score]:
             if i == 0:
                 d["name"] = ev.name
             out.append(Score.from_dict(d))
+        names = [s.name for s in out]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(
+                f"evaluator `{ev.name}` returned two scores named `{twice[0]}` (its first score takes the evaluator's name)"
+            )
         return out
     fields: dict[str, Any] = {}
     parts = result if isinstance(result, tuple) else (result,)

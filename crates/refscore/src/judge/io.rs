@@ -7,9 +7,9 @@
 //! row fails as cancelled and the run ends with what is finished. The
 //! abandoned exchange ends by its own timeout.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// How long a cancelled run still waits for a request in flight.
@@ -92,7 +92,8 @@ fn wait(v: &str, per_second: f64) -> Option<Duration> {
     Some(Duration::from_secs_f64((n / per_second).min(MAX_RETRY_AFTER.as_secs_f64())))
 }
 
-type Job = Box<dyn FnOnce() + Send>;
+/// One exchange to run; `true` when its caller had given up waiting.
+type Job = Box<dyn FnOnce() -> bool + Send>;
 
 /// A fixed set of threads, started on first use, and the HTTP agent
 /// whose pooled connections they use.
@@ -116,7 +117,47 @@ pub(super) struct IoPool {
 struct Started {
     pid: u32,
     sender: mpsc::Sender<Job>,
+    /// The queue the threads take jobs from.
+    jobs: Arc<Mutex<mpsc::Receiver<Job>>>,
+    /// Threads started beyond the pool's size, one per exchange given up
+    /// on a cancel (its thread stays blocked until the server answers or
+    /// the timeout ends it); the blocked thread leaves once that exchange
+    /// ends.
+    extra: Arc<AtomicUsize>,
     agent: ureq::Agent,
+}
+
+/// Starts one pool thread taking jobs from `jobs` until the queue closes,
+/// or until it ends an exchange its caller gave up while `extra` says the
+/// pool is larger than its size.
+fn worker(
+    i: usize,
+    jobs: &Arc<Mutex<mpsc::Receiver<Job>>>,
+    extra: &Arc<AtomicUsize>,
+) -> std::io::Result<()> {
+    let (jobs, extra) = (Arc::clone(jobs), Arc::clone(extra));
+    std::thread::Builder::new()
+        .name(format!("refscore-judge-{i}"))
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            loop {
+                let next = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                let given_up = match next {
+                    Ok(job) => job(),
+                    Err(_) => return,
+                };
+                // A thread that was left blocked by a given-up exchange
+                // has been replaced: it leaves.
+                if given_up
+                    && extra
+                        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                        .is_ok()
+                {
+                    return;
+                }
+            }
+        })
+        .map(drop)
 }
 
 impl IoPool {
@@ -131,7 +172,7 @@ impl IoPool {
         let job = |agent: ureq::Agent| -> Job {
             Box::new(move || {
                 // The caller may have given up: then nobody reads the answer.
-                let _ = tx.send(x.send(&agent));
+                tx.send(x.send(&agent)).is_err()
             })
         };
         let unsent = {
@@ -143,7 +184,7 @@ impl IoPool {
             }
         };
         if let Some(job) = unsent {
-            job();
+            let _ = job();
         }
         let mut cancelled_at: Option<Instant> = None;
         loop {
@@ -156,10 +197,25 @@ impl IoPool {
                     if cancel.load(Ordering::Relaxed) {
                         let since = *cancelled_at.get_or_insert_with(Instant::now);
                         if since.elapsed() >= CANCEL_GRACE {
+                            self.replace_blocked_thread();
                             return None;
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Starts a thread in place of one left blocked by an exchange given
+    /// up, so that the next requests (the next call, after a Ctrl-C) do
+    /// not queue behind it; the pool shrinks back as jobs finish.
+    fn replace_blocked_thread(&self) {
+        let guard = self.started.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(s) = guard.as_ref().filter(|s| s.pid == std::process::id()) {
+            s.extra.fetch_add(1, Ordering::SeqCst);
+            if worker(self.size, &s.jobs, &s.extra).is_err() {
+                let _ =
+                    s.extra.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
             }
         }
     }
@@ -174,27 +230,15 @@ impl IoPool {
         }
         if guard.is_none() {
             let (tx, rx) = mpsc::channel::<Job>();
-            let rx = std::sync::Arc::new(Mutex::new(rx));
+            let jobs = Arc::new(Mutex::new(rx));
+            let extra = Arc::new(AtomicUsize::new(0));
             for i in 0..self.size {
-                let rx = std::sync::Arc::clone(&rx);
-                let started = std::thread::Builder::new()
-                    .name(format!("refscore-judge-{i}"))
-                    .stack_size(256 * 1024)
-                    .spawn(move || {
-                        loop {
-                            let next = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
-                            match next {
-                                Ok(job) => job(),
-                                Err(_) => return,
-                            }
-                        }
-                    });
-                if started.is_err() && i == 0 {
+                if worker(i, &jobs, &extra).is_err() && i == 0 {
                     return None;
                 }
             }
             let agent = ureq::Agent::new_with_config(self.config.clone());
-            *guard = Some(Started { pid, sender: tx, agent });
+            *guard = Some(Started { pid, sender: tx, jobs, extra, agent });
         }
         guard.as_ref()
     }

@@ -62,7 +62,9 @@ pub(crate) fn batch_rows(batch: &RecordBatch, first_row: u64) -> Vec<RowInput> {
     for i in 0..batch.num_rows() {
         let number = first_row + i as u64;
         if let Some(why) = unreadable.as_ref().or(bad_rows.get(i).and_then(Option::as_ref)) {
-            rows.push(Err(format!("row {number}: {why}")));
+            // Named by its position counted from 0, as pandas frames and
+            // Python lists count (`df[0]`); `number` counts from 1.
+            rows.push(Err(format!("row {}: {why}", number.saturating_sub(1))));
             // Its cells are still taken, so the next row reads its own.
             for (_, it) in &mut iters {
                 it.next();

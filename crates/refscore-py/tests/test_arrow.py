@@ -157,7 +157,7 @@ def test_an_infinite_float_fails_its_row_through_arrow_as_through_pandas():
     # Read as null, the infinite price matched the reference's null before.
     assert out[0]["json_match_score"] is None
     error = out[0]["json_match_execution_details"]["error"]
-    assert error == "row 1: column `output`, at $.price: inf has no JSON form"
+    assert error == "row 0: column `output`, at $.price: inf has no JSON form"
     assert out[1]["json_match_score"]["score"] == 1.0
     # NaN is missing, as in a pandas column.
     assert out[2]["json_match_score"]["score"] == 1.0
@@ -167,4 +167,11 @@ def test_an_infinite_float_fails_its_row_through_arrow_as_through_pandas():
     assert out[1]["json_match_execution_details"]["status"] == "completed"
     top = pl.DataFrame({"output": [float("inf")], "expected": ["1"]})
     out = refscore.evaluate_dataframe(top, [jm], score_format="dict").to_dicts()
-    assert out[0]["json_match_execution_details"]["error"] == "row 1: column `output`, at $: inf has no JSON form"
+    assert out[0]["json_match_execution_details"]["error"] == "row 0: column `output`, at $: inf has no JSON form"
+    # Rows are named by their position from 0 on every path, as in pandas.
+    pd = pytest.importorskip("pandas")
+    for frame in [pl.DataFrame({"output": [[1.0], [float("inf")]], "expected": ["[1]", "[1]"]}), pd.DataFrame({"output": [[1.0], [float("inf")]], "expected": ["[1]", "[1]"]})]:
+        out = refscore.evaluate_dataframe(frame, [jm], score_format="dict")
+        details = out["json_match_execution_details"]
+        error = (details.to_list() if hasattr(details, "to_list") else list(details))[1]["error"]
+        assert error.startswith("row 1: column `output`"), error

@@ -435,35 +435,31 @@ impl Store {
     /// No such run, it has no summary yet, its summary is damaged (not a
     /// JSON object with an `evaluators` list), or the store cannot be read.
     pub fn summary(&self, id: i64) -> Result<String, StoreError> {
-        let s: Option<Option<String>> = self
+        // Whether the summary is readable is the one check `list` and `get`
+        // make too ([`SUMMARY_OK`]), done by SQLite: no parse here.
+        let s: Option<(Option<String>, bool)> = self
             .conn
-            .query_row("SELECT summary FROM runs WHERE id = ?1", [id], |r| r.get(0))
+            .query_row(
+                &format!("SELECT summary, {SUMMARY_OK} FROM runs WHERE id = ?1"),
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()
             .map_err(|e| self.io(&e))?;
         match s {
             None => Err(StoreError::NoRun { path: self.path.clone(), id }),
-            Some(None) => Err(StoreError::Run {
+            Some((None, _)) => Err(StoreError::Run {
                 path: self.path.clone(),
                 id,
                 message: "has not finished (resume it with `refscore run --resume`)".to_owned(),
             }),
-            Some(Some(s)) => {
-                let readable = serde_json::from_str::<serde_json::Value>(&s)
-                    .map_err(|e| e.to_string())
-                    .and_then(|v| match v.get("evaluators") {
-                        Some(serde_json::Value::Array(_)) => Ok(()),
-                        _ => Err(String::from("not a summary of evaluators")),
-                    });
-                match readable {
-                    Ok(()) => Ok(s),
-                    Err(message) => Err(StoreError::Damaged {
-                        path: self.path.clone(),
-                        id,
-                        what: SUMMARY,
-                        message,
-                    }),
-                }
-            }
+            Some((Some(s), true)) => Ok(s),
+            Some((Some(_), false)) => Err(StoreError::Damaged {
+                path: self.path.clone(),
+                id,
+                what: SUMMARY,
+                message: String::from(NOT_A_SUMMARY),
+            }),
         }
     }
 
@@ -605,6 +601,9 @@ impl Store {
 const SUMMARY: &str = "summary";
 const INFORMATION: &str = "information";
 
+/// Why a summary [`SUMMARY_OK`] refuses is damaged.
+const NOT_A_SUMMARY: &str = "not a summary of evaluators (not JSON, or no `evaluators` list)";
+
 /// A column that is 1 when a run's summary is absent (not finished) or
 /// readable (a JSON object with its `evaluators` list), else 0.
 const SUMMARY_OK: &str = "CASE WHEN summary IS NULL THEN 1 \
@@ -619,7 +618,7 @@ fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunEntry> {
     let summary_ok: bool = r.get(12)?;
     let (info, damaged) = match serde_json::from_str::<RunInfo>(&info) {
         Ok(info) if summary_ok => (info, None),
-        Ok(info) => (info, Some(format!("{SUMMARY}: not a summary of evaluators"))),
+        Ok(info) => (info, Some(format!("{SUMMARY}: {NOT_A_SUMMARY}"))),
         Err(e) => (
             RunInfo {
                 id: None,

@@ -102,8 +102,7 @@ class Evaluator:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        strings = {k: v for k, v in self._mapping.items() if isinstance(v, str)}
-        self._compiled = _refscore.Mapping(strings) if strings else None
+        self._set_mapping(self._mapping)
 
     @property
     def input_mapping(self) -> dict[str, Source]:

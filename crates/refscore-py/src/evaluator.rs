@@ -145,17 +145,19 @@ impl MetricEvaluator {
     /// What its judge cost since it was built, in every thread and call:
     /// one dict per judge (`judge`, `model`, `evaluator`, `evaluations`,
     /// `requests`, `retries`, `failures`, `cache_hits`, `prompt_tokens`,
-    /// `completion_tokens`, `latency_p50_ms`, `latency_p95_ms`, `cost`,
-    /// `adapted`), as in a run's summary; empty for a metric that asks
-    /// no judge or has not asked yet.
+    /// `completion_tokens`, `latency_p50_ms`, `latency_p95_ms`, `cost`
+    /// (None without prices), `adapted`), as in a run's summary; empty for
+    /// a metric that asks no judge or has not asked yet.
     fn judge_usage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let mut usage = serde_json::to_value(self.judges.usage())
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         // Every key in every dict: the summary leaves `adapted` out when
-        // empty, a dict is easier to read with it there.
+        // empty and `cost` without prices, a dict is easier to read with
+        // them there.
         for u in usage.as_array_mut().into_iter().flatten() {
             if let Some(u) = u.as_object_mut() {
                 u.entry("adapted").or_insert_with(|| Value::Array(Vec::new()));
+                u.entry("cost").or_insert(Value::Null);
             }
         }
         on_big_stack(|| to_py(py, &usage))
@@ -203,7 +205,7 @@ impl MetricEvaluator {
             // meanwhile. A code metric's row takes microseconds, less than
             // starting the thread that listening needs.
             let result = if b.concurrency > 0 {
-                interruptible(py, &[Arc::clone(&b.cancel)], work)?
+                interruptible(py, &[Arc::clone(&b.cancel)], None, work)?
             } else {
                 py.detach(|| work(&AtomicBool::new(false)))
             };

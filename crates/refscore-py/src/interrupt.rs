@@ -9,6 +9,11 @@
 //! judges stop sending; requests in flight are given up after
 //! `refscore::judge::CANCEL_GRACE`, and the exception is raised. The
 //! judges are then ready for the next call.
+//!
+//! A call made on a worker thread (the awaitable frame evaluation runs
+//! its built-in rows in `asyncio.to_thread`) sees no signal: there a
+//! [`Stop`] handle, set when the awaiting task is cancelled, stops it the
+//! same way.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,17 +26,50 @@ use pyo3::prelude::*;
 /// How often the waiting thread asks Python about signals.
 const TICK: Duration = Duration::from_millis(100);
 
+/// A handle that stops a native call from another thread: `stop()` has
+/// the call skip the rows not yet started, stop its judges and raise
+/// `RuntimeError` instead of returning.
+#[pyclass(module = "refscore._refscore", frozen)]
+#[derive(Default)]
+pub(crate) struct Stop {
+    flag: AtomicBool,
+}
+
+#[pymethods]
+impl Stop {
+    /// A handle not yet stopped.
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks the call holding this handle to stop (within about 100 ms,
+    /// plus the grace given to requests in flight).
+    fn stop(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether `stop()` was called.
+    #[getter]
+    fn stopped(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+}
+
 /// Runs `work` on a thread with the workers' stack size, the interpreter
 /// released, and returns its result; raises what a signal handler raised
-/// instead, after telling `work` to stop (the flag it is given) and the
-/// judges to stop (`cancels`, set back once `work` has returned).
+/// (or a `RuntimeError` once `handle` is stopped) instead, after telling
+/// `work` to stop (the flag it is given) and the judges to stop
+/// (`cancels`, set back once `work` has returned).
 ///
 /// # Errors
-/// The exception a signal handler raised (KeyboardInterrupt), or a
-/// `RuntimeError` when the thread cannot be started or panicked.
+/// The exception a signal handler raised (KeyboardInterrupt), a
+/// `RuntimeError` when `handle` was stopped, or when the thread cannot be
+/// started or panicked.
 pub(crate) fn interruptible<R: Send>(
     py: Python<'_>,
     cancels: &[Arc<AtomicBool>],
+    handle: Option<&Stop>,
     work: impl FnOnce(&AtomicBool) -> R + Send,
 ) -> PyResult<R> {
     let stop = AtomicBool::new(false);
@@ -54,7 +92,7 @@ pub(crate) fn interruptible<R: Send>(
                     Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
                     Err(RecvTimeoutError::Timeout) => {
                         if raised.is_none()
-                            && let Err(e) = Python::attach(|py| py.check_signals())
+                            && let Some(e) = stop_asked(handle)
                         {
                             raised = Some(e);
                             stop.store(true, Ordering::SeqCst);
@@ -75,4 +113,13 @@ pub(crate) fn interruptible<R: Send>(
         return Err(e);
     }
     result.map_err(PyRuntimeError::new_err)
+}
+
+/// Why the call should stop now, if it should: `handle` was stopped, or a
+/// signal handler raised.
+fn stop_asked(handle: Option<&Stop>) -> Option<PyErr> {
+    if handle.is_some_and(Stop::stopped) {
+        return Some(PyRuntimeError::new_err("the evaluation was stopped"));
+    }
+    Python::attach(|py| py.check_signals()).err()
 }

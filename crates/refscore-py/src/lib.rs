@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use crate::convert::{to_py, to_value};
 use crate::engine::{Bound as BoundEval, Outcome, RowInput, on_big_stack};
 use crate::evaluator::{Mapping, MetricEvaluator, score_dict};
-use crate::interrupt::interruptible;
+use crate::interrupt::{Stop, interruptible};
 
 /// The built-in metrics as the registry declares them: name,
 /// description, inputs, options, kind, direction, threshold, extra
@@ -78,7 +78,7 @@ fn bound_list(evaluators: &Bound<'_, PyList>) -> PyResult<Vec<BoundEval>> {
 /// and evaluator name → one dict per row (`status`, `duration_ms`,
 /// `error`).
 #[pyfunction]
-#[pyo3(signature = (evaluators, columns, n_rows, threads=None, score_format="dict"))]
+#[pyo3(signature = (evaluators, columns, n_rows, threads=None, score_format="dict", stop=None))]
 fn evaluate_columns<'py>(
     py: Python<'py>,
     evaluators: &Bound<'py, PyList>,
@@ -86,6 +86,7 @@ fn evaluate_columns<'py>(
     n_rows: usize,
     threads: Option<usize>,
     score_format: &str,
+    stop: Option<Bound<'py, Stop>>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     on_big_stack(|| {
         let bound = bound_list(evaluators)?;
@@ -123,7 +124,8 @@ fn evaluate_columns<'py>(
             });
         }
         drop(cols);
-        let outcomes = interruptible(py, &cancels(&bound), |stop| {
+        let handle = stop.as_ref().map(Bound::get);
+        let outcomes = interruptible(py, &cancels(&bound), handle, |stop| {
             let out = engine::evaluate_rows(&bound, &rows, threads, stop);
             engine::drop_rows(rows);
             out
@@ -136,15 +138,17 @@ fn evaluate_columns<'py>(
 /// Evaluates the rows of Arrow record batches (pyarrow `RecordBatch`es, or
 /// anything with `__arrow_c_array__`); returns as [`evaluate_columns`].
 #[pyfunction]
-#[pyo3(signature = (evaluators, batches, threads=None, score_format="dict"))]
+#[pyo3(signature = (evaluators, batches, threads=None, score_format="dict", stop=None))]
 fn evaluate_arrow<'py>(
     py: Python<'py>,
     evaluators: &Bound<'py, PyList>,
     batches: &Bound<'py, PyAny>,
     threads: Option<usize>,
     score_format: &str,
+    stop: Option<Bound<'py, Stop>>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    on_big_stack(|| arrow_on_stack(py, evaluators, batches, threads, score_format))
+    let handle = stop.as_ref().map(Bound::get);
+    on_big_stack(|| arrow_on_stack(py, evaluators, batches, threads, score_format, handle))
 }
 
 fn arrow_on_stack<'py>(
@@ -153,13 +157,14 @@ fn arrow_on_stack<'py>(
     batches: &Bound<'py, PyAny>,
     threads: Option<usize>,
     score_format: &str,
+    handle: Option<&Stop>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let bound = bound_list(evaluators)?;
     // Imported here, not as an argument: the import recurses over the
     // schema, so it runs on the big stack too.
     let batches: Vec<PyArrowType<RecordBatch>> = batches.extract()?;
     let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();
-    let outcomes = interruptible(py, &cancels(&bound), |stop| -> Result<_, String> {
+    let outcomes = interruptible(py, &cancels(&bound), handle, |stop| -> Result<_, String> {
         let mut rows = Vec::new();
         for b in &batches {
             rows.extend(arrow_rows::batch_rows(b, rows.len() as u64 + 1));
@@ -199,7 +204,7 @@ fn score_on_stack(
     let names: Vec<String> = bound.iter().map(|b| b.name.clone()).collect();
     // Imported on the big stack: the import recurses over the schema.
     let batch = batch.extract::<PyArrowType<RecordBatch>>()?.0;
-    let out = interruptible(py, &cancels(&bound), |stop| -> Result<RecordBatch, String> {
+    let out = interruptible(py, &cancels(&bound), None, |stop| -> Result<RecordBatch, String> {
         let rows = arrow_rows::batch_rows(&batch, 1);
         let outcomes = engine::evaluate_rows(&bound, &rows, threads, stop)?;
         engine::drop_rows(rows);
@@ -283,6 +288,7 @@ fn result_columns<'py>(
 fn _refscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MetricEvaluator>()?;
     m.add_class::<Mapping>()?;
+    m.add_class::<Stop>()?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(score_json, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_columns, m)?)?;

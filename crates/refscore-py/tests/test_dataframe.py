@@ -98,6 +98,22 @@ def test_duplicate_names_and_non_frames_are_refused():
         evaluate_dataframe(pd.DataFrame(ROWS), [length, length])
     with pytest.raises(TypeError):
         evaluate_dataframe(ROWS, [length])
+    # A Series or a polars LazyFrame is no DataFrame: a TypeError naming it,
+    # not an AttributeError from deep inside.
+    with pytest.raises(TypeError, match=r"got pandas\..*Series"):
+        evaluate_dataframe(pd.DataFrame(ROWS)["output"], [length])
+    pl = pytest.importorskip("polars")
+    with pytest.raises(TypeError, match=r"LazyFrame \(call \.collect\(\) first\)"):
+        evaluate_dataframe(pl.DataFrame(ROWS).lazy(), [length])
+    with pytest.raises(TypeError, match="Series"):
+        evaluate_dataframe(pl.DataFrame(ROWS)["output"], [length])
+
+    # A subclass of a DataFrame is one.
+    class Mine(pd.DataFrame):
+        pass
+
+    scores = evaluate_dataframe(Mine(ROWS), [length])["length_score"].tolist()
+    assert [s and s["score"] for s in scores] == [16.0, 8.0, None, None]
 
 
 def test_async_concurrency_is_bounded():
@@ -222,6 +238,16 @@ def test_bad_arguments_raise_the_documented_errors():
     for bad in (-1, 1025):
         with pytest.raises(ValueError, match="threads must be between 0"):
             evaluate_dataframe(df, [refscore.metrics.exact_match()], threads=bad)
+    for bad in (2.0, "2", True):
+        with pytest.raises(TypeError, match="threads must be an int"):
+            evaluate_dataframe(df, [refscore.metrics.exact_match()], threads=bad)
+    # A numpy integer is a whole number.
+    import numpy as np
+
+    out = evaluate_dataframe(df, [refscore.metrics.exact_match()], threads=np.int64(2))
+    assert out["exact_match_score"][0]["score"] == 1.0
+    with pytest.raises(ValueError, match=r"choice 'a': a tuple is \(score, description\), got 1 item"):
+        refscore.ClassificationEvaluator(name="c", prompt_template="{q}", choices={"a": (1.0,)}, judge={"model": "m"})
     with pytest.raises(ValueError, match="option `variant`: nan"):
         refscore.metrics.json_distance(variant=float("nan"))
     c = refscore.ClassificationEvaluator(
@@ -230,6 +256,51 @@ def test_bad_arguments_raise_the_documented_errors():
     back = pickle.loads(pickle.dumps(c))
     assert type(back) is refscore.ClassificationEvaluator
     assert back.options == c.options and back.input_mapping == {"q": "question"}
+    assert repr(back) == "ClassificationEvaluator(metric='classify', name='c')"
+
+
+class StrictDistance(refscore.MetricEvaluator):
+    """A user's subclass of a built-in metric, with its own constructor
+    and attributes."""
+
+    def __init__(self, cutoff):
+        super().__init__("json_distance", name="strict")
+        self.cutoff = cutoff
+
+    def passed(self, row):
+        return self.evaluate(row)[0].score <= self.cutoff
+
+
+class Verdict(refscore.ClassificationEvaluator):
+    """A user's subclass of the classification evaluator."""
+
+    def __init__(self, note):
+        super().__init__(name="v", prompt_template="{q}", choices=["a", "b"], judge={"model": "m"})
+        self.note = note
+
+
+def test_subclasses_of_built_in_evaluators_keep_their_class():
+    import copy
+    import pickle
+
+    ev = StrictDistance(0.5)
+    row = {"out": '{"a": 1}', "expected": '{"a": 1}'}
+    for made in (
+        ev.bind({"output": "out"}),
+        copy.copy(ev),
+        copy.deepcopy(ev),
+        pickle.loads(pickle.dumps(ev)),
+        pickle.loads(pickle.dumps(ev.bind({"output": "out"}))),
+    ):
+        assert type(made) is StrictDistance and made.cutoff == 0.5 and made.name == "strict"
+        assert repr(made) == "StrictDistance(metric='json_distance', name='strict')"
+    bound = pickle.loads(pickle.dumps(ev.bind({"output": "out"})))
+    assert bound.input_mapping == {"output": "out"} and bound.passed(row)
+    # Binding leaves the evaluator itself as it was.
+    assert ev.input_mapping == {}
+    v = pickle.loads(pickle.dumps(Verdict("kept").bind({"q": "question"})))
+    assert type(v) is Verdict and v.note == "kept" and v.input_mapping == {"q": "question"}
+    assert v.options["choices"] == ["a", "b"]
 
 
 def test_an_infinite_value_is_not_reported_missing():

@@ -64,6 +64,11 @@ def test_judge_usage_counts_every_judgement(scripted_llm):
     assert u["requests"] >= 4 and u["prompt_tokens"] > 0 and u["completion_tokens"] > 0
     assert u["cost"] == pytest.approx((u["prompt_tokens"] * 1.0 + u["completion_tokens"] * 2.0) / 1e6)
     assert u["latency_p50_ms"] is not None and u["adapted"] == []
+    # Without prices, `cost` is there and None.
+    free = _slow_judge(scripted_llm, 2)
+    free.evaluate({"answer": "LABEL=good"})
+    [u] = free.judge_usage()
+    assert "cost" in u and u["cost"] is None
     # One more call adds to the same counters.
     judge.evaluate({"answer": "e", "hint": "good"})
     assert judge.judge_usage()[0]["evaluations"] == 5
@@ -132,6 +137,42 @@ def test_ctrl_c_stops_a_judged_frame_without_waiting_for_every_row(slow_llm):
     assert time.monotonic() - t0 < 6.0
     # The judge is ready for the next call.
     assert judge.evaluate({"answer": "again"})[0].label == "good"
+
+
+def test_ctrl_c_under_asyncio_run_stops_the_built_in_rows(slow_llm):
+    import asyncio
+    import time
+
+    # The built-in rows run on a worker thread that no signal reaches:
+    # the cancelled task stops them, so asyncio.run does not wait for all
+    # 40 replies of 0.4 s (16 s) at its shutdown.
+    df = pd.DataFrame({"answer": [f"a{i}" for i in range(40)]})
+    judge = _slow_judge(slow_llm, 1)
+    t0 = time.monotonic()
+    timer = _interrupt_after(0.6)
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(refscore.async_evaluate_dataframe(df, [judge], threads=1))
+    timer.join()
+    assert time.monotonic() - t0 < 6.0
+    assert judge.evaluate({"answer": "again"})[0].label == "good"
+
+
+def test_a_stop_handle_ends_a_native_call_from_another_thread(slow_llm):
+    import threading
+    import time
+
+    from refscore import _refscore
+
+    judge = _slow_judge(slow_llm, 1)
+    stop = _refscore.Stop()
+    assert not stop.stopped
+    threading.Timer(0.5, stop.stop).start()
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match="stopped"):
+        _refscore.evaluate_columns(
+            [(judge._native, None)], {"answer": [f"a{i}" for i in range(40)]}, 40, 1, "dict", stop
+        )
+    assert stop.stopped and time.monotonic() - t0 < 6.0
 
 
 def test_after_ctrl_c_the_judge_does_not_wait_for_the_requests_given_up(stalling_llm):

@@ -81,6 +81,14 @@ def test_a_mapping_naming_an_input_the_evaluator_lacks_is_refused():
         refscore.metrics.json_distance().bind({"outptu": "a"})
     with pytest.raises(ValueError, match="has no input `answer`"):
         echo.evaluate({"query": "q", "context": [], "response": "r"}, input_mapping={"answer": "query"})
+    # An evaluator that takes no inputs has none to map.
+    @create_evaluator(name="const")
+    def const() -> float:
+        return 1.0
+
+    with pytest.raises(ValueError, match="evaluator `const` has no input `output`; it takes no inputs"):
+        const.bind({"output": "answer"})
+    assert const.evaluate({"anything": 1})[0].score == 1.0
     # The inputs it has are accepted.
     assert refscore.metrics.json_distance().bind({"output": "a", "reference": "b"}).input_mapping == {
         "output": "a",

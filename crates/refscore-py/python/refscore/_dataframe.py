@@ -34,12 +34,16 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _frame_kind(df: Any) -> str:
-    module = type(df).__module__
-    if module.startswith("pandas"):
-        return "pandas"
-    if module.startswith("polars"):
-        return "polars"
-    raise TypeError(f"evaluate_dataframe takes a pandas or polars DataFrame, got {type(df).__name__}")
+    """``"pandas"`` or ``"polars"`` for a DataFrame of either; a
+    ``TypeError`` for anything else (a Series or a LazyFrame too)."""
+    t = type(df)
+    for cls in t.__mro__:  # a subclass of a DataFrame is one
+        library = cls.__module__.split(".")[0]
+        if library in ("pandas", "polars") and cls.__name__ == "DataFrame":
+            return library
+    lazy = t.__module__.startswith("polars") and t.__name__ == "LazyFrame"
+    hint = " (call .collect() first)" if lazy else ""
+    raise TypeError(f"evaluate_dataframe takes a pandas or polars DataFrame, got {t.__module__}.{t.__name__}{hint}")
 
 
 def _records(df: Any, kind: str) -> list[dict[str, Any]]:
@@ -109,7 +113,11 @@ def _run_native(
     records: Optional[list[dict[str, Any]]],
     results: _Results,
     threads: Optional[int],
+    stop: Optional[_refscore.Stop] = None,
 ) -> None:
+    """Runs the built-in evaluators over the frame in Rust; ``stop``, when
+    stopped from another thread, ends the call early (it then raises
+    ``RuntimeError``)."""
     if not evaluators:
         return
     n = results.n
@@ -137,11 +145,11 @@ def _run_native(
     with _gc_paused():
         if batches:
             # polars columns reach Rust as Arrow buffers, without Python objects.
-            scores, executions = _refscore.evaluate_arrow(pairs, batches, threads, fmt)
+            scores, executions = _refscore.evaluate_arrow(pairs, batches, threads, fmt, stop)
         else:
             for c in needed:
                 columns[c] = _column(df, kind, c)
-            scores, executions = _refscore.evaluate_columns(pairs, columns, n, threads, fmt)
+            scores, executions = _refscore.evaluate_columns(pairs, columns, n, threads, fmt, stop)
     results.add_native(scores, executions)
     for name, i, error in callable_errors:
         results.fail(i, name, error)
@@ -327,8 +335,12 @@ async def async_evaluate_dataframe(
     results = _Results(n, _score_format(kind, score_format))
     needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
     records = _records(dataframe, kind) if needs_records else None
+    # The built-in rows run on a worker thread, which no signal reaches:
+    # when this task is cancelled (Ctrl-C under asyncio.run), `stop` ends
+    # them, so that the loop's shutdown does not wait for every row.
+    stop = _refscore.Stop()
     native_task = asyncio.create_task(
-        asyncio.to_thread(_run_native, dataframe, kind, native, records, results, threads)
+        asyncio.to_thread(_run_native, dataframe, kind, native, records, results, threads, stop)
     )
     gate = asyncio.Semaphore(concurrency)
 
@@ -341,8 +353,14 @@ async def async_evaluate_dataframe(
             except Exception as e:  # a failing row never stops the frame
                 results.put(i, ev, None, time.perf_counter() - t0, f"{type(e).__name__}: {e}")
 
-    await asyncio.gather(*(one(i, ev, row) for ev in python for i, row in enumerate(records or [])))
-    await native_task
+    try:
+        await asyncio.gather(*(one(i, ev, row) for ev in python for i, row in enumerate(records or [])))
+        await native_task
+    except BaseException:
+        stop.stop()
+        # The stopped call raises; nobody awaits it any more.
+        native_task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        raise
     return _output(dataframe, kind, results, list(native) + list(python))
 
 

@@ -84,14 +84,11 @@ class Evaluator:
         take (a typo would otherwise be ignored, and the input it meant
         read from its default key)."""
         names = [n for n, _ in self._fields()]
-        if not names:
-            return
         unknown = [k for k in mapping if k not in names]
         if unknown:
             listed = ", ".join(f"`{k}`" for k in unknown)
-            raise ValueError(
-                f"evaluator `{self.name}` has no input {listed}; its inputs: {', '.join(names)}"
-            )
+            takes = f"its inputs: {', '.join(names)}" if names else "it takes no inputs"
+            raise ValueError(f"evaluator `{self.name}` has no input {listed}; {takes}")
 
     def __getstate__(self) -> dict[str, Any]:
         # The compiled paths are Rust objects: pickled as the mapping's
@@ -103,6 +100,14 @@ class Evaluator:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._set_mapping(self._mapping)
+
+    def __copy__(self) -> "Evaluator":
+        # A shallow copy of the same class (a subclass stays one), sharing
+        # what the evaluator was built with: bind() then sets a mapping of
+        # its own on the copy.
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
 
     @property
     def input_mapping(self) -> dict[str, Source]:
@@ -362,14 +367,14 @@ class MetricEvaluator(Evaluator):
         return d
 
     def __reduce__(self) -> Any:
-        if any(callable(v) for v in self._mapping.values()):
-            mapping: Any = self._mapping  # pickled by value (cloudpickle for lambdas)
-        else:
-            mapping = dict(self._mapping)
-        return (_rebuild_metric, (self.metric, self.options, self.name, self._native.judge, mapping))
+        """Pickles as the metric, its options, judge and mapping, and the
+        attributes a subclass added: it comes back as its own class, with
+        the Rust metric built again."""
+        args = (self.metric, self.options, self.name, self._native.judge)
+        return (_rebuild_metric, (type(self), args, _pickled_mapping(self)), _added_state(self))
 
     def __repr__(self) -> str:
-        return f"MetricEvaluator(metric={self.metric!r}, name={self.name!r})"
+        return f"{type(self).__name__}(metric={self.metric!r}, name={self.name!r})"
 
 
 def _check_numbers(options: Any, what: str) -> None:
@@ -392,15 +397,39 @@ def check_threads(threads: Any) -> Optional[int]:
     """``threads`` checked: ``None`` or 0 (one per core), else 1 to 1024."""
     if threads is None:
         return None
-    if isinstance(threads, bool) or not isinstance(threads, int):
+    # Any whole number: a numpy integer too (but not a bool).
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
         raise TypeError(f"threads must be an int or None, got {type(threads).__name__}")
+    threads = int(threads)
     if not 0 <= threads <= 1024:
         raise ValueError(f"threads must be between 0 (one per core) and 1024, got {threads}")
     return threads
 
 
-def _rebuild_metric(metric: str, options: Any, name: str, judge: Any, mapping: Any) -> MetricEvaluator:
-    return MetricEvaluator(metric, options, name=name, judge=judge, input_mapping=mapping or None)
+#: The attributes the constructors of :class:`MetricEvaluator` and
+#: :class:`ClassificationEvaluator` set; a subclass's others are pickled.
+_BUILT = frozenset({"_native", "name", "kind", "direction", "input_schema", "_mapping", "_compiled", "_args"})
+
+
+def _pickled_mapping(ev: Evaluator) -> Any:
+    """An evaluator's mapping to pickle: callables by value (cloudpickle
+    takes lambdas), else a plain dict."""
+    return ev._mapping if any(callable(v) for v in ev._mapping.values()) else dict(ev._mapping)
+
+
+def _added_state(ev: Evaluator) -> Optional[dict[str, Any]]:
+    """The attributes a subclass added to a built-in evaluator, if any."""
+    extra = {k: v for k, v in ev.__dict__.items() if k not in _BUILT}
+    return extra or None
+
+
+def _rebuild_metric(cls: type, args: tuple[Any, ...], mapping: Any) -> MetricEvaluator:
+    """A :class:`MetricEvaluator` (or subclass ``cls``, whose own
+    ``__init__`` is not called: its attributes come back as pickled)."""
+    metric, options, name, judge = args
+    ev = cls.__new__(cls)
+    MetricEvaluator.__init__(ev, metric, options, name=name, judge=judge, input_mapping=mapping or None)
+    return ev
 
 
 def metric(name: str, *, evaluator_name: Optional[str] = None, **options: Any) -> MetricEvaluator:
@@ -437,6 +466,10 @@ class ClassificationEvaluator(MetricEvaluator):
             converted: Any = {}
             for label, value in choices.items():
                 if isinstance(value, tuple):
+                    if len(value) != 2:
+                        raise ValueError(
+                            f"choice {label!r}: a tuple is (score, description), got {len(value)} item(s)"
+                        )
                     score, description = value
                     converted[label] = {"score": score, "description": description}
                 else:
@@ -465,14 +498,17 @@ class ClassificationEvaluator(MetricEvaluator):
         }
 
     def __reduce__(self) -> Any:
-        """Pickles as its constructor's arguments and mapping: it comes back
-        a :class:`ClassificationEvaluator`."""
-        mapping: Any = self._mapping if any(callable(v) for v in self._mapping.values()) else dict(self._mapping)
-        return (_rebuild_classification, (self._args, mapping))
+        """Pickles as its constructor's arguments, mapping and the
+        attributes a subclass added: it comes back as its own class."""
+        return (_rebuild_classification, (type(self), self._args, _pickled_mapping(self)), _added_state(self))
 
 
-def _rebuild_classification(args: dict[str, Any], mapping: Any) -> ClassificationEvaluator:
-    return ClassificationEvaluator(**args, input_mapping=mapping or None)
+def _rebuild_classification(cls: type, args: dict[str, Any], mapping: Any) -> ClassificationEvaluator:
+    """A :class:`ClassificationEvaluator` (or subclass ``cls``, as
+    :func:`_rebuild_metric` builds one)."""
+    ev = cls.__new__(cls)
+    ClassificationEvaluator.__init__(ev, **args, input_mapping=mapping or None)
+    return ev
 
 
 class FunctionEvaluator(Evaluator):
@@ -515,11 +551,6 @@ class FunctionEvaluator(Evaluator):
         if self.is_async:
             return to_scores(await self.func(**inputs), self)
         return await asyncio.to_thread(self._evaluate, inputs)
-
-    def __copy__(self) -> "FunctionEvaluator":
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        return new
 
     def __reduce__(self) -> Any:
         """Pickles as the function, the evaluator's settings and its

@@ -484,8 +484,19 @@ impl PrecisionRecallFScore {
         let o = Opts::for_metric(&SPEC, options)?;
         let beta = o.number("beta", 1.0)?;
         let square = beta * beta;
-        if !(beta > 0.0 && square.is_finite() && square > 0.0) {
-            return Err(o.error("beta", format!("must be a number > 0, got {beta}")));
+        // The value as written: `1e200`, not its 201 digits.
+        let given = o.value("beta").map_or_else(|| beta.to_string(), Value::to_string);
+        if beta.is_nan() || beta <= 0.0 {
+            return Err(o.error("beta", format!("must be a number > 0, got {given}")));
+        }
+        if !(square.is_finite() && square > 0.0) {
+            // β² weighs recall: it must be a number too.
+            return Err(o.error(
+                "beta",
+                format!(
+                    "must be a number > 0 whose square is finite and above 0 (1e-150 to 1e150), got {given}"
+                ),
+            ));
         }
         let average = match o.choice("average", &["micro", "macro", "binary"], "micro")?.as_str() {
             "macro" => Average::Macro,

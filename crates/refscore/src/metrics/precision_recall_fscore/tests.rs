@@ -296,7 +296,16 @@ fn bad_options_are_structured_errors() {
     let cases: &[(Value, &str, &str)] = &[
         (json!({"beta": 0}), "beta", "must be a number > 0, got 0"),
         (json!({"beta": -1}), "beta", "must be a number > 0, got -1"),
-        (json!({"beta": 1e200}), "beta", "must be a number > 0"),
+        (
+            json!({"beta": 1e200}),
+            "beta",
+            "whose square is finite and above 0 (1e-150 to 1e150), got 1e+200",
+        ),
+        (
+            json!({"beta": 1e-300}),
+            "beta",
+            "whose square is finite and above 0 (1e-150 to 1e150), got 1e-300",
+        ),
         (json!({"beta": "x"}), "beta", "expected a number"),
         (
             json!({"average": "weighted"}),

@@ -33,11 +33,20 @@ pub(crate) fn suite_name(suite: &Suite) -> String {
     })
 }
 
-/// What a new run records about where it came from.
+/// Threads to hash a dataset on: the run's (`--threads`, 0 or none: one
+/// per core), at most one per core.
+pub(crate) fn hash_threads(threads: Option<usize>) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    threads.filter(|&t| t > 0).map_or(cores, |t| t.min(cores))
+}
+
+/// What a new run records about where it came from; its files are hashed
+/// on `threads` threads (see [`hash_threads`]).
 pub(crate) fn run_info(
     suite: &Suite,
     tags: &[String],
     limit: Option<u64>,
+    threads: usize,
 ) -> anyhow::Result<RunInfo> {
     let mut all: BTreeMap<String, String> = suite.tags.clone();
     for t in tags {
@@ -47,9 +56,9 @@ pub(crate) fn run_info(
             .with_context(|| format!("--tag {t}: expected KEY=VALUE"))?;
         all.insert(k.trim().to_owned(), v.to_owned());
     }
-    let suite_hash =
-        hash_file(&suite.path).with_context(|| format!("reading {}", suite.path.display()))?;
-    let dataset_hash = hash_file(&suite.dataset)
+    let suite_hash = hash_file(&suite.path, threads)
+        .with_context(|| format!("reading {}", suite.path.display()))?;
+    let dataset_hash = hash_file(&suite.dataset, threads)
         .with_context(|| format!("reading the dataset {}", suite.dataset.display()))?;
     let folder =
         suite.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));

@@ -203,7 +203,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         ]
         .into_iter()
         .find_map(|(what, path, recorded)| {
-            let why = match refscore::history::hash_file(path) {
+            let why = match refscore::history::hash_file(path, crate::history::hash_threads(None)) {
                 Ok(hash) if hash == *recorded => return None,
                 Ok(_) => "changed since this run (its BLAKE3 hash differs)",
                 Err(_) => "cannot be read",

@@ -93,7 +93,12 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
         (None, Some(_)) => anyhow::bail!("--resume needs the run store"),
         (store, None) => {
-            let mut info = history::run_info(&suite, &args.tags, args.limit)?;
+            let mut info = history::run_info(
+                &suite,
+                &args.tags,
+                args.limit,
+                history::hash_threads(args.threads),
+            )?;
             let dir = match &args.output {
                 Some(dir) => dir.clone(),
                 None => claim_fresh_dir(
@@ -375,7 +380,12 @@ fn resume(
         );
     }
     let (suite_hash, dataset_hash) = store.hashes(id)?;
-    let now = history::run_info(suite, &args.tags, entry.info.limit)?;
+    let now = history::run_info(
+        suite,
+        &args.tags,
+        entry.info.limit,
+        history::hash_threads(args.threads),
+    )?;
     if now.suite_hash != suite_hash {
         anyhow::bail!(
             "refusing to resume run {id}: the suite file {} changed since the run started (start a new run instead)",

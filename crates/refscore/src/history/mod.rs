@@ -10,6 +10,7 @@
 
 mod batches;
 mod compare;
+mod file_hash;
 mod folder;
 mod policy;
 mod run_info;
@@ -23,6 +24,7 @@ pub use compare::{
     BaselineInfo, Comparison, EvaluatorComparison, FieldDelta, MAX_FIELD_DELTAS,
     MAX_REGRESSED_ROWS, RowChange, RowCounts, RowDelta,
 };
+pub use file_hash::hash_file;
 pub(crate) use folder::summary_header;
 pub use folder::{FolderError, read_folder};
 pub use policy::{
@@ -30,7 +32,7 @@ pub use policy::{
     Strategy, relative_change, status_for,
 };
 pub use run_info::{
-    GitInfo, RunInfo, RunStatus, compact_timestamp, hash_file, now_rfc3339, rfc3339, unix_now,
+    GitInfo, RunInfo, RunStatus, compact_timestamp, now_rfc3339, rfc3339, unix_now,
 };
 pub use scores::{Cell, EvaluatorScores, FieldAccuracy, RowRecord, RowScores, RunScores};
 pub use significance::{PairedTest, PairedTestKind, paired_t};

@@ -105,17 +105,6 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-/// BLAKE3 of a file's bytes, hex; read in 1 MiB pieces.
-///
-/// # Errors
-/// The file cannot be read.
-pub fn hash_file(path: &std::path::Path) -> std::io::Result<String> {
-    let mut hasher = blake3::Hasher::new();
-    let file = std::fs::File::open(path)?;
-    hasher.update_reader(std::io::BufReader::with_capacity(1 << 20, file))?;
-    Ok(hasher.finalize().to_hex().to_string())
-}
-
 /// Seconds since 1970 as RFC 3339 in UTC: `2026-11-23T02:32:35Z`.
 pub fn rfc3339(unix_secs: u64) -> String {
     let (y, m, d, hh, mm, ss) = civil(unix_secs);

@@ -1,0 +1,97 @@
+//! The BLAKE3 hash a run records of its suite and dataset files (and
+//! checks again on `--resume` and in reports).
+//!
+//! A dataset of gigabytes takes a second or more to hash on one core,
+//! before the first row is read; with more than one thread a large file is
+//! hashed in blocks whose BLAKE3 tree is split over the threads (the same
+//! hash: BLAKE3's tree does not depend on how it was computed).
+
+use std::io::Read;
+use std::path::Path;
+
+/// Files smaller than this are hashed on the calling thread: starting
+/// threads would cost more than they save.
+const PARALLEL_FROM: u64 = 4 << 20;
+
+/// The bytes read and hashed at once when hashing on several threads.
+const BLOCK: usize = 8 << 20;
+
+/// BLAKE3 of a file's bytes, hex. With `threads` above 1, a file of 4 MiB
+/// or more is hashed on that many threads.
+///
+/// # Errors
+/// The file cannot be read.
+pub fn hash_file(path: &Path, threads: usize) -> std::io::Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = blake3::Hasher::new();
+    let large = file.metadata().is_ok_and(|m| m.len() >= PARALLEL_FROM);
+    let pool = (threads > 1 && large).then(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("refscore-hash-{i}"))
+            .build()
+    });
+    // A pool that cannot start leaves the hash to this thread.
+    match pool.and_then(Result::ok) {
+        None => {
+            hasher.update_reader(std::io::BufReader::with_capacity(1 << 20, file))?;
+        }
+        Some(pool) => {
+            let mut block = vec![0_u8; BLOCK];
+            loop {
+                let n = fill(&mut file, &mut block)?;
+                if n == 0 {
+                    break;
+                }
+                let bytes = block.get(..n).unwrap_or_default();
+                pool.install(|| hasher.update_rayon(bytes));
+            }
+        }
+    }
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
+/// Reads into `block` until it is full or the file ends; the bytes read.
+fn fill(file: &mut std::fs::File, block: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < block.len() {
+        match file.read(block.get_mut(n..).unwrap_or_default()) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file's bytes: large enough to be hashed on several threads and
+    /// spanning several blocks, with a last block that is not full.
+    fn bytes(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8).collect()
+    }
+
+    #[test]
+    fn threads_give_the_hash_of_one() {
+        let dir = tempfile::tempdir().unwrap();
+        for len in [0, 1, 1025, PARALLEL_FROM as usize, 2 * BLOCK + 12_345] {
+            let path = dir.path().join(format!("f{len}"));
+            let data = bytes(len);
+            std::fs::write(&path, &data).unwrap();
+            let want = blake3::hash(&data).to_hex().to_string();
+            for threads in [0, 1, 2, 3] {
+                assert_eq!(hash_file(&path, threads).unwrap(), want, "{len} bytes, {threads}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(hash_file(&dir.path().join("none"), 2).is_err());
+    }
+}

@@ -5,6 +5,8 @@
 //! whatever the file size. A row that cannot be read is one [`RowError`]
 //! and the iteration goes on with the next row.
 
+#[cfg(feature = "parquet")]
+mod arrow_text;
 mod csv;
 mod json_array;
 mod jsonl;

@@ -19,7 +19,6 @@ use arrow_array::{
     Array, BooleanArray, FixedSizeListArray, LargeListArray, LargeStringArray, ListArray, MapArray,
     StringArray, StringViewArray, StructArray,
 };
-use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
@@ -254,10 +253,15 @@ fn cell_inner(array: &dyn Array, i: usize) -> Value {
                 Value::Object(obj)
             }
         },
-        _ => match ArrayFormatter::try_new(array, &FormatOptions::default()) {
-            Ok(f) => Value::String(f.value(i).to_string()),
-            Err(_) => Value::Null,
+        // A dictionary's cell is its value's.
+        DataType::Dictionary(..) => match array.as_any_dictionary_opt() {
+            None => Value::Null,
+            Some(d) => match cell(d.keys(), i).as_u64().and_then(|k| usize::try_from(k).ok()) {
+                Some(k) => cell(d.values().as_ref(), k),
+                None => Value::Null,
+            },
         },
+        _ => super::arrow_text::text(array, i).map_or(Value::Null, Value::String),
     }
 }
 
@@ -409,6 +413,64 @@ mod tests {
         );
         assert_eq!((rows[2].number, &rows[2].value["tags"]), (3, &json!([])));
         assert!(!rows[2].text_cells);
+    }
+
+    #[test]
+    fn dates_times_decimals_and_bytes_become_their_text() {
+        use arrow_array::{
+            BinaryArray, Date32Array, Decimal128Array, Time64MicrosecondArray,
+            TimestampMicrosecondArray,
+        };
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Date32Array::from(vec![19_787])),
+            Arc::new(TimestampMicrosecondArray::from(vec![1_709_640_000_250_000])),
+            Arc::new(
+                TimestampMicrosecondArray::from(vec![1_709_640_000_000_000])
+                    .with_timezone("+00:00"),
+            ),
+            Arc::new(Time64MicrosecondArray::from(vec![43_200_000_001])),
+            Arc::new(Decimal128Array::from(vec![-12345]).with_precision_and_scale(10, 2).unwrap()),
+            Arc::new(BinaryArray::from_vec(vec![b"\x00\xffA"])),
+        ];
+        let names = ["date", "ts", "ts_utc", "time", "amount", "bytes"];
+        let fields: Vec<Field> = names
+            .iter()
+            .zip(&columns)
+            .map(|(n, c)| Field::new(*n, c.data_type().clone(), false))
+            .collect();
+        let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.parquet");
+        write(&p, &batch);
+        let rows: Vec<Row> = super::super::open(&p, None).unwrap().map(Result::unwrap).collect();
+        assert_eq!(
+            rows[0].value,
+            json!({
+                "date": "2024-03-05",
+                "ts": "2024-03-05T12:00:00.250",
+                "ts_utc": "2024-03-05T12:00:00Z",
+                "time": "12:00:00.000001",
+                "amount": "-123.45",
+                "bytes": "00ff41",
+            })
+        );
+    }
+
+    #[test]
+    fn a_dictionary_cell_is_its_value() {
+        use arrow_array::DictionaryArray;
+        use arrow_array::types::Int32Type;
+        let d: DictionaryArray<Int32Type> = vec!["b", "a", "b"].into_iter().collect();
+        assert_eq!(
+            (0..3).map(|i| cell(&d, i)).collect::<Vec<_>>(),
+            [json!("b"), json!("a"), json!("b")]
+        );
+        let ints = DictionaryArray::<Int32Type>::try_new(
+            arrow_array::Int32Array::from(vec![1, 0]),
+            Arc::new(Int64Array::from(vec![7, 9])),
+        )
+        .unwrap();
+        assert_eq!([cell(&ints, 0), cell(&ints, 1)], [json!(9), json!(7)]);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! cells are read straight from the Arrow buffers into the JSON values the
 //! evaluators compare (a text cell holding JSON is parsed by the metric,
 //! as in a suite run). Strings, numbers, booleans, lists and structs map
-//! to their JSON forms; dictionary-encoded columns are decoded; other
+//! to their JSON forms; binary cells are read as the UTF-8 text they
+//! hold, as Python `bytes` are; dictionary-encoded columns are decoded; other
 //! types (dates, decimals, ...) are cast to text, timestamps with a time
 //! zone as UTC text (`...Z`), and what no cast takes (maps, fixed-size
 //! binary) is read as Arrow displays it. A column that cannot be read
@@ -147,6 +148,9 @@ fn column_values(array: &dyn Array, bad: &mut Vec<BadCell>) -> Result<Vec<Value>
             floats(array.as_primitive::<Float32Type>().iter().map(|x| x.map(f64::from)), bad)
         }
         DataType::Float64 => floats(array.as_primitive::<Float64Type>().iter(), bad),
+        DataType::Binary => binaries(array.as_binary::<i32>().iter(), bad),
+        DataType::LargeBinary => binaries(array.as_binary::<i64>().iter(), bad),
+        DataType::BinaryView => binaries(array.as_binary_view().iter(), bad),
         DataType::Utf8 => strings(array.as_string::<i32>().iter()),
         DataType::LargeUtf8 => strings(array.as_string::<i64>().iter()),
         DataType::Utf8View => strings(array.as_string_view().iter()),
@@ -229,6 +233,22 @@ fn displayed(array: &dyn Array) -> Result<Vec<Value>, String> {
                 Ok(Value::Null)
             } else {
                 f.value(i).try_to_string().map(Value::String).map_err(|e| e.to_string())
+            }
+        })
+        .collect()
+}
+
+/// Binary cells as the text they hold, as Python `bytes` are read
+/// ([`crate::convert::bytes_text`]); a cell that is not UTF-8 is noted in
+/// `bad`.
+fn binaries<'a>(it: impl Iterator<Item = Option<&'a [u8]>>, bad: &mut Vec<BadCell>) -> Vec<Value> {
+    it.enumerate()
+        .map(|(row, b)| match b.map(crate::convert::bytes_text) {
+            None => Value::Null,
+            Some(Ok(v)) => v,
+            Some(Err(why)) => {
+                bad.push(BadCell { row, path: String::new(), why });
+                Value::Null
             }
         })
         .collect()

@@ -404,3 +404,18 @@ def test_evaluators_may_be_any_iterable():
     df = pd.DataFrame({"output": ['{"a": 1}'], "expected": ['{"a": 1}']})
     out = refscore.evaluate_dataframe(df, (e for e in [refscore.metrics.json_distance()]))
     assert out["json_distance_score"][0]["score"] == 0.0
+
+
+def test_bytes_are_read_as_their_text_in_pandas_polars_and_arrow():
+    pl = pytest.importorskip("polars")
+    m = refscore.metrics.exact_match()
+    rows = {"output": [b"hello", b"\xff\xfe"], "expected": ["hello", "hello"]}
+    for df in (pd.DataFrame(rows), pl.DataFrame(rows)):
+        out = evaluate_dataframe(df, [m], score_format="dict")
+        details = list(out["exact_match_execution_details"])
+        assert out["exact_match_score"][0]["score"] == 1.0, type(df)
+        # Bytes that are not UTF-8 fail their row, saying so (polars read
+        # them as missing, pandas as a value with no JSON form).
+        assert details[1]["status"] == "failed"
+        assert "bytes that are not UTF-8 text (invalid at byte 0)" in details[1]["error"], details[1]
+    assert m.evaluate({"output": b"hello", "expected": "hello"})[0].score == 1.0

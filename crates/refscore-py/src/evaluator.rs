@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::convert::{to_py, to_value};
 use crate::engine::{Bound as BoundEval, on_big_stack, rename};
-use crate::interrupt::interruptible;
+use crate::interrupt::{Stop, interruptible};
 
 /// A built-in metric, built once from its name and options, evaluated in
 /// Rust. Immutable and shareable across threads.
@@ -181,11 +181,16 @@ impl MetricEvaluator {
 
     /// Evaluates one input (input name → value, already mapped) and
     /// returns its scores as dicts, the interpreter released meanwhile.
+    /// A judged evaluation ends early, raising, on Ctrl-C or once `stop`
+    /// (set from another thread) is stopped.
+    #[pyo3(signature = (input, stop=None))]
     fn evaluate_input<'py>(
         &self,
         py: Python<'py>,
         input: &Bound<'py, PyDict>,
+        stop: Option<Bound<'py, Stop>>,
     ) -> PyResult<Bound<'py, PyList>> {
+        let handle = stop.as_ref().map(Bound::get);
         on_big_stack(|| {
             let mut values: Vec<(String, Value)> = Vec::with_capacity(input.len());
             for (k, v) in input.iter() {
@@ -205,7 +210,7 @@ impl MetricEvaluator {
             // meanwhile. A code metric's row takes microseconds, less than
             // starting the thread that listening needs.
             let result = if b.concurrency > 0 {
-                interruptible(py, &[Arc::clone(&b.cancel)], None, work)?
+                interruptible(py, &[Arc::clone(&b.cancel)], handle, work)?
             } else {
                 py.detach(|| work(&AtomicBool::new(false)))
             };

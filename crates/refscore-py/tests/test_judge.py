@@ -157,6 +157,20 @@ def test_ctrl_c_under_asyncio_run_stops_the_built_in_rows(slow_llm):
     assert judge.evaluate({"answer": "again"})[0].label == "good"
 
 
+def test_a_cancelled_async_evaluate_gives_up_its_request(stalling_llm):
+    import asyncio
+    import time
+
+    # The reply takes 20 s; the timeout cancels the task at 0.5 s, and the
+    # loop's shutdown must not wait for the thread's request to end.
+    judge = _slow_judge(stalling_llm, 1)
+    t0 = time.monotonic()
+    with pytest.raises((asyncio.TimeoutError, TimeoutError)):
+        asyncio.run(asyncio.wait_for(judge.async_evaluate({"answer": "slow 1"}), 0.5))
+    assert time.monotonic() - t0 < 8.0
+    assert judge.evaluate({"answer": "fast"})[0].label == "good"
+
+
 def test_a_stop_handle_ends_a_native_call_from_another_thread(slow_llm):
     import threading
     import time

@@ -332,6 +332,12 @@ class MetricEvaluator(Evaluator):
     def evaluate(self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping] = None) -> list[Score]:
         """Evaluates one row in Rust; mapping as a suite run does (an
         unmapped ``reference`` also reads an ``expected`` key)."""
+        return self._evaluate_row(eval_input, input_mapping, None)
+
+    def _evaluate_row(
+        self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping], stop: Optional[_refscore.Stop]
+    ) -> list[Score]:
+        """:meth:`evaluate`, ended early (raising) once ``stop`` is stopped."""
         ev = self if input_mapping is None else self.bind(input_mapping)
         row = dict(eval_input)
         keys: dict[str, str] = {}
@@ -352,13 +358,21 @@ class MetricEvaluator(Evaluator):
             inputs = mapping.resolve(row, fields)
         except KeyError as e:
             raise ValueError(e.args[0] if e.args else str(e)) from None
-        return [Score.from_dict(d) for d in self._native.evaluate_input(inputs)]
+        return [Score.from_dict(d) for d in self._native.evaluate_input(inputs, stop)]
 
     async def async_evaluate(
         self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping] = None
     ) -> list[Score]:
-        """As :meth:`evaluate`, on a worker thread."""
-        return await asyncio.to_thread(self.evaluate, eval_input, input_mapping)
+        """As :meth:`evaluate`, on a worker thread. Cancelling the task
+        (``asyncio.wait_for``'s timeout, Ctrl-C under ``asyncio.run``)
+        stops a judged evaluation's thread too: its request is given up
+        instead of holding the loop's shutdown until it ends."""
+        stop = _refscore.Stop()
+        try:
+            return await asyncio.to_thread(self._evaluate_row, eval_input, input_mapping, stop)
+        except BaseException:
+            stop.stop()
+            raise
 
     def describe(self) -> dict[str, Any]:
         d = super().describe()

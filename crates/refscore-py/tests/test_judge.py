@@ -113,47 +113,41 @@ def _interrupt_after(seconds):
     return timer
 
 
-def test_ctrl_c_stops_a_judged_frame_without_waiting_for_every_row(slow_llm):
+def _ctrl_c_stops(call):
+    """Ctrl-C 0.6 s into ``call()`` raises KeyboardInterrupt within 6 s."""
     import time
+
+    t0 = time.monotonic()
+    timer = _interrupt_after(0.6)
+    with pytest.raises(KeyboardInterrupt):
+        call()
+    timer.join()
+    assert time.monotonic() - t0 < 6.0
+
+
+def test_ctrl_c_stops_a_judged_frame_without_waiting_for_every_row(slow_llm):
+    import pyarrow as pa
 
     # 40 replies of 0.4 s one at a time: 16 s. Ctrl-C after 0.6 s skips the
     # rows not started and gives up the request in flight.
     df = pd.DataFrame({"answer": [f"a{i}" for i in range(40)]})
     judge = _slow_judge(slow_llm, 1)
-    t0 = time.monotonic()
-    timer = _interrupt_after(0.6)
-    with pytest.raises(KeyboardInterrupt):
-        refscore.evaluate_dataframe(df, [judge], threads=1)
-    timer.join()
-    assert time.monotonic() - t0 < 6.0
+    _ctrl_c_stops(lambda: refscore.evaluate_dataframe(df, [judge], threads=1))
     # The same for an Arrow batch.
-    import pyarrow as pa
-
-    t0 = time.monotonic()
-    timer = _interrupt_after(0.6)
-    with pytest.raises(KeyboardInterrupt):
-        refscore.Suite([judge]).score_batch(pa.RecordBatch.from_pandas(df), threads=1)
-    timer.join()
-    assert time.monotonic() - t0 < 6.0
+    _ctrl_c_stops(lambda: refscore.Suite([judge]).score_batch(pa.RecordBatch.from_pandas(df), threads=1))
     # The judge is ready for the next call.
     assert judge.evaluate({"answer": "again"})[0].label == "good"
 
 
 def test_ctrl_c_under_asyncio_run_stops_the_built_in_rows(slow_llm):
     import asyncio
-    import time
 
     # The built-in rows run on a worker thread that no signal reaches:
     # the cancelled task stops them, so asyncio.run does not wait for all
     # 40 replies of 0.4 s (16 s) at its shutdown.
     df = pd.DataFrame({"answer": [f"a{i}" for i in range(40)]})
     judge = _slow_judge(slow_llm, 1)
-    t0 = time.monotonic()
-    timer = _interrupt_after(0.6)
-    with pytest.raises(KeyboardInterrupt):
-        asyncio.run(refscore.async_evaluate_dataframe(df, [judge], threads=1))
-    timer.join()
-    assert time.monotonic() - t0 < 6.0
+    _ctrl_c_stops(lambda: asyncio.run(refscore.async_evaluate_dataframe(df, [judge], threads=1)))
     assert judge.evaluate({"answer": "again"})[0].label == "good"
 
 

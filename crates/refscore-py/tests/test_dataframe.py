@@ -298,6 +298,15 @@ def test_subclasses_of_built_in_evaluators_keep_their_class():
     assert bound.input_mapping == {"output": "out"} and bound.passed(row)
     # Binding leaves the evaluator itself as it was.
     assert ev.input_mapping == {}
+    # A subclass with slots keeps them through bind and copy.
+
+    class Slotted(refscore.MetricEvaluator):
+        __slots__ = ("level",)
+
+    s = Slotted("json_distance")
+    s.level = 3
+    for made in (s.bind({"output": "out"}), copy.copy(s)):
+        assert type(made) is Slotted and made.level == 3
     v = pickle.loads(pickle.dumps(Verdict("kept").bind({"q": "question"})))
     assert type(v) is Verdict and v.note == "kept" and v.input_mapping == {"q": "question"}
     assert v.options["choices"] == ["a", "b"]

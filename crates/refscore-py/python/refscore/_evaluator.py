@@ -105,8 +105,15 @@ class Evaluator:
         # A shallow copy of the same class (a subclass stays one), sharing
         # what the evaluator was built with: bind() then sets a mapping of
         # its own on the copy.
-        new = object.__new__(type(self))
+        cls = type(self)
+        new = cls.__new__(cls)
         new.__dict__.update(self.__dict__)
+        # A subclass's slots too, where it declares any.
+        for klass in cls.__mro__:
+            slots = getattr(klass, "__slots__", ())
+            for slot in [slots] if isinstance(slots, str) else slots:
+                if slot not in ("__dict__", "__weakref__") and hasattr(self, slot):
+                    setattr(new, slot, getattr(self, slot))
         return new
 
     @property

@@ -32,12 +32,8 @@ use chrono::{SecondsFormat, TimeZone, Utc};
 /// type without one (a union, say) or a value out of the calendar's range.
 pub(super) fn text(array: &dyn Array, i: usize) -> Option<String> {
     match array.data_type() {
-        DataType::Binary => Some(hex(array.as_any().downcast_ref::<BinaryArray>()?.value(i))),
-        DataType::LargeBinary => {
-            Some(hex(array.as_any().downcast_ref::<LargeBinaryArray>()?.value(i)))
-        }
-        DataType::BinaryView => {
-            Some(hex(array.as_any().downcast_ref::<BinaryViewArray>()?.value(i)))
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
+            Some(hex(binary(array, i)?))
         }
         DataType::FixedSizeBinary(_) => {
             Some(hex(array.as_any().downcast_ref::<FixedSizeBinaryArray>()?.value(i)))
@@ -68,6 +64,16 @@ pub(super) fn text(array: &dyn Array, i: usize) -> Option<String> {
         }
         DataType::Duration(unit) => duration(array, i, *unit),
         DataType::Interval(unit) => interval(array, i, *unit),
+        _ => None,
+    }
+}
+
+/// The bytes of binary cell `i` (`Binary`, `LargeBinary`, `BinaryView`).
+pub(super) fn binary(array: &dyn Array, i: usize) -> Option<&[u8]> {
+    match array.data_type() {
+        DataType::Binary => Some(array.as_any().downcast_ref::<BinaryArray>()?.value(i)),
+        DataType::LargeBinary => Some(array.as_any().downcast_ref::<LargeBinaryArray>()?.value(i)),
+        DataType::BinaryView => Some(array.as_any().downcast_ref::<BinaryViewArray>()?.value(i)),
         _ => None,
     }
 }

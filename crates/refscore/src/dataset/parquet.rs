@@ -220,6 +220,15 @@ fn cell_inner(array: &dyn Array, i: usize) -> Value {
         DataType::Utf8View => {
             text(array.as_any().downcast_ref::<StringViewArray>().map(|a| a.value(i)))
         }
+        // Binary holding UTF-8 is text: older writers (Hive, Impala, Spark
+        // without `binaryAsString`) store strings unannotated. Other bytes
+        // are hex.
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
+            match super::arrow_text::binary(array, i).map(std::str::from_utf8) {
+                Some(Ok(s)) => Value::String(s.to_owned()),
+                _ => super::arrow_text::text(array, i).map_or(Value::Null, Value::String),
+            }
+        }
         DataType::List(_) => list(array.as_any().downcast_ref::<ListArray>().map(|a| a.value(i))),
         DataType::LargeList(_) => {
             list(array.as_any().downcast_ref::<LargeListArray>().map(|a| a.value(i)))
@@ -431,8 +440,9 @@ mod tests {
             Arc::new(Time64MicrosecondArray::from(vec![43_200_000_001])),
             Arc::new(Decimal128Array::from(vec![-12345]).with_precision_and_scale(10, 2).unwrap()),
             Arc::new(BinaryArray::from_vec(vec![b"\x00\xffA"])),
+            Arc::new(BinaryArray::from_vec(vec!["café".as_bytes()])),
         ];
-        let names = ["date", "ts", "ts_utc", "time", "amount", "bytes"];
+        let names = ["date", "ts", "ts_utc", "time", "amount", "bytes", "text_bytes"];
         let fields: Vec<Field> = names
             .iter()
             .zip(&columns)
@@ -452,6 +462,7 @@ mod tests {
                 "time": "12:00:00.000001",
                 "amount": "-123.45",
                 "bytes": "00ff41",
+                "text_bytes": "café",
             })
         );
     }

@@ -106,20 +106,29 @@ macro_rules! prim {
     }};
 }
 
-/// A float column's cells; the infinite ones are noted in `bad` (and
-/// read as `null` meanwhile).
-fn floats(x: impl Iterator<Item = Option<f64>>, bad: &mut Vec<BadCell>) -> Vec<Value> {
-    x.enumerate()
-        .map(|(row, x)| match x.map(float) {
+/// A column's cells read by `read`; the cells it refuses are noted in
+/// `bad` with its reason (and read as `null` meanwhile).
+fn checked<T>(
+    cells: impl Iterator<Item = Option<T>>,
+    read: impl Fn(T) -> Result<Value, String>,
+    bad: &mut Vec<BadCell>,
+) -> Vec<Value> {
+    cells
+        .enumerate()
+        .map(|(row, x)| match x.map(&read) {
             None => Value::Null,
-            Some(Some(v)) => v,
-            Some(None) => {
-                let why = format!("{} has no JSON form", x.unwrap_or_default());
+            Some(Ok(v)) => v,
+            Some(Err(why)) => {
                 bad.push(BadCell { row, path: String::new(), why });
                 Value::Null
             }
         })
         .collect()
+}
+
+/// A float column's cells; the infinite ones are noted in `bad`.
+fn floats(x: impl Iterator<Item = Option<f64>>, bad: &mut Vec<BadCell>) -> Vec<Value> {
+    checked(x, |x| float(x).ok_or_else(|| format!("{x} has no JSON form")), bad)
 }
 
 /// One column's cells as JSON values; cells with no JSON form (an
@@ -242,16 +251,7 @@ fn displayed(array: &dyn Array) -> Result<Vec<Value>, String> {
 /// ([`crate::convert::bytes_text`]); a cell that is not UTF-8 is noted in
 /// `bad`.
 fn binaries<'a>(it: impl Iterator<Item = Option<&'a [u8]>>, bad: &mut Vec<BadCell>) -> Vec<Value> {
-    it.enumerate()
-        .map(|(row, b)| match b.map(crate::convert::bytes_text) {
-            None => Value::Null,
-            Some(Ok(v)) => v,
-            Some(Err(why)) => {
-                bad.push(BadCell { row, path: String::new(), why });
-                Value::Null
-            }
-        })
-        .collect()
+    checked(it, crate::convert::bytes_text, bad)
 }
 
 fn strings<'a>(it: impl Iterator<Item = Option<&'a str>>) -> Vec<Value> {

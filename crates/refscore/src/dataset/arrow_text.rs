@@ -79,7 +79,7 @@ pub(super) fn binary(array: &dyn Array, i: usize) -> Option<&[u8]> {
 }
 
 /// Bytes as lower-case hex, two digits each.
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {
         let _ = write!(out, "{b:02x}");

@@ -224,10 +224,12 @@ fn cell_inner(array: &dyn Array, i: usize) -> Value {
         // without `binaryAsString`) store strings unannotated. Other bytes
         // are hex.
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
-            match super::arrow_text::binary(array, i).map(std::str::from_utf8) {
-                Some(Ok(s)) => Value::String(s.to_owned()),
-                _ => super::arrow_text::text(array, i).map_or(Value::Null, Value::String),
-            }
+            super::arrow_text::binary(array, i).map_or(Value::Null, |b| {
+                Value::String(
+                    std::str::from_utf8(b)
+                        .map_or_else(|_| super::arrow_text::hex(b), str::to_owned),
+                )
+            })
         }
         DataType::List(_) => list(array.as_any().downcast_ref::<ListArray>().map(|a| a.value(i))),
         DataType::LargeList(_) => {

@@ -8,7 +8,7 @@ use std::process::Command;
 use anyhow::Context;
 use refscore::Suite;
 use refscore::history::{
-    BaselineInfo, GitInfo, RunInfo, RunScores, RunStatus, Store, Strategy, hash_file, now_rfc3339,
+    BaselineInfo, GitInfo, RunInfo, RunScores, RunStatus, Store, Strategy, hash_input, now_rfc3339,
     read_folder,
 };
 
@@ -56,9 +56,9 @@ pub(crate) fn run_info(
             .with_context(|| format!("--tag {t}: expected KEY=VALUE"))?;
         all.insert(k.trim().to_owned(), v.to_owned());
     }
-    let suite_hash = hash_file(&suite.path, threads)
+    let suite_hash = hash_input(&suite.path, threads)
         .with_context(|| format!("reading {}", suite.path.display()))?;
-    let dataset_hash = hash_file(&suite.dataset, threads)
+    let dataset_hash = hash_input(&suite.dataset, threads)
         .with_context(|| format!("reading the dataset {}", suite.dataset.display()))?;
     let folder =
         suite.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));

@@ -63,13 +63,21 @@ pub(crate) fn run(
         value_reader,
         ..RunOptions::default()
     };
-    let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+    let out = std::sync::Mutex::new(BufWriter::with_capacity(1 << 20, std::io::stdout()));
+    let lines = || out.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut on_row = |_: &RowResult, line: &str| -> std::io::Result<()> {
+        let mut out = lines();
         out.write_all(line.as_bytes())?;
         out.write_all(b"\n")
     };
-    let summary = runner::run_rows(&suite, rows, &opts, &mut on_row, &|_| {})?;
-    out.flush()?;
+    // Each batch's lines go out once it is done: pairs piped in from a
+    // program still writing are answered as they come. A write error here
+    // shows again at the last flush, which reports it.
+    let on_batch = |_: &runner::Progress| {
+        let _ = lines().flush();
+    };
+    let summary = runner::run_rows(&suite, rows, &opts, &mut on_row, &on_batch)?;
+    lines().flush()?;
     drop(out);
     let mut err = std::io::stderr().lock();
     for e in &suite.evaluators {

@@ -203,6 +203,12 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         ]
         .into_iter()
         .find_map(|(what, path, recorded)| {
+            if recorded.is_empty() {
+                return Some(format!(
+                    "the {what} {} was read from a pipe or a device, not a file, so it cannot be read again",
+                    path.display()
+                ));
+            }
             let why = match refscore::history::hash_file(path, crate::history::hash_threads(None)) {
                 Ok(hash) if hash == *recorded => return None,
                 Ok(_) => "changed since this run (its BLAKE3 hash differs)",

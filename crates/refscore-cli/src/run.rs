@@ -217,12 +217,21 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let resume = (run_id.is_some() && args.resume.is_some())
         .then_some(Resume { batches: &mut replay as &mut dyn Iterator<Item = _> });
     let started = std::time::Instant::now();
+    // Each batch's lines reach the file once the batch is done: a stream's
+    // rows show as they are scored, and the file keeps up with the store.
+    // A write error here shows again at the last flush, which reports it.
+    let on_batch = |p: &Progress| {
+        progress.update(p);
+        if let Some(w) = results.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+            let _ = w.flush();
+        }
+    };
     let outcome = runner::run_recorded(
         &suite,
         dataset,
         &opts,
         &mut on_row,
-        &|p: &Progress| progress.update(p),
+        &on_batch,
         Recording { sink: Some(&mut sink), resume },
     );
     progress.finish();
@@ -380,6 +389,15 @@ fn resume(
         );
     }
     let (suite_hash, dataset_hash) = store.hashes(id)?;
+    // A suite or dataset read from a pipe or a device was not hashed: the
+    // rows it gave cannot be checked, nor read again.
+    for (what, recorded) in [("suite", &suite_hash), ("dataset", &dataset_hash)] {
+        if recorded.is_empty() {
+            anyhow::bail!(
+                "refusing to resume run {id}: its {what} was read from a pipe or a device, not a file, so it cannot be checked or read again (start a new run instead)"
+            );
+        }
+    }
     let now = history::run_info(
         suite,
         &args.tags,

@@ -153,8 +153,8 @@ fn show(
         ("ended", r.ended_at.clone().unwrap_or_else(|| "—".to_owned())),
         ("rows", r.rows.to_string()),
         ("duration", format!("{:.2}s", r.duration_s)),
-        ("suite file", format!("{} (blake3 {})", i.suite_path, short(&i.suite_hash))),
-        ("dataset", format!("{} (blake3 {})", i.dataset, short(&i.dataset_hash))),
+        ("suite file", format!("{} ({})", i.suite_path, short(&i.suite_hash))),
+        ("dataset", format!("{} ({})", i.dataset, short(&i.dataset_hash))),
         (
             "git",
             i.git.as_ref().map_or_else(
@@ -219,6 +219,12 @@ fn show(
     Ok(())
 }
 
-fn short(h: &str) -> &str {
-    &h[..h.len().min(12)]
+/// A recorded hash as shown: `blake3` and its first 12 digits, or why
+/// there is none.
+fn short(h: &str) -> String {
+    if h.is_empty() {
+        String::from("not hashed: a pipe or a device")
+    } else {
+        format!("blake3 {}", h.chars().take(12).collect::<String>())
+    }
 }

@@ -11,6 +11,7 @@ mod hardening;
 mod history;
 mod judge;
 mod reports;
+mod streams;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

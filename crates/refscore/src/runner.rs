@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -320,29 +321,37 @@ pub fn run_recorded(
     let progress = rows.progress();
     let fast_columns = (!opts.value_reader).then(|| fast_reader_columns(suite)).flatten();
     // Rows are read on a thread of their own, a batch or two ahead of the
-    // workers (reading overlaps evaluation even with one worker).
-    let cancelled = std::thread::scope(|scope| -> Result<bool, RunError> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Pending>>(2);
-        std::thread::Builder::new()
-            .name(String::from("refscore-read"))
-            .stack_size(READER_STACK)
-            .spawn_scoped(scope, move || {
-                loop {
-                    let batch = read_batch(&mut rows, &mut remaining, batch_rows);
-                    let last = batch.is_empty();
-                    if let Err(unsent) = tx.send(batch) {
-                        unsent.0.into_iter().for_each(drop_item);
-                        break;
-                    }
-                    if last {
-                        break;
-                    }
+    // workers (reading overlaps evaluation even with one worker). The run
+    // does not wait for it once stopped: a stream (a pipe, standard input)
+    // may hold it in a read for as long as its writer is silent; it ends
+    // when that read returns.
+    // It hands rows on in chunks; two batches' worth may wait.
+    let slow = rows.is_stream().then_some(SLOW_BATCH);
+    let chunk_rows = CHUNK_ROWS.min(batch_rows);
+    let (tx, rx) =
+        std::sync::mpsc::sync_channel::<Vec<Pending>>((2 * batch_rows).div_ceil(chunk_rows).max(2));
+    let reader = std::thread::Builder::new()
+        .name(String::from("refscore-read"))
+        .stack_size(READER_STACK)
+        .spawn(move || {
+            loop {
+                let chunk = read_chunk(&mut rows, &mut remaining, chunk_rows);
+                let last = chunk.is_empty();
+                if let Err(unsent) = tx.send(chunk) {
+                    unsent.0.into_iter().for_each(drop_item);
+                    break;
                 }
-            })
-            .map_err(|e| RunError::Threads(e.to_string()))?;
+                if last {
+                    break;
+                }
+            }
+        })
+        .map_err(|e| RunError::Threads(e.to_string()))?;
+    let mut batches = Batches { rx, rows: batch_rows, slow, left: Vec::new() };
+    let cancelled = {
         let mut cancelled = false;
         let mut evaluate_batches = || -> Result<(), RunError> {
-            for current in rx.iter().take_while(|b| !b.is_empty()) {
+            while let Some(current) = batches.next(&opts.cancel) {
                 if opts.cancel.load(Ordering::Relaxed) {
                     cancelled = true;
                     pool.install(|| current.into_par_iter().for_each(drop_item));
@@ -447,14 +456,19 @@ pub fn run_recorded(
             Ok(())
         };
         let result = evaluate_batches();
-        // Batches read ahead are freed without deep recursion; dropping the
+        // Rows read ahead are freed without deep recursion; dropping the
         // receiver then stops the reader.
-        for batch in rx.try_iter() {
-            batch.into_iter().for_each(drop_item);
+        batches.left.drain(..).for_each(drop_item);
+        for chunk in batches.rx.try_iter() {
+            chunk.into_iter().for_each(drop_item);
         }
-        drop(rx);
-        result.map(|()| cancelled)
-    })?;
+        drop(batches);
+        // A reader that sent its last batch is done (or about to be).
+        if result.is_ok() && !cancelled && !opts.cancel.load(Ordering::Relaxed) {
+            let _ = reader.join();
+        }
+        result.map(|()| cancelled)?
+    };
     // A stop asked for during the last batch (its judge requests then
     // failed as cancelled) is a cancelled run too.
     let cancelled = cancelled || opts.cancel.load(Ordering::Relaxed);
@@ -573,16 +587,80 @@ fn add_fields(acc: &mut FieldStats, ev: &Evaluated) {
     }
 }
 
-fn read_batch(rows: &mut Rows, remaining: &mut Option<u64>, batch_rows: usize) -> Vec<Pending> {
-    let mut n = batch_rows;
+/// Rows the reader hands on at once (fewer when a stream has no more
+/// ready).
+const CHUNK_ROWS: usize = 64;
+
+/// How long the run waits for rows before it checks for a stop again.
+const STOP_CHECK: Duration = Duration::from_millis(50);
+
+/// How long a batch of a stream's rows waits to be full once it has
+/// rows: rows that come slowly (a pipe from a program still writing) are
+/// scored and written within this time of their arrival, not once a whole
+/// batch has come. A file's batches are always whole (but the last), so
+/// that a run's batches, and so a resume, do not depend on timing.
+const SLOW_BATCH: Duration = Duration::from_millis(200);
+
+/// Up to `n` rows (and at most `remaining`); fewer when the next row
+/// would wait for a stream's writer.
+fn read_chunk(rows: &mut Rows, remaining: &mut Option<u64>, n: usize) -> Vec<Pending> {
+    let mut n = n;
     if let Some(r) = remaining {
         n = n.min(usize::try_from(*r).unwrap_or(usize::MAX));
     }
-    let batch: Vec<_> = std::iter::from_fn(|| rows.next_pending()).take(n).collect();
-    if let Some(r) = remaining {
-        *r = r.saturating_sub(batch.len() as u64);
+    let mut chunk = Vec::with_capacity(n);
+    while chunk.len() < n {
+        let Some(row) = rows.next_pending() else { break };
+        chunk.push(row);
+        if rows.would_wait() {
+            break;
+        }
     }
-    batch
+    if let Some(r) = remaining {
+        *r = r.saturating_sub(chunk.len() as u64);
+    }
+    chunk
+}
+
+/// The reader's chunks gathered into batches of `rows` rows.
+struct Batches {
+    rx: Receiver<Vec<Pending>>,
+    rows: usize,
+    /// For a stream: [`SLOW_BATCH`].
+    slow: Option<Duration>,
+    /// Rows received past the last batch's end.
+    left: Vec<Pending>,
+}
+
+impl Batches {
+    /// The next batch: `rows` rows, or fewer at the end of the rows, when
+    /// a stream's rows come slowly (see [`SLOW_BATCH`]), or once a stop is
+    /// asked for (the caller then drops it). `None`: no rows are left, or
+    /// a stop came while none were waiting.
+    fn next(&mut self, stop: &AtomicBool) -> Option<Vec<Pending>> {
+        let mut batch = std::mem::take(&mut self.left);
+        let mut since = (!batch.is_empty()).then(Instant::now);
+        // How long the batch may still wait for rows, if it has any.
+        let left = |since: Option<Instant>| Some(self.slow?.saturating_sub(since?.elapsed()));
+        while batch.len() < self.rows {
+            let wait = left(since).map_or(STOP_CHECK, |w| w.min(STOP_CHECK));
+            match self.rx.recv_timeout(wait) {
+                Ok(chunk) if !chunk.is_empty() => {
+                    since.get_or_insert_with(Instant::now);
+                    batch.extend(chunk);
+                }
+                Err(RecvTimeoutError::Timeout)
+                    if !stop.load(Ordering::Relaxed) && left(since) != Some(Duration::ZERO) => {}
+                // The end of the rows, a stop, or a batch that waited long
+                // enough.
+                _ => break,
+            }
+        }
+        if batch.len() > self.rows {
+            self.left = batch.split_off(self.rows);
+        }
+        (!batch.is_empty()).then_some(batch)
+    }
 }
 
 fn drop_item(item: Pending) {
@@ -593,3 +671,6 @@ fn drop_item(item: Pending) {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod stream_tests;

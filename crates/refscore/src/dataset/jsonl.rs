@@ -4,13 +4,18 @@
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::{Pending, row_error};
 use crate::limits::{MAX_ROW_BYTES, too_long};
 
 /// Bytes read at a time; a longer line grows the block to hold it.
 const BLOCK: usize = 4 << 20;
+
+/// Bytes read at a time from a stream (a pipe, standard input): what a
+/// pipe holds. A block is handed on as soon as it holds a whole line, so
+/// rows that come slowly are scored as they come.
+const STREAM_BLOCK: usize = 64 << 10;
 
 /// Blocks kept for reuse once their lines are done with.
 const SPARES: usize = 2;
@@ -37,6 +42,11 @@ pub(crate) struct JsonlRows<R> {
     max_row: usize,
     /// The length of a line skipped for being longer, not yet reported.
     skipped: Option<u64>,
+    /// The reader is a stream, not a file: see [`STREAM_BLOCK`].
+    stream: bool,
+    /// For a stream: set after each line to whether the next one can be
+    /// had without waiting on the stream.
+    ready: Option<Arc<AtomicBool>>,
 }
 
 impl<R: Read> JsonlRows<R> {
@@ -53,7 +63,20 @@ impl<R: Read> JsonlRows<R> {
             spare: Vec::new(),
             max_row: MAX_ROW_BYTES,
             skipped: None,
+            stream: false,
+            ready: None,
         }
+    }
+
+    /// Reads the rows as a stream (see [`STREAM_BLOCK`]): what a pipe or
+    /// standard input holds is split as soon as it holds a whole line,
+    /// where a file's block is filled first. After each line, `ready`
+    /// says whether the next one is already read (see
+    /// [`Rows::would_wait`](super::Rows)).
+    pub(crate) fn streaming(mut self, ready: Arc<AtomicBool>) -> Self {
+        self.stream = true;
+        self.ready = Some(ready);
+        self
     }
 
     /// Adds every byte read to `read`, for progress. The rows count
@@ -80,7 +103,8 @@ impl<R: Read> JsonlRows<R> {
     /// skipped ([`JsonlRows::skip_line`]).
     fn refill(&mut self) {
         let tail = self.block.len() - self.pos;
-        let mut next = self.empty_block(BLOCK.max(tail * 2).min(self.max_row + 1).max(tail));
+        let block = if self.stream { STREAM_BLOCK } else { BLOCK };
+        let mut next = self.empty_block(block.max(tail * 2).min(self.max_row + 1).max(tail));
         next.extend_from_slice(&self.block[self.pos..]);
         let mut searched = 0;
         loop {
@@ -99,10 +123,14 @@ impl<R: Read> JsonlRows<R> {
                 next.reserve_exact(next.len().min(self.max_row + 1 - next.len()));
             }
             let start = next.len();
-            let room = (next.capacity() - start) as u64;
-            // Reads into the spare capacity (no zeroing), until it is full
-            // or the file ends.
-            let result = (&mut self.reader).take(room).read_to_end(&mut next);
+            let result = if self.stream {
+                read_some(&mut self.reader, &mut next)
+            } else {
+                // Reads into the spare capacity (no zeroing), until it is
+                // full or the file ends.
+                let room = (next.capacity() - start) as u64;
+                (&mut self.reader).take(room).read_to_end(&mut next)
+            };
             if let Some(read) = &self.read {
                 read.fetch_add((next.len() - start) as u64, Ordering::Relaxed);
             }
@@ -111,6 +139,8 @@ impl<R: Read> JsonlRows<R> {
                     self.eof = true;
                     break;
                 }
+                // A stream's whole lines go on at once.
+                Ok(_) if self.stream && memchr::memchr(b'\n', &next[start..]).is_some() => break,
                 Ok(_) => {}
                 Err(e) => {
                     // Whole lines read so far are kept; the partial one
@@ -220,6 +250,10 @@ impl<R: Read> Iterator for JsonlRows<R> {
             if self.block[start..end].iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            if let Some(ready) = &self.ready {
+                let rest = &self.block[self.pos..];
+                ready.store(self.eof || memchr::memchr(b'\n', rest).is_some(), Ordering::Relaxed);
+            }
             return Some(Pending::Line {
                 path: Arc::clone(&self.path),
                 number: self.line,
@@ -227,6 +261,23 @@ impl<R: Read> Iterator for JsonlRows<R> {
             });
         }
     }
+}
+
+/// One read of a stream into `into`'s spare room (at most
+/// [`STREAM_BLOCK`] bytes of it, zeroed first): what the stream has now,
+/// waiting only while it has nothing.
+fn read_some(reader: &mut impl Read, into: &mut Vec<u8>) -> std::io::Result<usize> {
+    let start = into.len();
+    let room = (into.capacity() - start).min(STREAM_BLOCK);
+    into.resize(start + room, 0);
+    let result = loop {
+        match reader.read(&mut into[start..]) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            other => break other,
+        }
+    };
+    into.truncate(start + *result.as_ref().unwrap_or(&0));
+    result
 }
 
 /// One line of a block: a range of it, shared, not copied.
@@ -331,6 +382,36 @@ mod tests {
         assert_eq!(r[1].as_ref().unwrap().value["a"], 2);
     }
 
+    /// A reader that gives one part a read and counts its reads.
+    struct Parts(std::collections::VecDeque<&'static [u8]>, usize);
+    impl Read for Parts {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.1 += 1;
+            let Some(part) = self.0.pop_front() else { return Ok(0) };
+            buf[..part.len()].copy_from_slice(part);
+            Ok(part.len())
+        }
+    }
+
+    #[test]
+    fn a_stream_gives_each_line_once_it_is_whole_without_reading_on() {
+        let parts = || Parts([&b"{\"a\":1}\n{\"a\""[..], b":2}\n", b"{\"a\":3}\n"].into(), 0);
+        let ready = Arc::new(AtomicBool::new(true));
+        let mut rows = JsonlRows::from_reader(Path::new("-"), parts()).streaming(ready.clone());
+        let Some(Pending::Line { number: 1, bytes, .. }) = rows.next() else { panic!() };
+        assert_eq!(&*bytes, b"{\"a\":1}");
+        assert_eq!(rows.reader.1, 1, "the first line is handed on after one read");
+        assert!(!ready.load(Ordering::Relaxed), "the next line is not whole yet");
+        let Some(Pending::Line { number: 2, bytes, .. }) = rows.next() else { panic!() };
+        assert_eq!(&*bytes, b"{\"a\":2}");
+        assert_eq!(rows.reader.1, 2, "the second once its end came");
+        assert_eq!(rows.count(), 1);
+        // A file's block is filled first.
+        let mut rows = JsonlRows::from_reader(Path::new("f"), parts());
+        assert!(rows.next().is_some());
+        assert!(rows.reader.1 >= 4, "read to the end: {} reads", rows.reader.1);
+    }
+
     #[test]
     fn lines_across_blocks_and_longer_than_a_block() {
         let long = format!("{{\"a\":\"{}\"}}", "x".repeat(BLOCK * 2 + 7));
@@ -358,13 +439,14 @@ mod tests {
             }
         }
         // Each line dropped as soon as it is checked (so blocks are
-        // reused), then every line held to the end (so none can be).
-        for hold in [false, true] {
+        // reused), then every line held to the end (so none can be); read
+        // as a file and as a stream.
+        for (hold, stream) in [(false, false), (true, false), (false, true), (true, true)] {
             let mut held = Vec::new();
             let mut count = 0;
-            for (i, p) in
-                JsonlRows::from_reader(Path::new("t"), Trickle(text.as_bytes())).enumerate()
-            {
+            let rows = JsonlRows::from_reader(Path::new("t"), Trickle(text.as_bytes()));
+            let rows = if stream { rows.streaming(Arc::default()) } else { rows };
+            for (i, p) in rows.enumerate() {
                 let Pending::Line { number, bytes, .. } = p else { panic!("{i}: not a line") };
                 assert_eq!(number, i as u64 + 1);
                 assert!(*bytes == *expected[i].as_bytes(), "line {number}");

@@ -16,7 +16,7 @@ mod parquet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde_json::Value;
 
@@ -126,9 +126,25 @@ pub struct Rows {
     format: DatasetFormat,
     read: Option<Arc<AtomicU64>>,
     size: u64,
+    /// Read from a pipe, standard input or a device, not a file.
+    stream: bool,
+    /// For a JSONL stream: whether its next row is already read.
+    ready: Option<Arc<AtomicBool>>,
 }
 
 impl Rows {
+    /// Whether the next row may have to wait for a stream's writer (a
+    /// pipe, standard input): a file's rows never do.
+    pub(crate) fn would_wait(&self) -> bool {
+        self.ready.as_ref().is_some_and(|r| !r.load(Ordering::Relaxed))
+    }
+
+    /// Whether the rows come from a stream (a pipe, standard input, a
+    /// device), not a file.
+    pub fn is_stream(&self) -> bool {
+        self.stream
+    }
+
     /// The format being read.
     pub fn format(&self) -> DatasetFormat {
         self.format
@@ -260,9 +276,19 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
             Counting { inner: file, read: Arc::clone(&read) },
         )
     };
+    // A pipe, standard input or a device: read as a stream.
+    let stream = !meta.is_file();
+    let mut ready = None;
     let inner: Box<dyn Iterator<Item = Pending> + Send> = match format {
         DatasetFormat::Jsonl => {
-            Box::new(jsonl::JsonlRows::from_reader(path, file).counting(Arc::clone(&read)))
+            let rows = jsonl::JsonlRows::from_reader(path, file).counting(Arc::clone(&read));
+            if stream {
+                let flag = Arc::new(AtomicBool::new(false));
+                ready = Some(Arc::clone(&flag));
+                Box::new(rows.streaming(flag))
+            } else {
+                Box::new(rows)
+            }
         }
         DatasetFormat::JsonArray => Box::new(
             json_array::JsonArrayRows::from_reader(path, counted(file))?.map(Pending::Ready),
@@ -270,6 +296,7 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
         DatasetFormat::Csv => {
             Box::new(csv::CsvRows::from_reader(path, counted(file))?.map(Pending::Ready))
         }
+        DatasetFormat::Parquet if stream => return Err(parquet_stream(path)),
         #[cfg(feature = "parquet")]
         DatasetFormat::Parquet => {
             // Parquet reads by seeking; its progress is not byte-based.
@@ -279,6 +306,8 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
                 format,
                 read: None,
                 size: 0,
+                stream,
+                ready: None,
             });
         }
         #[cfg(not(feature = "parquet"))]
@@ -289,7 +318,7 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
             });
         }
     };
-    Ok(Rows { inner, format, read: Some(read), size })
+    Ok(Rows { inner, format, read: Some(read), size, stream, ready })
 }
 
 /// Reads a dataset from a stream (standard input, a pipe): JSONL, JSON or
@@ -306,22 +335,31 @@ pub fn from_reader(
     format: DatasetFormat,
 ) -> Result<Rows, DatasetError> {
     let reader = std::io::BufReader::with_capacity(1 << 16, reader);
+    let mut ready = None;
     let inner: Box<dyn Iterator<Item = Pending> + Send> = match format {
-        DatasetFormat::Jsonl => Box::new(jsonl::JsonlRows::from_reader(name, reader)),
+        DatasetFormat::Jsonl => {
+            let flag = Arc::new(AtomicBool::new(false));
+            ready = Some(Arc::clone(&flag));
+            Box::new(jsonl::JsonlRows::from_reader(name, reader).streaming(flag))
+        }
         DatasetFormat::JsonArray => {
             Box::new(json_array::JsonArrayRows::from_reader(name, reader)?.map(Pending::Ready))
         }
         DatasetFormat::Csv => {
             Box::new(csv::CsvRows::from_reader(name, reader)?.map(Pending::Ready))
         }
-        DatasetFormat::Parquet => {
-            return Err(DatasetError::Invalid {
-                path: name.to_path_buf(),
-                message: "Parquet cannot be read from a stream; give a file".into(),
-            });
-        }
+        DatasetFormat::Parquet => return Err(parquet_stream(name)),
     };
-    Ok(Rows { inner, format, read: None, size: 0 })
+    Ok(Rows { inner, format, read: None, size: 0, stream: true, ready })
+}
+
+/// Parquet is read by seeking: a stream cannot hold it.
+fn parquet_stream(name: &Path) -> DatasetError {
+    DatasetError::Invalid {
+        path: name.to_path_buf(),
+        message: "Parquet cannot be read from a stream (a pipe or standard input); give a file"
+            .into(),
+    }
 }
 
 /// A reader that counts the bytes read through it, for progress.

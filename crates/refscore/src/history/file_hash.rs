@@ -51,6 +51,18 @@ pub fn hash_file(path: &Path, threads: usize) -> std::io::Result<String> {
     Ok(hasher.finalize().to_hex().to_string())
 }
 
+/// What a run records of an input file: its BLAKE3 (see [`hash_file`]), or
+/// an empty string when the path is not a regular file. A pipe,
+/// `/dev/stdin`, a shell's `<(...)` or a device is read once, by the run:
+/// hashing it first would consume the rows the run must read (or, for an
+/// endless device, never finish), and it could not be read again to check.
+///
+/// # Errors
+/// The path does not exist, or a regular file cannot be read.
+pub fn hash_input(path: &Path, threads: usize) -> std::io::Result<String> {
+    if std::fs::metadata(path)?.is_file() { hash_file(path, threads) } else { Ok(String::new()) }
+}
+
 /// Reads into `block` until it is full or the file ends; the bytes read.
 fn fill(file: &mut std::fs::File, block: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
@@ -93,5 +105,21 @@ mod tests {
     fn a_missing_file_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         assert!(hash_file(&dir.path().join("none"), 2).is_err());
+        assert!(hash_input(&dir.path().join("none"), 2).is_err());
+    }
+
+    #[test]
+    fn an_input_is_hashed_only_when_it_is_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data.jsonl");
+        std::fs::write(&path, b"{}\n").unwrap();
+        assert_eq!(hash_input(&path, 1).unwrap(), blake3::hash(b"{}\n").to_hex().to_string());
+        // A directory, and (where there is one) an endless device, are not
+        // read: the call returns at once.
+        assert_eq!(hash_input(dir.path(), 1).unwrap(), "");
+        let zero = Path::new("/dev/zero");
+        if zero.exists() {
+            assert_eq!(hash_input(zero, 2).unwrap(), "");
+        }
     }
 }

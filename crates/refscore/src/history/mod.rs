@@ -24,7 +24,7 @@ pub use compare::{
     BaselineInfo, Comparison, EvaluatorComparison, FieldDelta, MAX_FIELD_DELTAS,
     MAX_REGRESSED_ROWS, RowChange, RowCounts, RowDelta,
 };
-pub use file_hash::hash_file;
+pub use file_hash::{hash_file, hash_input};
 pub(crate) use folder::summary_header;
 pub use folder::{FolderError, read_folder};
 pub use policy::{

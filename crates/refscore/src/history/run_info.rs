@@ -68,11 +68,14 @@ pub struct RunInfo {
     pub suite: String,
     /// The suite file as given.
     pub suite_path: String,
-    /// BLAKE3 of the suite file's bytes.
+    /// BLAKE3 of the suite file's bytes; empty when the suite was not a
+    /// regular file (see [`hash_input`](crate::history::hash_input)).
     pub suite_hash: String,
     /// The dataset file.
     pub dataset: String,
-    /// BLAKE3 of the dataset file's bytes.
+    /// BLAKE3 of the dataset file's bytes; empty when the dataset was read
+    /// from a pipe, `/dev/stdin` or a device, which is read once, by the run
+    /// (see [`hash_input`](crate::history::hash_input)).
     pub dataset_hash: String,
     /// Git commit and branch, when run inside a repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -154,7 +154,8 @@ fn column_values(array: &dyn Array, bad: &mut Vec<BadCell>) -> Result<Vec<Value>
             floats(array.as_primitive::<Float16Type>().iter().map(|x| x.map(|x| x.to_f64())), bad)
         }
         DataType::Float32 => {
-            floats(array.as_primitive::<Float32Type>().iter().map(|x| x.map(f64::from)), bad)
+            let a = array.as_primitive::<Float32Type>();
+            floats(a.iter().map(|x| x.map(refscore::number::f32_as_written)), bad)
         }
         DataType::Float64 => floats(array.as_primitive::<Float64Type>().iter(), bad),
         DataType::Binary => binaries(array.as_binary::<i32>().iter(), bad),

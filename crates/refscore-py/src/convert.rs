@@ -92,12 +92,7 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Failure> {
         return Ok(int_value(i)?);
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
-        let x = f.value();
-        if x.is_infinite() {
-            // Not missing (NaN is): a value JSON cannot hold.
-            return Err(PyValueError::new_err(format!("{x} has no JSON form")).into());
-        }
-        return Ok(Number::from_f64(x).map_or(Value::Null, Value::Number));
+        return float_value(f.value());
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = Map::new();
@@ -128,6 +123,16 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Failure> {
     if matches!(name.as_str(), "NAType" | "NaTType") {
         return Ok(Value::Null);
     }
+    // numpy's float32, a scalar or the elements of an array: the decimal
+    // written (0.1), not the double `tolist` widens it to.
+    if name == "float32" {
+        #[allow(clippy::cast_possible_truncation)] // a float32 widened: exact back
+        return float_value(refscore::number::f32_as_written(obj.extract::<f64>()? as f32));
+    }
+    if name == "ndarray" && obj.getattr("dtype")?.str()?.to_str()? == "float32" {
+        let elements: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
+        return items(elements.into_iter(), depth);
+    }
     if obj.hasattr("tolist")? {
         let plain = obj.call_method0("tolist")?;
         if !plain.is(obj) {
@@ -140,6 +145,15 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Failure> {
         return Ok(int_value(i)?);
     }
     Err(PyTypeError::new_err(format!("a value of type {name} has no JSON form")).into())
+}
+
+/// A float's JSON value: NaN is missing (`null`); an infinity, which is
+/// not missing, has no JSON form.
+fn float_value(x: f64) -> Result<Value, Failure> {
+    if x.is_infinite() {
+        return Err(PyValueError::new_err(format!("{x} has no JSON form")).into());
+    }
+    Ok(Number::from_f64(x).map_or(Value::Null, Value::Number))
 }
 
 /// The elements of a list or tuple, a failure naming its index.

@@ -5,6 +5,7 @@ import json
 import threading
 import time
 
+import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
@@ -242,8 +243,6 @@ def test_bad_arguments_raise_the_documented_errors():
         with pytest.raises(TypeError, match="threads must be an int"):
             evaluate_dataframe(df, [refscore.metrics.exact_match()], threads=bad)
     # A numpy integer is a whole number.
-    import numpy as np
-
     out = evaluate_dataframe(df, [refscore.metrics.exact_match()], threads=np.int64(2))
     assert out["exact_match_score"][0]["score"] == 1.0
     with pytest.raises(ValueError, match=r"choice 'a': a tuple is \(score, description\), got 1 item"):
@@ -387,7 +386,7 @@ def test_a_value_with_no_json_form_is_named_by_its_path():
 
 
 def test_metadata_with_no_json_form_fails_its_row_alone():
-    import numpy as np
+
     import polars as pl
 
     @refscore.create_evaluator(name="m")
@@ -428,3 +427,18 @@ def test_bytes_are_read_as_their_text_in_pandas_polars_and_arrow():
         assert details[1]["status"] == "failed"
         assert "bytes that are not UTF-8 text (invalid at byte 0)" in details[1]["error"], details[1]
     assert m.evaluate({"output": b"hello", "expected": "hello"})[0].score == 1.0
+
+
+def test_float32_values_are_the_decimals_written_not_the_widened_doubles():
+    m = refscore.metrics.json_distance()
+    rows = {"output": np.array([0.1, 2.88], dtype=np.float32), "expected": [0.1, 2.88]}
+    # A pandas column (numpy values) and a polars one (through Arrow).
+    for df in (pd.DataFrame(rows), pl.DataFrame(rows)):
+        out = evaluate_dataframe(df, [m], score_format="dict")
+        assert [s["score"] for s in out["json_distance_score"]] == [0.0, 0.0], type(df)
+    # numpy scalars and arrays inside a value.
+    value = {"a": np.float32(0.1), "b": np.array([[2.88], [-0.3]], dtype=np.float32)}
+    got = m.evaluate({"output": value, "expected": {"a": 0.1, "b": [[2.88], [-0.3]]}})[0]
+    assert got.score == 0.0, got.explanation
+    with pytest.raises(Exception, match="no JSON form"):
+        m.evaluate({"output": np.float32("inf"), "expected": 1.0})

@@ -4,6 +4,15 @@ use serde_json::Number;
 #[cfg(test)]
 use serde_json::Value;
 
+/// The number a 32-bit float was written as: the shortest decimal that
+/// reads back as it, as a double (`0.1_f32` is 0.1, where widening gives
+/// 0.10000000149011612). A FLOAT column (Parquet, Arrow, numpy's
+/// `float32`) holds what its writer meant in fewer digits than a double
+/// has: compared with a reference written `0.1`, it must be 0.1.
+pub fn f32_as_written(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or_else(|_| f64::from(x))
+}
+
 /// A JSON number as f64 (integers beyond 2^53 lose precision).
 pub fn to_f64(n: &Number) -> f64 {
     n.as_f64().unwrap_or(0.0)
@@ -145,6 +154,34 @@ mod tests {
         let mut s = String::new();
         push_fixed3(&mut s, x);
         s
+    }
+
+    #[test]
+    fn a_32_bit_float_is_the_decimal_it_was_written_as() {
+        for (x, want) in [
+            (0.1_f32, 0.1),
+            (-2.88, -2.88),
+            (12.5, 12.5),
+            (1e-7, 1e-7),
+            (3.4028235e38, 3.4028235e38),
+            (16_777_217.0, 16_777_216.0),
+            (0.0, 0.0),
+        ] {
+            assert_eq!(f32_as_written(x), want, "{x}");
+        }
+        assert_ne!(f64::from(0.1_f32), 0.1, "widening alone is not enough");
+        assert!(f32_as_written(-0.0).is_sign_negative());
+        assert!(f32_as_written(f32::NAN).is_nan());
+        assert_eq!(f32_as_written(f32::INFINITY), f64::INFINITY);
+        // Every float reads back as itself.
+        for bits in (0..u32::MAX).step_by(65_537) {
+            let x = f32::from_bits(bits);
+            if x.is_finite() {
+                #[allow(clippy::cast_possible_truncation)]
+                let back = f32_as_written(x) as f32;
+                assert_eq!(back.to_bits(), x.to_bits(), "{x}");
+            }
+        }
     }
 
     #[test]

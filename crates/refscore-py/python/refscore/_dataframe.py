@@ -53,7 +53,14 @@ def _records(df: Any, kind: str) -> list[dict[str, Any]]:
 
 
 def _column(df: Any, kind: str, name: str) -> list[Any]:
-    return df[name].tolist() if kind == "pandas" else df[name].to_list()
+    if kind != "pandas":
+        return df[name].to_list()
+    column = df[name]
+    # A float32 column's values go as numpy float32, which are read as the
+    # decimals written (0.1); ``tolist`` would widen them (0.10000000149011612).
+    if str(column.dtype) == "float32":
+        return list(column.to_numpy())
+    return column.tolist()
 
 
 class _Results:

@@ -211,7 +211,9 @@ fn cell_inner(array: &dyn Array, i: usize) -> Value {
         DataType::UInt16 => array.as_primitive::<UInt16Type>().value(i).into(),
         DataType::UInt32 => array.as_primitive::<UInt32Type>().value(i).into(),
         DataType::UInt64 => array.as_primitive::<UInt64Type>().value(i).into(),
-        DataType::Float32 => float(f64::from(array.as_primitive::<Float32Type>().value(i))),
+        DataType::Float32 => {
+            float(crate::number::f32_as_written(array.as_primitive::<Float32Type>().value(i)))
+        }
         DataType::Float64 => float(array.as_primitive::<Float64Type>().value(i)),
         DataType::Utf8 => text(array.as_any().downcast_ref::<StringArray>().map(|a| a.value(i))),
         DataType::LargeUtf8 => {
@@ -369,6 +371,27 @@ mod tests {
             assert_eq!(rows.len(), 3000, "{codec:?}");
             assert_eq!(rows[2999].value, json!({"n": 2999, "s": words[2999]}), "{codec:?}");
         }
+    }
+
+    #[test]
+    fn a_float_column_reads_as_the_decimals_written() {
+        let schema = Schema::new(vec![Field::new("x", DataType::Float32, true)]);
+        let batch = RecordBatch::try_new(
+            Arc::new(schema),
+            vec![Arc::new(arrow_array::Float32Array::from(vec![
+                Some(0.1),
+                Some(-2.88),
+                Some(f32::NAN),
+                None,
+            ]))],
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.parquet");
+        write(&p, &batch);
+        let rows: Vec<Value> =
+            super::super::open(&p, None).unwrap().map(|r| r.unwrap().value["x"].clone()).collect();
+        assert_eq!(rows, [json!(0.1), json!(-2.88), json!(null), json!(null)]);
     }
 
     #[test]

@@ -334,11 +334,20 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             writeln!(err, "warning: {}: {w}", e.name)?;
         }
     }
-    if summary.cancelled && run_id.is_some() {
+    // A run from a pipe or a device cannot be resumed (see `resume`).
+    let resumable = summary.run.as_ref().is_some_and(|r| {
+        run_id.is_some() && !r.suite_hash.is_empty() && !r.dataset_hash.is_empty()
+    });
+    if summary.cancelled && resumable {
         writeln!(
             err,
             "refscore: run cancelled; continue it with `refscore run {} --resume`",
             args.suite.display()
+        )?;
+    } else if summary.cancelled && run_id.is_some() {
+        writeln!(
+            err,
+            "refscore: run cancelled; it read a pipe or a device, which cannot be read again, so it cannot be resumed"
         )?;
     }
     Ok(if summary.gate.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })

@@ -126,10 +126,12 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Failure> {
     // numpy's float32, a scalar or the elements of an array: the decimal
     // written (0.1), not the double `tolist` widens it to.
     if name == "float32" {
-        #[allow(clippy::cast_possible_truncation)] // a float32 widened: exact back
-        return float_value(refscore::number::f32_as_written(obj.extract::<f64>()? as f32));
+        return float32_value(obj);
     }
-    if name == "ndarray" && obj.getattr("dtype")?.str()?.to_str()? == "float32" {
+    if name == "ndarray" && is_float32(&obj.getattr("dtype")?)? {
+        if obj.getattr("ndim")?.extract::<usize>()? == 0 {
+            return float32_value(&obj.call_method0("item")?);
+        }
         let elements: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
         return items(elements.into_iter(), depth);
     }
@@ -145,6 +147,20 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Failure> {
         return Ok(int_value(i)?);
     }
     Err(PyTypeError::new_err(format!("a value of type {name} has no JSON form")).into())
+}
+
+/// Whether a numpy dtype is a 32-bit float (either byte order).
+fn is_float32(dtype: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(dtype.getattr("kind")?.extract::<String>()? == "f"
+        && dtype.getattr("itemsize")?.extract::<usize>()? == 4)
+}
+
+/// The JSON value of a float32 (numpy's scalar, or a Python float it was
+/// widened to exactly): the decimal written.
+fn float32_value(obj: &Bound<'_, PyAny>) -> Result<Value, Failure> {
+    #[allow(clippy::cast_possible_truncation)] // a float32 widened: exact back
+    let x = obj.extract::<f64>()? as f32;
+    float_value(refscore::number::f32_as_written(x))
 }
 
 /// A float's JSON value: NaN is missing (`null`); an infinity, which is

@@ -432,13 +432,28 @@ def test_bytes_are_read_as_their_text_in_pandas_polars_and_arrow():
 def test_float32_values_are_the_decimals_written_not_the_widened_doubles():
     m = refscore.metrics.json_distance()
     rows = {"output": np.array([0.1, 2.88], dtype=np.float32), "expected": [0.1, 2.88]}
-    # A pandas column (numpy values) and a polars one (through Arrow).
-    for df in (pd.DataFrame(rows), pl.DataFrame(rows)):
-        out = evaluate_dataframe(df, [m], score_format="dict")
-        assert [s["score"] for s in out["json_distance_score"]] == [0.0, 0.0], type(df)
-    # numpy scalars and arrays inside a value.
-    value = {"a": np.float32(0.1), "b": np.array([[2.88], [-0.3]], dtype=np.float32)}
-    got = m.evaluate({"output": value, "expected": {"a": 0.1, "b": [[2.88], [-0.3]]}})[0]
+    nullable = pd.DataFrame({"output": pd.array([0.1, 2.88], dtype="Float32"), "expected": [0.1, 2.88]})
+    # pandas columns (numpy values; nullable Float32), a polars one (through
+    # Arrow) and one read through its Python values (another evaluator's
+    # callable mapping sends every column that way).
+    constant = {"output": lambda row: "x", "reference": lambda row: "x"}
+    other = refscore.metrics.exact_match(name="other").bind(constant)
+    for df, evs in (
+        (pd.DataFrame(rows), [m]),
+        (nullable, [m]),
+        (pl.DataFrame(rows), [m]),
+        (pl.DataFrame(rows), [m, other]),
+        (pd.DataFrame(rows), [m, other]),
+    ):
+        out = evaluate_dataframe(df, evs, score_format="dict")
+        assert [s["score"] for s in out["json_distance_score"]] == [0.0, 0.0], (type(df), df.dtypes)
+    # numpy scalars and arrays inside a value: big-endian, 0-d.
+    value = {
+        "a": np.float32(0.1),
+        "b": np.array([[2.88], [-0.3]], dtype=">f4"),
+        "c": np.array(0.1, dtype=np.float32),
+    }
+    got = m.evaluate({"output": value, "expected": {"a": 0.1, "b": [[2.88], [-0.3]], "c": 0.1}})[0]
     assert got.score == 0.0, got.explanation
     with pytest.raises(Exception, match="no JSON form"):
         m.evaluate({"output": np.float32("inf"), "expected": 1.0})

@@ -330,12 +330,13 @@ pub fn run_recorded(
     let chunk_rows = CHUNK_ROWS.min(batch_rows);
     let (tx, rx) =
         std::sync::mpsc::sync_channel::<Vec<Pending>>((2 * batch_rows).div_ceil(chunk_rows).max(2));
+    let mut source = Source { rows, remaining, file: suite.dataset.clone(), read: next_index };
     let reader = std::thread::Builder::new()
         .name(String::from("refscore-read"))
         .stack_size(READER_STACK)
         .spawn(move || {
             loop {
-                let chunk = read_chunk(&mut rows, &mut remaining, chunk_rows);
+                let chunk = source.chunk(chunk_rows);
                 let last = chunk.is_empty();
                 if let Err(unsent) = tx.send(chunk) {
                     unsent.0.into_iter().for_each(drop_item);
@@ -601,25 +602,55 @@ const STOP_CHECK: Duration = Duration::from_millis(50);
 /// that a run's batches, and so a resume, do not depend on timing.
 const SLOW_BATCH: Duration = Duration::from_millis(200);
 
-/// Up to `n` rows (and at most `remaining`); fewer when the next row
-/// would wait for a stream's writer.
-fn read_chunk(rows: &mut Rows, remaining: &mut Option<u64>, n: usize) -> Vec<Pending> {
-    let mut n = n;
-    if let Some(r) = remaining {
-        n = n.min(usize::try_from(*r).unwrap_or(usize::MAX));
-    }
-    let mut chunk = Vec::with_capacity(n);
-    while chunk.len() < n {
-        let Some(row) = rows.next_pending() else { break };
-        chunk.push(row);
-        if rows.would_wait() {
-            break;
+/// The rows the reader thread reads.
+struct Source {
+    rows: Rows,
+    /// Rows still to read (`--limit`).
+    remaining: Option<u64>,
+    /// The dataset, for an error row.
+    file: std::path::PathBuf,
+    /// Rows read so far.
+    read: u64,
+}
+
+impl Source {
+    /// Up to `n` rows (and at most `remaining`); fewer when the next row
+    /// would wait for a stream's writer. A reader that fails (panics)
+    /// ends the rows with an unreadable one: the rows before it are
+    /// scored, and the run does not pass as if the dataset ended there.
+    fn chunk(&mut self, n: usize) -> Vec<Pending> {
+        let n = self.remaining.map_or(n, |r| n.min(usize::try_from(r).unwrap_or(usize::MAX)));
+        let mut chunk = Vec::with_capacity(n);
+        while chunk.len() < n {
+            let next =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.rows.next_pending()));
+            let row = match next {
+                Ok(Some(row)) => row,
+                Ok(None) => break,
+                Err(panic) => {
+                    let why = crate::error::panic_message(panic.as_ref())
+                        .unwrap_or_else(|| String::from("unknown panic"));
+                    let number = self.read + chunk.len() as u64 + 1;
+                    let message = format!(
+                        "the dataset reader failed ({why}); the rest of the dataset was not read"
+                    );
+                    chunk
+                        .push(Pending::Ready(Err(dataset::row_error(&self.file, number, message))));
+                    self.remaining = Some(0);
+                    break;
+                }
+            };
+            chunk.push(row);
+            if self.rows.would_wait() {
+                break;
+            }
         }
+        self.read += chunk.len() as u64;
+        if let Some(r) = &mut self.remaining {
+            *r = r.saturating_sub(chunk.len() as u64);
+        }
+        chunk
     }
-    if let Some(r) = remaining {
-        *r = r.saturating_sub(chunk.len() as u64);
-    }
-    chunk
 }
 
 /// The reader's chunks gathered into batches of `rows` rows.

@@ -161,6 +161,8 @@ fn a_run_from_a_stream_cannot_be_resumed() {
     drop(input);
     assert!(ended, "a stop ends a run whose stream is silent");
     assert_eq!(code(&o), 1, "a cancelled run exits 1: {}", stderr(&o));
+    assert!(stderr(&o).contains("it cannot be resumed"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("--resume"), "no resume offered: {}", stderr(&o));
     assert_eq!(summary(&d.join("out"))["cancelled"], true);
     let o = at(d, &["run", &suite, "--resume", "--quiet"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));

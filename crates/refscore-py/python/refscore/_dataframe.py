@@ -53,14 +53,18 @@ def _records(df: Any, kind: str) -> list[dict[str, Any]]:
 
 
 def _column(df: Any, kind: str, name: str) -> list[Any]:
-    if kind != "pandas":
-        return df[name].to_list()
     column = df[name]
-    # A float32 column's values go as numpy float32, which are read as the
-    # decimals written (0.1); ``tolist`` would widen them (0.10000000149011612).
-    if str(column.dtype) == "float32":
+    # A float32 column's values go as numpy float32 (a missing value as
+    # NaN, which is missing too), read as the decimals written (0.1):
+    # ``tolist`` would widen them (0.10000000149011612).
+    if kind == "pandas":
+        dtype = column.dtype
+        if getattr(dtype, "kind", None) == "f" and getattr(dtype, "itemsize", None) == 4:
+            return list(column.to_numpy(dtype="float32", na_value=float("nan")))
+        return column.tolist()
+    if str(column.dtype) == "Float32":
         return list(column.to_numpy())
-    return column.tolist()
+    return column.to_list()
 
 
 class _Results:

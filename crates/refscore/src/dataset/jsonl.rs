@@ -169,7 +169,12 @@ impl<R: Read> JsonlRows<R> {
         let mut length = next.len() as u64;
         loop {
             next.clear();
-            let result = (&mut self.reader).take(BLOCK as u64).read_to_end(next);
+            let result = if self.stream {
+                next.reserve(STREAM_BLOCK);
+                read_some(&mut self.reader, next)
+            } else {
+                (&mut self.reader).take(BLOCK as u64).read_to_end(next)
+            };
             if let Some(read) = &self.read {
                 read.fetch_add(next.len() as u64, Ordering::Relaxed);
             }
@@ -251,8 +256,7 @@ impl<R: Read> Iterator for JsonlRows<R> {
                 continue;
             }
             if let Some(ready) = &self.ready {
-                let rest = &self.block[self.pos..];
-                ready.store(self.eof || memchr::memchr(b'\n', rest).is_some(), Ordering::Relaxed);
+                ready.store(self.eof || has_row(&self.block[self.pos..]), Ordering::Relaxed);
             }
             return Some(Pending::Line {
                 path: Arc::clone(&self.path),
@@ -261,6 +265,18 @@ impl<R: Read> Iterator for JsonlRows<R> {
             });
         }
     }
+}
+
+/// Whether `rest` holds a whole line that is not blank (blank lines are
+/// skipped, so a row after them is not ready until its own end is read).
+fn has_row(mut rest: &[u8]) -> bool {
+    while let Some(i) = memchr::memchr(b'\n', rest) {
+        if !rest[..i].iter().all(u8::is_ascii_whitespace) {
+            return true;
+        }
+        rest = &rest[i + 1..];
+    }
+    false
 }
 
 /// One read of a stream into `into`'s spare room (at most
@@ -406,6 +422,13 @@ mod tests {
         assert_eq!(&*bytes, b"{\"a\":2}");
         assert_eq!(rows.reader.1, 2, "the second once its end came");
         assert_eq!(rows.count(), 1);
+        // Blank lines after a row do not make the next row ready.
+        let blank = Parts([&b"{\"a\":1}\n\r\n\n"[..], b"{\"a\":2}\n"].into(), 0);
+        let ready = Arc::new(AtomicBool::new(true));
+        let mut rows = JsonlRows::from_reader(Path::new("-"), blank).streaming(ready.clone());
+        assert!(rows.next().is_some());
+        assert!(!ready.load(Ordering::Relaxed), "only blank lines are read after row 1");
+        assert!(has_row(b"\n \n{}\n") && !has_row(b"\n \r\n{}") && !has_row(b""));
         // A file's block is filled first.
         let mut rows = JsonlRows::from_reader(Path::new("f"), parts());
         assert!(rows.next().is_some());

@@ -133,6 +133,23 @@ pub struct Rows {
 }
 
 impl Rows {
+    /// JSONL rows from `text`, then whatever `then` gives, for tests.
+    #[cfg(test)]
+    pub(crate) fn jsonl_then(
+        text: &'static [u8],
+        then: impl Iterator<Item = Pending> + Send + 'static,
+    ) -> Rows {
+        let rows = jsonl::JsonlRows::from_reader(Path::new("t.jsonl"), text).chain(then);
+        Rows {
+            inner: Box::new(rows),
+            format: DatasetFormat::Jsonl,
+            read: None,
+            size: 0,
+            stream: false,
+            ready: None,
+        }
+    }
+
     /// Whether the next row may have to wait for a stream's writer (a
     /// pipe, standard input): a file's rows never do.
     pub(crate) fn would_wait(&self) -> bool {

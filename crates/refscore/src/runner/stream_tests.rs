@@ -1,5 +1,6 @@
 //! Rows from a stream (a pipe, standard input): scored as they come, and
-//! a stop while the stream is silent ends the run.
+//! a stop while the stream is silent ends the run. And a reader that
+//! fails: an unreadable row, not a shorter dataset.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -49,4 +50,31 @@ fn a_streams_rows_are_scored_as_they_come_and_a_stop_ends_the_run_while_it_is_si
     assert!(summary.cancelled);
     assert_eq!(summary.rows, 3);
     drop(writer);
+}
+
+#[test]
+fn a_reader_that_panics_ends_the_rows_with_an_unreadable_one() {
+    let text = "dataset: t.jsonl\nid: id\nevaluators:\n  - {name: m, metric: json_match}\n";
+    let suite = Suite::from_str(text, SuiteFormat::Yaml, Path::new(".")).unwrap();
+    let lines: &[u8] = b"{\"id\": \"a\", \"output\": 1, \"reference\": 1}\n\
+                        {\"id\": \"b\", \"output\": 2, \"reference\": 2}\n";
+    let rows = dataset::Rows::jsonl_then(lines, std::iter::from_fn(|| panic!("the disk fell off")));
+    let mut seen = Vec::new();
+    let summary = run_rows(
+        &suite,
+        rows,
+        &RunOptions { threads: Some(1), ..RunOptions::default() },
+        &mut |r, _| {
+            seen.push((r.id.clone(), r.error.clone()));
+            Ok(())
+        },
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!((seen[0].0.as_str(), seen[1].0.as_str()), ("a", "b"));
+    let error = seen[2].1.as_deref().unwrap_or_default();
+    assert!(error.contains("t.jsonl:3: the dataset reader failed (the disk fell off)"), "{error}");
+    assert_eq!(summary.rows_unreadable, 1);
+    assert!(!summary.gate.passed, "a run whose reader failed does not pass");
 }

@@ -42,6 +42,12 @@ fn at(dir: &Path, args: &[&str]) -> std::process::Output {
     spawn(dir, args).wait_with_output().expect("runs")
 }
 
+/// A suite in `dir` that reads its JSONL dataset from standard input.
+fn stdin_suite(dir: &Path) -> String {
+    let text = "name: piped\ndataset: /dev/stdin\nformat: jsonl\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n";
+    write(dir, "suite.yaml", text)
+}
+
 fn summary(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
 }
@@ -50,11 +56,7 @@ fn summary(dir: &Path) -> Value {
 fn a_dataset_on_standard_input_is_scored_whole() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let suite = write(
-        d,
-        "suite.yaml",
-        "name: piped\ndataset: /dev/stdin\nformat: jsonl\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n",
-    );
+    let suite = stdin_suite(d);
     let mut child = spawn(d, &["run", &suite, "-o", "out", "--quiet"]);
     child.stdin.take().unwrap().write_all(rows(50).as_bytes()).unwrap();
     let o = child.wait_with_output().unwrap();
@@ -127,11 +129,7 @@ evaluators:
 fn a_run_from_a_stream_cannot_be_resumed() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let suite = write(
-        d,
-        "suite.yaml",
-        "dataset: /dev/stdin\nformat: jsonl\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n",
-    );
+    let suite = stdin_suite(d);
     // Rows are written and the pipe left open: they are scored and
     // written while the run waits for more; the run is stopped then.
     let mut child = spawn(d, &["run", &suite, "-o", "out", "--quiet", "--threads", "1"]);

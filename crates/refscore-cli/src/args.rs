@@ -80,8 +80,8 @@ pub(crate) struct CompareArgs {
     /// Worker threads for --pairs, 1 to 1024 (default: all cores).
     #[arg(long, value_parser = threads)]
     pub(crate) threads: Option<usize>,
-    /// Read every --pairs line with serde_json, not the fast SIMD reader
-    /// (same scores; for comparing the two).
+    /// Read every --pairs line with serde_json, not refscore's own
+    /// one-pass reader (same scores; for comparing the two).
     #[arg(long)]
     pub(crate) value_reader: bool,
 }
@@ -114,8 +114,8 @@ pub(crate) struct RunArgs {
     /// Keep passed details in results.jsonl (by default only failed ones are written).
     #[arg(long)]
     pub(crate) all_details: bool,
-    /// Read every JSONL row with serde_json, not the fast SIMD reader (same
-    /// results; for comparing the two).
+    /// Read every JSONL row with serde_json, not refscore's own one-pass
+    /// reader (same results; for comparing the two).
     #[arg(long)]
     pub(crate) value_reader: bool,
     /// Judges: the reply cache file (default `.refscore/cache.db` beside the

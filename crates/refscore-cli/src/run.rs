@@ -335,9 +335,8 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     // A run from a pipe or a device cannot be resumed (see `resume`).
-    let resumable = summary.run.as_ref().is_some_and(|r| {
-        run_id.is_some() && !r.suite_hash.is_empty() && !r.dataset_hash.is_empty()
-    });
+    let resumable =
+        run_id.is_some() && summary.run.as_ref().is_some_and(|r| r.unhashed_input().is_none());
     if summary.cancelled && resumable {
         writeln!(
             err,
@@ -397,16 +396,14 @@ fn resume(
             entry.suite
         );
     }
-    let (suite_hash, dataset_hash) = store.hashes(id)?;
     // A suite or dataset read from a pipe or a device was not hashed: the
     // rows it gave cannot be checked, nor read again.
-    for (what, recorded) in [("suite", &suite_hash), ("dataset", &dataset_hash)] {
-        if recorded.is_empty() {
-            anyhow::bail!(
-                "refusing to resume run {id}: its {what} was read from a pipe or a device, not a file, so it cannot be checked or read again (start a new run instead)"
-            );
-        }
+    if let Some(what) = entry.info.unhashed_input() {
+        anyhow::bail!(
+            "refusing to resume run {id}: its {what} was read from a pipe or a device, not a file, so it cannot be checked or read again (start a new run instead)"
+        );
     }
+    let (suite_hash, dataset_hash) = store.hashes(id)?;
     let now = history::run_info(
         suite,
         &args.tags,

@@ -9,7 +9,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -23,9 +22,11 @@ use crate::score::Score;
 use crate::suite::{Suite, SuiteEvaluator};
 use crate::summary::{Collector, FieldStats, RunSummary};
 
+mod batches;
 mod evaluate_row;
 mod pool;
 
+use batches::{Batches, CHUNK_ROWS, SLOW_BATCH, Source};
 use evaluate_row::{Evaluated, evaluate_item, fast_reader_columns};
 pub use pool::{MAX_THREADS, WORKER_STACK, worker_pool};
 
@@ -320,16 +321,15 @@ pub fn run_recorded(
     }
     let progress = rows.progress();
     let fast_columns = (!opts.value_reader).then(|| fast_reader_columns(suite)).flatten();
-    // Rows are read on a thread of their own, a batch or two ahead of the
-    // workers (reading overlaps evaluation even with one worker). The run
-    // does not wait for it once stopped: a stream (a pipe, standard input)
-    // may hold it in a read for as long as its writer is silent; it ends
-    // when that read returns.
-    // It hands rows on in chunks; two batches' worth may wait.
-    let slow = rows.is_stream().then_some(SLOW_BATCH);
+    // Rows are read on a thread of their own, handed on in chunks up to two
+    // batches ahead of the workers (reading overlaps evaluation even with
+    // one worker). The run does not wait for it once stopped: a stream (a
+    // pipe, standard input) may hold it in a read for as long as its
+    // writer is silent; it ends when that read returns.
     let chunk_rows = CHUNK_ROWS.min(batch_rows);
     let (tx, rx) =
         std::sync::mpsc::sync_channel::<Vec<Pending>>((2 * batch_rows).div_ceil(chunk_rows).max(2));
+    let slow = rows.is_stream().then_some(SLOW_BATCH);
     let mut source = Source { rows, remaining, file: suite.dataset.clone(), read: next_index };
     let reader = std::thread::Builder::new()
         .name(String::from("refscore-read"))
@@ -585,112 +585,6 @@ fn record(collector: &mut Collector, r: &RowRecord) {
 fn add_fields(acc: &mut FieldStats, ev: &Evaluated) {
     for (i, tallies) in ev.tallies.iter().enumerate() {
         acc.add_tallies(i, ev.result.row, &ev.result.id, tallies);
-    }
-}
-
-/// Rows the reader hands on at once (fewer when a stream has no more
-/// ready).
-const CHUNK_ROWS: usize = 64;
-
-/// How long the run waits for rows before it checks for a stop again.
-const STOP_CHECK: Duration = Duration::from_millis(50);
-
-/// How long a batch of a stream's rows waits to be full once it has
-/// rows: rows that come slowly (a pipe from a program still writing) are
-/// scored and written within this time of their arrival, not once a whole
-/// batch has come. A file's batches are always whole (but the last), so
-/// that a run's batches, and so a resume, do not depend on timing.
-const SLOW_BATCH: Duration = Duration::from_millis(200);
-
-/// The rows the reader thread reads.
-struct Source {
-    rows: Rows,
-    /// Rows still to read (`--limit`).
-    remaining: Option<u64>,
-    /// The dataset, for an error row.
-    file: std::path::PathBuf,
-    /// Rows read so far.
-    read: u64,
-}
-
-impl Source {
-    /// Up to `n` rows (and at most `remaining`); fewer when the next row
-    /// would wait for a stream's writer. A reader that fails (panics)
-    /// ends the rows with an unreadable one: the rows before it are
-    /// scored, and the run does not pass as if the dataset ended there.
-    fn chunk(&mut self, n: usize) -> Vec<Pending> {
-        let n = self.remaining.map_or(n, |r| n.min(usize::try_from(r).unwrap_or(usize::MAX)));
-        let mut chunk = Vec::with_capacity(n);
-        while chunk.len() < n {
-            let next =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.rows.next_pending()));
-            let row = match next {
-                Ok(Some(row)) => row,
-                Ok(None) => break,
-                Err(panic) => {
-                    let why = crate::error::panic_message(panic.as_ref())
-                        .unwrap_or_else(|| String::from("unknown panic"));
-                    let number = self.read + chunk.len() as u64 + 1;
-                    let message = format!(
-                        "the dataset reader failed ({why}); the rest of the dataset was not read"
-                    );
-                    chunk
-                        .push(Pending::Ready(Err(dataset::row_error(&self.file, number, message))));
-                    self.remaining = Some(0);
-                    break;
-                }
-            };
-            chunk.push(row);
-            if self.rows.would_wait() {
-                break;
-            }
-        }
-        self.read += chunk.len() as u64;
-        if let Some(r) = &mut self.remaining {
-            *r = r.saturating_sub(chunk.len() as u64);
-        }
-        chunk
-    }
-}
-
-/// The reader's chunks gathered into batches of `rows` rows.
-struct Batches {
-    rx: Receiver<Vec<Pending>>,
-    rows: usize,
-    /// For a stream: [`SLOW_BATCH`].
-    slow: Option<Duration>,
-    /// Rows received past the last batch's end.
-    left: Vec<Pending>,
-}
-
-impl Batches {
-    /// The next batch: `rows` rows, or fewer at the end of the rows, when
-    /// a stream's rows come slowly (see [`SLOW_BATCH`]), or once a stop is
-    /// asked for (the caller then drops it). `None`: no rows are left, or
-    /// a stop came while none were waiting.
-    fn next(&mut self, stop: &AtomicBool) -> Option<Vec<Pending>> {
-        let mut batch = std::mem::take(&mut self.left);
-        let mut since = (!batch.is_empty()).then(Instant::now);
-        // How long the batch may still wait for rows, if it has any.
-        let left = |since: Option<Instant>| Some(self.slow?.saturating_sub(since?.elapsed()));
-        while batch.len() < self.rows {
-            let wait = left(since).map_or(STOP_CHECK, |w| w.min(STOP_CHECK));
-            match self.rx.recv_timeout(wait) {
-                Ok(chunk) if !chunk.is_empty() => {
-                    since.get_or_insert_with(Instant::now);
-                    batch.extend(chunk);
-                }
-                Err(RecvTimeoutError::Timeout)
-                    if !stop.load(Ordering::Relaxed) && left(since) != Some(Duration::ZERO) => {}
-                // The end of the rows, a stop, or a batch that waited long
-                // enough.
-                _ => break,
-            }
-        }
-        if batch.len() > self.rows {
-            self.left = batch.split_off(self.rows);
-        }
-        (!batch.is_empty()).then_some(batch)
     }
 }
 

@@ -42,10 +42,8 @@ pub(crate) struct JsonlRows<R> {
     max_row: usize,
     /// The length of a line skipped for being longer, not yet reported.
     skipped: Option<u64>,
-    /// The reader is a stream, not a file: see [`STREAM_BLOCK`].
-    stream: bool,
-    /// For a stream: set after each line to whether the next one can be
-    /// had without waiting on the stream.
+    /// Set for a stream (see [`STREAM_BLOCK`]), after each line, to
+    /// whether the next one can be had without waiting on the stream.
     ready: Option<Arc<AtomicBool>>,
 }
 
@@ -63,20 +61,30 @@ impl<R: Read> JsonlRows<R> {
             spare: Vec::new(),
             max_row: MAX_ROW_BYTES,
             skipped: None,
-            stream: false,
             ready: None,
         }
     }
 
     /// Reads the rows as a stream (see [`STREAM_BLOCK`]): what a pipe or
     /// standard input holds is split as soon as it holds a whole line,
-    /// where a file's block is filled first. After each line, `ready`
-    /// says whether the next one is already read (see
+    /// where a file's block is filled first. The flag returned says, after
+    /// each line, whether the next one is already read (see
     /// [`Rows::would_wait`](super::Rows)).
-    pub(crate) fn streaming(mut self, ready: Arc<AtomicBool>) -> Self {
-        self.stream = true;
-        self.ready = Some(ready);
-        self
+    pub(crate) fn streaming(mut self) -> (Self, Arc<AtomicBool>) {
+        let ready = Arc::new(AtomicBool::new(false));
+        self.ready = Some(Arc::clone(&ready));
+        (self, ready)
+    }
+
+    /// Reads up to `room` more bytes into `into`: a file's until they are
+    /// read or the file ends (into spare capacity, without zeroing), a
+    /// stream's what one read gives (see [`read_some`]).
+    fn read_into(&mut self, into: &mut Vec<u8>, room: usize) -> std::io::Result<usize> {
+        if self.ready.is_some() {
+            read_some(&mut self.reader, into, room)
+        } else {
+            (&mut self.reader).take(room as u64).read_to_end(into)
+        }
     }
 
     /// Adds every byte read to `read`, for progress. The rows count
@@ -103,7 +111,7 @@ impl<R: Read> JsonlRows<R> {
     /// skipped ([`JsonlRows::skip_line`]).
     fn refill(&mut self) {
         let tail = self.block.len() - self.pos;
-        let block = if self.stream { STREAM_BLOCK } else { BLOCK };
+        let block = if self.ready.is_some() { STREAM_BLOCK } else { BLOCK };
         let mut next = self.empty_block(block.max(tail * 2).min(self.max_row + 1).max(tail));
         next.extend_from_slice(&self.block[self.pos..]);
         let mut searched = 0;
@@ -123,14 +131,8 @@ impl<R: Read> JsonlRows<R> {
                 next.reserve_exact(next.len().min(self.max_row + 1 - next.len()));
             }
             let start = next.len();
-            let result = if self.stream {
-                read_some(&mut self.reader, &mut next)
-            } else {
-                // Reads into the spare capacity (no zeroing), until it is
-                // full or the file ends.
-                let room = (next.capacity() - start) as u64;
-                (&mut self.reader).take(room).read_to_end(&mut next)
-            };
+            let room = next.capacity() - start;
+            let result = self.read_into(&mut next, room);
             if let Some(read) = &self.read {
                 read.fetch_add((next.len() - start) as u64, Ordering::Relaxed);
             }
@@ -140,7 +142,11 @@ impl<R: Read> JsonlRows<R> {
                     break;
                 }
                 // A stream's whole lines go on at once.
-                Ok(_) if self.stream && memchr::memchr(b'\n', &next[start..]).is_some() => break,
+                Ok(_)
+                    if self.ready.is_some() && memchr::memchr(b'\n', &next[start..]).is_some() =>
+                {
+                    break;
+                }
                 Ok(_) => {}
                 Err(e) => {
                     // Whole lines read so far are kept; the partial one
@@ -169,12 +175,7 @@ impl<R: Read> JsonlRows<R> {
         let mut length = next.len() as u64;
         loop {
             next.clear();
-            let result = if self.stream {
-                next.reserve(STREAM_BLOCK);
-                read_some(&mut self.reader, next)
-            } else {
-                (&mut self.reader).take(BLOCK as u64).read_to_end(next)
-            };
+            let result = self.read_into(next, BLOCK);
             if let Some(read) = &self.read {
                 read.fetch_add(next.len() as u64, Ordering::Relaxed);
             }
@@ -279,13 +280,12 @@ fn has_row(mut rest: &[u8]) -> bool {
     false
 }
 
-/// One read of a stream into `into`'s spare room (at most
-/// [`STREAM_BLOCK`] bytes of it, zeroed first): what the stream has now,
-/// waiting only while it has nothing.
-fn read_some(reader: &mut impl Read, into: &mut Vec<u8>) -> std::io::Result<usize> {
+/// One read of a stream into `into` (at most `room` and [`STREAM_BLOCK`]
+/// bytes, zeroed first): what the stream has now, waiting only while it
+/// has nothing.
+fn read_some(reader: &mut impl Read, into: &mut Vec<u8>, room: usize) -> std::io::Result<usize> {
     let start = into.len();
-    let room = (into.capacity() - start).min(STREAM_BLOCK);
-    into.resize(start + room, 0);
+    into.resize(start + room.min(STREAM_BLOCK), 0);
     let result = loop {
         match reader.read(&mut into[start..]) {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -412,8 +412,7 @@ mod tests {
     #[test]
     fn a_stream_gives_each_line_once_it_is_whole_without_reading_on() {
         let parts = || Parts([&b"{\"a\":1}\n{\"a\""[..], b":2}\n", b"{\"a\":3}\n"].into(), 0);
-        let ready = Arc::new(AtomicBool::new(true));
-        let mut rows = JsonlRows::from_reader(Path::new("-"), parts()).streaming(ready.clone());
+        let (mut rows, ready) = JsonlRows::from_reader(Path::new("-"), parts()).streaming();
         let Some(Pending::Line { number: 1, bytes, .. }) = rows.next() else { panic!() };
         assert_eq!(&*bytes, b"{\"a\":1}");
         assert_eq!(rows.reader.1, 1, "the first line is handed on after one read");
@@ -424,8 +423,7 @@ mod tests {
         assert_eq!(rows.count(), 1);
         // Blank lines after a row do not make the next row ready.
         let blank = Parts([&b"{\"a\":1}\n\r\n\n"[..], b"{\"a\":2}\n"].into(), 0);
-        let ready = Arc::new(AtomicBool::new(true));
-        let mut rows = JsonlRows::from_reader(Path::new("-"), blank).streaming(ready.clone());
+        let (mut rows, ready) = JsonlRows::from_reader(Path::new("-"), blank).streaming();
         assert!(rows.next().is_some());
         assert!(!ready.load(Ordering::Relaxed), "only blank lines are read after row 1");
         assert!(has_row(b"\n \n{}\n") && !has_row(b"\n \r\n{}") && !has_row(b""));
@@ -468,7 +466,7 @@ mod tests {
             let mut held = Vec::new();
             let mut count = 0;
             let rows = JsonlRows::from_reader(Path::new("t"), Trickle(text.as_bytes()));
-            let rows = if stream { rows.streaming(Arc::default()) } else { rows };
+            let rows = if stream { rows.streaming().0 } else { rows };
             for (i, p) in rows.enumerate() {
                 let Pending::Line { number, bytes, .. } = p else { panic!("{i}: not a line") };
                 assert_eq!(number, i as u64 + 1);

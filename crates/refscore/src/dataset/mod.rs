@@ -300,9 +300,9 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
         DatasetFormat::Jsonl => {
             let rows = jsonl::JsonlRows::from_reader(path, file).counting(Arc::clone(&read));
             if stream {
-                let flag = Arc::new(AtomicBool::new(false));
-                ready = Some(Arc::clone(&flag));
-                Box::new(rows.streaming(flag))
+                let (rows, flag) = rows.streaming();
+                ready = Some(flag);
+                Box::new(rows)
             } else {
                 Box::new(rows)
             }
@@ -355,9 +355,9 @@ pub fn from_reader(
     let mut ready = None;
     let inner: Box<dyn Iterator<Item = Pending> + Send> = match format {
         DatasetFormat::Jsonl => {
-            let flag = Arc::new(AtomicBool::new(false));
-            ready = Some(Arc::clone(&flag));
-            Box::new(jsonl::JsonlRows::from_reader(name, reader).streaming(flag))
+            let (rows, flag) = jsonl::JsonlRows::from_reader(name, reader).streaming();
+            ready = Some(flag);
+            Box::new(rows)
         }
         DatasetFormat::JsonArray => {
             Box::new(json_array::JsonArrayRows::from_reader(name, reader)?.map(Pending::Ready))

@@ -104,6 +104,18 @@ pub struct RunInfo {
     pub resumed: u32,
 }
 
+impl RunInfo {
+    /// The input the run recorded without a hash, `"suite"` or
+    /// `"dataset"`: it was read from a pipe or a device (see
+    /// [`hash_input`](crate::history::hash_input)), so the run cannot be
+    /// resumed and its documents cannot be read again.
+    pub fn unhashed_input(&self) -> Option<&'static str> {
+        [("suite", &self.suite_hash), ("dataset", &self.dataset_hash)]
+            .into_iter()
+            .find_map(|(what, hash)| hash.is_empty().then_some(what))
+    }
+}
+
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }

@@ -80,8 +80,6 @@ fn strings(e: &str, a: &str, normalizers: &[Normalizer]) -> Checked {
         _ => {}
     }
     if let (Some((p, cp)), Some((q, cq))) = (text_number(x), text_number(y))
-        && !leading_zero(x)
-        && !leading_zero(y)
         && (cp.is_none() || cq.is_none() || cp == cq)
     {
         return numbers(&p, &q);
@@ -185,13 +183,12 @@ pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
     if !(digits(int) || grouped) || frac.is_some_and(|f| !digits(f)) {
         return None;
     }
+    // `007` or `0,123`: digits after a leading zero make an identifier (or
+    // a decimal comma), not a number.
+    if int.len() > 1 && int.starts_with('0') {
+        return None;
+    }
     parse_number_string(&t.replace(',', ""), '.').map(|a| (a, currency))
-}
-
-/// `007`: digits with a leading zero are an identifier, not a number.
-fn leading_zero(s: &str) -> bool {
-    let t = s.trim_start_matches(|c: char| !c.is_ascii_digit());
-    t.len() > 1 && t.starts_with('0') && t.as_bytes().get(1).is_some_and(u8::is_ascii_digit)
 }
 
 /// A date in a form with one reading: numeric `A/B/YYYY`, `A-B-YYYY` and
@@ -256,6 +253,9 @@ mod tests {
             (json!(1234.5), json!("USD 1234.5"), NumberAsText),
             (json!("1,234.50"), json!("1234.5"), NumberAsText),
             (json!(30), json!("30"), NumberAsText),
+            (json!(0), json!("0"), NumberAsText),
+            (json!(0.5), json!("$0.50"), NumberAsText),
+            (json!(-0.25), json!("-0.25"), NumberAsText),
             (json!("2024-03-05"), json!("March 5, 2024"), CalendarDate),
             (json!("2024-03-05"), json!("5 Mar 2024"), CalendarDate),
             (json!("2024-03-05"), json!("05-Mar-2024"), CalendarDate),
@@ -282,6 +282,11 @@ mod tests {
             (json!("2024-03-05"), json!("03/05/2024")),
             (json!("2024-03-05"), json!("05.03.2024")),
             (json!("007"), json!("7")),
+            (json!(7), json!("007")),
+            (json!("007"), json!(7)),
+            (json!(-7), json!("-007")),
+            (json!(7), json!("$007")),
+            (json!(123), json!("0,123")),
             (json!(12.5), json!("12.5%")),
             (json!(12), json!("(12)")),
             (json!("Acme Corp"), json!("Acme Corp.")),

@@ -402,9 +402,17 @@ mod tests {
         let e = m.evaluate(&EvalInput::pair(side("out"), side("ref"))).unwrap();
         let s = &e.scores[0];
         assert!(s.is_invalid(), "{s:?}");
-        assert!(s.explanation.as_deref().unwrap().contains("past the limit of 65536"));
+        let why = s.explanation.as_deref().unwrap();
+        assert!(why.contains("past the limit of 65536"), "{why}");
         assert!(s.details.is_empty(), "{:?}", s.details.len());
         assert!(e.fields.is_empty(), "{:?}", e.fields.len());
+        // The rule the explanation advises is one json_match takes, and it
+        // pairs the array.
+        assert!(why.contains("(`array: by_key, keys: [FIELD]`)"), "{why}");
+        let rules = json!({"rules": {"rules": [{"path": "$", "array": "by_key", "keys": ["n"]}]}});
+        let keyed = JsonMatch::from_options(rules.as_object().unwrap(), &ctx).unwrap();
+        let e = keyed.evaluate(&EvalInput::pair(side("out"), side("ref"))).unwrap();
+        assert!(!e.scores[0].is_invalid(), "{:?}", e.scores[0]);
         // A valid one keeps both.
         let e = m.evaluate(&EvalInput::pair(json!({"a": 1}), json!({"a": 2}))).unwrap();
         assert_eq!((e.scores[0].details.len(), e.fields.len()), (1, 1));

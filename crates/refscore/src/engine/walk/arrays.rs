@@ -128,8 +128,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 *first = Some(format!(
                     "the array at {path} has {n} reference and {m} output elements without an \
                      equal one: pairing them by similarity would weigh {} pairs, past the limit \
-                     of {}; give the array a key (`key: [field]`) or compare it in order \
-                     (`array: ordered`)",
+                     of {}; give the array a rule that pairs it by key (`array: by_key, keys: \
+                     [FIELD]`) or in order (`array: ordered`)",
                     n.saturating_mul(m),
                     align::MAX_SIMILARITY_PAIRS
                 ));

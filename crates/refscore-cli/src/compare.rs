@@ -16,9 +16,12 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let options = options(args, spec)?;
     let ctx = BuildContext { base_dir: std::env::current_dir().ok(), ..BuildContext::default() };
     let metric = metrics::build(&args.metric, &options, &ctx)?;
+    // `--all`, or `--opt details=all`: the passed details the metric
+    // reports are kept on every score line, as for one pair.
+    let all = args.all || options.get("details").and_then(Value::as_str) == Some("all");
     match &args.pairs {
         Some(path) => {
-            crate::pairs::run(metric, spec.name, path, args.threads, args.all, args.value_reader)
+            crate::pairs::run(metric, spec.name, path, args.threads, all, args.value_reader)
         }
         None => one(metric.as_ref(), args),
     }

@@ -262,6 +262,26 @@ fn pairs_decode_json_text_unless_told_strings_are_values() {
 }
 
 #[test]
+fn pairs_keep_passed_details_with_details_all_as_one_pair_does() {
+    let line = r#"{"id":"a","output":{"v":1,"w":2},"reference":{"v":1,"w":3}}"#;
+    for metric in ["json_distance", "json_match"] {
+        for flags in [&["--opt", "details=all"][..], &["--all"][..]] {
+            let args = [&["compare", "-m", metric, "--pairs", "-"][..], flags].concat();
+            let o = refscore_stdin(&args, &format!("{line}\n"));
+            let score: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+            let checks: Vec<&str> = score["details"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["check"].as_str().unwrap())
+                .collect();
+            assert!(checks.iter().any(|c| c.ends_with("$.v")), "{metric} {flags:?}: {checks:?}");
+            assert!(checks.iter().any(|c| c.ends_with("$.w")), "{metric} {flags:?}: {checks:?}");
+        }
+    }
+}
+
+#[test]
 fn pairs_record_repeated_keys_whichever_reader_reads_them() {
     let text = concat!(
         r#"{"id": "value", "output": {"total": 1, "total": 2}, "reference": {"total": 2}}"#,

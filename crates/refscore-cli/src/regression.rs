@@ -26,6 +26,7 @@ pub(crate) fn status(s: RegressionStatus, p: Palette) -> String {
 fn cell(c: Cell) -> String {
     match c {
         Cell::Score(x) => fmt(x),
+        Cell::Label => "label".to_owned(),
         Cell::Invalid => "invalid".to_owned(),
         Cell::Failed => "failed".to_owned(),
     }

@@ -50,7 +50,8 @@ pub(crate) fn summary(
         rows.push(vec![
             e.name.clone(),
             e.metric.clone(),
-            e.count.to_string(),
+            // Rows judged: a number, or a label without one.
+            (e.count + e.labelled).to_string(),
             num(e.mean),
             num(e.median),
             num(e.min),

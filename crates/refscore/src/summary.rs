@@ -25,7 +25,8 @@ pub struct RunSummary {
     pub rows_unreadable: u64,
     /// Readable rows where at least one evaluation failed.
     pub rows_with_failures: u64,
-    /// Rows where at least one evaluator gave a numeric score.
+    /// Rows where at least one evaluator gave a numeric score or a label
+    /// (a classifier whose choices carry no scores).
     pub rows_scored: u64,
     /// Whether the run was stopped before the end of the dataset.
     pub cancelled: bool,
@@ -121,7 +122,11 @@ pub struct EvaluatorSummary {
     pub direction: Direction,
     /// Rows with a numeric score.
     pub count: u64,
-    /// Rows where the score was `invalid` (no number).
+    /// Rows where the evaluation completed with a label and no number (a
+    /// classifier whose choices carry no scores): judged, not invalid.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub labelled: u64,
+    /// Rows where the score was `invalid` (no number, no label).
     pub invalid: u64,
     /// Rows where the evaluation failed (error, missing input, panic).
     pub failed: u64,
@@ -185,6 +190,7 @@ struct EvalAcc {
     direction: Direction,
     threshold: Option<f64>,
     stats: stats::Stats,
+    labelled: u64,
     invalid: u64,
     failed: u64,
     passed: u64,
@@ -215,6 +221,7 @@ impl Collector {
                     direction,
                     threshold,
                     stats: stats::Stats::default(),
+                    labelled: 0,
                     invalid: 0,
                     failed: 0,
                     passed: 0,
@@ -254,6 +261,10 @@ impl Collector {
                     if acc.threshold.is_some_and(|t| passes(acc.direction, t, x)) {
                         acc.passed += 1;
                     }
+                }
+                EvalOutcome::Label => {
+                    scored = true;
+                    acc.labelled += 1;
                 }
                 EvalOutcome::Invalid => acc.invalid += 1,
                 EvalOutcome::Failed => {
@@ -311,6 +322,7 @@ impl Collector {
                     metric: e.metric,
                     direction: e.direction,
                     threshold: e.threshold,
+                    labelled: e.labelled,
                     invalid: e.invalid,
                     failed: e.failed,
                     scores: e

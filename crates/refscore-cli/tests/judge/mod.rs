@@ -143,6 +143,49 @@ fn classify_scores_caches_accounts_and_never_leaks_the_key() {
     assert!(!everything(dir.path(), &o).contains(KEY), "the key leaked");
 }
 
+/// Choices given as labels alone (`[polite, rude]`): each judgement is a
+/// label with no number, as Phoenix gives it. The run counts those rows as
+/// judged (not invalid), its gate passes, and a baseline from the folder
+/// reads them back as labels.
+#[test]
+fn label_only_choices_are_judgements_not_invalid_scores() {
+    let server = ScriptedServer::start(Script::new(vec![])).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ["Thank you kindly LABEL=polite", "Go away LABEL=rude"];
+    setup(dir.path(), &server.base_url(), &rows, &json!({}), "{}");
+    let path = dir.path().join("suite.yaml");
+    let mut suite: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    suite["evaluators"][0]["options"]["choices"] = json!(["polite", "rude"]);
+    suite["evaluators"][0].as_object_mut().unwrap().remove("threshold");
+    std::fs::write(&path, suite.to_string()).unwrap();
+    let o = run(dir.path(), &["--no-store"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    let labels: Vec<&str> = r.iter().map(|x| x["scores"][0]["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["polite", "rude"]);
+    assert!(r.iter().all(|x| x["scores"][0]["score"].is_null()), "{r:?}");
+    let s = summary(dir.path());
+    assert_eq!(s["rows_scored"], 2, "{s}");
+    let e = &s["evaluators"][0];
+    assert_eq!((&e["count"], &e["labelled"], &e["invalid"]), (&json!(0), &json!(2), &json!(0)));
+    assert!(s["gate"]["passed"].as_bool().unwrap(), "{s}");
+    // The folder as a baseline: the same labels, nothing regressed.
+    let base = dir.path().join("out");
+    let again = dir.path().join("again");
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .arg("run")
+        .arg(&path)
+        .arg("-o")
+        .arg(&again)
+        .args(["--no-store", "--baseline"])
+        .arg(&base)
+        .env("TEST_JUDGE_KEY", KEY)
+        .env_remove("REFSCORE_CACHE")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+}
+
 #[test]
 fn transient_faults_are_retried_and_failures_fail_closed() {
     let server = ScriptedServer::start(Script::new(vec![

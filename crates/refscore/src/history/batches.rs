@@ -339,7 +339,7 @@ fn write_batches(
 
 /// Each row's id and cells, compactly: per row the id's length (u32 LE)
 /// and bytes, the number of cells (u16 LE), then per cell a tag (0 score,
-/// 1 invalid, 2 failed) and, for a score, its f64 LE.
+/// 1 invalid, 2 failed, 3 label) and, for a score, its f64 LE.
 fn encode_cells(records: &[RowRecord]) -> Vec<u8> {
     let mut out = Vec::with_capacity(records.len() * 32);
     for r in records {
@@ -356,6 +356,7 @@ fn encode_cells(records: &[RowRecord]) -> Vec<u8> {
                 }
                 Cell::Invalid => out.push(1),
                 Cell::Failed => out.push(2),
+                Cell::Label => out.push(3),
             }
         }
     }
@@ -386,6 +387,7 @@ fn decode_cells(mut b: &[u8]) -> Result<Vec<RowScores>, String> {
                 )),
                 1 => Cell::Invalid,
                 2 => Cell::Failed,
+                3 => Cell::Label,
                 t => return Err(format!("unknown outcome tag {t}")),
             });
         }
@@ -404,7 +406,7 @@ mod tests {
             RowRecord {
                 scores: RowScores {
                     id: "inv-é1".into(),
-                    cells: vec![Cell::Score(0.25), Cell::Invalid, Cell::Failed],
+                    cells: vec![Cell::Score(0.25), Cell::Invalid, Cell::Failed, Cell::Label],
                 },
                 row_score: None,
                 extra: Vec::new(),

@@ -390,11 +390,13 @@ fn row_change(direction: Direction, before: Cell, after: Cell) -> (RowChange, Op
         (Some(_), None) => (RowChange::Regressed, None),
         (None, Some(_)) => (RowChange::Improved, None),
         (None, None) => {
-            // Failing where it was only invalid is worse; the reverse better.
+            // Failing where it was only invalid is worse, invalid where it
+            // gave a label worse again; the reverse better.
             let rank = |c: Cell| match c {
                 Cell::Failed => 0,
                 Cell::Invalid => 1,
-                Cell::Score(_) => 2,
+                Cell::Label => 2,
+                Cell::Score(_) => 3,
             };
             let delta = match rank(after).cmp(&rank(before)) {
                 std::cmp::Ordering::Less => RowChange::Regressed,

@@ -70,9 +70,8 @@ pub(crate) fn line_cells(line: &Value, evaluators: &[EvaluatorScores]) -> Vec<Ce
                 return Cell::Failed;
             }
             let main = scores.and_then(|s| s.iter().find(|s| s["name"].as_str() == Some(&e.name)));
-            match main.and_then(|s| s["score"].as_f64()) {
-                Some(x) => Cell::Score(x),
-                None if main.is_some() => Cell::Invalid,
+            match main {
+                Some(s) => Cell::completed(s["score"].as_f64(), s["label"].as_str()),
                 None => Cell::Failed,
             }
         })

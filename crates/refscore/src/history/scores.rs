@@ -23,12 +23,15 @@ pub struct EvaluatorScores {
 }
 
 /// How one evaluator came out on one row. In JSON: the number, or
-/// `"invalid"` or `"failed"`.
+/// `"label"`, `"invalid"` or `"failed"`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Cell {
     /// A numeric main score.
     Score(f64),
-    /// Completed without a number.
+    /// Completed with a label and no number: a classifier whose choices
+    /// carry no scores (`choices: [polite, rude]`).
+    Label,
+    /// Completed without a number or a label (the `invalid` label).
     Invalid,
     /// The evaluation failed (or the row could not be read).
     Failed,
@@ -38,6 +41,7 @@ impl Serialize for Cell {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Cell::Score(x) => s.serialize_f64(*x),
+            Cell::Label => s.serialize_str("label"),
             Cell::Invalid => s.serialize_str("invalid"),
             Cell::Failed => s.serialize_str("failed"),
         }
@@ -54,10 +58,11 @@ impl<'de> Deserialize<'de> for Cell {
         }
         match Raw::deserialize(d)? {
             Raw::Number(x) => Ok(Cell::Score(x)),
+            Raw::Word(w) if w == "label" => Ok(Cell::Label),
             Raw::Word(w) if w == "invalid" => Ok(Cell::Invalid),
             Raw::Word(w) if w == "failed" => Ok(Cell::Failed),
             Raw::Word(w) => Err(serde::de::Error::custom(format!(
-                "expected a number, \"invalid\" or \"failed\", got \"{w}\""
+                "expected a number, \"label\", \"invalid\" or \"failed\", got \"{w}\""
             ))),
         }
     }
@@ -70,18 +75,29 @@ impl schemars::JsonSchema for Cell {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "description": "An evaluator's outcome on a row: its score, or `invalid` (no number) or `failed` (the evaluation failed).",
-            "oneOf": [{"type": "number"}, {"enum": ["invalid", "failed"]}]
+            "description": "An evaluator's outcome on a row: its score, or `label` (a label and no number), `invalid` (neither) or `failed` (the evaluation failed).",
+            "oneOf": [{"type": "number"}, {"enum": ["label", "invalid", "failed"]}]
         })
     }
 }
 
 impl Cell {
+    /// The outcome of an evaluation that completed with this main score
+    /// and label: a finite number is a score; else a label other than
+    /// `invalid` is a label-only verdict; else invalid.
+    pub fn completed(score: Option<f64>, label: Option<&str>) -> Cell {
+        match score.filter(|x| x.is_finite()) {
+            Some(x) => Cell::Score(x),
+            None if label.is_some_and(|l| !l.is_empty() && l != "invalid") => Cell::Label,
+            None => Cell::Invalid,
+        }
+    }
+
     /// The number, if any.
     pub fn score(self) -> Option<f64> {
         match self {
             Cell::Score(x) => Some(x),
-            Cell::Invalid | Cell::Failed => None,
+            Cell::Label | Cell::Invalid | Cell::Failed => None,
         }
     }
 }
@@ -140,4 +156,23 @@ pub struct RowRecord {
     /// Whether the row could not be read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unreadable: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cell;
+
+    #[test]
+    fn a_completed_evaluation_is_a_score_a_label_or_invalid() {
+        assert_eq!(Cell::completed(Some(0.5), Some("partial")), Cell::Score(0.5));
+        assert_eq!(Cell::completed(None, Some("polite")), Cell::Label);
+        assert_eq!(Cell::completed(None, Some("invalid")), Cell::Invalid);
+        assert_eq!(Cell::completed(None, Some("")), Cell::Invalid);
+        assert_eq!(Cell::completed(None, None), Cell::Invalid);
+        assert_eq!(Cell::completed(Some(f64::NAN), Some("polite")), Cell::Label);
+        for c in [Cell::Score(0.25), Cell::Label, Cell::Invalid, Cell::Failed] {
+            let text = serde_json::to_string(&c).unwrap();
+            assert_eq!(serde_json::from_str::<Cell>(&text).unwrap(), c, "{text}");
+        }
+    }
 }

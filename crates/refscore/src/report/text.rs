@@ -74,10 +74,12 @@ pub(crate) fn status(s: crate::history::RegressionStatus) -> String {
     format!("{mark} {}", s.as_str())
 }
 
-/// A row's outcome in a comparison: its score, `invalid` or `failed`.
+/// A row's outcome in a comparison: its score, `label`, `invalid` or
+/// `failed`.
 pub(crate) fn cell(c: crate::history::Cell) -> String {
     match c {
         crate::history::Cell::Score(x) => num(x),
+        crate::history::Cell::Label => String::from("label"),
         crate::history::Cell::Invalid => String::from("invalid"),
         crate::history::Cell::Failed => String::from("failed"),
     }

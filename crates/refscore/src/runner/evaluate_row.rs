@@ -295,9 +295,7 @@ fn add_scores(ev: &SuiteEvaluator, mut own: Vec<Score>, out: &mut Vec<Score>) ->
     let mut outcome = EvalOutcome::Invalid;
     for (i, mut s) in own.into_iter().enumerate() {
         if i == 0 {
-            if let Some(x) = s.score.filter(|x| x.is_finite()) {
-                outcome = EvalOutcome::Score(x);
-            }
+            outcome = EvalOutcome::completed(s.score, s.label.as_deref());
             s.name = ev.name.clone();
         } else {
             s.name = format!("{}.{}", ev.name, s.name);

@@ -213,6 +213,7 @@ mod tests {
             metric: "m".into(),
             direction: Direction::Maximize,
             count: 1,
+            labelled: 0,
             invalid: 0,
             failed: 0,
             mean,

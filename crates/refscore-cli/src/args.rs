@@ -12,7 +12,7 @@ pub(crate) struct Cli {
     pub(crate) command: Command,
 }
 
-const EXIT_CODES: &str = "Exit codes:\n  0  the command ran (run: the gate passed)\n  1  run: the gate failed, or nothing was evaluated\n  2  usage, configuration or I/O error";
+const EXIT_CODES: &str = "Exit codes:\n  0    the command ran (run: the gate passed; compare: every pair was scored)\n  1    run: the gate failed, or nothing was evaluated; compare: a pair or line\n       could not be read or scored, or nothing was scored\n  2    usage, configuration or I/O error\n  130  run: stopped by a second Ctrl-C or signal";
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {

@@ -50,8 +50,9 @@ pub(crate) const DEFAULT_MIN_SIMILARITY: f64 = 0.5;
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RulesFile {
+    /// Read as a [`Spec`] apart, so that its errors name `defaults`.
     #[serde(default)]
-    defaults: Spec,
+    defaults: Option<Value>,
     #[serde(default)]
     rules: Vec<Value>,
 }
@@ -361,15 +362,22 @@ fn rule_err(n: usize, selector: &str, msg: &str) -> ConfigError {
 pub(crate) fn compile(value: &Value) -> Result<CompiledRules, ConfigError> {
     let file: RulesFile = serde_json::from_value(value.clone())
         .map_err(|e| ConfigError::invalid("rules", e.to_string()))?;
+    let defaults: Spec = match file.defaults {
+        None => Spec::default(),
+        Some(d) => serde_json::from_value(d).map_err(|e| {
+            // `path` is a field of a rule, not one `defaults` may have.
+            ConfigError::invalid("rules defaults", e.to_string().replace("`path`, ", ""))
+        })?,
+    };
     let mut c = CompiledRules::default();
-    if file.defaults.path.is_some() {
+    if defaults.path.is_some() {
         return Err(ConfigError::invalid(
             "rules defaults",
             "`path` belongs in a rule, not in defaults",
         ));
     }
     let base = c
-        .patch(&file.defaults, "rules defaults")
+        .patch(&defaults, "rules defaults")
         .map_err(|e| ConfigError::invalid("rules defaults", e))?;
     base.apply_field(&mut c.base_field);
     if base.align.is_some() {
@@ -416,6 +424,17 @@ pub(crate) fn read_file(path: &Path) -> Result<Value, ConfigError> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_unknown_field_in_defaults_is_named_there() {
+        let e = compile(&json!({"defaults": {"arary": "ordered"}})).unwrap_err().to_string();
+        assert!(e.starts_with("rules defaults: unknown field `arary`"), "{e}");
+        assert!(!e.contains("`path`"), "{e}");
+        let e = compile(&json!({"defaults": {"path": "$.a"}})).unwrap_err().to_string();
+        assert!(e.contains("`path` belongs in a rule, not in defaults"), "{e}");
+        let e = compile(&json!({"rules": [{"path": "$", "arary": "ordered"}]})).unwrap_err();
+        assert!(e.to_string().contains("unknown field `arary`"), "{e}");
+    }
 
     #[test]
     fn later_rules_override() {

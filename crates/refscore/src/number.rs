@@ -42,10 +42,10 @@ pub fn exact_eq(a: &Number, b: &Number) -> bool {
     }
 }
 
-fn float_equals_int(f: f64, i: i128) -> bool {
-    // Every i64/u64 fits in i128; a float equal to it is integral and
-    // within ±2^64, so the conversion below is exact when it matters.
-    f.is_finite() && f.fract() == 0.0 && f.abs() < 1.9e19 && f as i128 == i
+/// Whether the float `f` is exactly the integer `i`: integral, and within
+/// the range where converting it to `i128` is exact (±1.7e38).
+pub(crate) fn float_equals_int(f: f64, i: i128) -> bool {
+    f.is_finite() && f.fract() == 0.0 && f.abs() < 1.7e38 && f as i128 == i
 }
 
 /// Numeric view of a value for metrics that treat booleans as 0 and 1.

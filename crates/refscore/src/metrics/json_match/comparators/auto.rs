@@ -43,9 +43,13 @@ fn numbers(x: &Amount, y: &Amount) -> Checked {
     if x.same(y) {
         return noted(Normalization::NumberAsText);
     }
-    let to = |v: f64| serde_json::Number::from_f64(v).map(Value::Number);
-    match (to(x.value), to(y.value)) {
-        (Some(p), Some(q)) => default::compare(&p, &q, &[]).into(),
+    // Exact integers stay exact: two that differ are never a match, even
+    // past `u64` where both round to the same double (partial credit then).
+    match (x.to_number().map(Value::Number), y.to_number().map(Value::Number)) {
+        (Some(p), Some(q)) => match default::compare(&p, &q, &[]) {
+            Leaf::MATCH => super::below_one(1.0).into(),
+            leaf => leaf.into(),
+        },
         _ => Leaf::WRONG.into(),
     }
 }
@@ -129,6 +133,11 @@ pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
         return None;
     }
     let mut t = s.trim();
+    // A minus sign may come before the currency (`-$5`) or after it (`$-5`).
+    let minus_first = t.strip_prefix('-');
+    if let Some(rest) = minus_first {
+        t = rest;
+    }
     let mut currency = None;
     if let Some(c) = t.chars().next().filter(|c| is_currency_symbol(*c)) {
         currency = Some(c.to_string());
@@ -164,7 +173,13 @@ pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
             t = rest.trim_end();
         }
     }
-    let body = t.strip_prefix('-').unwrap_or(t);
+    let minus_after = t.strip_prefix('-');
+    if minus_first.is_some() && minus_after.is_some() {
+        // `--5`, `-$-5`.
+        return None;
+    }
+    let negative = minus_first.is_some() || minus_after.is_some();
+    let body = minus_after.unwrap_or(t);
     if !body.bytes().all(|b| b.is_ascii_digit() || b == b',' || b == b'.') {
         return None;
     }
@@ -188,7 +203,8 @@ pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
     if int.len() > 1 && int.starts_with('0') {
         return None;
     }
-    parse_number_string(&t.replace(',', ""), '.').map(|a| (a, currency))
+    let signed = format!("{}{}", if negative { "-" } else { "" }, body.replace(',', ""));
+    parse_number_string(&signed, '.').map(|a| (a, currency))
 }
 
 /// A date in a form with one reading: numeric `A/B/YYYY`, `A-B-YYYY` and
@@ -256,6 +272,9 @@ mod tests {
             (json!(0), json!("0"), NumberAsText),
             (json!(0.5), json!("$0.50"), NumberAsText),
             (json!(-0.25), json!("-0.25"), NumberAsText),
+            (json!(-5), json!("-$5"), NumberAsText),
+            (json!(-5), json!("$-5"), NumberAsText),
+            (json!(-1234.5), json!("-USD 1,234.50"), NumberAsText),
             (json!("2024-03-05"), json!("March 5, 2024"), CalendarDate),
             (json!("2024-03-05"), json!("5 Mar 2024"), CalendarDate),
             (json!("2024-03-05"), json!("05-Mar-2024"), CalendarDate),
@@ -287,6 +306,12 @@ mod tests {
             (json!(-7), json!("-007")),
             (json!(7), json!("$007")),
             (json!(123), json!("0,123")),
+            (json!(-5), json!("-$-5")),
+            (json!(5), json!("--5")),
+            (json!(-5), json!("- 5")),
+            (json!(9_007_199_254_740_992_u64), json!("9,007,199,254,740,993")),
+            (json!("9,007,199,254,740,992"), json!("9007199254740993")),
+            (json!(1e20), json!("100000000000000000001")),
             (json!(12.5), json!("12.5%")),
             (json!(12), json!("(12)")),
             (json!("Acme Corp"), json!("Acme Corp.")),

@@ -4,7 +4,7 @@ use serde_json::{Number, Value};
 
 use super::{Checked, Normalizer, Note, Side, as_text, exact};
 use crate::engine::Leaf;
-use crate::number::{as_i128, to_f64};
+use crate::number::{as_i128, float_equals_int, to_f64};
 use crate::unicode_class::is_currency_symbol;
 
 /// A number read from text or JSON.
@@ -22,13 +22,25 @@ impl Amount {
         Amount { value: to_f64(n), integer: as_i128(n) }
     }
 
-    /// Equal values: exactly when both are integers, else as doubles
-    /// (`-0 = 0`).
+    /// Equal values, as JSON numbers compare exactly: two integers
+    /// exactly, an integer and a float only when the float is that very
+    /// integer, two floats as doubles (`-0 = 0`).
     pub fn same(&self, other: &Amount) -> bool {
         match (self.integer, other.integer) {
             (Some(x), Some(y)) => x == y,
-            _ => self.value == other.value,
+            (Some(i), None) => float_equals_int(other.value, i),
+            (None, Some(i)) => float_equals_int(self.value, i),
+            (None, None) => self.value == other.value,
         }
+    }
+
+    /// The amount as a JSON number: exact when it is an integer that
+    /// fits `i64` or `u64`, else the double.
+    pub fn to_number(&self) -> Option<Number> {
+        let exact = self.integer.and_then(|i| {
+            i64::try_from(i).map(Number::from).or_else(|_| u64::try_from(i).map(Number::from)).ok()
+        });
+        exact.or_else(|| Number::from_f64(self.value))
     }
 }
 
@@ -335,6 +347,8 @@ mod tests {
             (json!(9_007_199_254_740_993_u64), json!("9,007,199,254,740,993"), '.'),
             (json!(1234), json!(1234.0), '.'),
             (json!(u64::MAX), json!(u64::MAX), '.'),
+            (json!(1e20), json!("100000000000000000000"), '.'),
+            (json!(9_007_199_254_740_992.0), json!("9007199254740992"), '.'),
         ];
         for (e, a, d) in matches {
             assert_eq!(cmp(e.clone(), a.clone(), d), Leaf::MATCH.into(), "{e} vs {a}");
@@ -346,6 +360,8 @@ mod tests {
             (json!(9_007_199_254_740_993_u64), json!("9,007,199,254,740,992"), '.'),
             (json!("1,234"), json!(1234), ','),
             (json!(9_007_199_254_740_993_u64), json!(9_007_199_254_740_992.0), '.'),
+            (json!(9_007_199_254_740_992.0), json!("9007199254740993"), '.'),
+            (json!(1e20), json!("100000000000000000001"), '.'),
         ];
         for (e, a, d) in wrong {
             assert_eq!(cmp(e.clone(), a.clone(), d), Leaf::WRONG.into(), "{e} vs {a}");

@@ -23,13 +23,18 @@ pub(super) fn positional(n: usize, m: usize) -> Pairs {
 /// The elements left over on both sides (lacking every key field, or with
 /// no partner) then pair by `fallback` (a pair's weight, `None` when the
 /// two cannot pair), when there is one; the rest stay unpaired.
+///
+/// # Errors
+/// The groups of a shared key and the fallback together would weigh more
+/// than [`MAX_SIMILARITY_PAIRS`] pairs: from the group (or the fallback)
+/// that passes it on, elements pair by position instead.
 pub(super) fn by_key(
     e: &[Node<'_>],
     a: &[Node<'_>],
     keys: &[String],
     sim: impl Fn(usize, usize) -> f64,
     fallback: Option<&dyn Fn(usize, usize) -> Option<f64>>,
-) -> Pairs {
+) -> Result<Pairs, Oversized> {
     let key_of = |v: &Node<'_>| -> Option<String> {
         if !v.is_object() {
             return None;
@@ -58,6 +63,19 @@ pub(super) fn by_key(
     }
     let mut used = vec![false; a.len()];
     let mut partner: Vec<Option<usize>> = vec![None; e.len()];
+    // Pairs weighed so far, and the first group (its sizes) past the bound.
+    let mut weighed = 0usize;
+    let mut over: Option<(usize, usize)> = None;
+    let mut pair = |rows: &[usize], cols: &[usize], weigh: &dyn Fn(usize, usize) -> Option<f64>| {
+        let n = rows.len().saturating_mul(cols.len());
+        if over.is_none() && weighed.saturating_add(n) <= MAX_SIMILARITY_PAIRS {
+            weighed += n;
+            assignment_indices(rows, cols, weigh)
+        } else {
+            over.get_or_insert((rows.len(), cols.len()));
+            rows.iter().copied().zip(cols.iter().copied()).collect()
+        }
+    };
     for k in &order {
         let Some((ei, aj)) = groups.get(k) else { continue };
         if aj.is_empty() {
@@ -68,8 +86,7 @@ pub(super) fn by_key(
             used[aj[0]] = true;
             continue;
         }
-        let pairs = assignment_indices(ei, aj, &|i, j| viable(sim(i, j), 0.0));
-        for (i, j) in pairs {
+        for (i, j) in pair(ei, aj, &|i, j| viable(sim(i, j), 0.0)) {
             partner[i] = Some(j);
             used[j] = true;
         }
@@ -77,7 +94,7 @@ pub(super) fn by_key(
     if let Some(weigh) = fallback {
         let rest_e: Vec<usize> = (0..e.len()).filter(|&i| partner[i].is_none()).collect();
         let rest_a: Vec<usize> = (0..a.len()).filter(|&j| !used[j]).collect();
-        for (i, j) in assignment_indices(&rest_e, &rest_a, weigh) {
+        for (i, j) in pair(&rest_e, &rest_a, weigh) {
             partner[i] = Some(j);
             used[j] = true;
         }
@@ -90,7 +107,11 @@ pub(super) fn by_key(
             None => missing.push((Some(i), None)),
         }
     }
-    finish(pairs, missing, &used)
+    let pairs = finish(pairs, missing, &used);
+    match over {
+        None => Ok(pairs),
+        Some(unmatched) => Err(Oversized { pairs, unmatched, keyed: true }),
+    }
 }
 
 /// `Some(s)` when similarity `s` reaches `min_similarity` and is above 0.
@@ -167,7 +188,16 @@ pub(super) const MAX_SIMILARITY_PAIRS: usize = 1 << 16;
 pub(super) struct Oversized {
     pub(super) pairs: Pairs,
     pub(super) unmatched: (usize, usize),
+    /// Whether the elements were those sharing a key (or left without a
+    /// partner by key) of an array paired by key.
+    pub(super) keyed: bool,
 }
+
+/// Most steps (node pairs compared) the similarity walks of one
+/// comparison take: arrays of objects paired by similarity within arrays
+/// paired by similarity multiply their pairs, level by level, and each
+/// pair's walk costs its size. About three seconds on a 2-core vCPU.
+pub(super) const MAX_SIMILARITY_STEPS: u64 = 1 << 22;
 
 /// Best one-to-one pairing: identical elements pair first, then the rest by
 /// maximum total weight (Hungarian algorithm), `weigh` giving a pair's
@@ -230,7 +260,11 @@ pub(super) fn assignment(
             used[j] = true;
             pairs.push((Some(i), Some(j)));
         }
-        return Err(Oversized { pairs: finish_sorted(pairs, missing, &used), unmatched });
+        return Err(Oversized {
+            pairs: finish_sorted(pairs, missing, &used),
+            unmatched,
+            keyed: false,
+        });
     }
     let mut paired_e = vec![None; e.len()];
     for (i, j) in assignment_indices(&rest_e, &rest_a, weigh) {
@@ -411,7 +445,7 @@ mod tests {
         let e = [json!({"sku": "A"}), json!({"sku": "B"}), json!({"x": 1})];
         let a = [json!({"sku": "B"}), json!({"sku": "C"}), json!({"sku": "A"})];
         nodes!(e, a);
-        let p = by_key(&e, &a, &[String::from("sku")], |_, _| 1.0, None);
+        let p = by_key(&e, &a, &[String::from("sku")], |_, _| 1.0, None).unwrap();
         assert_eq!(
             p,
             vec![(Some(0), Some(2)), (Some(1), Some(0)), (Some(2), None), (None, Some(1))]
@@ -446,10 +480,10 @@ mod tests {
         let a = [json!({"sku": "B-2"}), json!({"sku": "A-7"})];
         nodes!(e, a);
         let keys = [String::from("sku")];
-        let none = by_key(&e, &a, &keys, |_, _| 1.0, None);
+        let none = by_key(&e, &a, &keys, |_, _| 1.0, None).unwrap();
         assert!(none.contains(&(Some(0), None)) && none.contains(&(None, Some(1))));
         let weigh = |i: usize, j: usize| (i == 0 && j == 1).then_some(0.8);
-        let p = by_key(&e, &a, &keys, |_, _| 1.0, Some(&weigh));
+        let p = by_key(&e, &a, &keys, |_, _| 1.0, Some(&weigh)).unwrap();
         assert_eq!(p, vec![(Some(0), Some(1)), (Some(1), Some(0))]);
     }
 

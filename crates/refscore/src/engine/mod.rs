@@ -130,8 +130,10 @@ pub struct Comparison {
     /// Per-field tallies, when asked for.
     pub fields: Vec<FieldTally>,
     /// Why the score is not to be trusted: an array with more unmatched
-    /// elements than can be paired by similarity (more than 65,536 pairs,
-    /// 256 × 256, to weigh), whose rest was paired by position.
+    /// elements (or elements sharing a key) than can be paired by
+    /// similarity (more than 65,536 pairs, 256 × 256, to weigh), whose
+    /// rest was paired by position; or similarity walks past their bound
+    /// of steps.
     pub over_limit: Option<String>,
 }
 

@@ -141,11 +141,13 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     /// Leaf counts of subtrees already counted in this comparison, by
     /// address (a missing subtree is counted at every level above it).
     leaf_counts: LeafCounts,
-    /// Levels walked by this comparison and its sub-walks: what its cost
-    /// is counted in.
-    /// (Counted in tests only: nothing outside them reads it.)
-    #[cfg(test)]
+    /// Levels walked by this comparison's similarity walks, shared with
+    /// them: what pairing by similarity costs, bounded by
+    /// [`align::MAX_SIMILARITY_STEPS`].
     steps: Rc<std::cell::Cell<u64>>,
+    /// The bound on [`Walk::steps`]: [`align::MAX_SIMILARITY_STEPS`] (tests
+    /// set a smaller one).
+    budget: u64,
     /// Whether this walk only gives a pair's similarity (its counts are
     /// not read): it may take a pair's tally from [`Walk::memo`].
     similarity: bool,
@@ -199,8 +201,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             element: false,
             memo: Memo::default(),
             leaf_counts: LeafCounts::default(),
-            #[cfg(test)]
             steps: Rc::default(),
+            budget: align::MAX_SIMILARITY_STEPS,
             over_limit: Rc::default(),
             similarity: false,
             null,
@@ -337,8 +339,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             return t;
         }
         self.depth += 1;
-        #[cfg(test)]
-        self.steps.set(self.steps.get() + 1);
+        if self.similarity {
+            self.steps.set(self.steps.get() + 1);
+        }
         // The stack is checked every few levels (a level's frames take a
         // few hundred bytes, far below the margin).
         let t = if self.depth % 16 == 1 {

@@ -31,7 +31,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             Align::Positional | Align::SetIfScalars => align::positional(ea.len(), aa.len()),
             Align::ByKey { keys, fallback } => {
                 let sim = |i, j| self.pair_similarity(ea, aa, i, j);
-                match fallback {
+                let paired = match fallback {
                     Some(p) => {
                         let weigh = |i: usize, j: usize| {
                             let s = (sim(i, j) + key_similarity(ea[i], aa[j], keys)) / 2.0;
@@ -42,7 +42,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                         align::by_key(ea, aa, keys, sim, Some(&weigh))
                     }
                     None => align::by_key(ea, aa, keys, sim, None),
-                }
+                };
+                paired.unwrap_or_else(|over| self.oversized(over))
             }
             Align::Unordered => self.assign(ea, aa, None, &ids),
             Align::Auto(_) if scalars => self.assign(ea, aa, None, &ids),
@@ -120,22 +121,42 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 })
             }),
         };
-        paired.unwrap_or_else(|over| {
-            let mut first = self.over_limit.borrow_mut();
-            if first.is_none() {
-                let (n, m) = over.unmatched;
-                let path = JsonPath::from_segs(&self.path.borrow());
-                *first = Some(format!(
-                    "the array at {path} has {n} reference and {m} output elements without an \
-                     equal one: pairing them by similarity would weigh {} pairs, past the limit \
-                     of {}; give the array a rule that pairs it by key (`array: by_key, keys: \
-                     [FIELD]`) or in order (`array: ordered`)",
-                    n.saturating_mul(m),
-                    align::MAX_SIMILARITY_PAIRS
-                ));
-            }
-            over.pairs
-        })
+        paired.unwrap_or_else(|over| self.oversized(over))
+    }
+
+    /// The pairs of an array too large to pair by similarity, noting why
+    /// (the first such array of the comparison).
+    fn oversized(&self, over: align::Oversized) -> Pairs {
+        let (n, m) = over.unmatched;
+        let which = if over.keyed {
+            "elements that share a key (or that no key paired)"
+        } else {
+            "elements without an equal one"
+        };
+        let advice = if over.keyed {
+            "give the array keys that tell its elements apart (`keys: [FIELD, ...]`)"
+        } else {
+            "give the array a rule that pairs it by key (`array: by_key, keys: [FIELD]`)"
+        };
+        self.note_over_limit(|path| {
+            format!(
+                "the array at {path} has {n} reference and {m} output {which}: pairing them by \
+                 similarity would weigh {} pairs, past the limit of {}; {advice} or in order \
+                 (`array: ordered`)",
+                n.saturating_mul(m),
+                align::MAX_SIMILARITY_PAIRS
+            )
+        });
+        over.pairs
+    }
+
+    /// Notes why the comparison's score is not to be trusted, unless an
+    /// earlier reason was noted; `why` is given the current path.
+    fn note_over_limit(&self, why: impl FnOnce(JsonPath) -> String) {
+        let mut first = self.over_limit.borrow_mut();
+        if first.is_none() {
+            *first = Some(why(JsonPath::from_segs(&self.path.borrow())));
+        }
     }
 
     /// Why elements `i` and `j` were paired, for the pair's record.
@@ -217,13 +238,16 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         {
             return t.ratio_or(1.0);
         }
+        if self.steps.get() >= self.budget {
+            // Past the bound, no more walks: the score is invalid anyway.
+            self.note_budget();
+            return 0.0;
+        }
         let mut sub = Walk::new(self.m, Keep::None, false, self.null);
         sub.memo = Rc::clone(&self.memo);
         sub.leaf_counts = Rc::clone(&self.leaf_counts);
-        #[cfg(test)]
-        {
-            sub.steps = Rc::clone(&self.steps);
-        }
+        sub.steps = Rc::clone(&self.steps);
+        sub.budget = self.budget;
         sub.over_limit = Rc::clone(&self.over_limit);
         sub.similarity = true;
         // The path only serves rule lookups here (no records, no tallies).
@@ -248,7 +272,28 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if let Some(k) = memo_key {
             self.memo.borrow_mut().insert(k, t);
         }
+        if self.steps.get() >= self.budget {
+            self.note_budget();
+        }
         t.ratio_or(1.0)
+    }
+
+    /// Notes that the similarity walks ran out of steps, naming the array
+    /// being paired when this is the comparison's own walk (a similarity
+    /// walk's path is relative to the pair it compares).
+    fn note_budget(&self) {
+        if self.similarity {
+            return;
+        }
+        self.note_over_limit(|path| {
+            format!(
+                "pairing the elements of the array at {path} by similarity took more than {} \
+                 steps, the limit (arrays paired by similarity within arrays paired by \
+                 similarity multiply their pairs); give the array a rule that pairs it by key \
+                 (`array: by_key, keys: [FIELD]`) or in order (`array: ordered`)",
+                self.budget
+            )
+        });
     }
 
     /// Arrays of scalars as sets: each distinct value counts once.

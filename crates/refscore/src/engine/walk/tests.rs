@@ -715,6 +715,81 @@ fn nested_arrays_paired_by_similarity_cost_time_linear_in_depth() {
     crate::json::drop_deep(av);
 }
 
+/// `n` arrays of `n` objects, each `{"items": [...]}` of `n` objects:
+/// pairing the outer arrays by similarity pairs every inner array with
+/// every other, `n⁴` element pairs in all.
+fn nested_grid(n: u64, offset: u64) -> Value {
+    (0..n)
+        .map(|i| json!({"items": (0..n).map(|j| json!({"a": i * 1000 + j + offset})).collect::<Vec<_>>()}))
+        .collect()
+}
+
+#[test]
+fn similarity_walks_within_similarity_walks_stop_at_the_step_budget() {
+    let pairing = Pairing { min_similarity: 0.5, identity: true };
+    let rules = Exact(Policy { align: Align::Assignment(pairing), ..sum() });
+    let (ev, av) = (nested_grid(24, 0), nested_grid(24, 1));
+    let (e, a) = (Tree::from_value(&ev), Tree::from_value(&av));
+    let null = Tree::from_value(&Value::Null);
+    let run = |budget: u64| {
+        let mut walk = super::Walk::new(&rules, Keep::Failed, true, null.root());
+        walk.budget = budget;
+        let steps = std::rc::Rc::clone(&walk.steps);
+        (walk.run(e.root(), a.root(), None), steps.get())
+    };
+    // Under a budget it needs, the comparison is made.
+    let (c, needed) = run(u64::MAX);
+    assert_eq!(c.over_limit, None);
+    assert!(needed > 24 * 24 * 24 * 24, "{needed} steps");
+    // Under a smaller one, it stops there and says where and why.
+    let (c, took) = run(needed / 10);
+    let why = c.over_limit.expect("over the budget");
+    assert!(why.starts_with("pairing the elements of the array at $ by similarity"), "{why}");
+    assert!(why.contains(&format!("took more than {} steps", needed / 10)), "{why}");
+    assert!(took <= needed / 10 + 100, "{took} steps for a budget of {}", needed / 10);
+}
+
+#[test]
+fn keys_shared_by_many_elements_pair_by_position_past_the_pair_limit() {
+    let keyed = |fallback: bool| {
+        let pairing = Pairing { min_similarity: 0.5, identity: false };
+        let keys = vec![String::from("k")];
+        let align = Align::ByKey { keys, fallback: fallback.then_some(pairing) };
+        Exact(Policy { align, ..sum() })
+    };
+    let side = |n: usize, v: u64| -> Value {
+        (0..n).map(|i| json!({"k": "same", "v": i as u64 * 10 + v})).collect()
+    };
+    // 256 elements sharing one key: at the limit, paired by similarity.
+    let c = compare(&keyed(false), &side(256, 0), &side(256, 1), None, Keep::None, false);
+    assert_eq!(c.over_limit, None);
+    // 257: past it, paired by position, saying why.
+    for fallback in [false, true] {
+        let c = compare(&keyed(fallback), &side(257, 0), &side(257, 1), None, Keep::None, false);
+        let why = c.over_limit.expect("over the limit");
+        assert!(
+            why.starts_with(
+                "the array at $ has 257 reference and 257 output elements that share a key"
+            ),
+            "{why}"
+        );
+        assert!(why.contains("66049 pairs, past the limit of 65536"), "{why}");
+        assert_eq!(c.counts.wrong, 257);
+    }
+    // Without a shared key, the fallback's pairs count against the same limit.
+    let unkeyed = |n: usize, v: u64| -> Value {
+        (0..n).map(|i| json!({"k": format!("{i}-{v}"), "v": i as u64})).collect()
+    };
+    let c = compare(&keyed(true), &unkeyed(300, 0), &unkeyed(300, 1), None, Keep::None, false);
+    let why = c.over_limit.expect("over the limit");
+    assert!(
+        why.contains(
+            "300 reference and 300 output elements that share a key (or that no key paired)"
+        ),
+        "{why}"
+    );
+}
+
 #[test]
 fn a_10000_deep_document_does_not_overflow_the_stack() {
     const DEPTH: usize = 10_000;

@@ -390,6 +390,44 @@ mod tests {
     use crate::metrics::BuildContext;
     use crate::metrics::json_match::JsonMatch;
 
+    /// Weights that add up past f64's range, or that weigh every compared
+    /// field 0, give no score: never a guess, never a full match that
+    /// hides the mistakes.
+    #[test]
+    fn weights_past_the_range_or_all_zero_make_the_score_invalid() {
+        let ctx = BuildContext::default();
+        let with = |rules: Value| {
+            let o = json!({"rules": {"rules": rules}});
+            JsonMatch::from_options(o.as_object().unwrap(), &ctx).unwrap()
+        };
+        let (out, reference) = (json!({"t": 1, "items": [1, 2]}), json!({"t": 2, "items": [1, 3]}));
+        let score = |m: &JsonMatch| {
+            let e = m.evaluate(&EvalInput::pair(out.clone(), reference.clone())).unwrap();
+            e.scores[0].clone()
+        };
+        let s = score(&with(
+            json!([{"path": "$.t", "weight": 1e308}, {"path": "$.items", "weight": 1e308}]),
+        ));
+        assert!(s.is_invalid(), "{s:?}");
+        assert!(s.explanation.as_deref().unwrap().contains("multiply or add up past 1e308"));
+        for zero in [
+            json!([{"path": "$..*", "weight": 0}]),
+            json!([{"path": "$.t", "weight": 0}, {"path": "$.items", "weight": 0}]),
+        ] {
+            let s = score(&with(zero.clone()));
+            assert!(s.is_invalid(), "{zero}: {s:?}");
+            let why = s.explanation.as_deref().unwrap();
+            assert!(why.starts_with("every compared field weighs 0"), "{why}");
+        }
+        // Some weight left: a score, the weightless fields aside.
+        let s = score(&with(json!([{"path": "$.items", "weight": 0}])));
+        assert_eq!(s.score, Some(0.0), "{s:?}");
+        // Nothing compared at all (two empty documents): a full match.
+        let m = with(json!([{"path": "$..*", "weight": 0}]));
+        let e = m.evaluate(&EvalInput::pair(json!({}), json!({}))).unwrap();
+        assert_eq!(e.scores[0].score, Some(1.0));
+    }
+
     /// An invalid comparison (an array too large to pair by similarity)
     /// reports no field verdicts: no details, no field statistics.
     #[test]

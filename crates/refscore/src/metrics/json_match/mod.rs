@@ -351,12 +351,26 @@ impl JsonMetric for JsonMatch {
             return Score::invalid(SPEC.name, why.clone());
         }
         if !(c.tally.matched.is_finite() && c.tally.total.is_finite()) {
-            // Weights multiply down the tree: past f64's range the score
-            // would be a guess.
+            // Weights multiply down the tree and add up across it: past
+            // f64's range the score would be a guess.
             return Score::invalid(
                 SPEC.name,
-                "the rules' weights multiply past 1e308 along a path (a container's weight \
-                 multiplies every field under it): use smaller weights",
+                "the rules' weights multiply or add up past 1e308 (a container's weight \
+                 multiplies every field under it, and the fields' weights add up): use smaller \
+                 weights",
+            );
+        }
+        if c.tally.total == 0.0 && c.counts.total() > 0 {
+            // Fields were compared, and every one weighs nothing: no score
+            // says anything about them (a full match would hide mistakes).
+            return Score::invalid(
+                SPEC.name,
+                format!(
+                    "every compared field weighs 0 under the rules' weights ({} compared, {} not \
+                     matched): give some field a weight above 0",
+                    c.counts.total(),
+                    c.counts.total() - c.counts.matched
+                ),
             );
         }
         let score = c.tally.ratio_or(1.0);

@@ -161,18 +161,21 @@ impl RowView<'_> {
         }
     }
 
-    /// The id of a row: the id column's value, else its number.
+    /// The id of a row: the id column's value, else (absent, `null`, or
+    /// a blank text such as an empty CSV cell) its number.
     fn id(self, suite: &Suite) -> String {
         let column = suite.id_column.as_deref();
+        let blank = |s: &str| s.trim().is_empty();
         match self {
             RowView::Value { row, .. } => match column.and_then(|c| row.value.get(c)) {
                 None | Some(Value::Null) => row.number.to_string(),
+                Some(Value::String(s)) if blank(s) => row.number.to_string(),
                 Some(Value::String(s)) => s.clone(),
                 Some(other) => crate::json::compact(other),
             },
             RowView::Tree { number, root } => match column.and_then(|c| root.get(c)) {
                 None => number.to_string(),
-                Some(n) if n.is_null() => number.to_string(),
+                Some(n) if n.is_null() || n.as_str().is_some_and(blank) => number.to_string(),
                 Some(n) => n.as_str().map_or_else(|| n.compact(), str::to_owned),
             },
         }

@@ -215,6 +215,23 @@ fn limit_and_id_numbers() {
 }
 
 #[test]
+fn a_blank_id_is_the_row_number_whichever_reader_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = [json!("a"), json!(""), json!("  "), json!(null), json!(7)]
+        .iter()
+        .map(|id| json!({"id": id, "output": 1}).to_string())
+        .collect();
+    let mut suite = flaky_suite(write_jsonl(dir.path(), &lines), Gate::default());
+    suite.id_column = Some(String::from("id"));
+    for value_reader in [false, true] {
+        let opts = RunOptions { value_reader, ..RunOptions::default() };
+        let (rows, _) = collect(&suite, &opts);
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["a", "2", "3", "4", "7"], "value reader {value_reader}");
+    }
+}
+
+#[test]
 fn empty_dataset_never_passes_and_write_errors_stop() {
     let dir = tempfile::tempdir().unwrap();
     let suite = flaky_suite(write_jsonl(dir.path(), &[]), Gate::default());

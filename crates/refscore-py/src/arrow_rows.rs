@@ -81,6 +81,21 @@ pub(crate) fn batch_rows(batch: &RecordBatch, first_row: u64) -> Vec<RowInput> {
     rows
 }
 
+/// The JSON value of the one cell of `array`, read as a column of it is:
+/// how Python values with no JSON form of their own (dates, datetimes,
+/// `Decimal`s) get the same text in a pandas column as in a polars one.
+///
+/// # Errors
+/// The cell has no JSON form, or its type cannot be read.
+pub(crate) fn cell_value(array: &dyn Array) -> Result<Value, String> {
+    let mut bad = Vec::new();
+    let mut values = column_values(array, &mut bad)?;
+    if let Some(cell) = bad.pop() {
+        return Err(cell.why);
+    }
+    Ok(values.pop().unwrap_or(Value::Null))
+}
+
 /// A cell (or a value inside one) with no JSON form.
 struct BadCell {
     /// The cell's row in the array.

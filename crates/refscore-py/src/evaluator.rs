@@ -59,6 +59,43 @@ fn object_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Map
     }
 }
 
+/// Refuses judge `headers` that are not a dict of text values, naming the
+/// header and the type expected but never the value, which may be a key:
+/// the library's message for a value of the wrong type quotes it
+/// (``invalid type: integer `12345`, expected a string``).
+fn check_headers(judge: &Value) -> PyResult<()> {
+    let Some(headers) = judge.get("headers") else {
+        return Ok(());
+    };
+    let Value::Object(headers) = headers else {
+        return Err(PyValueError::new_err(format!(
+            "judge `headers` must be a dict of header name to string value, got {}",
+            json_type(headers)
+        )));
+    };
+    for (name, value) in headers {
+        if !value.is_string() {
+            return Err(PyValueError::new_err(format!(
+                "judge `headers`: the value of header `{name}` must be a string, got {} (the value is not shown: it may be a key)",
+                json_type(value)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The JSON type of a value, for messages that must not show the value.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "None",
+        Value::Bool(_) => "a bool",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a dict",
+    }
+}
+
 #[pymethods]
 impl MetricEvaluator {
     /// Builds the metric `metric` with `options` (a dict, as in a suite).
@@ -76,6 +113,9 @@ impl MetricEvaluator {
         on_big_stack(|| {
             let options = object_arg(options, "options")?.unwrap_or_default();
             let judge = object_arg(judge, "judge")?.map(Value::Object);
+            if let Some(j) = &judge {
+                check_headers(j)?;
+            }
             let name = name.unwrap_or_else(|| metric.to_owned());
             let judges = match &judge {
                 None => Arc::new(Judges::none()),

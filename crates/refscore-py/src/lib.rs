@@ -24,7 +24,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use refscore::{InputMapping, Row, Score};
 use serde_json::{Map, Value};
 
-use crate::convert::{to_py, to_value};
+use crate::convert::{to_py, to_value, to_value_strict};
 use crate::engine::{Bound as BoundEval, Outcome, RowInput, on_big_stack};
 use crate::evaluator::{Mapping, MetricEvaluator, score_dict};
 use crate::interrupt::{Stop, interruptible};
@@ -52,12 +52,28 @@ fn score_json<'py>(py: Python<'py>, score: &Bound<'py, PyAny>) -> PyResult<Bound
     })
 }
 
-/// The evaluators with their mappings, ready to run.
+/// `value` as plain JSON values (dict, list, str, int, float, bool,
+/// None), converted as cells are (numpy values to numbers and lists,
+/// dates and `Decimal`s to the text Arrow gives them) except that a NaN,
+/// like an infinity, raises `ValueError`: a score's metadata and details,
+/// made one JSON form when the score is. Errors start with `what` and the
+/// JSON path of the value at fault (`metadata at $.x: NaN has no JSON
+/// form`).
+#[pyfunction]
+fn json_value<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    on_big_stack(|| to_py(py, &to_value_strict(value, what)?))
+}
+
 /// The judges' cancel flags of `bound`, for [`interruptible`].
 fn cancels(bound: &[BoundEval]) -> Vec<std::sync::Arc<std::sync::atomic::AtomicBool>> {
     bound.iter().map(|b| std::sync::Arc::clone(&b.cancel)).collect()
 }
 
+/// The evaluators with their mappings, ready to run.
 fn bound_list(evaluators: &Bound<'_, PyList>) -> PyResult<Vec<BoundEval>> {
     let mut out = Vec::with_capacity(evaluators.len());
     for item in evaluators.iter() {
@@ -103,6 +119,10 @@ fn evaluate_columns<'py>(
         }
         let mut rows: Vec<RowInput> = Vec::with_capacity(n_rows);
         for i in 0..n_rows {
+            // Converting a row of dicts takes the GIL for up to a
+            // millisecond (a debug build): Ctrl-C and other threads are
+            // heard between rows, not only once every row is converted.
+            let_others_run(py, i)?;
             let mut map = Map::new();
             let mut error = None;
             for (name, values) in &cols {
@@ -214,18 +234,25 @@ fn score_on_stack(
     Ok(PyArrowType(out))
 }
 
-/// Rows of results built between two chances for other Python threads to
-/// run: building a row's dicts takes the GIL for a fraction of a
-/// millisecond, so other threads wait at most some tens of milliseconds.
+/// Rows converted or built between two chances for other Python threads
+/// to run and for signals to be heard: converting or building a row's
+/// dicts takes the GIL for a fraction of a millisecond, so other threads
+/// (and Ctrl-C) wait at most some tens of milliseconds.
 const ROWS_PER_GIL_HOLD: usize = 256;
 
-/// Lets other Python threads run every [`ROWS_PER_GIL_HOLD`] rows: the
+/// Every [`ROWS_PER_GIL_HOLD`] rows, raises what a signal handler raised
+/// (a KeyboardInterrupt on Ctrl-C) and lets other Python threads run: the
 /// GIL is released, and a thread that has been waiting for it takes it
 /// before this one goes on.
-fn let_others_run(py: Python<'_>, row: usize) {
+///
+/// # Errors
+/// The exception a signal handler raised.
+fn let_others_run(py: Python<'_>, row: usize) -> PyResult<()> {
     if row % ROWS_PER_GIL_HOLD == ROWS_PER_GIL_HOLD - 1 {
+        py.check_signals()?;
         py.detach(|| ());
     }
+    Ok(())
 }
 
 /// Outcomes as result columns: score name → values, evaluator name →
@@ -244,7 +271,7 @@ fn result_columns<'py>(
     for (j, b) in bound.iter().enumerate() {
         let exec = PyList::empty(py);
         for (i, row) in outcomes.iter().enumerate() {
-            let_others_run(py, i);
+            let_others_run(py, i)?;
             let d = PyDict::new(py);
             match row.get(j) {
                 Some(o) => {
@@ -260,7 +287,7 @@ fn result_columns<'py>(
     }
     // One column per score name, in order of first appearance.
     for (i, row) in outcomes.iter().enumerate() {
-        let_others_run(py, i);
+        let_others_run(py, i)?;
         for o in row {
             for s in &o.scores {
                 let column = match scores.get_item(&s.name)? {
@@ -291,6 +318,7 @@ fn _refscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Stop>()?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(score_json, m)?)?;
+    m.add_function(wrap_pyfunction!(json_value, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(score_arrow, m)?)?;

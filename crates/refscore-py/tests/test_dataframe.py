@@ -457,3 +457,154 @@ def test_float32_values_are_the_decimals_written_not_the_widened_doubles():
     assert got.score == 0.0, got.explanation
     with pytest.raises(Exception, match="no JSON form"):
         m.evaluate({"output": np.float32("inf"), "expected": 1.0})
+
+
+_TZ2 = __import__("datetime").timezone(__import__("datetime").timedelta(hours=2))
+
+
+def _text_cases():
+    """Values with no JSON form of their own, and the text the Arrow path
+    (a polars column of them) reads them as."""
+    import datetime as dt
+    from decimal import Decimal
+
+    return [
+        (dt.datetime(2024, 1, 1, 12), "2024-01-01T12:00:00"),
+        (dt.datetime(2024, 1, 1, 12, 0, 0, 250000), "2024-01-01T12:00:00.250"),
+        (dt.datetime(2024, 1, 1, 12, 0, 0, 100), "2024-01-01T12:00:00.000100"),
+        (dt.datetime(2024, 1, 1, 12, tzinfo=_TZ2), "2024-01-01T10:00:00Z"),
+        (dt.date(2024, 1, 1), "2024-01-01"),
+        (dt.time(12, 30, 1, 500), "12:30:01.000500"),
+        (dt.timedelta(seconds=90), "PT90S"),
+        (Decimal("123.45"), "123.45"),
+        (Decimal("0.10"), "0.10"),
+        (Decimal("1E+3"), "1000"),
+        (Decimal("-0.001"), "-0.001"),
+    ]
+
+
+def _exact(df, **kw):
+    out = evaluate_dataframe(df, [refscore.metrics.exact_match()], score_format="dict", **kw)
+    details = list(out["exact_match_execution_details"])
+    return [(s or {}).get("score") for s in out["exact_match_score"]], [d["error"] for d in details]
+
+
+@pytest.mark.parametrize("value,text", _text_cases(), ids=lambda v: type(v).__name__)
+def test_dates_times_and_decimals_read_as_the_same_text_in_pandas_and_polars(value, text):
+    # A polars column reaches Rust as Arrow and is read as text; a pandas
+    # cell (a Python object) gives the same text, as does evaluate().
+    frames = {
+        "pandas": pd.DataFrame({"output": pd.Series([value], dtype=object), "expected": [text]}),
+        "polars": pl.DataFrame({"output": [value], "expected": [text]}),
+    }
+    for kind, df in frames.items():
+        assert _exact(df) == ([1.0], [None]), (kind, value)
+    assert refscore.metrics.exact_match().evaluate({"output": value, "expected": text})[0].score == 1.0
+
+
+def test_pandas_datetime_date_and_decimal_columns_read_as_polars_reads_them():
+    import datetime as dt
+    from decimal import Decimal
+
+    stamps = [dt.datetime(2024, 1, 1, 12), dt.datetime(2024, 1, 1, 12, 0, 0, 250000)]
+    texts = ["2024-01-01T12:00:00", "2024-01-01T12:00:00.250"]
+    columns = {
+        "datetime": (pd.Series(stamps), texts),
+        "datetime64[ns]": (pd.Series(stamps, dtype="datetime64[ns]"), texts),
+        "nanoseconds": (pd.Series([pd.Timestamp("2024-01-01 12:00:00.000000001")] * 2), ["2024-01-01T12:00:00.000000001"] * 2),
+        "utc": (pd.Series(stamps).dt.tz_localize("UTC"), [t + "Z" for t in texts]),
+        "+02:00": (pd.Series([s.replace(tzinfo=_TZ2) for s in stamps]), ["2024-01-01T10:00:00Z", "2024-01-01T10:00:00.250Z"]),
+        "timestamp[us][pyarrow]": (pd.Series(stamps, dtype="timestamp[us][pyarrow]"), texts),
+        "date32[pyarrow]": (pd.Series([s.date() for s in stamps], dtype="date32[pyarrow]"), ["2024-01-01"] * 2),
+        "date": (pd.Series([s.date() for s in stamps]), ["2024-01-01"] * 2),
+        # (of one scale: a polars or Arrow column gives all its values the
+        # largest scale, while a Python Decimal keeps its own digits)
+        "decimal": (pd.Series([Decimal("1.50"), Decimal("-2.25")]), ["1.50", "-2.25"]),
+        "timedelta64[ns]": (pd.Series([pd.Timedelta(seconds=90), pd.Timedelta(1, "ns")]), ["PT90S", "PT0.000000001S"]),
+    }
+    for what, (column, expected) in columns.items():
+        df = pd.DataFrame({"output": column, "expected": expected})
+        assert _exact(df) == ([1.0, 1.0], [None, None]), (what, column.dtype)
+        # The same values in polars (through Arrow) read alike.
+        assert _exact(pl.from_pandas(df)) == ([1.0, 1.0], [None, None]), (what, column.dtype)
+    # The report's case: a datetime column against its text.
+    frame = pd.DataFrame({"output": [dt.datetime(2024, 1, 1, 12)], "expected": ["2024-01-01T12:00:00"]})
+    assert _exact(frame) == ([1.0], [None])
+    # numpy values inside a cell: datetime64 in nanoseconds (whose tolist()
+    # is a bare integer), arrays of them, NaT as missing.
+    value = {"at": np.datetime64("2024-01-01T12:00:00.000000001"), "days": np.array(["2024-01-01", "NaT"], dtype="datetime64[D]")}
+    got = refscore.metrics.json_distance().evaluate(
+        {"output": value, "expected": {"at": "2024-01-01T12:00:00.000000001", "days": ["2024-01-01", None]}}
+    )[0]
+    assert got.score == 0.0, got.explanation
+
+
+def test_ctrl_c_and_other_threads_are_heard_while_object_columns_are_converted():
+    # Converting 60,000 rows of dict cells took some seconds (7 s, a
+    # debug build) with the GIL held: Ctrl-C was heard only once every row
+    # was converted, and another thread waited all that time. Signals are
+    # now checked, and the GIL let go, every few hundred rows.
+    import os
+    import signal
+
+    cell = {"id": 1, "items": [{"sku": "a", "qty": 2, "price": 1.5, "tags": ["x", "y"]}] * 4, "meta": {"k": "v"}}
+    n = 60_000
+    df = pd.DataFrame({"output": [cell] * n, "expected": [cell] * n})
+    ticks = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    sent = []
+
+    def interrupt():
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(0.3, interrupt)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            evaluate_dataframe(df, [refscore.metrics.exact_match()], threads=1)
+        end = time.perf_counter()
+    finally:
+        timer.cancel()
+        done.set()
+        ticker.join()
+    assert sent, "the call ended before Ctrl-C"
+    # Timed from when Ctrl-C was due: the timer thread, too, needs the GIL
+    # to send it.
+    assert end - start < 0.3 + 3.0, f"KeyboardInterrupt {end - start - 0.3:.1f} s after Ctrl-C was due"
+    inside = [t for t in ticks if start <= t <= end]
+    gaps = [b - a for a, b in zip([start, *inside], [*inside, end])]
+    assert max(gaps) < 1.0, f"another thread waited {max(gaps):.2f} s"
+
+
+def test_an_async_evaluator_in_the_sync_call_is_refused_before_any_row():
+    calls = []
+
+    @create_evaluator(name="judge_later")
+    async def judge_later(output: str) -> float:
+        calls.append(output)
+        return 1.0
+
+    @create_evaluator(name="counted")
+    def counted(output: str) -> float:
+        calls.append(output)
+        return 1.0
+
+    df = pd.DataFrame({"output": ["a", "b"]})
+    for frame in (df, pl.from_pandas(df)):
+        for evs in ([judge_later], [counted, refscore.metrics.exact_match(), judge_later.bind({"output": "output"})]):
+            with pytest.raises(TypeError, match="evaluator `judge_later` is async: .*async_evaluate_dataframe"):
+                evaluate_dataframe(frame, evs)
+    assert calls == []
+    # The awaitable call takes it.
+    out = asyncio.run(async_evaluate_dataframe(df, [judge_later]))
+    assert [s["score"] for s in out["judge_later_score"]] == [1.0, 1.0]

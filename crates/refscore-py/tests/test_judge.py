@@ -229,3 +229,22 @@ def test_nan_judge_settings_and_numpy_nan_options_are_refused():
         )
     with pytest.raises(ValueError, match="option `beta`: nan"):
         refscore.metrics.precision_recall_fscore(beta=np.float32("nan"))
+
+
+def test_a_header_value_of_the_wrong_type_is_named_but_never_shown():
+    # The library's message for a value of the wrong type quoted it
+    # (``invalid type: integer `12345```): a header's value may be a key.
+    base = {"model": "m", "base_url": "http://127.0.0.1:9/v1"}
+    for value, kind in ((12345, "a number"), (["sk-SECRET-1"], "a list"), ({"k": "sk-SECRET-2"}, "a dict"), (None, "None")):
+        for build in (
+            lambda judge: refscore.metrics.toxicity(judge=judge),
+            lambda judge: refscore.ClassificationEvaluator(name="c", prompt_template="{x}", choices=["a"], judge=judge),
+        ):
+            with pytest.raises(ValueError, match=f"header `api-key` must be a string, got {kind}") as e:
+                build({**base, "headers": {"api-key": value}})
+            assert "12345" not in str(e.value) and "SECRET" not in str(e.value), str(e.value)
+    with pytest.raises(ValueError, match="judge `headers` must be a dict") as e:
+        refscore.metrics.toxicity(judge={**base, "headers": "Bearer sk-SECRET-3"})
+    assert "SECRET" not in str(e.value)
+    # Text values are taken as before.
+    assert refscore.metrics.toxicity(judge={**base, "headers": {"api-key": "sk-ok"}}).kind == "llm"

@@ -69,3 +69,81 @@ def test_every_registry_metric_has_a_typed_function():
         assert f"def {spec['name']}(" in stub, spec["name"]
         assert callable(getattr(refscore.metrics, spec["name"]))
         assert spec["description"] in getattr(refscore.metrics, spec["name"]).__doc__
+
+
+def test_metadata_is_one_json_form_for_pandas_polars_to_dict_and_to_json():
+    import json
+
+    import numpy as np
+    import pandas as pd
+    import polars as pl
+
+    @refscore.create_evaluator(name="m")
+    def m(output):
+        return {"score": 1.0, "metadata": {"x": np.array([1, 2]), "n": np.int64(3), "f": np.float32(0.5), "t": (1, "a")}}
+
+    [s] = m.evaluate({"output": "a"})
+    plain = {"x": [1, 2], "n": 3, "f": 0.5, "t": [1, "a"]}
+    assert s.metadata == plain and type(s.metadata["n"]) is int
+    assert json.dumps(s.to_dict())  # plain values: json needs no help
+    assert json.loads(s.to_json())["metadata"] == plain
+    frame = {"output": ["a"]}
+    from_pandas = refscore.evaluate_dataframe(pd.DataFrame(frame), [m])["m_score"][0]
+    from_polars = json.loads(refscore.evaluate_dataframe(pl.DataFrame(frame), [m])["m_score"][0])
+    assert from_pandas == from_polars == s.to_dict()
+    assert type(from_pandas["metadata"]["x"]) is list
+    # Score itself: numpy values become plain ones.
+    direct = Score(name="s", score=1.0, metadata={"n": np.int64(5), "a": np.arange(2)}, details=[{"check": "c", "v": np.float64(1.5)}])
+    assert json.dumps(direct.to_dict()) and direct.metadata == {"n": 5, "a": [0, 1]}
+    assert direct.details == ({"check": "c", "v": 1.5},)
+
+
+@pytest.mark.parametrize(
+    "metadata,error,message",
+    [
+        ({"x": float("nan")}, ValueError, r"metadata at \$\.x: NaN has no JSON form"),
+        ({"x": {"y": [1, float("inf")]}}, ValueError, r"metadata at \$\.x\.y\[1\]: inf has no JSON form"),
+        ({"x": {1, 2}}, TypeError, r"metadata at \$\.x: a value of type set has no JSON form"),
+        ({1: "a"}, TypeError, r"metadata: dict keys must be strings"),
+        (["x"], TypeError, r"metadata must be a dict, got list"),
+    ],
+)
+def test_metadata_with_no_json_form_is_refused_alike_everywhere(metadata, error, message):
+    import numpy as np
+    import pandas as pd
+    import polars as pl
+
+    with pytest.raises(error, match=message):
+        Score(name="s", score=1.0, metadata=metadata)
+
+    @refscore.create_evaluator(name="m")
+    def m(output):
+        return {"score": 1.0, "metadata": metadata}
+
+    with pytest.raises(error, match=message):
+        m.evaluate({"output": "a"})
+    # Every output format fails the row with the same error.
+    frame = {"output": ["a"]}
+    for df in (pd.DataFrame(frame), pl.DataFrame(frame)):
+        for fmt in ("dict", "json"):
+            out = refscore.evaluate_dataframe(df, [m], score_format=fmt)
+            [details] = list(out["m_execution_details"])
+            assert details["status"] == "failed" and details["error"].startswith(error.__name__), (type(df), fmt)
+            assert list(out["m_score"]) == [None]
+    with pytest.raises(ValueError, match="NaN has no JSON form"):
+        Score(name="s", metadata={"x": np.float32("nan")})
+
+
+def test_label_and_explanation_must_be_strings():
+    for field in ("label", "explanation"):
+        for bad in (5, ["a"], b"a"):
+            with pytest.raises(TypeError, match=f"{field} must be a string or None, got {type(bad).__name__}"):
+                Score(name="s", score=None, **{field: bad})
+
+    @refscore.create_evaluator(name="m")
+    def m(output):
+        return {"score": 1.0, "label": 5}
+
+    with pytest.raises(TypeError, match="label must be a string"):
+        m.evaluate({"output": "a"})
+    assert Score(name="s", label="ok", explanation="why").to_dict()["label"] == "ok"

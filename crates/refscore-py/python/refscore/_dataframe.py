@@ -12,7 +12,7 @@ from typing import Any, Iterator, Optional, Sequence
 
 from . import _refscore
 from ._columns import MAX_ARROW_DEPTH, arrow_depth, check_result_names, check_unique, read_columns
-from ._evaluator import _CALLABLE_KEY, Evaluator, MetricEvaluator, call_source, check_threads
+from ._evaluator import _CALLABLE_KEY, Evaluator, FunctionEvaluator, MetricEvaluator, call_source, check_threads
 from ._score import Score
 
 _COMPLETED = "completed"
@@ -305,11 +305,16 @@ def evaluate_dataframe(
 
     Built-in metrics run over the whole column in Rust threads (``threads``,
     default one per core) with the interpreter released; Python
-    evaluators run row by row.
+    evaluators run row by row. An ``async`` evaluator raises
+    ``TypeError`` before any row is evaluated: use
+    :func:`async_evaluate_dataframe`.
     """
     kind = _frame_kind(dataframe)
     threads = check_threads(threads)
     native, python = _split(evaluators)
+    for ev in python:
+        if isinstance(ev, FunctionEvaluator) and ev.is_async:
+            raise TypeError(f"evaluator `{ev.name}` is async: evaluate the frame with async_evaluate_dataframe")
     _check_frame(dataframe, native, python)
     n = len(dataframe)
     results = _Results(n, _score_format(kind, score_format))

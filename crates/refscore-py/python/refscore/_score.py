@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Optional, Sequence
 
+from . import _refscore
+
 Kind = Literal["code", "llm", "human"]
 Direction = Literal["maximize", "minimize", "neutral"]
 
@@ -40,6 +42,14 @@ class Score:
     could not be scored; ``label``, ``explanation``, ``metadata`` and
     ``details`` only when set).
 
+    ``label`` and ``explanation`` are strings (or ``None``). ``metadata``
+    and ``details`` are made JSON values once, here: numpy scalars and
+    arrays become numbers and lists, dates and ``Decimal`` values the text a
+    DataFrame cell of them reads as; a NaN or infinite float, or a value
+    with no JSON form, raises ``ValueError`` or ``TypeError`` naming where
+    it is (``metadata at $.x: NaN has no JSON form``). So ``to_dict()``
+    and ``to_json()`` hold the same values.
+
     >>> Score(name="exact", score=1.0, label="match").to_dict()
     {'name': 'exact', 'score': 1.0, 'label': 'match', 'direction': 'maximize', 'kind': 'code'}
     """
@@ -62,9 +72,23 @@ class Score:
             if not math.isfinite(self.score):
                 raise ValueError(f"score must be finite, got {self.score}")
             object.__setattr__(self, "score", float(self.score))
+        for what in ("label", "explanation"):
+            value = getattr(self, what)
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{what} must be a string or None, got {type(value).__name__}")
         object.__setattr__(self, "kind", normalize_kind(self.kind))
         check_direction(self.direction)
-        object.__setattr__(self, "details", tuple(self.details))
+        if not isinstance(self.metadata, Mapping):
+            raise TypeError(f"metadata must be a dict, got {type(self.metadata).__name__}")
+        object.__setattr__(self, "metadata", _refscore.json_value(dict(self.metadata), "metadata") if self.metadata else {})
+        if isinstance(self.details, (str, bytes, Mapping)):
+            raise TypeError(f"details must be a list of dicts, got {type(self.details).__name__}")
+        given = list(self.details)
+        for i, d in enumerate(given):
+            if not isinstance(d, Mapping):
+                raise TypeError(f"details at $[{i}]: a detail is a dict, got {type(d).__name__}")
+        details = _refscore.json_value([dict(d) for d in given], "details") if given else []
+        object.__setattr__(self, "details", tuple(details))
 
     def to_dict(self) -> dict[str, Any]:
         """The score as a dict, keyed and valued as its JSON form."""
@@ -82,15 +106,9 @@ class Score:
         return out
 
     def to_json(self) -> str:
-        """The score as one line of JSON (the form of ``results.jsonl``).
-
-        numpy scalars in the metadata or details are written as their
-        Python values; a value JSON cannot hold (an infinite float, a set,
-        an object of another type) raises ``ValueError`` or ``TypeError``.
-        """
-        return json.dumps(
-            self.to_dict(), ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_json_value
-        )
+        """The score as one line of JSON (the form of ``results.jsonl``):
+        :meth:`to_dict` written as JSON text."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Score":
@@ -106,11 +124,3 @@ class Score:
             details=d.get("details") or (),
         )
 
-
-def _json_value(obj: Any) -> Any:
-    """What ``json`` writes for an object it does not know: a numpy scalar's
-    Python value; anything else has no JSON form."""
-    item = getattr(obj, "item", None)
-    if callable(item) and type(obj).__module__ == "numpy":
-        return item()
-    raise TypeError(f"a value of type {type(obj).__name__} has no JSON form")

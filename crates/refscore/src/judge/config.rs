@@ -130,6 +130,24 @@ impl JudgeConfig {
     /// Unknown keys, wrong types or values out of range.
     pub fn from_value(name: &str, v: &Value) -> Result<Self, ConfigError> {
         let ctx = format!("judges.{name}");
+        // Headers are checked first: serde's message would quote a bad
+        // value, and a header's value may be a credential.
+        if let Some(h) = v.get("headers") {
+            let Some(map) = h.as_object() else {
+                let what = crate::json::type_name(h);
+                return Err(ConfigError::invalid(
+                    format!("{ctx}.headers"),
+                    format!("expected a map of header names to texts, got {what}"),
+                ));
+            };
+            if let Some((k, x)) = map.iter().find(|(_, x)| !x.is_string()) {
+                let what = crate::json::type_name(x);
+                return Err(ConfigError::invalid(
+                    format!("{ctx}.headers.{k}"),
+                    format!("expected a text, got {what} (its value is not shown)"),
+                ));
+            }
+        }
         let c: JudgeConfig = serde_json::from_value(v.clone())
             .map_err(|e| ConfigError::invalid(&ctx, e.to_string()))?;
         if c.model.trim().is_empty() {
@@ -345,10 +363,14 @@ mod tests {
             json!({"model": "m", "colour": 1}),
             json!({"model": "m", "prices": {"prompt": -1}}),
             json!({"model": "m", "embedding_model": " "}),
+            json!({"model": "m", "headers": {"api-key": 12_345_678}}),
+            json!({"model": "m", "headers": {"api-key": ["secret"]}}),
+            json!({"model": "m", "headers": "api-key: secret"}),
         ] {
             let e = JudgeConfig::from_value("j", &bad).unwrap_err().to_string();
             assert!(e.starts_with("judges.j"), "{e}");
             assert!(!e.contains("secret"), "a header's value is never shown: {e}");
+            assert!(!e.contains("12345678"), "a header's value is never shown: {e}");
         }
     }
 

@@ -33,9 +33,11 @@ pub(crate) enum Source<'a> {
 }
 
 impl Source<'_> {
-    /// The run's rows, read back one by one.
+    /// The run's rows, read back one by one; `rows` is how many its
+    /// summary counts.
     fn rows(
         &self,
+        rows: u64,
     ) -> anyhow::Result<
         Box<dyn Iterator<Item = Result<refscore::RowResult, report::ReportError>> + '_>,
     > {
@@ -44,12 +46,14 @@ impl Source<'_> {
                 let path = dir.join("results.jsonl");
                 let file =
                     File::open(&path).with_context(|| format!("opening {}", path.display()))?;
-                Ok(Box::new(report::read_rows(BufReader::with_capacity(1 << 20, file), &path)))
+                let reader = BufReader::with_capacity(1 << 20, file);
+                Ok(Box::new(report::read_rows(reader, &path, rows)))
             }
             Source::Store(store, id) => {
                 let shown = PathBuf::from(format!("{} (run {id})", store.path().display()));
                 let reader = store.results_reader(id)?;
-                Ok(Box::new(report::read_rows(BufReader::with_capacity(1 << 20, reader), &shown)))
+                let reader = BufReader::with_capacity(1 << 20, reader);
+                Ok(Box::new(report::read_rows(reader, &shown, rows)))
             }
         }
     }
@@ -93,17 +97,28 @@ fn render(
     mut out: BufWriter<File>,
 ) -> anyhow::Result<()> {
     match format {
-        Format::Markdown => report::markdown::render(summary, &mut source.rows()?, opts, &mut out)?,
-        Format::Junit => report::junit::render(summary, &mut source.rows()?, opts, &mut out)?,
+        Format::Markdown => {
+            report::markdown::render(summary, &mut source.rows(summary.rows)?, opts, &mut out)?
+        }
+        Format::Junit => {
+            report::junit::render(summary, &mut source.rows(summary.rows)?, opts, &mut out)?
+        }
         Format::Html => {
             let sides = match suite {
                 Some(suite) => {
-                    let wanted = report::failed_rows(&mut source.rows()?, opts.max_sides)?;
+                    let wanted =
+                        report::failed_rows(&mut source.rows(summary.rows)?, opts.max_sides)?;
                     Some(Sides::read(suite, &wanted)?)
                 }
                 None => None,
             };
-            report::html::render(summary, &mut source.rows()?, sides.as_ref(), opts, &mut out)?;
+            report::html::render(
+                summary,
+                &mut source.rows(summary.rows)?,
+                sides.as_ref(),
+                opts,
+                &mut out,
+            )?;
         }
     }
     out.flush()?;
@@ -116,7 +131,7 @@ pub(crate) fn markdown(
     summary: &RunSummary,
     opts: &Options,
 ) -> anyhow::Result<String> {
-    Ok(report::markdown::to_string(summary, &mut source.rows()?, opts)?)
+    Ok(report::markdown::to_string(summary, &mut source.rows(summary.rows)?, opts)?)
 }
 
 /// Appends the Markdown report to the file `GITHUB_STEP_SUMMARY` names,

@@ -149,20 +149,44 @@ pub fn read_summary(text: &str, file: &Path) -> Result<RunSummary, ReportError> 
 }
 
 /// Reads the lines of `results.jsonl` back, one [`RowResult`] each (blank
-/// lines skipped); errors name `file` and the line.
+/// lines skipped); errors name `file` and the line. `rows` is how many the
+/// run's summary counts: read to its end, a file holding another number
+/// (a line lost or added) ends with an error saying so.
 pub fn read_rows<R: BufRead>(
     reader: R,
     file: &Path,
+    rows: u64,
 ) -> impl Iterator<Item = Result<RowResult, ReportError>> + use<R> {
     let file = file.to_path_buf();
-    reader.lines().zip(1u64..).filter_map(move |(line, n)| match line {
-        Err(e) => Some(Err(ReportError::Read { file: file.clone(), message: e.to_string() })),
-        Ok(text) if text.trim().is_empty() => None,
-        Ok(text) => Some(serde_json::from_str::<RowResult>(&text).map_err(|e| ReportError::Row {
-            file: file.clone(),
-            line: n,
-            message: e.to_string(),
-        })),
+    let mut read = 0u64;
+    let mut lines = reader.lines().zip(1u64..);
+    std::iter::from_fn(move || {
+        loop {
+            let Some((line, n)) = lines.next() else {
+                if read == rows {
+                    return None;
+                }
+                let message = format!(
+                    "holds {read} rows where the run's summary counts {rows}: the results are \
+                     incomplete or were changed"
+                );
+                // Said once; the iterator then ends.
+                read = rows;
+                return Some(Err(ReportError::Read { file: file.clone(), message }));
+            };
+            return Some(match line {
+                Err(e) => Err(ReportError::Read { file: file.clone(), message: e.to_string() }),
+                Ok(text) if text.trim().is_empty() => continue,
+                Ok(text) => {
+                    read += 1;
+                    serde_json::from_str::<RowResult>(&text).map_err(|e| ReportError::Row {
+                        file: file.clone(),
+                        line: n,
+                        message: e.to_string(),
+                    })
+                }
+            });
+        }
     })
 }
 

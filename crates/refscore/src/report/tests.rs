@@ -58,7 +58,31 @@ fn example_run() -> (Suite, RunSummary, Vec<String>) {
 
 fn rows_of(lines: &[String]) -> impl Iterator<Item = Result<RowResult, ReportError>> + '_ {
     let text = lines.join("\n");
-    read_rows(std::io::Cursor::new(text.into_bytes()), Path::new("results.jsonl"))
+    let n = lines.iter().filter(|l| !l.trim().is_empty()).count() as u64;
+    read_rows(std::io::Cursor::new(text.into_bytes()), Path::new("results.jsonl"), n)
+}
+
+#[test]
+fn a_results_file_with_a_row_lost_or_added_is_refused() {
+    let (_, summary, lines) = example_run();
+    let read = |lines: &[String]| -> Result<Vec<RowResult>, ReportError> {
+        let text = lines.join("\n");
+        read_rows(std::io::Cursor::new(text.into_bytes()), Path::new("results.jsonl"), summary.rows)
+            .collect()
+    };
+    assert_eq!(read(&lines).unwrap().len() as u64, summary.rows);
+    let mut lost = lines.clone();
+    lost.remove(1);
+    let e = read(&lost).unwrap_err().to_string();
+    assert!(e.starts_with("results.jsonl: holds"), "{e}");
+    assert!(e.contains(&format!("where the run's summary counts {}", summary.rows)), "{e}");
+    let mut added = lines.clone();
+    added.push(lines[0].clone());
+    assert!(read(&added).is_err());
+    // Blank lines are no rows.
+    let mut blank = lines.clone();
+    blank.insert(1, String::from("  "));
+    assert_eq!(read(&blank).unwrap().len() as u64, summary.rows);
 }
 
 #[test]

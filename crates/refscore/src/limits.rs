@@ -5,6 +5,14 @@
 //! checks) apply; these two bound the inputs themselves, so that no single
 //! row can stall a run or exhaust its memory. Past a limit, the row (or
 //! the evaluation) gets a clear error of its own and the run goes on.
+//!
+//! Files are read whole only through [`read_text`], which never reads past
+//! its limit: [`MAX_CONFIG_BYTES`] for configuration files,
+//! [`MAX_TEXT_BYTES`] for the inputs `refscore compare` reads.
+
+mod read;
+
+pub use read::{ReadError, ReadErrorKind, read_text, read_text_from};
 
 /// The largest text one input may be, in bytes: 8 MiB.
 ///
@@ -23,6 +31,16 @@ pub const MAX_TEXT_BYTES: usize = 8 << 20;
 /// bytes after its end are kept), and its row is an error that names the
 /// line and its length; the rows after it are read as usual.
 pub const MAX_ROW_BYTES: usize = 64 << 20;
+
+/// The largest configuration file read, in bytes: 16 MiB.
+///
+/// Applies to a suite file, a json_match rules file (`rules`,
+/// `rules_from_schema`, `compare --rules`), a JSON Schema file (the format
+/// metric's `json_schema: {file}` and the files its `$ref`s name) and a
+/// `compare --weights` file. A longer file is refused with a configuration
+/// error naming it and this limit (exit code 2), before any of a regular
+/// file is read; a pipe or a device is read no further than the limit.
+pub const MAX_CONFIG_BYTES: usize = 16 << 20;
 
 /// The most nodes a mapping's JSONPath may visit in one row: 10 million.
 ///

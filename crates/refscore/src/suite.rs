@@ -134,7 +134,7 @@ impl Suite {
         let format = SuiteFormat::from_path(path).ok_or_else(|| {
             file_err("unknown suite format (use .yaml, .yml or .toml)".to_owned())
         })?;
-        let text = std::fs::read_to_string(path).map_err(|e| file_err(e.to_string()))?;
+        let text = crate::limits::read_text(path, crate::limits::MAX_CONFIG_BYTES)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let suite = Suite::parse(&text, format, path, &base, opts)?;
         suite.check_judge_inputs().map_err(|e| e.in_file(path))?;

@@ -9,6 +9,8 @@ use serde_json::Value;
 
 use super::{code, refscore, stderr, stdout, write};
 
+mod limits;
+
 /// `refscore` with its own store, in `dir`.
 fn at(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_refscore"))

@@ -102,7 +102,8 @@ impl jsonschema::Retrieve for FileRetriever {
             [b'/', drive, b':', ..] if drive.is_ascii_alphabetic() => path[1..].to_owned(),
             _ => path,
         };
-        let body = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+        let body =
+            crate::limits::read_text(std::path::Path::new(&path), crate::limits::MAX_CONFIG_BYTES)?;
         crate::json::parse(&body).map_err(|e| format!("{path}: {e}").into())
     }
 }
@@ -171,7 +172,7 @@ impl JsonSchema {
             (Some(f), None, false) => {
                 let path = ctx.resolve(&f);
                 let file_err = |message: String| ConfigError::File { path: path.clone(), message };
-                let text = std::fs::read_to_string(&path).map_err(|e| file_err(e.to_string()))?;
+                let text = crate::limits::read_text(&path, crate::limits::MAX_CONFIG_BYTES)?;
                 let schema =
                     crate::json::parse(&text).map_err(|e| file_err(format!("not JSON: {e}")))?;
                 let validator = compile(&schema, file_uri(&path))

@@ -400,11 +400,18 @@ pub(crate) fn compile(value: &Value) -> Result<CompiledRules, ConfigError> {
     Ok(c)
 }
 
-/// Reads a rules file: `.toml`, `.yaml`/`.yml` or `.json` by extension.
+/// Reads a rules file: `.toml`, `.yaml`/`.yml` or `.json` by extension
+/// (checked before the file is opened), at most
+/// [`crate::limits::MAX_CONFIG_BYTES`] long.
 pub(crate) fn read_file(path: &Path) -> Result<Value, ConfigError> {
     let file_err = |m: String| ConfigError::File { path: path.to_path_buf(), message: m };
-    let text = std::fs::read_to_string(path).map_err(|e| file_err(e.to_string()))?;
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if !matches!(ext.as_str(), "toml" | "yaml" | "yml" | "json") {
+        return Err(file_err(format!(
+            "unknown rules file extension `{ext}` (use .toml, .yaml, .yml or .json)"
+        )));
+    }
+    let text = crate::limits::read_text(path, crate::limits::MAX_CONFIG_BYTES)?;
     match ext.as_str() {
         "toml" => {
             let v: toml::Value = toml::from_str(&text).map_err(|e| file_err(e.to_string()))?;
@@ -413,10 +420,7 @@ pub(crate) fn read_file(path: &Path) -> Result<Value, ConfigError> {
         "yaml" | "yml" => {
             serde_saphyr::from_str::<Value>(&text).map_err(|e| file_err(e.to_string()))
         }
-        "json" => crate::json::parse(&text).map_err(file_err),
-        other => Err(file_err(format!(
-            "unknown rules file extension `{other}` (use .toml, .yaml, .yml or .json)"
-        ))),
+        _ => crate::json::parse(&text).map_err(file_err),
     }
 }
 

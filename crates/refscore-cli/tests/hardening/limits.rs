@@ -1,0 +1,167 @@
+//! Files read whole are read no further than their limit: configuration
+//! files (suite, rules, schemas, weights) at `MAX_CONFIG_BYTES`, the two
+//! inputs of `compare` at `MAX_TEXT_BYTES`. A device that never ends
+//! (`/dev/zero`) or a huge file is refused quickly, naming the file and
+//! the limit, with exit code 2.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use refscore::limits::{MAX_CONFIG_BYTES, MAX_TEXT_BYTES};
+
+use super::super::{code, stderr, write};
+
+/// `refscore ARGS` in `dir`, killed (and the test failed) after 60 s:
+/// reading a device whole would run until memory ran out.
+fn bounded(dir: &Path, args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(args)
+        .env("REFSCORE_STORE", dir.join("runs.db"))
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let start = Instant::now();
+    while child.try_wait().expect("waits").is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("refscore {args:?} still reading after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("runs")
+}
+
+/// A file of `len` bytes: `{}` then spaces, so that it would parse.
+fn sized(dir: &Path, name: &str, len: usize) -> String {
+    let mut text = String::from("{}");
+    text.push_str(&" ".repeat(len - 2));
+    write(dir, name, &text)
+}
+
+/// Exit code 2, and stderr names `file` and `limit`.
+fn refused(o: &Output, file: &str, limit: usize, what: &str) {
+    let err = stderr(o);
+    assert_eq!(code(o), 2, "{what}: {err}");
+    assert!(
+        err.contains(file) && err.contains(&format!("limit of {limit} bytes")),
+        "{what}: {err}"
+    );
+}
+
+const DATA: &str = "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n";
+
+#[test]
+fn config_files_over_the_limit_are_refused_naming_file_and_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "d.jsonl", DATA);
+    let over = MAX_CONFIG_BYTES + 1;
+    sized(d, "rules.json", over);
+    sized(d, "schema.json", over);
+    sized(d, "weights.json", over);
+    sized(d, "fine.json", MAX_CONFIG_BYTES);
+    let suite = |name: &str, options: &str, padding: &str| {
+        let text = format!("dataset: d.jsonl\nevaluators:\n  - {{metric: {options}}}\n{padding}");
+        write(d, name, &text)
+    };
+    suite("rules.yaml", "json_match, options: {rules: rules.json}", "");
+    suite("from_schema.yaml", "json_match, options: {rules_from_schema: rules.json}", "");
+    suite("schema.yaml", "format, options: {json_schema: {file: schema.json}}", "");
+    // A comment pads the suite itself past the limit.
+    suite("big.yaml", "json_diff", &format!("#{}\n", "x".repeat(over)));
+    for (args, file) in [
+        (vec!["run", "rules.yaml", "--no-store", "-q"], "rules.json"),
+        (vec!["run", "from_schema.yaml", "--no-store", "-q"], "rules.json"),
+        (vec!["run", "schema.yaml", "--no-store", "-q"], "schema.json"),
+        (vec!["run", "big.yaml", "--no-store", "-q"], "big.yaml"),
+        (
+            vec!["compare", "-m", "json_match", "--rules", "rules.json", "d.jsonl", "d.jsonl"],
+            "rules.json",
+        ),
+        (
+            vec!["compare", "-m", "json_diff", "--weights", "weights.json", "d.jsonl", "d.jsonl"],
+            "weights.json",
+        ),
+    ] {
+        refused(&bounded(d, &args), file, MAX_CONFIG_BYTES, &format!("{args:?}"));
+    }
+    // At the limit, a file is read.
+    let o =
+        bounded(d, &["compare", "-m", "json_diff", "--weights", "fine.json", "d.jsonl", "d.jsonl"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
+fn compare_inputs_over_the_text_limit_are_refused_before_being_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "r.json", "{}");
+    // A mark before the text does not count against the limit.
+    let mut at_limit = String::from('\u{feff}');
+    at_limit.push_str("{}");
+    at_limit.push_str(&" ".repeat(MAX_TEXT_BYTES - 2));
+    write(d, "at.json", &at_limit);
+    let o = bounded(d, &["compare", "--json", "at.json", "r.json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    sized(d, "over.json", MAX_TEXT_BYTES + 1);
+    let o = bounded(d, &["compare", "over.json", "r.json"]);
+    refused(&o, "over.json", MAX_TEXT_BYTES, "an output over the limit");
+    assert!(stderr(&o).contains(&format!("{} bytes long", MAX_TEXT_BYTES + 1)), "{}", stderr(&o));
+    let o = bounded(d, &["compare", "r.json", "over.json"]);
+    refused(&o, "over.json", MAX_TEXT_BYTES, "a reference over the limit");
+}
+
+/// A device that never ends, as every file read whole: refused in about
+/// the time it takes to read the limit.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_endless_device_is_read_no_further_than_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "d.jsonl", DATA);
+    write(d, "r.json", "{}");
+    std::os::unix::fs::symlink("/dev/zero", d.join("zero.yaml")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", d.join("zero.json")).unwrap();
+    let suite = |name: &str, options: &str| {
+        write(d, name, &format!("dataset: d.jsonl\nevaluators:\n  - {{metric: {options}}}\n"))
+    };
+    suite("rules.yaml", "json_match, options: {rules: zero.json}");
+    suite("schema.yaml", "format, options: {json_schema: {file: /dev/zero}}");
+    for (args, file, limit) in [
+        (vec!["run", "zero.yaml", "--no-store", "-q"], "zero.yaml", MAX_CONFIG_BYTES),
+        (vec!["run", "rules.yaml", "--no-store", "-q"], "zero.json", MAX_CONFIG_BYTES),
+        (vec!["run", "schema.yaml", "--no-store", "-q"], "/dev/zero", MAX_CONFIG_BYTES),
+        (
+            vec!["compare", "-m", "json_match", "--rules", "zero.yaml", "r.json", "r.json"],
+            "zero.yaml",
+            MAX_CONFIG_BYTES,
+        ),
+        (
+            vec!["compare", "--weights", "/dev/zero", "r.json", "r.json"],
+            "/dev/zero",
+            MAX_CONFIG_BYTES,
+        ),
+        (vec!["compare", "-m", "json_match", "/dev/zero", "r.json"], "/dev/zero", MAX_TEXT_BYTES),
+        (vec!["compare", "r.json", "zero.json"], "zero.json", MAX_TEXT_BYTES),
+    ] {
+        refused(&bounded(d, &args), file, limit, &format!("{args:?}"));
+    }
+}
+
+#[test]
+fn a_rules_file_of_unknown_extension_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "d.jsonl", DATA);
+    // Not a file at all: were it opened, the error would say so instead.
+    std::fs::create_dir(d.join("rules.txt")).unwrap();
+    let o =
+        bounded(d, &["compare", "-m", "json_match", "--rules", "rules.txt", "d.jsonl", "d.jsonl"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("unknown rules file extension `txt`"), "{}", stderr(&o));
+}

@@ -1,0 +1,127 @@
+//! Reading a whole file as text, never past a size limit: the one way
+//! configuration files (suite, rules, schemas, weights) and `compare`'s
+//! inputs are read, so that a device (`/dev/zero`), a FIFO that never
+//! ends or a file of gigabytes cannot exhaust memory.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::error::ConfigError;
+
+/// A file that could not be read as text within its limit; shown as
+/// `PATH: why`.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {kind}", path.display())]
+pub struct ReadError {
+    /// The file (or `standard input`).
+    pub path: PathBuf,
+    /// Why it could not be read.
+    pub kind: ReadErrorKind,
+}
+
+/// Why a file could not be read; see [`ReadError`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadErrorKind {
+    /// Opening or reading failed, or the text is not UTF-8.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The file holds more than `limit` bytes; `bytes` is its length when
+    /// known (a regular file), `None` for a pipe or a device, which is
+    /// read no further than the limit.
+    #[error("{}", too_large(*bytes, *limit))]
+    TooLarge {
+        /// Its length in bytes, when known.
+        bytes: Option<u64>,
+        /// The limit.
+        limit: usize,
+    },
+}
+
+/// `the file is N bytes long, over the limit of L bytes`, or `the file
+/// is longer than the limit of L bytes` when its length is unknown.
+fn too_large(bytes: Option<u64>, limit: usize) -> String {
+    match bytes {
+        Some(b) => format!("the file is {b} bytes long, over the limit of {limit} bytes"),
+        None => format!("the file is longer than the limit of {limit} bytes"),
+    }
+}
+
+/// Reads the file at `path` as UTF-8 text of at most `limit` bytes.
+///
+/// A regular file longer than `limit` is refused before any of it is
+/// read; anything else (a pipe, a device) is read up to `limit + 1` bytes
+/// and refused if there is more.
+///
+/// # Errors
+/// The file cannot be opened or read, is not UTF-8, or is over `limit`.
+pub fn read_text(path: &Path, limit: usize) -> Result<String, ReadError> {
+    let err = |kind: ReadErrorKind| ReadError { path: path.to_path_buf(), kind };
+    let file = std::fs::File::open(path).map_err(|e| err(e.into()))?;
+    if let Ok(meta) = file.metadata()
+        && meta.is_file()
+        && meta.len() > limit as u64
+    {
+        return Err(err(ReadErrorKind::TooLarge { bytes: Some(meta.len()), limit }));
+    }
+    read_text_from(file, path, limit)
+}
+
+/// Reads `reader` to its end as UTF-8 text of at most `limit` bytes (read
+/// no further than `limit + 1`); `name` is the file its errors name.
+///
+/// # Errors
+/// Reading fails, the text is not UTF-8, or there are more than `limit`
+/// bytes.
+pub fn read_text_from(reader: impl Read, name: &Path, limit: usize) -> Result<String, ReadError> {
+    let err = |kind: ReadErrorKind| ReadError { path: name.to_path_buf(), kind };
+    let mut bytes = Vec::new();
+    reader.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| err(e.into()))?;
+    if bytes.len() > limit {
+        return Err(err(ReadErrorKind::TooLarge { bytes: None, limit }));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+        .into())
+    })
+}
+
+impl From<ReadError> for ConfigError {
+    fn from(e: ReadError) -> Self {
+        ConfigError::File { path: e.path, message: e.kind.to_string() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_over_the_limit_is_refused_and_one_at_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.yaml");
+        std::fs::write(&path, "abcd").unwrap();
+        assert_eq!(read_text(&path, 4).unwrap(), "abcd");
+        let e = read_text(&path, 3).unwrap_err();
+        assert!(matches!(e.kind, ReadErrorKind::TooLarge { bytes: Some(4), limit: 3 }), "{e}");
+        assert!(e.to_string().contains("f.yaml: the file is 4 bytes long, over the limit of 3"));
+        let c = ConfigError::from(e).to_string();
+        assert!(c.starts_with(&path.display().to_string()) && c.contains("limit of 3"), "{c}");
+    }
+
+    #[test]
+    fn a_stream_is_read_no_further_than_the_limit() {
+        let endless = std::io::repeat(b'x');
+        let e = read_text_from(endless, Path::new("standard input"), 1 << 10).unwrap_err();
+        assert!(matches!(e.kind, ReadErrorKind::TooLarge { bytes: None, .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "standard input: the file is longer than the limit of 1024 bytes"
+        );
+        let e = read_text_from(&[0xff_u8, 0xfe][..], Path::new("b"), 8).unwrap_err();
+        assert!(e.to_string().contains("valid UTF-8"), "{e}");
+    }
+}

@@ -21,6 +21,12 @@ impl Palette {
         Palette { on: false }
     }
 
+    /// ANSI styling on (for tests).
+    #[cfg(test)]
+    pub(crate) fn colored() -> Self {
+        Palette { on: true }
+    }
+
     fn paint(self, code: &str, text: &str) -> String {
         if self.on { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
     }

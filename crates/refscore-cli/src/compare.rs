@@ -1,10 +1,13 @@
 //! `refscore compare`: one pair from two files, or every pair of a JSONL file.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
+use refscore::limits::{
+    MAX_CONFIG_BYTES, MAX_TEXT_BYTES, ReadError, ReadErrorKind, read_text, read_text_from,
+};
 use refscore::metrics::{self, BuildContext, MetricSpec};
 use refscore::{EvalInput, Evaluator};
 use serde_json::{Map, Value};
@@ -38,7 +41,7 @@ fn options(args: &CompareArgs, spec: &MetricSpec) -> anyhow::Result<Map<String, 
         o.insert(k.trim().to_owned(), value);
     }
     if let Some(path) = &args.weights {
-        let text = read(path)?;
+        let text = read(path, MAX_CONFIG_BYTES)?;
         let w =
             refscore::json::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         o.insert(String::from("weights"), w);
@@ -69,17 +72,34 @@ fn options(args: &CompareArgs, spec: &MetricSpec) -> anyhow::Result<Map<String, 
 }
 
 /// Reads a file, or standard input for `-`, without the UTF-8 byte-order
-/// mark a Windows editor may put at its start: no metric sees it.
-pub(crate) fn read(path: &Path) -> anyhow::Result<String> {
-    let mut text = if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).context("reading standard input")?;
-        s
+/// mark a Windows editor may put at its start: no metric sees it. Nothing
+/// past `limit` bytes (and a mark) is read: a longer file is an error
+/// naming it and the limit, exit code 2 (for OUTPUT and REFERENCE, whose
+/// limit is [`MAX_TEXT_BYTES`], as when a metric refuses a longer input).
+fn read(path: &Path, limit: usize) -> anyhow::Result<String> {
+    const BOM: char = '\u{feff}';
+    let name = if path.as_os_str() == "-" { Path::new("standard input") } else { path };
+    let with_bom = limit + BOM.len_utf8();
+    let read = if path.as_os_str() == "-" {
+        read_text_from(std::io::stdin().lock(), name, with_bom)
     } else {
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
+        read_text(path, with_bom)
     };
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
+    // The limit named is the one on the text, without the mark.
+    let too_large = |bytes| ReadError {
+        path: name.to_path_buf(),
+        kind: ReadErrorKind::TooLarge { bytes, limit },
+    };
+    let mut text = read.map_err(|e| match e.kind {
+        ReadErrorKind::TooLarge { bytes, .. } => too_large(bytes),
+        _ => e,
+    })?;
+    let bytes = text.len();
+    if text.starts_with(BOM) {
+        text.drain(..BOM.len_utf8());
+    }
+    if text.len() > limit {
+        return Err(too_large(Some(bytes as u64)).into());
     }
     Ok(text)
 }
@@ -91,7 +111,8 @@ fn one(metric: &dyn Evaluator, args: &CompareArgs) -> anyhow::Result<ExitCode> {
     if out_path.as_os_str() == "-" && ref_path.as_os_str() == "-" {
         bail!("only one of OUTPUT and REFERENCE can be standard input");
     }
-    let input = EvalInput::pair(Value::String(read(out_path)?), Value::String(read(ref_path)?));
+    let (output, reference) = (read(out_path, MAX_TEXT_BYTES)?, read(ref_path, MAX_TEXT_BYTES)?);
+    let input = EvalInput::pair(Value::String(output), Value::String(reference));
     let evaluation =
         metric.evaluate(&input).map_err(|e| anyhow::anyhow!("{}: {e}", metric.name()))?;
     let mut out = std::io::stdout().lock();

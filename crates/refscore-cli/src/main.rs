@@ -49,7 +49,11 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            let _ = writeln!(std::io::stderr(), "refscore: {err:#}");
+            // Names from the suite or the data may hold control
+            // characters: shown escaped, line by line.
+            let message = format!("{err:#}");
+            let lines: Vec<_> = message.split('\n').map(table::printable).collect();
+            let _ = writeln!(std::io::stderr(), "refscore: {}", lines.join("\n"));
             ExitCode::from(2)
         }
     }

@@ -82,7 +82,7 @@ pub(crate) fn run(
     let mut err = std::io::stderr().lock();
     for e in &suite.evaluators {
         for w in e.evaluator.warnings() {
-            writeln!(err, "warning: {w}")?;
+            writeln!(err, "warning: {}", crate::table::printable(&w))?;
         }
     }
     // As for one pair: a pair whose score is `invalid` (an output that is

@@ -6,7 +6,7 @@ use std::io::Write;
 use refscore::history::{Cell, Comparison, RegressionStatus};
 
 use crate::color::Palette;
-use crate::table::{fmt, num, table};
+use crate::table::{fmt, num, painted, printable, table};
 
 /// Rows listed as most regressed.
 const ROWS_SHOWN: usize = 10;
@@ -15,11 +15,18 @@ const FIELDS_SHOWN: usize = 10;
 
 /// A status word in its color.
 pub(crate) fn status(s: RegressionStatus, p: Palette) -> String {
-    match s {
-        RegressionStatus::New => p.dim("new"),
-        RegressionStatus::Clean => p.green("clean"),
-        RegressionStatus::Warning => p.yellow("warning"),
-        RegressionStatus::Critical => p.red("critical"),
+    paint_status(p, s.as_str())
+}
+
+/// A status word (`new`, `clean`, `warning`, `critical`) in its color;
+/// other text as it is.
+fn paint_status(p: Palette, word: &str) -> String {
+    match word {
+        "new" => p.dim(word),
+        "clean" => p.green(word),
+        "warning" => p.yellow(word),
+        "critical" => p.red(word),
+        _ => word.to_owned(),
     }
 }
 
@@ -46,12 +53,12 @@ pub(crate) fn comparison(out: &mut impl Write, c: &Comparison, p: Palette) -> st
             "{} {}: {}",
             p.bold("Baseline"),
             status(c.status, p),
-            why.unwrap_or("no baseline run to compare with yet")
+            printable(why.unwrap_or("no baseline run to compare with yet"))
         )?;
         return Ok(());
     };
     let what = match (&base.run_id, &base.folder) {
-        (_, Some(f)) => format!("folder {f}"),
+        (_, Some(f)) => format!("folder {}", printable(f)),
         (Some(id), None) => format!("run {id}"),
         (None, None) => "a previous run".to_owned(),
     };
@@ -59,7 +66,7 @@ pub(crate) fn comparison(out: &mut impl Write, c: &Comparison, p: Palette) -> st
         out,
         "{} {what} ({}): {}; {} rows matched, {} new, {} removed",
         p.bold("Baseline"),
-        base.reason,
+        printable(&base.reason),
         status(c.status, p),
         c.rows.matched,
         c.rows.new,
@@ -92,16 +99,17 @@ pub(crate) fn comparison(out: &mut impl Write, c: &Comparison, p: Palette) -> st
             num(e.current_mean),
             signed(e.change),
             e.relative_change.map_or_else(|| "—".to_owned(), |r| format!("{:+.1}%", r * 100.0)),
-            status(e.status, p),
+            e.status.as_str().to_owned(),
             e.improved.to_string(),
             e.regressed.to_string(),
             ci,
             pv,
         ]);
     }
-    table(out, &rows, p)?;
+    painted(out, &rows, p, &[(5, paint_status)])?;
     for e in c.evaluators.iter().filter(|e| e.note.is_some()) {
-        writeln!(out, "  {}: {}", e.name, e.note.as_deref().unwrap_or_default())?;
+        let note = e.note.as_deref().unwrap_or_default();
+        writeln!(out, "  {}: {}", printable(&e.name), printable(note))?;
     }
     if !c.regressed_rows.is_empty() {
         writeln!(out)?;

@@ -5,29 +5,31 @@ use std::io::Write;
 use refscore::{Direction, Score};
 
 use crate::color::Palette;
+use crate::table::printable;
 
 pub(crate) fn score(out: &mut impl Write, s: &Score, p: Palette) -> std::io::Result<()> {
     let value = s.score.map_or_else(|| String::from("none"), |v| format!("{}", round(v)));
-    let label = s.label.as_deref().unwrap_or("");
+    let label = printable(s.label.as_deref().unwrap_or(""));
     let good = match (s.direction, s.score) {
         (_, None) => false,
         (Direction::Minimize, Some(v)) => v == 0.0,
         (_, Some(v)) => v >= 1.0,
     };
     let label = if good {
-        p.green(label)
+        p.green(&label)
     } else if s.score.is_none() {
-        p.red(label)
+        p.red(&label)
     } else {
-        p.yellow(label)
+        p.yellow(&label)
     };
     let dir = match s.direction {
         Direction::Minimize => " (lower is better)",
         _ => "",
     };
-    writeln!(out, "{}  score {}  {label}{}", p.bold(&s.name), p.bold(&value), p.dim(dir))?;
+    let name = printable(&s.name);
+    writeln!(out, "{}  score {}  {label}{}", p.bold(&name), p.bold(&value), p.dim(dir))?;
     if let Some(first) = s.explanation.as_deref().and_then(|e| e.lines().next()) {
-        writeln!(out, "{first}")?;
+        writeln!(out, "{}", printable(first))?;
     }
     let rows: Vec<[String; 4]> = s
         .details
@@ -43,7 +45,7 @@ pub(crate) fn score(out: &mut impl Write, s: &Score, p: Palette) -> std::io::Res
             };
             let exp = d.expected.clone().unwrap_or_else(|| String::from("—"));
             let act = d.actual.clone().unwrap_or_else(|| String::from("—"));
-            [check, verdict, exp, act]
+            [check, verdict, exp, act].map(|c| printable(&c).into_owned())
         })
         .collect();
     if rows.is_empty() {
@@ -70,7 +72,7 @@ pub(crate) fn score(out: &mut impl Write, s: &Score, p: Palette) -> std::io::Res
         writeln!(out, "  {line}")?;
         if let Some(m) = d.message.as_deref().filter(|m| !m.is_empty() && d.check.path().is_none())
         {
-            writeln!(out, "    {}", p.dim(m))?;
+            writeln!(out, "    {}", p.dim(&printable(m)))?;
         }
     }
     Ok(())

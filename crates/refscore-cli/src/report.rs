@@ -7,7 +7,7 @@ use refscore::summary::RunSummary;
 use refscore::{Direction, Suite};
 
 use crate::color::Palette;
-use crate::table::{fmt, num, table};
+use crate::table::{fmt, num, printable, table};
 
 /// Fields listed per evaluator in the console (all are in summary.json).
 const FIELDS_SHOWN: usize = 12;
@@ -24,7 +24,7 @@ pub(crate) fn summary(
     writeln!(
         out,
         "{}  {} rows in {:.2}s ({rate:.0} rows/s); {} unreadable, {} with a failed evaluation{}",
-        p.bold(&name),
+        p.bold(&printable(&name)),
         s.rows,
         s.duration_s,
         s.rows_unreadable,
@@ -89,7 +89,7 @@ pub(crate) fn summary(
             continue;
         }
         writeln!(out)?;
-        writeln!(out, "{}", p.bold(&format!("Fields that fail most ({ev})")))?;
+        writeln!(out, "{}", p.bold(&format!("Fields that fail most ({})", printable(ev))))?;
         let mut rows = vec![
             ["PATH", "ACCURACY", "SEEN", "WRONG", "PARTIAL", "MISSING", "EXTRA", "EXAMPLE ROWS"]
                 .map(String::from)
@@ -154,7 +154,7 @@ pub(crate) fn summary(
         let mut told = std::collections::BTreeSet::new();
         for j in &s.judges {
             for a in j.adapted.iter().filter(|a| told.insert((&j.judge, *a))) {
-                writeln!(out, "  judge `{}`: {a}", j.judge)?;
+                writeln!(out, "  judge `{}`: {}", printable(&j.judge), printable(a))?;
             }
         }
     }
@@ -169,11 +169,13 @@ pub(crate) fn summary(
     for c in &s.gate.checks {
         let mark = if c.passed { p.green("✓") } else { p.red("✗") };
         if let Some(st) = c.status {
-            writeln!(out, "  {mark} {}: {}", c.name, crate::regression::status(st, p))?;
+            let status = crate::regression::status(st, p);
+            writeln!(out, "  {mark} {}: {status}", printable(&c.name))?;
             continue;
         }
         let actual = c.actual.map_or_else(|| String::from("none"), fmt);
-        writeln!(out, "  {mark} {} {} {} (actual {actual})", c.name, c.op, fmt(c.required))?;
+        let name = printable(&c.name);
+        writeln!(out, "  {mark} {name} {} {} (actual {actual})", c.op, fmt(c.required))?;
     }
     Ok(())
 }

@@ -326,12 +326,13 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             results_path.display()
         )?;
         for e in &first_errors {
-            writeln!(err, "  {e}")?;
+            writeln!(err, "  {}", crate::table::printable(e))?;
         }
     }
     for e in &suite.evaluators {
         for w in e.evaluator.warnings() {
-            writeln!(err, "warning: {}: {w}", e.name)?;
+            let (name, w) = (crate::table::printable(&e.name), crate::table::printable(&w));
+            writeln!(err, "warning: {name}: {w}")?;
         }
     }
     // A run from a pipe or a device cannot be resumed (see `resume`).

@@ -10,7 +10,7 @@ use refscore::suite::Suite;
 use crate::args::{RunsCommand, StoreArgs};
 use crate::color::Palette;
 use crate::history::{load_run, run_id, store_beside, store_for_runs, suite_name};
-use crate::table::{fmt, table};
+use crate::table::{fmt, painted, printable, table};
 
 pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
@@ -55,7 +55,7 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
             store.pin(id, pin)?;
             let entry = store.get(id)?;
             let what = if pin { "pinned as the baseline of suite" } else { "unpinned from suite" };
-            writeln!(out, "run {id} {what} `{}`", entry.suite)?;
+            writeln!(out, "run {id} {what} `{}`", printable(&entry.suite))?;
         }
         RunsCommand::Diff(a) => {
             let store = open_if_any(&a.store)?;
@@ -108,9 +108,9 @@ fn list(out: &mut impl Write, runs: &[RunEntry], p: Palette) -> std::io::Result<
     ];
     for r in runs {
         let gate = match r.gate_passed {
-            Some(true) => p.green("passed"),
-            Some(false) => p.red("failed"),
-            None => "—".to_owned(),
+            Some(true) => "passed",
+            Some(false) => "failed",
+            None => "—",
         };
         let id = if r.pinned { format!("{} (pinned)", r.id) } else { r.id.to_string() };
         let commit = r.git_commit.as_deref().map_or("—", |c| &c[..c.len().min(10)]);
@@ -123,14 +123,23 @@ fn list(out: &mut impl Write, runs: &[RunEntry], p: Palette) -> std::io::Result<
                 None => r.status.as_str().to_owned(),
                 Some(_) => format!("{} (damaged)", r.status.as_str()),
             },
-            gate,
+            gate.to_owned(),
             r.rows.to_string(),
             format!("{:.1}", r.duration_s),
             commit.to_owned(),
             tags.join(" "),
         ]);
     }
-    table(out, &rows, p)
+    painted(out, &rows, p, &[(4, paint_gate)])
+}
+
+/// A gate's word (`passed`, `failed`) in its colour.
+fn paint_gate(p: Palette, word: &str) -> String {
+    match word {
+        "passed" => p.green(word),
+        "failed" => p.red(word),
+        _ => word.to_owned(),
+    }
 }
 
 fn show(
@@ -143,7 +152,7 @@ fn show(
         out,
         "{} {}{}",
         p.bold(&format!("Run {}", r.id)),
-        r.suite,
+        printable(&r.suite),
         if r.pinned { " (pinned)" } else { "" }
     )?;
     let i = &r.info;
@@ -173,19 +182,20 @@ fn show(
         ("output", i.output.clone().unwrap_or_else(|| "—".to_owned())),
     ];
     for (k, v) in kv {
-        writeln!(out, "  {k:<11} {v}")?;
+        writeln!(out, "  {k:<11} {}", printable(&v))?;
     }
     for (k, v) in &i.tags {
-        writeln!(out, "  tag         {k}={v}")?;
+        writeln!(out, "  tag         {}={}", printable(k), printable(v))?;
     }
     for (k, v) in &i.links {
-        writeln!(out, "  link        {k}: {v}")?;
+        writeln!(out, "  link        {}: {}", printable(k), printable(v))?;
     }
     let Some(s) = summary else {
         writeln!(
             out,
             "\n  not finished: continue it with `refscore run {} --resume {}`",
-            i.suite_path, r.id
+            printable(&i.suite_path),
+            r.id
         )?;
         return Ok(());
     };

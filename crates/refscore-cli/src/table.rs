@@ -14,10 +14,11 @@ pub(crate) fn fmt(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { format!("{v:.3}") }
 }
 
-/// A cell as the terminal is shown it: control characters (an escape
-/// sequence in a row id, a newline in a key) written as escapes, never
-/// sent raw.
-fn printable(cell: &str) -> std::borrow::Cow<'_, str> {
+/// Text as the terminal is shown it: control characters (an escape
+/// sequence in a row id or a suite name, a newline in a tag) written as
+/// escapes (`\u{1b}`, `\n`), never sent raw. Every text from the user or
+/// the data that the console prints goes through this.
+pub(crate) fn printable(cell: &str) -> std::borrow::Cow<'_, str> {
     if cell.chars().any(char::is_control) {
         cell.chars()
             .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
@@ -28,9 +29,24 @@ fn printable(cell: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Colours a cell's text (already escaped and cut) for the console.
+pub(crate) type Paint = fn(Palette, &str) -> String;
+
 /// Rows as aligned columns (cells cut at 60 characters), the first dim.
 /// Control characters in cells are shown escaped.
 pub(crate) fn table(out: &mut impl Write, rows: &[Vec<String>], p: Palette) -> std::io::Result<()> {
+    painted(out, rows, p, &[])
+}
+
+/// [`table`], with the cells of some columns (below the header) coloured:
+/// `(column, paint)`. Colours are applied after the text is escaped, cut
+/// and measured, so they neither show as escapes nor shift the columns.
+pub(crate) fn painted(
+    out: &mut impl Write,
+    rows: &[Vec<String>],
+    p: Palette,
+    paints: &[(usize, Paint)],
+) -> std::io::Result<()> {
     let rows: Vec<Vec<String>> =
         rows.iter().map(|r| r.iter().map(|c| printable(c).into_owned()).collect()).collect();
     let rows = rows.as_slice();
@@ -49,9 +65,13 @@ pub(crate) fn table(out: &mut impl Write, rows: &[Vec<String>], p: Palette) -> s
             } else {
                 c.clone()
             };
-            line.push_str(&c);
+            let pad = w.saturating_sub(c.chars().count()) + 2;
+            match paints.iter().find(|(col, _)| *col == j).filter(|_| i > 0) {
+                Some((_, paint)) => line.push_str(&paint(p, &c)),
+                None => line.push_str(&c),
+            }
             if j + 1 < r.len() {
-                line.push_str(&" ".repeat(w - c.chars().count() + 2));
+                line.push_str(&" ".repeat(pad));
             }
         }
         writeln!(out, "  {}", if i == 0 { p.dim(&line) } else { line })?;
@@ -75,5 +95,21 @@ mod tests {
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
         assert_eq!(text.lines().count(), 2, "{text:?}");
         assert!(text.contains("a\\u{1b}[31mred") && text.contains("x\\ny\\u{7}"), "{text:?}");
+    }
+
+    #[test]
+    fn painted_cells_are_coloured_after_escaping_and_stay_aligned() {
+        let rows = vec![
+            vec!["GATE".to_owned(), "ID".to_owned()],
+            vec!["passed".to_owned(), "a".to_owned()],
+            vec!["\u{1b}[31mx".to_owned(), "b".to_owned()],
+        ];
+        let paint: Paint = |p, t| if t == "passed" { p.green(t) } else { t.to_owned() };
+        let mut out = Vec::new();
+        painted(&mut out, &rows, Palette::colored(), &[(0, paint)]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "  \u{1b}[32mpassed\u{1b}[0m       a", "{text:?}");
+        assert_eq!(lines[2], "  \\u{1b}[31mx  b", "{text:?}");
     }
 }

@@ -122,6 +122,18 @@ fn compare_prints_a_readable_field_table() {
     );
 }
 
+/// Values from the documents are data: their control characters are
+/// shown escaped in the field table, never sent to the terminal raw.
+#[test]
+fn compare_shows_control_characters_in_values_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = write(dir.path(), "o.json", r#"{"a": "x\u001b]0;t\u0007\u001b[31mRED"}"#);
+    let r = write(dir.path(), "r.json", r#"{"a": "y"}"#);
+    let out = stdout(&refscore(&["compare", "-m", "json_match", &o, &r]));
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+    assert!(out.contains("x\\u{1b}]0;t\\u{7}\\u{1b}[31mRED"), "{out}");
+}
+
 #[test]
 fn compare_json_prints_the_score_object_for_every_metric() {
     for metric in ["json_match", "json_distance", "json_diff", "json_similarity", "json_structural"]

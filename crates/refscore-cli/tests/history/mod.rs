@@ -513,3 +513,61 @@ fn the_default_store_sits_beside_the_suite() {
         .unwrap();
     assert!(stdout(&o).contains("invoices"), "{}{}", stdout(&o), stderr(&o));
 }
+
+/// Suite names, tags, links and baseline reasons come from the user: the
+/// console shows their control characters escaped, as it does row ids,
+/// never as raw escape sequences, bells or line breaks.
+#[test]
+fn the_console_shows_names_tags_and_links_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let store = d.join("runs.db");
+    write(d, "d.jsonl", "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n");
+    write(
+        d,
+        "suite.yaml",
+        "name: \"\\e[31mRED\\e]0;t\\a\"\ndataset: d.jsonl\nlinks: {\"l\\nk\": \"http://x\\ny\\e[2J\"}\nevaluators:\n  - {metric: json_diff}\n",
+    );
+    let name = "\\u{1b}[31mRED\\u{1b}]0;t\\u{7}";
+    let raw = |text: &str| text.chars().any(|c| c.is_control() && c != '\n');
+    let first = at(
+        d,
+        &store,
+        &[
+            "run",
+            "suite.yaml",
+            "-o",
+            "o1",
+            "--tag",
+            "k=\u{1b}]0;pwned\u{7}\u{1b}[31mRED",
+            "--tag",
+            "t\nx=1",
+        ],
+    );
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let second = at(d, &store, &["run", "suite.yaml", "-o", "o2"]);
+    for o in [&first, &second] {
+        let out = stdout(o);
+        assert!(!raw(&out), "{out:?}");
+        assert!(out.starts_with(&format!("{name}  1 rows")), "{out}");
+    }
+    let out = stdout(&second);
+    assert!(
+        out.contains(&format!("the latest completed run of suite `{name}` whose gate passed")),
+        "{out}"
+    );
+    let show = stdout(&at(d, &store, &["runs", "show", "1"]));
+    assert!(!raw(&show), "{show:?}");
+    assert!(show.starts_with(&format!("Run 1 {name}\n")), "{show}");
+    for line in [
+        "  tag         k=\\u{1b}]0;pwned\\u{7}\\u{1b}[31mRED\n",
+        "  tag         t\\nx=1\n",
+        "  link        l\\nk: http://x\\ny\\u{1b}[2J\n",
+    ] {
+        assert!(show.contains(line), "{line:?} in {show}");
+    }
+    for args in [&["runs", "list"][..], &["runs", "pin", "2"], &["runs", "show", "2"]] {
+        let out = stdout(&at(d, &store, args));
+        assert!(!raw(&out) && out.contains(name), "{args:?}: {out:?}");
+    }
+}

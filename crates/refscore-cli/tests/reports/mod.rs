@@ -207,3 +207,52 @@ fn reports_show_the_comparison_with_a_baseline_folder() {
     let html = std::fs::read_to_string(second.join("report.html")).unwrap();
     assert!(html.contains(r#"<section id="baseline">"#));
 }
+
+/// A run whose suite name, row ids and values hold characters a report
+/// must not pass on as they are: U+FFFE and U+FFFF (XML 1.0 forbids
+/// them), terminal escape sequences and a bell.
+fn hostile_run(dir: &Path) -> Output {
+    let rows = [
+        r#"{"id": "r\ufffe1", "output": {"a": "x"}, "reference": {"a": "\uffff"}}"#,
+        r#"{"id": "r\u001b[31mRED\u0007", "output": {"a": "\u000b\u001b]0;t\u0007"}, "reference": {"a": "y\ufffe"}}"#,
+    ];
+    std::fs::write(dir.join("d.jsonl"), rows.join("\n") + "\n").unwrap();
+    let suite = "name: \"s\\uffff\\e[31mRED\"\ndataset: d.jsonl\nid: id\nevaluators:\n  - {metric: json_match, threshold: 1}\n";
+    std::fs::write(dir.join("suite.yaml"), suite).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", "suite.yaml", "-o", "out", "--no-store", "--report", "md,junit"])
+        .args(["--format", "markdown"])
+        .current_dir(dir)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn junit_xml_holds_only_characters_xml_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = hostile_run(dir.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let xml = std::fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
+    // XML 1.0's `Char`: what a well-formed document may hold.
+    let allowed = |c: char| matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..);
+    let bad: Vec<char> = xml.chars().filter(|&c| !allowed(c)).collect();
+    assert!(bad.is_empty(), "{bad:?} in {xml}");
+    assert!(!xml.contains("&#"), "no character references: {xml}");
+    // The names are kept, less what was dropped.
+    // An escape sequence is dropped whole, as `quick_junit` does.
+    assert!(xml.contains("name=\"r1\"") && xml.contains("name=\"rRED\""), "{xml}");
+}
+
+#[test]
+fn markdown_shows_control_characters_escaped_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = hostile_run(dir.path());
+    let md = stdout(&o);
+    assert_eq!(md, std::fs::read_to_string(dir.path().join("out/report.md")).unwrap());
+    assert!(!md.chars().any(|c| c.is_control() && c != '\n'), "{md:?}");
+    // As on the console: `\u{1b}[31m`, never a stray `[31m`.
+    assert!(md.contains("s\u{ffff}\\u{1b}[31mRED"), "{md}");
+    assert!(md.contains("r\\u{1b}[31mRED\\u{7}"), "{md}");
+    assert!(!md.replace("\\u{1b}[", "").contains("[31m"), "{md}");
+}

@@ -2,7 +2,11 @@
 //! one test case per row (classname: the suite, name: the row id). A row
 //! that missed the evaluator's threshold is a failure carrying its failed
 //! checks; a failed evaluation or an unreadable row is an error.
+//!
+//! The document `quick_junit` writes goes through `xml_text` before it
+//! is written, so the file is well-formed XML 1.0 whatever the data holds.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::time::Duration;
 
@@ -42,7 +46,11 @@ pub fn render(
         suite.set_time(time);
         report.add_test_suite(suite);
     }
-    report.serialize(out).map_err(|e| ReportError::Junit(e.to_string()))
+    let mut xml = Vec::new();
+    report.serialize(&mut xml).map_err(|e| ReportError::Junit(e.to_string()))?;
+    let xml = String::from_utf8(xml).map_err(|e| ReportError::Junit(e.to_string()))?;
+    out.write_all(xml_text(&xml).as_bytes())?;
+    Ok(())
 }
 
 fn case(e: &EvaluatorSummary, row: &RowResult, classname: &str) -> TestCase {
@@ -90,4 +98,38 @@ fn case(e: &EvaluatorSummary, row: &RowResult, classname: &str) -> TestCase {
         case.add_property(("score", num(x).as_str()));
     }
     case
+}
+
+/// XML text without the characters XML 1.0 forbids, which are dropped:
+/// the controls other than tab, line feed and carriage return, and the
+/// noncharacters U+FFFE and U+FFFF (a Rust string holds no surrogates).
+/// `quick_junit` already drops ANSI escape sequences and control
+/// characters from each text it is given, but not U+FFFE and U+FFFF; this
+/// applies to the whole document it wrote, markup included (which holds
+/// none of them).
+fn xml_text(text: &str) -> Cow<'_, str> {
+    if text.chars().all(xml_allowed) {
+        text.into()
+    } else {
+        text.chars().filter(|&c| xml_allowed(c)).collect::<String>().into()
+    }
+}
+
+/// Whether XML 1.0 allows `c` in a document (its `Char` production).
+fn xml_allowed(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_keeps_only_what_xml_allows() {
+        assert_eq!(xml_text("a\u{ffff}b\u{fffe}c\u{1b}d\u{0}e\u{b}f"), "abcdef");
+        assert_eq!(
+            xml_text("tab\tlf\ncr\r\u{fffd}\u{e000}\u{10ffff}é"),
+            "tab\tlf\ncr\r\u{fffd}\u{e000}\u{10ffff}é"
+        );
+    }
 }

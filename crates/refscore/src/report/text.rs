@@ -24,8 +24,11 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
 }
 
 /// Text for a Markdown table cell or summary line: HTML-escaped (GitHub
-/// renders inline HTML), pipes escaped, line breaks as spaces, cut to `max`
-/// characters.
+/// renders inline HTML), pipes escaped, line breaks and tabs as spaces,
+/// other control characters written as Rust escapes (`\u{1b}`), as the
+/// console shows them, so that an escape sequence in the data shows whole
+/// rather than as a stray `[31m`; cut to `max` characters (before
+/// escaping).
 pub(crate) fn md_cell(text: &str, max: usize) -> String {
     let cut = cut(text, max);
     let mut out = String::with_capacity(cut.len() + 8);
@@ -37,7 +40,7 @@ pub(crate) fn md_cell(text: &str, max: usize) -> String {
             '&' => out.push_str("&amp;"),
             '`' => out.push_str("&#96;"),
             '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() => {}
+            c if c.is_control() => out.extend(c.escape_default()),
             c => out.push(c),
         }
     }
@@ -93,6 +96,7 @@ mod tests {
     fn cells_are_escaped_and_cut() {
         assert_eq!(md_cell("a|b<c>\nd", 20), "a\\|b&lt;c&gt; d");
         assert_eq!(md_cell("abcdef", 3), "abc…");
+        assert_eq!(md_cell("\u{1b}[31mRED\u{7}\u{9b}", 20), "\\u{1b}[31mRED\\u{7}\\u{9b}");
         assert_eq!(num(2.0), "2");
         assert_eq!(num(0.91666), "0.917");
         assert_eq!(opt(None), "—");

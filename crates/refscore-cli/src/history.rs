@@ -56,8 +56,8 @@ pub(crate) fn run_info(
             .with_context(|| format!("--tag {t}: expected KEY=VALUE"))?;
         all.insert(k.trim().to_owned(), v.to_owned());
     }
-    let suite_hash = hash_input(&suite.path, threads)
-        .with_context(|| format!("reading {}", suite.path.display()))?;
+    let suite_hash =
+        suite.hash(threads).with_context(|| format!("reading {}", suite.path.display()))?;
     let dataset_hash = hash_input(&suite.dataset, threads)
         .with_context(|| format!("reading the dataset {}", suite.dataset.display()))?;
     let folder =

@@ -54,6 +54,7 @@ pub(crate) fn run(
         regression: refscore::history::RegressionPolicy::default(),
         tags: std::collections::BTreeMap::new(),
         links: std::collections::BTreeMap::new(),
+        config_files: Vec::new(),
     };
     let opts = RunOptions {
         threads,

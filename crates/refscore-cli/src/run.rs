@@ -412,9 +412,19 @@ fn resume(
         history::hash_threads(args.threads),
     )?;
     if now.suite_hash != suite_hash {
+        let files: Vec<String> =
+            suite.config_files.iter().map(|f| f.display().to_string()).collect();
+        let which = if files.is_empty() {
+            format!("the suite file {}", suite.path.display())
+        } else {
+            format!(
+                "the suite file {} or a file it names ({})",
+                suite.path.display(),
+                files.join(", ")
+            )
+        };
         anyhow::bail!(
-            "refusing to resume run {id}: the suite file {} changed since the run started (start a new run instead)",
-            suite.path.display()
+            "refusing to resume run {id}: {which} changed since the run started (start a new run instead)"
         );
     }
     if now.dataset_hash != dataset_hash {

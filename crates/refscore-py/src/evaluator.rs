@@ -132,6 +132,7 @@ impl MetricEvaluator {
                 field_tallies: false,
                 judges: Arc::clone(&judges),
                 evaluator: Some(name.clone()),
+                files: Arc::default(),
             };
             let built = metrics::build(metric, &options, &ctx)
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;

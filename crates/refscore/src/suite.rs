@@ -70,6 +70,10 @@ pub struct Suite {
     pub tags: BTreeMap<String, String>,
     /// Links recorded with every run (label → address).
     pub links: BTreeMap<String, String>,
+    /// The files its evaluators' options named (rules files, JSON
+    /// Schemas and their `$ref`s), in the order they were read: with the
+    /// suite file, what [`Suite::hash`] covers.
+    pub config_files: Vec<PathBuf>,
 }
 
 /// How a suite is loaded: settings from the command line, not the file.
@@ -115,6 +119,33 @@ impl SuiteEvaluator {
 }
 
 impl Suite {
+    /// What a run records of its configuration: the BLAKE3 of the suite
+    /// file (see [`crate::history::hash_input`]) or, when its evaluators'
+    /// options name files ([`Suite::config_files`]), the BLAKE3 of every
+    /// such file's path and hash with the suite's: a rules file edited
+    /// since a run changes it, so that run is not resumed under other rules.
+    ///
+    /// # Errors
+    /// The suite file or one of its files cannot be read.
+    pub fn hash(&self, threads: usize) -> std::io::Result<String> {
+        let suite = crate::history::hash_input(&self.path, threads)?;
+        if self.config_files.is_empty() {
+            return Ok(suite);
+        }
+        let mut all = blake3::Hasher::new();
+        all.update(b"refscore suite and files\n");
+        all.update(suite.as_bytes());
+        for f in &self.config_files {
+            let hash = crate::history::hash_input(f, threads)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", f.display())))?;
+            all.update(b"\n");
+            all.update(f.to_string_lossy().as_bytes());
+            all.update(b"\0");
+            all.update(hash.as_bytes());
+        }
+        Ok(all.finalize().to_hex().to_string())
+    }
+
     /// Loads a suite file; the syntax follows the extension.
     ///
     /// # Errors
@@ -261,6 +292,7 @@ fn build(
         field_tallies: true,
         judges: Arc::clone(&judges),
         evaluator: None,
+        files: Arc::default(),
     };
     let mut evaluators: Vec<SuiteEvaluator> = Vec::new();
     for (i, e) in raw.evaluators.into_iter().enumerate() {
@@ -362,6 +394,7 @@ fn build(
         regression,
         tags: raw.tags,
         links: raw.links,
+        config_files: ctx.files.lock().map_or_else(|e| e.into_inner().clone(), |f| f.clone()),
     })
 }
 

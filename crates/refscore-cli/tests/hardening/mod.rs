@@ -206,10 +206,16 @@ fn start_run(dir: &Path) -> std::process::Child {
 /// [`start_run`] with more arguments.
 fn start_run_with(dir: &Path, more: &[&str]) -> std::process::Child {
     let suite = big_suite(dir);
+    spawn_run(dir, &suite, more)
+}
+
+/// Starts a run of the suite file `suite` in `dir` into `out` and waits
+/// until results are being written.
+fn spawn_run(dir: &Path, suite: &str, more: &[&str]) -> std::process::Child {
     let out = dir.join("out");
     // `-o` relative to the run's folder, as a user writes it.
     let child = Command::new(env!("CARGO_BIN_EXE_refscore"))
-        .args(["run", &suite, "-o", "out", "--quiet", "--threads", "1"])
+        .args(["run", suite, "-o", "out", "--quiet", "--threads", "1"])
         .args(more)
         .env("REFSCORE_STORE", dir.join("runs.db"))
         .current_dir(dir)
@@ -300,6 +306,30 @@ fn a_killed_run_leaves_no_earlier_summary_behind() {
     let o = at(d, &["report", "out"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("ended before its summary"), "{}", stderr(&o));
+}
+
+/// A rules file the suite names is part of what a resume checks: the
+/// rows before the stop must not be scored under other rules than those
+/// after it.
+#[test]
+fn a_rules_file_edited_since_the_run_started_refuses_its_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_suite(d);
+    write(d, "rules.yaml", "rules:\n  - {path: $.a, compare: {type: numeric, abs_tol: 0.01}}\n");
+    let suite = "dataset: big.jsonl\nid: id\nevaluators:\n  - {name: m, metric: json_match, options: {rules: rules.yaml}}\n";
+    write(d, "suite.yaml", suite);
+    let child = spawn_run(d, "suite.yaml", &[]);
+    let sent = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let o = child.wait_with_output().expect("waits");
+    assert_eq!(code(&o), 1, "a cancelled run exits 1: {}", stderr(&o));
+    write(d, "rules.yaml", "rules:\n  - {path: $.a, compare: {type: numeric, abs_tol: 0}}\n");
+    let o = at(d, &["run", "suite.yaml", "--resume", "--quiet"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("refusing to resume run 1"), "{e}");
+    assert!(e.contains("or a file it names") && e.contains("rules.yaml"), "{e}");
 }
 
 #[test]

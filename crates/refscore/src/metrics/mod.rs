@@ -71,16 +71,26 @@ pub struct BuildContext {
     pub judges: Arc<Judges>,
     /// The evaluator's name in its suite (judge accounting uses it).
     pub evaluator: Option<String>,
+    /// Every file the options named (rules files, schemas), as
+    /// [`BuildContext::resolve`] resolved it: a suite records them, so
+    /// that what a run records of its configuration covers them too.
+    pub files: Arc<std::sync::Mutex<Vec<PathBuf>>>,
 }
 
 impl BuildContext {
-    /// Resolves a path from the options against [`BuildContext::base_dir`].
+    /// Resolves a path from the options against [`BuildContext::base_dir`]
+    /// and notes it in [`BuildContext::files`].
     pub fn resolve(&self, path: &str) -> PathBuf {
         let p = Path::new(path);
-        match &self.base_dir {
+        let resolved = match &self.base_dir {
             Some(base) if p.is_relative() => base.join(p),
             _ => p.to_path_buf(),
+        };
+        let mut files = self.files.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !files.contains(&resolved) {
+            files.push(resolved.clone());
         }
+        resolved
     }
 }
 

@@ -69,6 +69,7 @@ fn flaky_suite(dataset: PathBuf, gate: Gate) -> Suite {
         regression: crate::history::RegressionPolicy::default(),
         tags: std::collections::BTreeMap::new(),
         links: std::collections::BTreeMap::new(),
+        config_files: Vec::new(),
     }
 }
 

@@ -215,3 +215,45 @@ fn unknown_suite_extension_and_missing_file() {
     let e = Suite::load(Path::new("/nonexistent/suite.yaml")).unwrap_err().to_string();
     assert!(e.starts_with("/nonexistent/suite.yaml: "), "{e}");
 }
+
+#[test]
+fn the_hash_covers_the_files_the_options_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("rows.jsonl"), "{}\n").unwrap();
+    std::fs::write(
+        d.join("rules.yaml"),
+        "rules:\n  - {path: $.t, compare: {type: numeric, abs_tol: 0.01}}\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("schema.json"), r#"{"type": "object"}"#).unwrap();
+    let suite_file = d.join("suite.yaml");
+    std::fs::write(
+        &suite_file,
+        "dataset: rows.jsonl\nevaluators:\n  - {name: m, metric: json_match, options: {rules: rules.yaml}}\n  - {name: f, metric: format, options: {json_schema: {file: schema.json}}}\n",
+    )
+    .unwrap();
+    let hash = |s: &Suite| s.hash(1).unwrap();
+    let suite = Suite::load(&suite_file).unwrap();
+    assert_eq!(suite.config_files, [d.join("rules.yaml"), d.join("schema.json")]);
+    let before = hash(&suite);
+    assert_ne!(before, crate::history::hash_input(&suite_file, 1).unwrap());
+    // The same files, the same hash; a rules file edited, another.
+    assert_eq!(hash(&Suite::load(&suite_file).unwrap()), before);
+    std::fs::write(
+        d.join("rules.yaml"),
+        "rules:\n  - {path: $.t, compare: {type: numeric, abs_tol: 0}}\n",
+    )
+    .unwrap();
+    let edited = hash(&Suite::load(&suite_file).unwrap());
+    assert_ne!(edited, before);
+    std::fs::write(d.join("schema.json"), r#"{"type": "array"}"#).unwrap();
+    assert_ne!(hash(&Suite::load(&suite_file).unwrap()), edited);
+    // A suite that names no file: the suite file's own hash, as runs
+    // recorded before files were covered.
+    std::fs::write(&suite_file, "dataset: rows.jsonl\nevaluators:\n  - {metric: json_match}\n")
+        .unwrap();
+    let plain = Suite::load(&suite_file).unwrap();
+    assert!(plain.config_files.is_empty());
+    assert_eq!(hash(&plain), crate::history::hash_input(&suite_file, 1).unwrap());
+}

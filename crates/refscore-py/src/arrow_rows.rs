@@ -96,6 +96,19 @@ pub(crate) fn cell_value(array: &dyn Array) -> Result<Value, String> {
     Ok(values.pop().unwrap_or(Value::Null))
 }
 
+/// Bytes as the text they hold (a column of bytes, in pandas or as Arrow
+/// binary, usually holds text); bytes that are not UTF-8 are an error
+/// saying so, never a guess.
+pub(crate) fn bytes_text(bytes: &[u8]) -> Result<Value, String> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(Value::String(s.to_owned())),
+        Err(e) => Err(format!(
+            "bytes that are not UTF-8 text (invalid at byte {}): decode them first",
+            e.valid_up_to()
+        )),
+    }
+}
+
 /// A cell (or a value inside one) with no JSON form.
 struct BadCell {
     /// The cell's row in the array.
@@ -264,10 +277,10 @@ fn displayed(array: &dyn Array) -> Result<Vec<Value>, String> {
 }
 
 /// Binary cells as the text they hold, as Python `bytes` are read
-/// ([`crate::convert::bytes_text`]); a cell that is not UTF-8 is noted in
+/// ([`bytes_text`]); a cell that is not UTF-8 is noted in
 /// `bad`.
 fn binaries<'a>(it: impl Iterator<Item = Option<&'a [u8]>>, bad: &mut Vec<BadCell>) -> Vec<Value> {
-    checked(it, crate::convert::bytes_text, bad)
+    checked(it, bytes_text, bad)
 }
 
 fn strings<'a>(it: impl Iterator<Item = Option<&'a str>>) -> Vec<Value> {

@@ -132,7 +132,8 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize, nan: Nan) -> Result<Value, 
         return Ok(Value::Bool(b.is_true()));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
-        return bytes_text(b.as_bytes()).map_err(|why| PyValueError::new_err(why).into());
+        return crate::arrow_rows::bytes_text(b.as_bytes())
+            .map_err(|why| PyValueError::new_err(why).into());
     }
     if let Ok(i) = obj.cast::<PyInt>() {
         return Ok(int_value(i)?);
@@ -496,17 +497,4 @@ pub(crate) fn map_to_py<'py>(
         d.set_item(k, to_py_at(py, x, 1)?)?;
     }
     Ok(d.into_any())
-}
-
-/// Bytes as the text they hold (a column of bytes, in pandas or as Arrow
-/// binary, usually holds text); bytes that are not UTF-8 are an error
-/// saying so, never a guess.
-pub(crate) fn bytes_text(bytes: &[u8]) -> Result<Value, String> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Ok(Value::String(s.to_owned())),
-        Err(e) => Err(format!(
-            "bytes that are not UTF-8 text (invalid at byte {}): decode them first",
-            e.valid_up_to()
-        )),
-    }
 }

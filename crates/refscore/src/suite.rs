@@ -122,7 +122,7 @@ impl Suite {
     /// What a run records of its configuration: the BLAKE3 of the suite
     /// file (see [`crate::history::hash_input`]) or, when its evaluators'
     /// options name files ([`Suite::config_files`]), the BLAKE3 of every
-    /// such file's path and hash with the suite's: a rules file edited
+    /// such file's hash, in order, with the suite's: a rules file edited
     /// since a run changes it, so that run is not resumed under other rules.
     ///
     /// # Errors
@@ -138,9 +138,10 @@ impl Suite {
         for f in &self.config_files {
             let hash = crate::history::hash_input(f, threads)
                 .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", f.display())))?;
+            // The contents only, in the order the options name them: the
+            // same suite loaded from another folder resolves its files to
+            // other paths, and is the same configuration.
             all.update(b"\n");
-            all.update(f.to_string_lossy().as_bytes());
-            all.update(b"\0");
             all.update(hash.as_bytes());
         }
         Ok(all.finalize().to_hex().to_string())

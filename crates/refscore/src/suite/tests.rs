@@ -238,8 +238,13 @@ fn the_hash_covers_the_files_the_options_name() {
     assert_eq!(suite.config_files, [d.join("rules.yaml"), d.join("schema.json")]);
     let before = hash(&suite);
     assert_ne!(before, crate::history::hash_input(&suite_file, 1).unwrap());
-    // The same files, the same hash; a rules file edited, another.
+    // The same files, the same hash (loaded from another folder too);
+    // a rules file edited, another.
     assert_eq!(hash(&Suite::load(&suite_file).unwrap()), before);
+    let cwd = std::env::current_dir().unwrap();
+    if let Some(relative) = pathdiff(&suite_file, &cwd) {
+        assert_eq!(hash(&Suite::load(&relative).unwrap()), before);
+    }
     std::fs::write(
         d.join("rules.yaml"),
         "rules:\n  - {path: $.t, compare: {type: numeric, abs_tol: 0}}\n",
@@ -256,4 +261,21 @@ fn the_hash_covers_the_files_the_options_name() {
     let plain = Suite::load(&suite_file).unwrap();
     assert!(plain.config_files.is_empty());
     assert_eq!(hash(&plain), crate::history::hash_input(&suite_file, 1).unwrap());
+}
+
+/// `path` relative to `base`, by `..` steps, when both are absolute.
+fn pathdiff(path: &Path, base: &Path) -> Option<PathBuf> {
+    let (p, b): (Vec<_>, Vec<_>) = (path.components().collect(), base.components().collect());
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return None;
+    }
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &p[common..] {
+        out.push(c);
+    }
+    Some(out)
 }

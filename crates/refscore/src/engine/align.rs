@@ -196,8 +196,9 @@ pub(super) struct Oversized {
 /// Most steps (node pairs compared) the similarity walks of one
 /// comparison take: arrays of objects paired by similarity within arrays
 /// paired by similarity multiply their pairs, level by level, and each
-XX
-/// on a 2-core vCPU; 256 × 256 pairs of 30-field objects fit under it.
+/// pair's walk costs its size. Reaching the bound takes about a second
+/// and 200 MB on a 2-core vCPU; 256 × 256 pairs of 30-field objects fit
+/// under it.
 pub(super) const MAX_SIMILARITY_STEPS: u64 = 1 << 21;
 
 /// Best one-to-one pairing: identical elements pair first, then the rest by

@@ -170,8 +170,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                 folder.join("results.jsonl").display()
             );
         }
-        let text = std::fs::read_to_string(&summary_path)
-            .with_context(|| format!("reading {}", summary_path.display()))?;
+        let text = refscore::limits::read_text(&summary_path, refscore::limits::MAX_SUMMARY_BYTES)?;
         (Source::Folder(folder), report::read_summary(&text, &summary_path)?, folder.to_path_buf())
     } else {
         store = Store::open_existing(&store_for_runs(args.store.store.as_ref())).with_context(

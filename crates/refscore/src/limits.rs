@@ -42,6 +42,12 @@ pub const MAX_ROW_BYTES: usize = 64 << 20;
 /// file is read; a pipe or a device is read no further than the limit.
 pub const MAX_CONFIG_BYTES: usize = 16 << 20;
 
+/// The longest `summary.json` read back from an output folder (by
+/// `refscore report` and a folder given as a baseline): 64 MiB. A run's
+/// summary holds aggregates only (its field table is the largest part, a
+/// few hundred bytes a field), so a longer file, or a device, is not one.
+pub const MAX_SUMMARY_BYTES: usize = 64 << 20;
+
 /// The most nodes a mapping's JSONPath may visit in one row: 10 million.
 ///
 /// A path with two or more descendant segments (`$..a..b`) visits, per

@@ -1,6 +1,7 @@
 //! Files read whole are read no further than their limit: configuration
 //! files (suite, rules, schemas, weights) at `MAX_CONFIG_BYTES`, the two
-//! inputs of `compare` at `MAX_TEXT_BYTES`. A device that never ends
+//! inputs of `compare` at `MAX_TEXT_BYTES`, an output folder's
+//! `summary.json` read back at `MAX_SUMMARY_BYTES`. A device that never ends
 //! (`/dev/zero`) or a huge file is refused quickly, naming the file and
 //! the limit, with exit code 2.
 
@@ -8,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use refscore::limits::{MAX_CONFIG_BYTES, MAX_TEXT_BYTES};
+use refscore::limits::{MAX_CONFIG_BYTES, MAX_SUMMARY_BYTES, MAX_TEXT_BYTES};
 
 use super::super::{code, stderr, write};
 
@@ -151,6 +152,24 @@ fn an_endless_device_is_read_no_further_than_the_limit() {
     ] {
         refused(&bounded(d, &args), file, limit, &format!("{args:?}"));
     }
+}
+
+/// An output folder read back (`report FOLDER`, `run --baseline FOLDER`)
+/// whose `summary.json` never ends is refused, not read until memory
+/// runs out.
+#[test]
+fn a_summary_read_back_is_read_no_further_than_its_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "d.jsonl", DATA);
+    write(d, "s.yaml", "dataset: d.jsonl\nid: id\nevaluators:\n  - {metric: json_match}\n");
+    std::fs::create_dir(d.join("old")).unwrap();
+    write(d, "old/results.jsonl", "");
+    std::os::unix::fs::symlink("/dev/zero", d.join("old/summary.json")).unwrap();
+    let o = bounded(d, &["report", "old", "-o", "rep"]);
+    refused(&o, "summary.json", MAX_SUMMARY_BYTES, "report");
+    let o = bounded(d, &["run", "s.yaml", "--no-store", "-q", "--baseline", "old"]);
+    refused(&o, "summary.json", MAX_SUMMARY_BYTES, "run --baseline");
 }
 
 #[test]

@@ -90,9 +90,10 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
         line,
         message,
     };
-    let text = std::fs::read_to_string(&summary_path).map_err(|e| {
-        err(&summary_path, None, format!("{e} (is this a refscore output folder?)"))
-    })?;
+    let text =
+        crate::limits::read_text(&summary_path, crate::limits::MAX_SUMMARY_BYTES).map_err(|e| {
+            err(&summary_path, None, format!("{} (is this a refscore output folder?)", e.kind))
+        })?;
     let summary: Value = serde_json::from_str(&text)
         .map_err(|e| err(&summary_path, None, format!("not a summary: {e}")))?;
     if !summary["evaluators"].is_array() {

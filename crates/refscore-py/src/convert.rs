@@ -268,12 +268,7 @@ const MAX_DECIMAL_DIGITS: usize = 76;
 /// `1E+3`). `None` for an object of another type.
 fn arrow_text(obj: &Bound<'_, PyAny>, nan: Nan) -> Result<Option<Value>, Failure> {
     let array: ArrayRef = if obj.cast::<PyDateTime>().is_ok() {
-        let days = obj.call_method0("toordinal")?.extract::<i64>()? - EPOCH_ORDINAL;
-        let clock = [("hour", 3_600), ("minute", 60), ("second", 1)]
-            .iter()
-            .map(|(attr, secs)| Ok(int_attr(obj, attr)? * secs))
-            .sum::<PyResult<i64>>()?;
-        let mut micros = (days * 86_400 + clock) * 1_000_000 + int_attr(obj, "microsecond")?;
+        let mut micros = epoch_days(obj)? * 86_400 * 1_000_000 + micros_of_day(obj)?;
         let offset = obj.call_method0("utcoffset")?;
         if !offset.is_none() {
             micros -= delta_micros(&offset)?;
@@ -287,15 +282,10 @@ fn arrow_text(obj: &Bound<'_, PyAny>, nan: Nan) -> Result<Option<Value>, Failure
             }
         }
     } else if obj.cast::<PyDate>().is_ok() {
-        let days = obj.call_method0("toordinal")?.extract::<i64>()? - EPOCH_ORDINAL;
+        let days = epoch_days(obj)?;
         Arc::new(Date32Array::from(vec![i32::try_from(days).map_err(|_| too_far())?]))
     } else if obj.cast::<PyTime>().is_ok() {
-        let clock = [("hour", 3_600), ("minute", 60), ("second", 1)]
-            .iter()
-            .map(|(attr, secs)| Ok(int_attr(obj, attr)? * secs))
-            .sum::<PyResult<i64>>()?;
-        let micros = clock * 1_000_000 + int_attr(obj, "microsecond")?;
-        Arc::new(Time64MicrosecondArray::from(vec![micros]))
+        Arc::new(Time64MicrosecondArray::from(vec![micros_of_day(obj)?]))
     } else if obj.cast::<PyDelta>().is_ok() {
         let micros = delta_micros(obj)?;
         match nanos_beyond(obj, "nanoseconds")? {
@@ -316,9 +306,26 @@ fn arrow_text(obj: &Bound<'_, PyAny>, nan: Nan) -> Result<Option<Value>, Failure
     } else {
         return Ok(None);
     };
+    arrow_cell(&array)
+}
+
+/// The value of a one-cell Arrow array, read as the Arrow path reads it.
+fn arrow_cell(array: &ArrayRef) -> Result<Option<Value>, Failure> {
     crate::arrow_rows::cell_value(array.as_ref())
         .map(Some)
         .map_err(|why| PyValueError::new_err(why).into())
+}
+
+/// Days from 1970-01-01 to a `date` or `datetime`.
+fn epoch_days(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    Ok(obj.call_method0("toordinal")?.extract::<i64>()? - EPOCH_ORDINAL)
+}
+
+/// Microseconds since midnight of a `time` or `datetime`.
+fn micros_of_day(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    let secs =
+        int_attr(obj, "hour")? * 3_600 + int_attr(obj, "minute")? * 60 + int_attr(obj, "second")?;
+    Ok(secs * 1_000_000 + int_attr(obj, "microsecond")?)
 }
 
 /// `decimal.Decimal`, imported once.
@@ -418,9 +425,7 @@ fn numpy_temporal(obj: &Bound<'_, PyAny>) -> Result<Option<Value>, Failure> {
         (false, "us") => Arc::new(DurationMicrosecondArray::from(vec![v])),
         (false, _) => Arc::new(DurationNanosecondArray::from(vec![v])),
     };
-    crate::arrow_rows::cell_value(array.as_ref())
-        .map(Some)
-        .map_err(|why| PyValueError::new_err(why).into())
+    arrow_cell(&array)
 }
 
 fn int_value(i: &Bound<'_, PyInt>) -> PyResult<Value> {

@@ -6,6 +6,14 @@
 #[allow(clippy::wildcard_imports)]
 use super::*;
 
+/// What an array past a pairing bound should be given instead.
+const KEY_OR_ORDER: &str = "give the array a rule that pairs it by key (`array: by_key, keys: \
+                            [FIELD]`) or in order (`array: ordered`)";
+
+/// What a keyed array past the pairing bound should be given instead.
+const KEYS_OR_ORDER: &str = "give the array keys that tell its elements apart (`keys: [FIELD, \
+                             ...]`) or compare it in order (`array: ordered`)";
+
 impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     pub(super) fn array(&mut self, ea: Node<'v>, aa: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
         let ea: &[Node<'v>] = &ea.items().collect::<Vec<_>>();
@@ -133,16 +141,11 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         } else {
             "elements without an equal one"
         };
-        let advice = if over.keyed {
-            "give the array keys that tell its elements apart (`keys: [FIELD, ...]`)"
-        } else {
-            "give the array a rule that pairs it by key (`array: by_key, keys: [FIELD]`)"
-        };
+        let advice = if over.keyed { KEYS_OR_ORDER } else { KEY_OR_ORDER };
         self.note_over_limit(|path| {
             format!(
                 "the array at {path} has {n} reference and {m} output {which}: pairing them by \
-                 similarity would weigh {} pairs, past the limit of {}; {advice} or in order \
-                 (`array: ordered`)",
+                 similarity would weigh {} pairs, past the limit of {}; {advice}",
                 n.saturating_mul(m),
                 align::MAX_SIMILARITY_PAIRS
             )
@@ -289,8 +292,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             format!(
                 "pairing the elements of the array at {path} by similarity took more than {} \
                  steps, the limit (arrays paired by similarity within arrays paired by \
-                 similarity multiply their pairs); give the array a rule that pairs it by key \
-                 (`array: by_key, keys: [FIELD]`) or in order (`array: ordered`)",
+                 similarity multiply their pairs); {KEY_OR_ORDER}",
                 self.budget
             )
         });

@@ -473,8 +473,12 @@ pub fn run_recorded(
     // A stop asked for during the last batch (its judge requests then
     // failed as cancelled) is a cancelled run too.
     let cancelled = cancelled || opts.cancel.load(Ordering::Relaxed);
-    let mut summary = collector.finish(cancelled, start.elapsed().as_secs_f64(), &suite.gate);
-    summary.judges = suite.judges.usage();
+    let summary = collector.finish(
+        cancelled,
+        start.elapsed().as_secs_f64(),
+        &suite.gate,
+        suite.judges.usage(),
+    );
     Ok(summary)
 }
 

@@ -545,6 +545,7 @@ fn build_gate(raw: &raw::RawGate, evaluators: &[SuiteEvaluator]) -> Result<Gate,
             Some((0.0, 1.0)),
         )?,
         max_failed_rows: raw.max_failed_rows,
+        max_judge_failures: raw.max_judge_failures,
         regression: match raw.regression.as_ref().map(|r| r.fail_on.as_str()) {
             None => None,
             Some("warning") => Some(FailOn::Warning),

@@ -301,7 +301,15 @@ impl Collector {
     }
 
     /// The summary.
-    pub(crate) fn finish(self, cancelled: bool, duration_s: f64, gate: &Gate) -> RunSummary {
+    /// The run's summary; `judges` is the judges' use over the run (empty
+    /// when none was asked), which the gate checks for failed judgements.
+    pub(crate) fn finish(
+        self,
+        cancelled: bool,
+        duration_s: f64,
+        gate: &Gate,
+        judges: Vec<crate::judge::JudgeUsage>,
+    ) -> RunSummary {
         let rows = self.rows;
         let names: Vec<String> = self.evals.iter().map(|e| e.name.clone()).collect();
         let evaluators: Vec<EvaluatorSummary> = self
@@ -344,6 +352,7 @@ impl Collector {
             rows_scored: self.rows_scored,
             failed_rows: self.rows_unreadable + self.rows_with_failures,
             cancelled,
+            judge_failures: (!judges.is_empty()).then(|| judges.iter().map(|j| j.failures).sum()),
         };
         let gate = gate.check(&evaluators, counts);
         let fields_dropped = self.fields.dropped;
@@ -366,7 +375,7 @@ impl Collector {
             fields: self.fields.finish(&names),
             fields_dropped,
             gate,
-            judges: Vec::new(),
+            judges,
             run: None,
             comparison: None,
         }
@@ -404,7 +413,7 @@ mod tests {
         c.row(&[Failed, Score(1.0), Score(0.0)]);
         c.unreadable();
         assert_eq!(c.progress(), (5, 3));
-        let s = c.finish(false, 1.5, &Gate::default());
+        let s = c.finish(false, 1.5, &Gate::default(), Vec::new());
         assert_eq!((s.rows, s.rows_unreadable, s.rows_with_failures, s.rows_scored), (5, 1, 2, 4));
         let sim = &s.evaluators[0];
         assert_eq!((sim.count, sim.invalid, sim.failed, sim.passed), (2, 1, 1, Some(2)));
@@ -424,7 +433,7 @@ mod tests {
         c.row(&[Failed, Score(1.0), Score(0.0)]);
         c.row(&[Score(1.0), Score(1.0), Score(1.0)]);
         let allow = Gate { max_failed_rows: Some(1), ..Gate::default() };
-        assert!(c.finish(false, 1.0, &allow).gate.passed);
+        assert!(c.finish(false, 1.0, &allow, Vec::new()).gate.passed);
     }
 
     #[test]
@@ -432,14 +441,14 @@ mod tests {
         let mut c = collector();
         c.row(&[EvalOutcome::Failed, EvalOutcome::Failed, EvalOutcome::Invalid]);
         c.unreadable();
-        let s = c.finish(false, 0.0, &Gate::default());
+        let s = c.finish(false, 0.0, &Gate::default(), Vec::new());
         assert!(!s.gate.passed);
         assert_eq!(s.evaluators[0].mean, None);
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["gate"]["checks"][0]["name"], "rows_scored");
         assert_eq!(json["evaluators"][1]["direction"], "minimize");
         assert!(json.get("fields_dropped").is_none());
-        let empty = collector().finish(false, 0.0, &Gate::default());
+        let empty = collector().finish(false, 0.0, &Gate::default(), Vec::new());
         assert!(!empty.gate.passed);
         assert_eq!(empty.evaluators[0].pass_rate, None);
     }

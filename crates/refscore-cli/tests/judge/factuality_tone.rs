@@ -33,6 +33,14 @@ fn suite(dir: &Path, rows: &[Value], judge: Option<&str>, evaluators: Value) {
     std::fs::write(dir.join("suite.yaml"), serde_json::to_string_pretty(&suite).unwrap()).unwrap();
 }
 
+/// Lets the suite's run pass with up to `n` failed judgements.
+fn allow_judge_failures(dir: &Path, n: u64) {
+    let path = dir.join("suite.yaml");
+    let mut suite: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    suite["gate"] = json!({"max_judge_failures": n});
+    std::fs::write(path, serde_json::to_string_pretty(&suite).unwrap()).unwrap();
+}
+
 fn row(id: &str, answer: &str, reference: &str) -> Value {
     json!({"id": id, "answer": answer, "reference": reference})
 }
@@ -149,6 +157,12 @@ fn a_failed_judgement_falls_back_to_the_heuristic_or_fails_closed() {
                 "options": {"depth": "deep", "fallback": fallback}}])
     };
     suite(dir.path(), &rows, Some(&server.base_url()), options("heuristic"));
+    // The heuristic scores the row, but the failed judgement fails the
+    // gate unless the suite allows it.
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("✗ max_judge_failures <= 0 (actual 1)"), "{}", stdout(&o));
+    allow_judge_failures(dir.path(), 1);
     let o = run(dir.path(), &["--no-cache"]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     let s = score(&results(dir.path())[0], "facts").clone();
@@ -180,6 +194,7 @@ fn a_failed_judgement_falls_back_to_the_heuristic_or_fails_closed() {
                             "profile": {"formality": "formal"}, "dimensions": ["formality"]}}])
     };
     suite(dir.path(), &rows, Some(&server.base_url()), tone("heuristic"));
+    allow_judge_failures(dir.path(), 1);
     let o = run(dir.path(), &["--no-cache"]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     let s = score(&results(dir.path())[0], "tone").clone();
@@ -225,6 +240,8 @@ fn tone_ratings_from_the_judge_are_scored_against_the_profile_and_the_reference(
          "options": {"method": "judge", "dimensions": ["formality"]}},
     ]);
     suite(dir.path(), &rows, Some(&server.base_url()), evaluators);
+    // Row b's profiled judgement falls back to the heuristic (see below).
+    allow_judge_failures(dir.path(), 1);
     let o = run(dir.path(), &["--no-cache", "--all-details"]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     let r = results(dir.path());

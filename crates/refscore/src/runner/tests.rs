@@ -741,3 +741,38 @@ fn a_stop_during_a_batch_skips_the_rows_not_yet_begun() {
     assert!(summary.cancelled);
     assert_eq!(summary.rows, 301);
 }
+
+/// A judge that fails on every request (nothing listens at its address)
+/// behind `fallback: heuristic`: every row still gets a heuristic score,
+/// but the run does not pass unless the gate allows the failed judgements.
+#[test]
+fn a_judge_that_failed_fails_the_gate_even_behind_a_fallback() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_jsonl(
+        dir.path(),
+        &[json!({"id": "1", "answer": "Paris is the capital.", "expected": "Paris is the capital."})
+            .to_string()],
+    );
+    let suite_with = |gate: &str| {
+        let text = format!(
+            "dataset: {}\njudge: {{model: m, base_url: 'http://{closed}/v1', api_key_env: '', retries: 0, timeout: 5}}\n\
+             evaluators:\n  - name: fact\n    metric: factuality\n    mapping: {{output: answer, reference: expected}}\n    options: {{depth: deep}}\n    threshold: 0.5\n{gate}",
+            data.display()
+        );
+        Suite::from_str(&text, SuiteFormat::Yaml, dir.path()).unwrap()
+    };
+    let (rows, summary) = collect(&suite_with(""), &RunOptions::default());
+    assert_eq!(rows.len(), 1);
+    let score = &rows[0].scores[0];
+    assert_eq!(score.metadata.get("method"), Some(&json!("heuristic")), "{score:?}");
+    assert_eq!(summary.rows_with_failures, 0);
+    assert_eq!(summary.judges.iter().map(|j| j.failures).sum::<u64>(), 1);
+    let check = summary.gate.checks.iter().find(|c| c.name == "max_judge_failures").unwrap();
+    assert_eq!((check.passed, check.actual), (false, Some(1.0)));
+    assert!(!summary.gate.passed);
+    // Allowed explicitly, the fallback's score passes.
+    let (_, summary) =
+        collect(&suite_with("gate: {max_judge_failures: 1}\n"), &RunOptions::default());
+    assert!(summary.gate.passed, "{:?}", summary.gate);
+}

@@ -77,5 +77,6 @@ pub(super) struct RawGate {
     pub(super) max_mean: Option<Value>,
     pub(super) min_pass_rate: Option<Value>,
     pub(super) max_failed_rows: Option<u64>,
+    pub(super) max_judge_failures: Option<u64>,
     pub(super) regression: Option<RawGateRegression>,
 }

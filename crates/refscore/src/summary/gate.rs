@@ -31,6 +31,13 @@ pub struct Gate {
     /// Most rows allowed to be unreadable or to have a failed evaluation;
     /// `None`: none (the check is made with a limit of 0).
     pub max_failed_rows: Option<u64>,
+    /// Most judgements allowed to fail over the run (the judges'
+    /// `failures` summed): one replaced by a fallback (`fallback:
+    /// heuristic`), a json_match field counted wrong because its judge
+    /// failed, or one that failed its evaluation. `None`: none. The check is
+    /// made whenever a judge was asked, so a judge that failed never passes
+    /// a run unnoticed.
+    pub max_judge_failures: Option<u64>,
     /// Which regression status against the baseline fails the gate
     /// (`regression: {fail_on: ...}`); `None`: regressions never do.
     pub regression: Option<FailOn>,
@@ -41,7 +48,7 @@ pub struct Gate {
 pub struct GateCheck {
     /// `rows_scored`, `run_completed`, `min_mean.<evaluator>`,
     /// `max_mean.<evaluator>`, `min_pass_rate.<evaluator>`,
-    /// `max_failed_rows` or `regression.<evaluator>`.
+    /// `max_failed_rows`, `max_judge_failures` or `regression.<evaluator>`.
     pub name: String,
     /// How `actual` is compared with `required`: `>=` or `<=`.
     #[schemars(with = "Op")]
@@ -121,6 +128,8 @@ pub(crate) struct RunCounts {
     pub(crate) rows_scored: u64,
     pub(crate) failed_rows: u64,
     pub(crate) cancelled: bool,
+    /// Judgements that failed, `None` when no judge was asked.
+    pub(crate) judge_failures: Option<u64>,
 }
 
 fn at_least(name: String, required: f64, actual: Option<f64>) -> GateCheck {
@@ -140,6 +149,7 @@ impl Gate {
             && self.max_mean.is_empty()
             && self.min_pass_rate.is_empty()
             && self.max_failed_rows.is_none()
+            && self.max_judge_failures.is_none()
             && self.regression.is_none()
     }
 
@@ -174,6 +184,13 @@ impl Gate {
             limit as f64,
             Some(counts.failed_rows as f64),
         ));
+        if counts.judge_failures.is_some() || self.max_judge_failures.is_some() {
+            checks.push(at_most(
+                "max_judge_failures".into(),
+                self.max_judge_failures.unwrap_or(0) as f64,
+                Some(counts.judge_failures.unwrap_or(0) as f64),
+            ));
+        }
         GateResult { passed: checks.iter().all(|c| c.passed), checks }
     }
 }
@@ -229,7 +246,7 @@ mod tests {
     }
 
     fn counts(rows_scored: u64, failed_rows: u64) -> RunCounts {
-        RunCounts { rows_scored, failed_rows, cancelled: false }
+        RunCounts { rows_scored, failed_rows, cancelled: false, judge_failures: None }
     }
 
     #[test]
@@ -252,6 +269,7 @@ mod tests {
             max_mean: [("d".to_owned(), 2.0)].into(),
             min_pass_rate: [("a".to_owned(), 0.9)].into(),
             max_failed_rows: Some(1),
+            max_judge_failures: None,
             regression: None,
         };
         let evs = [summary("a", Some(0.8 - 1e-12), Some(0.95)), summary("d", Some(2.5), None)];
@@ -274,5 +292,22 @@ mod tests {
         let r = g.check(&[summary("a", None, None)], counts(1, 0));
         assert!(!r.passed);
         assert_eq!(r.checks[1].actual, None);
+    }
+
+    #[test]
+    fn a_failed_judgement_fails_the_gate_unless_allowed() {
+        let judged = |failures| RunCounts { judge_failures: Some(failures), ..counts(5, 0) };
+        // No judge asked: no check.
+        let r = Gate::default().check(&[], counts(5, 0));
+        assert!(r.passed && r.checks.iter().all(|c| c.name != "max_judge_failures"));
+        assert!(Gate::default().check(&[], judged(0)).passed);
+        let r = Gate::default().check(&[], judged(1));
+        assert!(!r.passed);
+        let c = r.checks.iter().find(|c| c.name == "max_judge_failures").unwrap();
+        assert_eq!((c.passed, c.required, c.actual), (false, 0.0, Some(1.0)));
+        let allow = Gate { max_judge_failures: Some(2), ..Gate::default() };
+        assert!(!allow.is_empty());
+        assert!(allow.check(&[], judged(2)).passed);
+        assert!(!allow.check(&[], judged(3)).passed);
     }
 }

@@ -12,7 +12,7 @@ def test_classification_over_a_frame(scripted_llm):
         name="verdict",
         prompt_template="Question: {question}\nAnswer: {answer}\nLABEL={hint}",
         choices={"good": 1.0, "bad": (0.0, "the answer is wrong")},
-        judge={"model": "judge-model", "base_url": scripted_llm, "api_key_env": "REFSCORE_TEST_NO_KEY"},
+        judge={"model": "judge-model", "base_url": scripted_llm, "api_key_env": ""},
     )
     assert judge.kind == "llm"
     assert judge.describe()["input_schema"]["required"] == ["question", "answer", "hint"]
@@ -36,7 +36,7 @@ def test_bad_judge_settings_are_refused():
 
 
 def test_built_in_judges_take_judge_settings(scripted_llm):
-    ev = refscore.metrics.hallucination(judge={"model": "m", "base_url": scripted_llm, "api_key_env": "REFSCORE_TEST_NO_KEY"})
+    ev = refscore.metrics.hallucination(judge={"model": "m", "base_url": scripted_llm, "api_key_env": ""})
     assert ev.kind == "llm"
     [s] = ev.evaluate({"input": "q", "context": "c", "output": "a"})
     assert s.name == "hallucination" and s.kind == "llm" and s.label
@@ -52,7 +52,7 @@ def test_judge_usage_counts_every_judgement(scripted_llm):
         judge={
             "model": "judge-model",
             "base_url": scripted_llm,
-            "api_key_env": "REFSCORE_TEST_NO_KEY",
+            "api_key_env": "",
             "prices": {"prompt": 1.0, "completion": 2.0},
         },
     )
@@ -81,7 +81,7 @@ def _slow_judge(url, concurrency):
         name="verdict",
         prompt_template="{answer}",
         choices=["good", "bad"],
-        judge={"model": "m", "base_url": url, "api_key_env": "REFSCORE_TEST_NO_KEY", "max_concurrency": concurrency},
+        judge={"model": "m", "base_url": url, "api_key_env": "", "max_concurrency": concurrency},
     )
 
 

@@ -260,9 +260,11 @@ fn transient_faults_are_retried_and_failures_fail_closed() {
         assert!(row["scores"].as_array().unwrap().is_empty());
     }
     let j = &summary(dir.path())["judges"][0];
-    // 429 once, 500 twice, a timeout, a dropped connection: 5 retries;
-    // always-500: 2 more retries.
-    assert_eq!(j["retries"], 7, "{j}");
+    // 429 once, 500 twice, a timeout: 4 retries; always-500: 2 more. The
+    // dropped connection is one more, unless an answer had come on a kept
+    // connection before it (rows run concurrently): then it is sent again
+    // at once on a new connection, a request but not a retry.
+    assert!(matches!(j["retries"].as_u64(), Some(6 | 7)), "{j}");
     assert_eq!(j["failures"], 6, "{j}");
     assert!(!everything(dir.path(), &o).contains(KEY));
 }
@@ -312,6 +314,7 @@ fn a_server_without_tools_gets_a_json_schema_then_plain_text() {
 mod factuality_tone;
 mod fields;
 mod hostile;
+mod servers;
 
 #[test]
 fn a_template_placeholder_with_no_column_is_a_load_error() {

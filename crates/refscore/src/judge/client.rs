@@ -19,7 +19,10 @@ use super::usage::{CallRecord, JudgeUsage, Usage};
 mod adapt;
 mod ask;
 mod embeddings;
+mod message;
+mod reply_text;
 mod send;
+mod status;
 
 pub(crate) use ask::AskError;
 
@@ -85,6 +88,33 @@ pub enum JudgeError {
         /// The `Location` header (redacted, cut), or `(no Location)`.
         location: String,
     },
+    /// The server answered `200` but its reply reports an error instead of
+    /// a completion (OpenRouter's `{"error": {"code": 502, "message":
+    /// "Provider returned error"}}`, or a choice with `finish_reason:
+    /// "error"`); retried as its code would be as an HTTP status.
+    #[error(
+        "judge `{judge}`: the server's reply reports an error{} after {attempts} attempt(s): {message}",
+        code_note(*.code)
+    )]
+    Provider {
+        /// The judge.
+        judge: String,
+        /// The error's code, when it is an HTTP status.
+        code: Option<u16>,
+        /// The error's message (redacted, cut).
+        message: String,
+        /// Requests sent.
+        attempts: u32,
+    },
+    /// The judge cannot send requests as configured (an API key that
+    /// cannot be an HTTP header value); nothing was sent.
+    #[error("judge `{judge}`: {message}")]
+    Setting {
+        /// The judge.
+        judge: String,
+        /// What is wrong (never a secret's value).
+        message: String,
+    },
     /// The run was stopped before the request could be sent.
     #[error("judge `{judge}`: cancelled")]
     Cancelled {
@@ -96,12 +126,28 @@ pub enum JudgeError {
 impl JudgeError {
     /// Whether the server rejected the request's shape (a 4xx other than
     /// 408 and 429): the caller may try another structured-output mode.
+    ///
+    /// 400 and 422 are what servers answer to a field they do not support,
+    /// 501 what some answer to a feature they lack (tools); any error
+    /// status whose body says the server cannot do tools or
+    /// `response_format` (llama.cpp's `500 tools param requires --jinja
+    /// flag`, OpenRouter's `404 No endpoints found that support tool use`)
+    /// too. A generation that failed (Groq's `400 tool_use_failed`) is not
+    /// a rejection; 401, 403, other 404s or 413 say something else.
     pub fn is_rejection(&self) -> bool {
-        // 400 and 422 are what servers answer to a field they do not
-        // support, 501 what some answer to a feature they lack (tools);
-        // 401, 403, 404 or 413 say something else and are errors.
-        matches!(self, JudgeError::Status { status: 400 | 422 | 501, .. })
+        match self {
+            JudgeError::Status { status, body, .. } => {
+                (matches!(status, 400 | 422 | 501) && !status::generation_failed(*status, body))
+                    || status::cannot_do_mode(*status, body)
+            }
+            _ => false,
+        }
     }
+}
+
+/// ` (code N)` for an error code, nothing without one.
+fn code_note(code: Option<u16>) -> String {
+    code.map(|c| format!(" (code {c})")).unwrap_or_default()
 }
 
 /// A chat completion's first message and its token counts.
@@ -169,6 +215,12 @@ pub struct Judge {
     /// Threads that do the HTTP exchanges, so that a caller can stop
     /// waiting when the run is cancelled.
     io: super::io::IoPool,
+    /// Why no request can be sent (a key that cannot be a header value).
+    unusable: Option<String>,
+    /// Whether the server kept a connection open after an answer: a
+    /// request that then finds its connection closed is sent again on a
+    /// new one without counting as a retry.
+    kept_alive: AtomicBool,
 }
 
 /// How a judge is asked for a structured reply.
@@ -203,7 +255,11 @@ impl StructuredMode {
 }
 
 impl Judge {
-    /// A judge from its settings; the key is read from the environment now.
+    /// A judge from its settings; the key is read from the environment now
+    /// (see [`ApiKey::from_env`]; [`ApiKey::for_judge`] also refuses an
+    /// unusable key or an unset `api_key_env`, as a suite's judges do). A
+    /// key that cannot be sent in a header makes every request fail at once
+    /// ([`JudgeError::Setting`]), naming its variable.
     pub fn new(
         name: &str,
         config: JudgeConfig,
@@ -215,7 +271,9 @@ impl Judge {
         Judge::with_key(name, config, key, cache, cache_mode, cancel)
     }
 
-    /// A judge with an explicit key (or none).
+    /// A judge with an explicit key (or none). A key that cannot be sent in
+    /// an HTTP header makes every request fail at once
+    /// ([`JudgeError::Setting`]).
     pub fn with_key(
         name: &str,
         config: JudgeConfig,
@@ -225,7 +283,18 @@ impl Judge {
         cancel: Arc<AtomicBool>,
     ) -> Judge {
         let concurrency = config.concurrency();
+        // A private certificate authority (SSL_CERT_FILE, SSL_CERT_DIR); one
+        // that cannot be read makes every request fail, saying why.
+        let (roots, roots_problem) = match super::tls::root_certs() {
+            Ok(roots) => (roots, None),
+            Err(e) => (None, Some(e)),
+        };
+        let mut tls = ureq::tls::TlsConfig::builder();
+        if let Some(roots) = roots {
+            tls = tls.root_certs(roots);
+        }
         let agent_config = ureq::Agent::config_builder()
+            .tls_config(tls.build())
             .timeout_global(Some(config.timeout()))
             .http_status_as_error(false)
             // A redirect is an error of the judgement (see
@@ -234,7 +303,17 @@ impl Judge {
             .max_idle_connections(concurrency.max(8))
             .max_idle_connections_per_host(concurrency.max(8))
             .user_agent(concat!("refscore/", env!("CARGO_PKG_VERSION")))
+            // Gzip replies are decoded, but asked for only by a suite's
+            // own Accept-Encoding header.
+            .accept_encoding(ureq::config::AutoHeaderValue::None)
             .build();
+        let unusable = key
+            .as_ref()
+            .and_then(|k| k.problem())
+            .map(|what| {
+                format!("the API key (from {}) {what}; it cannot be sent", config.key_var())
+            })
+            .or(roots_problem);
         let redactor = Redactor::new(key.iter().map(ApiKey::secret).chain(config.credentials()));
         Judge {
             name: name.to_owned(),
@@ -250,6 +329,8 @@ impl Judge {
             mode: std::sync::atomic::AtomicU8::new(0),
             adapted: std::sync::atomic::AtomicU8::new(0),
             io: super::io::IoPool::new(concurrency, agent_config),
+            unusable,
+            kept_alive: AtomicBool::new(false),
             config,
         }
     }
@@ -357,6 +438,8 @@ impl Judge {
             reason: reason.to_owned(),
             raw: cut(&self.redactor.body(text)),
         };
+        // A byte order mark before the JSON (some proxies write one).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // serde_json's depth limit first: the value below stays shallow.
         serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|_| malformed("not JSON"))?;
         let (mut v, repeated) =
@@ -364,6 +447,9 @@ impl Judge {
         if let Some(r) = repeated.as_ref().and_then(|d| d.listed.first()) {
             return Err(malformed(&format!("the reply repeats the key `{}`", r.path)));
         }
+        // Text parts joined before the secrets are removed: a key split
+        // across two parts is removed whole.
+        message::normalize(&mut v);
         self.redactor.value(&mut v);
         let choice = v
             .get("choices")

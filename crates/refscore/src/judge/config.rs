@@ -209,6 +209,13 @@ impl JudgeConfig {
                     format!("{k:?} is set by the HTTP client for each request; leave it out"),
                 ));
             }
+            if k.eq_ignore_ascii_case("accept-encoding") && !decodable(v) {
+                return Err(ConfigError::invalid(
+                    format!("{ctx}.headers"),
+                    "Accept-Encoding may ask only for gzip (or identity): replies in other \
+                     encodings cannot be decoded",
+                ));
+            }
             if ureq::http::HeaderName::from_bytes(k.as_bytes()).is_err() {
                 return Err(ConfigError::invalid(
                     format!("{ctx}.headers"),
@@ -254,7 +261,7 @@ impl JudgeConfig {
 
     /// The environment variable holding the key.
     pub fn key_var(&self) -> &str {
-        self.api_key_env.as_deref().unwrap_or("OPENAI_API_KEY")
+        self.api_key_env.as_deref().unwrap_or(super::secret::DEFAULT_KEY_ENV)
     }
 
     /// The per-request timeout.
@@ -279,6 +286,19 @@ impl JudgeConfig {
     pub fn deterministic(&self) -> bool {
         deterministic(Some(self.temperature), self.seed.is_some())
     }
+}
+
+/// Whether an `Accept-Encoding` value asks only for codings the judge
+/// decodes (gzip, identity), or refuses the others (`br;q=0`).
+fn decodable(accept: &str) -> bool {
+    accept.split(',').all(|item| {
+        let mut parts = item.split(';');
+        let coding = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let refused = parts.any(|p| {
+            p.trim().strip_prefix("q=").is_some_and(|q| q.trim().parse::<f64>() == Ok(0.0))
+        });
+        refused || matches!(coding.as_str(), "" | "gzip" | "x-gzip" | "identity")
+    })
 }
 
 /// Whether replies are reproducible: sampled at temperature 0, or with a
@@ -347,6 +367,10 @@ mod tests {
         assert_eq!((c.concurrency(), c.retries(), c.key_var()), (64, 4, "OPENAI_API_KEY"));
         assert!(c.deterministic());
         assert_eq!(c.embedding_model(), "m");
+        for ok in ["gzip", "identity", "gzip;q=1.0, identity", "gzip, br;q=0"] {
+            let h = json!({"model": "m", "headers": {"Accept-Encoding": ok}});
+            assert!(JudgeConfig::from_value("j", &h).is_ok(), "{ok}");
+        }
         let e =
             JudgeConfig::from_value("j", &json!({"model": "m", "embedding_model": "emb"})).unwrap();
         assert_eq!(e.embedding_model(), "emb");
@@ -366,6 +390,8 @@ mod tests {
             json!({"model": "m", "headers": {"api-key": 12_345_678}}),
             json!({"model": "m", "headers": {"api-key": ["secret"]}}),
             json!({"model": "m", "headers": "api-key: secret"}),
+            json!({"model": "m", "headers": {"Accept-Encoding": "br"}}),
+            json!({"model": "m", "headers": {"accept-encoding": "gzip, deflate"}}),
         ] {
             let e = JudgeConfig::from_value("j", &bad).unwrap_err().to_string();
             assert!(e.starts_with("judges.j"), "{e}");

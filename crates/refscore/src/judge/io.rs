@@ -21,22 +21,42 @@ const BODY_LIMIT: u64 = 64 << 20;
 /// One HTTP exchange to run.
 pub(super) struct Exchange {
     pub(super) url: String,
+    /// Sent on a new connection, not on one the pool kept.
+    pub(super) fresh: bool,
     pub(super) headers: Vec<(String, String)>,
     pub(super) body: Vec<u8>,
 }
 
 /// What the server answered: status, `Retry-After`, `Location` (of a
-/// redirect), and the body (or why it could not be read).
+/// redirect), `Content-Encoding`, and the body's bytes (or why they could
+/// not be read).
 pub(super) struct Answer {
     pub(super) status: u16,
     pub(super) retry_after: Option<Duration>,
     pub(super) location: Option<String>,
-    pub(super) text: Result<String, String>,
+    /// The `Content-Encoding` the server declared, if any.
+    pub(super) content_encoding: Option<String>,
+    /// Whether the connection may be kept for another request (the server
+    /// did not say `Connection: close`).
+    pub(super) keep_alive: bool,
+    pub(super) body: Result<Vec<u8>, BodyFailure>,
+}
+
+/// Why a reply's body could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum BodyFailure {
+    /// Larger than this many bytes (decoded).
+    TooLarge(u64),
+    /// Its bytes could not be decoded (a compressed body that is not what
+    /// its `Content-Encoding` says): why, in words.
+    Undecodable(String),
+    /// The connection failed while it was read (dropped, timed out).
+    Transport(String),
 }
 
 impl Exchange {
     /// Sends the request and reads the reply; `Err` is a transport failure.
-    fn send(self, agent: &ureq::Agent) -> Result<Answer, String> {
+    fn send(self, agent: &ureq::Agent) -> Result<Answer, Failure> {
         let mut req = agent.post(&self.url);
         for (h, v) in &self.headers {
             req = req.header(h.as_str(), v.as_str());
@@ -57,16 +77,57 @@ impl Exchange {
                     .headers()
                     .get("location")
                     .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-                let text = resp
+                let content_encoding = header("content-encoding")
+                    .map(|e| e.trim().to_ascii_lowercase())
+                    .filter(|e| !e.is_empty() && e != "identity");
+                let keep_alive = resp.version() != ureq::http::Version::HTTP_10
+                    && !header("connection").is_some_and(|c| c.eq_ignore_ascii_case("close"));
+                let body = resp
                     .body_mut()
                     .with_config()
                     .limit(BODY_LIMIT)
-                    .read_to_string()
-                    .map_err(|e| e.to_string());
-                Ok(Answer { status, retry_after, location, text })
+                    .read_to_vec()
+                    .map_err(|e| body_failure(&e));
+                Ok(Answer { status, retry_after, location, content_encoding, keep_alive, body })
             }
-            Err(e) => Err(describe(&e)),
+            Err(e) => Err(Failure { reason: describe(&e), dropped: dropped(&e) }),
         }
+    }
+}
+
+/// A request that got no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Failure {
+    /// Why, in words.
+    pub(super) reason: String,
+    /// Whether the connection was closed or reset before any answer came
+    /// (what a server that silently closes a kept-alive connection causes).
+    pub(super) dropped: bool,
+}
+
+/// Whether `e` is a connection closed or reset under the request.
+fn dropped(e: &ureq::Error) -> bool {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset, UnexpectedEof};
+    matches!(e, ureq::Error::Io(io)
+        if matches!(io.kind(), UnexpectedEof | ConnectionReset | ConnectionAborted | BrokenPipe))
+}
+
+/// Why a body could not be read, from the HTTP client's error.
+fn body_failure(e: &ureq::Error) -> BodyFailure {
+    match e {
+        ureq::Error::BodyExceedsLimit(n) => BodyFailure::TooLarge(*n),
+        ureq::Error::Decompress(enc, io) => BodyFailure::Undecodable(format!(
+            "the body could not be decoded as `content-encoding: {enc}`: {io}"
+        )),
+        ureq::Error::Io(io)
+            if matches!(
+                io.kind(),
+                std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput
+            ) =>
+        {
+            BodyFailure::Undecodable(format!("the body could not be decoded: {io}"))
+        }
+        other => BodyFailure::Transport(describe(other)),
     }
 }
 
@@ -167,8 +228,9 @@ impl IoPool {
 
     /// Runs `x` on a pool thread and waits for it; `None` when the run was
     /// cancelled and the answer did not come within [`CANCEL_GRACE`].
-    pub(super) fn run(&self, x: Exchange, cancel: &AtomicBool) -> Option<Result<Answer, String>> {
+    pub(super) fn run(&self, x: Exchange, cancel: &AtomicBool) -> Option<Result<Answer, Failure>> {
         let (tx, rx) = mpsc::channel();
+        let fresh = x.fresh;
         let job = |agent: ureq::Agent| -> Job {
             Box::new(move || {
                 // The caller may have given up: then nobody reads the answer.
@@ -178,6 +240,11 @@ impl IoPool {
         let unsent = {
             let mut guard = self.started.lock().unwrap_or_else(PoisonError::into_inner);
             match self.own(&mut guard) {
+                // A fresh agent has no kept connection: the request opens one.
+                Some(s) if fresh => {
+                    let agent = ureq::Agent::new_with_config(self.config.clone());
+                    s.sender.send(job(agent)).err().map(|e| e.0)
+                }
                 Some(s) => s.sender.send(job(s.agent.clone())).err().map(|e| e.0),
                 // No thread could be started: a fresh agent, on this thread.
                 None => Some(job(ureq::Agent::new_with_config(self.config.clone()))),
@@ -191,7 +258,10 @@ impl IoPool {
             match rx.recv_timeout(Duration::from_millis(50)) {
                 Ok(answer) => return Some(answer),
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Some(Err(String::from("the request's thread ended without an answer")));
+                    return Some(Err(Failure {
+                        reason: String::from("the request's thread ended without an answer"),
+                        dropped: false,
+                    }));
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if cancel.load(Ordering::Relaxed) {

@@ -20,6 +20,7 @@ mod io;
 mod limiter;
 mod secret;
 pub mod template;
+mod tls;
 mod usage;
 
 use std::collections::BTreeMap;
@@ -88,7 +89,10 @@ impl Judges {
     /// opened only when a judge exists and caching is on.
     ///
     /// # Errors
-    /// Bad settings, a name used twice, or a cache that cannot be opened.
+    /// Bad settings, a name used twice, an API key that cannot be used
+    /// ([`ApiKey::for_judge`]), an `SSL_CERT_FILE` or `SSL_CERT_DIR` that
+    /// cannot be read or holds no certificate, or a cache that cannot be
+    /// opened.
     pub fn from_suite(
         single: Option<&Value>,
         named: Option<&Value>,
@@ -119,8 +123,19 @@ impl Judges {
                 ));
             }
         }
+        // Keys are read and checked first: a bad one fails the load, naming
+        // its variable, before any cache is touched.
+        if !configs.is_empty() {
+            tls::root_certs().map_err(|m| ConfigError::invalid("judges", m))?;
+        }
+        let mut keyed = Vec::with_capacity(configs.len());
+        for (name, c) in configs {
+            let key = ApiKey::for_judge(c.api_key_env.as_deref())
+                .map_err(|m| ConfigError::invalid(format!("judges.{name}"), m))?;
+            keyed.push((name, c, key));
+        }
         let cancel = Arc::new(AtomicBool::new(false));
-        let shared = if configs.is_empty() || cache.mode == CacheMode::Off {
+        let shared = if keyed.is_empty() || cache.mode == CacheMode::Off {
             None
         } else {
             let path = cache.path.clone().unwrap_or_else(|| base_dir.join(".refscore/cache.db"));
@@ -129,10 +144,11 @@ impl Judges {
                     .map_err(|e| ConfigError::File { path: path.clone(), message: e.message })?,
             ))
         };
-        let judges = configs
+        let judges = keyed
             .into_iter()
-            .map(|(name, c)| {
-                let j = Judge::new(&name, c, shared.clone(), cache.mode, Arc::clone(&cancel));
+            .map(|(name, c, key)| {
+                let j =
+                    Judge::with_key(&name, c, key, shared.clone(), cache.mode, Arc::clone(&cancel));
                 (name, Arc::new(j))
             })
             .collect();

@@ -10,6 +10,10 @@ use serde_json::Value;
 /// would blank every reply).
 const SHORTEST_SECRET: usize = 4;
 
+/// The environment variable a judge's key is read from when its
+/// `api_key_env` is left out.
+pub(crate) const DEFAULT_KEY_ENV: &str = "OPENAI_API_KEY";
+
 /// An API key. Its `Debug` is redacted and it has no `Display` nor
 /// `Serialize`, so it cannot reach an output, a log or the cache by
 /// accident; [`ApiKey::redact`] removes it from text a server sent back.
@@ -25,9 +29,69 @@ impl ApiKey {
             .map(|k| ApiKey(k.trim().to_owned()))
     }
 
+    /// The key a judge sends, read from the environment variable its
+    /// `api_key_env` names (default `OPENAI_API_KEY`), as a suite's judges
+    /// read it when the suite loads:
+    ///
+    /// * `api_key_env: ""`: no key (a local server);
+    /// * `api_key_env` naming a variable that is unset or empty: an error
+    ///   naming it;
+    /// * the default `OPENAI_API_KEY` (left out or named) unset or empty:
+    ///   no key (local servers; a 401 then says the variable was not set);
+    /// * a key that cannot be sent in an HTTP header ([`ApiKey::problem`]):
+    ///   an error naming the variable, never showing the value.
+    ///
+    /// # Errors
+    /// As above, in words.
+    pub fn for_judge(api_key_env: Option<&str>) -> Result<Option<ApiKey>, String> {
+        let var = match api_key_env {
+            Some("") => return Ok(None),
+            Some(var) => var,
+            None => DEFAULT_KEY_ENV,
+        };
+        let Some(key) = ApiKey::from_env(var) else {
+            return match api_key_env {
+                // Naming the default is the default.
+                None | Some(DEFAULT_KEY_ENV) => Ok(None),
+                Some(_) => Err(format!(
+                    "api_key_env names the environment variable `{var}`, which is not set \
+                     (or is empty); set it, or write `api_key_env: \"\"` to send no key"
+                )),
+            };
+        };
+        match key.problem() {
+            None => Ok(Some(key)),
+            Some(what) => Err(format!(
+                "the API key in the environment variable `{var}` {what}; it cannot be sent in \
+                 an HTTP header (its value is not shown)"
+            )),
+        }
+    }
+
     /// A key from a value (tests, embedding applications).
     pub fn new(key: impl Into<String>) -> ApiKey {
         ApiKey(key.into())
+    }
+
+    /// What makes the key unusable in an `Authorization` header, in words
+    /// that never show it: a line break (a key file of two lines), another
+    /// control character, a space, or a character that is not visible
+    /// ASCII (a zero-width space copied with the key); `None` for a key
+    /// of visible ASCII characters.
+    pub fn problem(&self) -> Option<String> {
+        let (i, c) = self.0.char_indices().find(|(_, c)| !c.is_ascii_graphic())?;
+        let at = self.0[..i].chars().count() + 1;
+        let what = match c {
+            '\n' | '\r' => String::from("a line break (a key file of more than one line?)"),
+            ' ' | '\t' => String::from("a space"),
+            c if c.is_control() => format!("a control character (U+{:04X})", u32::from(c)),
+            c => format!(
+                "a character that is not visible ASCII (U+{:04X}: an invisible character \
+                 copied with the key?)",
+                u32::from(c)
+            ),
+        };
+        Some(format!("holds {what} at character {at}"))
     }
 
     /// The `Authorization` header's value.
@@ -57,9 +121,9 @@ impl fmt::Debug for ApiKey {
 /// what a server sent back, in every form they can take there: as
 /// written, and JSON-escaped at any depth of nesting (each character
 /// possibly written `\uXXXX`, `/` as `\/`, `"` and `\` escaped, behind
-/// one or more backslashes). [`Redactor::body`] also decodes a JSON body
-/// and redacts its decoded strings, so that no decoding of what is kept
-/// can bring a secret back. Its `Debug` shows nothing of the secrets.
+/// one or more backslashes), and percent-encoded (a key in a URL).
+/// [`Redactor::body`] also decodes a JSON body and redacts its decoded
+/// strings, so that no decoding of what is kept can bring a secret back. Its `Debug` shows nothing of the secrets.
 #[derive(Clone, Default)]
 pub(crate) struct Redactor {
     pattern: Option<regex::Regex>,
@@ -71,8 +135,8 @@ impl fmt::Debug for Redactor {
     }
 }
 
-/// The pattern of one character of a secret: itself, or a JSON escape of
-/// it behind one or more backslashes.
+/// The pattern of one character of a secret: itself, a JSON escape of it
+/// behind one or more backslashes, or its percent-encoding.
 fn char_pattern(c: char, out: &mut String) {
     out.push_str("(?:");
     out.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
@@ -96,6 +160,11 @@ fn char_pattern(c: char, out: &mut String) {
     if let Some(s) = short {
         out.push_str(r"|\\+");
         out.push_str(s);
+    }
+    // Percent-encoded (a key in a URL: a redirect's `Location`).
+    out.push('|');
+    for b in c.encode_utf8(&mut [0; 4]).bytes() {
+        out.push_str(&format!("%(?i:{b:02x})"));
     }
     out.push(')');
 }
@@ -185,6 +254,19 @@ impl Redactor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn naming_the_default_variable_is_the_default() {
+        // Only when the machine has no key: the environment is the
+        // process's, shared with every test.
+        if std::env::var_os(DEFAULT_KEY_ENV).is_none() {
+            assert!(matches!(ApiKey::for_judge(None), Ok(None)));
+            assert!(matches!(ApiKey::for_judge(Some(DEFAULT_KEY_ENV)), Ok(None)));
+        }
+        let e = ApiKey::for_judge(Some("REFSCORE_TEST_SURELY_UNSET_VARIABLE")).unwrap_err();
+        assert!(e.contains("`REFSCORE_TEST_SURELY_UNSET_VARIABLE`, which is not set"), "{e}");
+        assert!(matches!(ApiKey::for_judge(Some("")), Ok(None)));
+    }
 
     #[test]
     fn never_shown() {

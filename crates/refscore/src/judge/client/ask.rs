@@ -77,7 +77,9 @@ impl Judge {
                             refused.push(mode);
                             mode = next;
                         }
-                        None => break Err(AskError::Request(e)),
+                        None => {
+                            break Err(AskError::Request(self.every_mode(e, &refused, &record)));
+                        }
                     }
                 }
                 other => {
@@ -91,6 +93,30 @@ impl Judge {
         record.failed = result.is_err();
         self.usage.record(caller, record);
         result
+    }
+
+    /// The error of the last mode, once every mode was refused: its
+    /// attempts are the judgement's requests, and it names the modes.
+    fn every_mode(
+        &self,
+        e: JudgeError,
+        refused: &[StructuredMode],
+        record: &CallRecord,
+    ) -> JudgeError {
+        match e {
+            JudgeError::Status { judge, status, body, hint, .. } if !refused.is_empty() => {
+                let mut modes: Vec<&str> = refused.iter().map(|m| m.as_str()).collect();
+                modes.push(StructuredMode::Text.as_str());
+                JudgeError::Status {
+                    judge,
+                    status,
+                    attempts: u32::try_from(record.requests).unwrap_or(u32::MAX),
+                    body,
+                    hint: format!("{hint} (refused in every mode tried: {})", modes.join(", ")),
+                }
+            }
+            other => other,
+        }
     }
 
     /// One reply for `body` read by `read`: from the cache when it holds

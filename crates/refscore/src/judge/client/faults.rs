@@ -406,3 +406,5 @@ fn a_422_from_a_closed_request_model_drops_the_seed() {
     assert_eq!(sent[1]["temperature"], 0.0);
     assert_eq!(j.usage()[0].adapted, ["the server refused seed: left out"]);
 }
+
+mod quirks;

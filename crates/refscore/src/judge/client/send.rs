@@ -6,28 +6,48 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{BASE_BACKOFF, Judge, JudgeError, MAX_BACKOFF, cut};
-use crate::judge::io::{Answer, Exchange};
+use super::reply_text::reply_text;
+use super::{BASE_BACKOFF, Judge, JudgeError, MAX_BACKOFF, cut, status};
+use crate::judge::io::{Answer, BodyFailure, Exchange};
 use crate::judge::usage::CallRecord;
+
+/// What to do after an answer.
+enum Step {
+    /// The reply body, redacted.
+    Done(String),
+    /// Send again after this wait (`None`: the backoff).
+    Retry(Option<Duration>),
+}
 
 impl Judge {
     /// Sends to `{base_url}/{endpoint}` with retries; the reply body on a
     /// 2xx, with every form of the secrets removed ([`Redactor::text`]).
+    ///
+    /// A request that fails because the connection was closed before any
+    /// answer, once the server has kept connections open, is sent once
+    /// more at once on a new connection without counting as a retry: a
+    /// server that closes kept-alive connections silently costs nothing.
     pub(super) fn send(
         &self,
         endpoint: &str,
         body: &Value,
         record: &mut CallRecord,
     ) -> Result<String, JudgeError> {
+        if let Some(message) = &self.unusable {
+            return Err(JudgeError::Setting { judge: self.name.clone(), message: message.clone() });
+        }
         let url = crate::judge::JudgeConfig::endpoint_url(&self.base_url, endpoint);
         let retries = self.config.retries();
         let mut attempt: u32 = 0;
+        let mut fresh = false;
         loop {
             let stop = || self.cancel.load(Ordering::Relaxed);
             let Some(permit) = self.limiter.acquire(&stop) else {
                 return Err(JudgeError::Cancelled { judge: self.name.clone() });
             };
-            attempt += 1;
+            if !fresh {
+                attempt += 1;
+            }
             record.requests += 1;
             let started = Instant::now();
             let mut headers: Vec<(String, String)> =
@@ -38,6 +58,7 @@ impl Judge {
             headers.extend(self.config.headers.iter().map(|(h, v)| (h.clone(), v.clone())));
             let request = Exchange {
                 url: url.clone(),
+                fresh,
                 headers,
                 body: serde_json::to_vec(body).unwrap_or_default(),
             };
@@ -45,73 +66,22 @@ impl Judge {
                 return Err(JudgeError::Cancelled { judge: self.name.clone() });
             };
             drop(permit);
+            let was_fresh = std::mem::replace(&mut fresh, false);
             let wait = match outcome {
-                Ok(Answer { status, retry_after, location, text }) => {
-                    if (300..400).contains(&status) {
-                        let location = location.map_or_else(
-                            || String::from("(no Location)"),
-                            |l| format!("`{}`", cut(&self.redactor.text(&l))),
-                        );
-                        return Err(JudgeError::Redirect {
-                            judge: self.name.clone(),
-                            status,
-                            location,
-                        });
+                Ok(answer) => {
+                    match self.answered(answer, endpoint, &url, body, attempt, record, started)? {
+                        Step::Done(text) => return Ok(text),
+                        Step::Retry(wait) => wait.unwrap_or_else(|| self.backoff(attempt)),
                     }
-                    let text = match text {
-                        Ok(t) => t,
-                        // An error status whose body cannot be read (not
-                        // UTF-8, compressed unasked) is still that status:
-                        // a 400 must still move the judge to the next mode.
-                        Err(e) if !(200..300).contains(&status) => {
-                            format!("(the body could not be read: {e})")
-                        }
-                        Err(e) => {
-                            let reason = self.redactor.text(&e);
-                            if attempt > retries {
-                                return Err(self.transport(reason, attempt));
-                            }
-                            record.retries += 1;
-                            self.pause(self.backoff(attempt), None);
-                            continue;
-                        }
-                    };
-                    if (200..300).contains(&status) {
-                        record.latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
-                        // A server that echoes the key back must not carry it
-                        // into scores, errors or the cache.
-                        return Ok(self.redactor.text(&text));
-                    }
-                    // 501 Not Implemented will not change on a retry, nor
-                    // will a 429 that says the account's quota is spent.
-                    let quota = status == 429 && text.contains("insufficient_quota");
-                    let transient = (status == 429 && !quota)
-                        || status == 408
-                        || (status >= 500 && status != 501);
-                    if !transient || attempt > retries {
-                        let hint = if status == 404 {
-                            // Without its query or user: they may hold a
-                            // credential the redactor does not know.
-                            let at = self.redactor.text(&crate::judge::config::shown_url(&url));
-                            format!(
-                                " (no such address: {at}; is base_url right? \
-                                 OpenAI-compatible servers usually serve under /v1)"
-                            )
-                        } else {
-                            String::new()
-                        };
-                        return Err(JudgeError::Status {
-                            judge: self.name.clone(),
-                            status,
-                            attempts: attempt,
-                            body: cut(&self.redactor.body(&text)),
-                            hint,
-                        });
-                    }
-                    retry_after.unwrap_or_else(|| self.backoff(attempt))
+                }
+                Err(e) if e.dropped && !was_fresh && self.kept_alive.load(Ordering::Relaxed) => {
+                    // Likely a kept connection the server had closed: the
+                    // request is sent again at once on a new one.
+                    fresh = true;
+                    continue;
                 }
                 Err(e) => {
-                    let reason = self.redactor.text(&e);
+                    let reason = self.redactor.text(&e.reason);
                     if attempt > retries {
                         return Err(self.transport(reason, attempt));
                     }
@@ -122,6 +92,146 @@ impl Judge {
             if !self.pause(wait, None) {
                 return Err(JudgeError::Cancelled { judge: self.name.clone() });
             }
+        }
+    }
+
+    /// What an answer means: the body of a 2xx, a retry, or the error.
+    #[allow(clippy::too_many_arguments)]
+    fn answered(
+        &self,
+        answer: Answer,
+        endpoint: &str,
+        url: &str,
+        body: &Value,
+        attempt: u32,
+        record: &mut CallRecord,
+        started: Instant,
+    ) -> Result<Step, JudgeError> {
+        let Answer { status, retry_after, location, content_encoding, keep_alive, body: bytes } =
+            answer;
+        let retries = self.config.retries();
+        if (300..400).contains(&status) {
+            let location = location.map_or_else(
+                || String::from("(no Location)"),
+                |l| format!("`{}`", cut(&self.redactor.text(&l))),
+            );
+            return Err(JudgeError::Redirect { judge: self.name.clone(), status, location });
+        }
+        let ok = (200..300).contains(&status);
+        let encoding = content_encoding.as_deref();
+        let text = match bytes {
+            Ok(bytes) => {
+                if keep_alive {
+                    self.kept_alive.store(true, Ordering::Relaxed);
+                }
+                match reply_text(bytes, encoding) {
+                    Ok(t) => t,
+                    // A 2xx that is not text will not become text on a retry.
+                    Err(e) if ok => return Err(self.malformed(&e.reason, &e.lossy)),
+                    // An error status whose body cannot be read is still that
+                    // status: a 400 must still move the judge to the next mode.
+                    Err(e) => e.lossy,
+                }
+            }
+            Err(BodyFailure::TooLarge(n)) if ok => {
+                return Err(self.malformed(&format!("reply larger than {n} bytes"), ""));
+            }
+            Err(BodyFailure::Undecodable(why)) if ok => {
+                return Err(self.malformed(&self.redactor.text(&why), ""));
+            }
+            Err(BodyFailure::Transport(why)) if ok => {
+                if attempt > retries {
+                    return Err(self.transport(self.redactor.text(&why), attempt));
+                }
+                return Ok(Step::Retry(None));
+            }
+            Err(failure) => {
+                let why = match failure {
+                    BodyFailure::TooLarge(n) => format!("larger than {n} bytes"),
+                    BodyFailure::Undecodable(why) => why,
+                    BodyFailure::Transport(why) => why,
+                };
+                format!("(the body could not be read: {})", self.redactor.text(&why))
+            }
+        };
+        if ok {
+            // OpenRouter reports a provider's failure inside a 200.
+            if let Some(e) = status::in_body_error(&text) {
+                if e.transient() && attempt <= retries {
+                    return Ok(Step::Retry(retry_after));
+                }
+                return Err(JudgeError::Provider {
+                    judge: self.name.clone(),
+                    code: e.code,
+                    message: cut(&self.redactor.text(&e.message)),
+                    attempts: attempt,
+                });
+            }
+            record.latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
+            // A server that echoes the key back must not carry it into
+            // scores, errors or the cache.
+            return Ok(Step::Done(self.redactor.text(&text)));
+        }
+        // 501 Not Implemented will not change on a retry, nor will a 429
+        // that says the account's quota is spent, nor a server saying it
+        // cannot do tools. A generation that failed (Groq's
+        // `tool_use_failed`) may succeed when asked again.
+        let quota = status == 429 && text.contains("insufficient_quota");
+        let transient =
+            (status::transient_status(status) && !quota && !status::cannot_do_mode(status, &text))
+                || status::generation_failed(status, &text);
+        if !transient || attempt > retries {
+            return Err(JudgeError::Status {
+                judge: self.name.clone(),
+                status,
+                attempts: attempt,
+                body: cut(&self.redactor.body(&text)),
+                hint: self.hint(status, &text, endpoint, url, body),
+            });
+        }
+        Ok(Step::Retry(retry_after))
+    }
+
+    /// What to check for an error status that usually means a wrong
+    /// setting; empty for the others.
+    fn hint(&self, status: u16, text: &str, endpoint: &str, url: &str, body: &Value) -> String {
+        match status {
+            404 if status::model_not_found(text) => {
+                let model = body.get("model").and_then(Value::as_str).unwrap_or_default();
+                let setting = if endpoint == "embeddings" { "embedding_model" } else { "model" };
+                format!(
+                    " (the model `{}` was not found on the server: check the judge's {setting})",
+                    self.redactor.text(model)
+                )
+            }
+            // The server cannot do the mode asked: the next is tried.
+            404 if status::cannot_do_mode(status, text) => String::new(),
+            404 => {
+                // Without its query or user: they may hold a credential the
+                // redactor does not know.
+                let at = self.redactor.text(&crate::judge::config::shown_url(url));
+                format!(
+                    " (no such address: {at}; is base_url right? \
+                     OpenAI-compatible servers usually serve under /v1)"
+                )
+            }
+            401 if self.key.is_none() => match self.config.api_key_env.as_deref() {
+                Some("") => String::from(" (no key was sent: api_key_env is empty)"),
+                _ => format!(
+                    " (no key was sent: the environment variable {} is not set)",
+                    self.config.key_var()
+                ),
+            },
+            _ => String::new(),
+        }
+    }
+
+    /// A 2xx reply that cannot be read.
+    fn malformed(&self, reason: &str, raw: &str) -> JudgeError {
+        JudgeError::Malformed {
+            judge: self.name.clone(),
+            reason: reason.to_owned(),
+            raw: cut(&self.redactor.body(raw)),
         }
     }
 

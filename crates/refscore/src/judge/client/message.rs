@@ -1,0 +1,118 @@
+//! A chat completion's messages as the readers take them, made so before
+//! any secret is removed: content given as text parts is joined into one
+//! text (a key split across two parts is then removed whole), and
+//! reasoning closed by a lone `</think>` is marked as reasoning.
+
+use serde_json::{Map, Value};
+
+/// Reasoning blocks as models write them: opening and closing tags.
+const REASONING: [(&str, &str); 2] = [("<think>", "</think>"), ("<thinking>", "</thinking>")];
+
+/// Normalises every choice's message of a decoded reply body.
+pub(super) fn normalize(v: &mut Value) {
+    let Some(choices) = v.get_mut("choices").and_then(Value::as_array_mut) else { return };
+    for m in choices.iter_mut().filter_map(|c| c.get_mut("message")?.as_object_mut()) {
+        normalize_message(m);
+    }
+}
+
+fn normalize_message(m: &mut Map<String, Value>) {
+    if let Some(Value::Array(parts)) = m.get_mut("content")
+        && let Some(joined) = join_parts(parts)
+    {
+        m.insert("content".into(), Value::String(joined));
+    }
+    if let Some(Value::String(text)) = m.get_mut("content")
+        && let Some(opened) = open_lone_reasoning(text)
+    {
+        *text = opened;
+    }
+}
+
+/// The text of a content made only of text parts (`[{"type": "text",
+/// "text": ...}, ...]`), joined. A list holding other parts keeps them;
+/// its text parts are then joined into the first one (the readers refuse
+/// such a content, and its text is redacted whole).
+fn join_parts(parts: &mut Vec<Value>) -> Option<String> {
+    let text_of = |p: &Value| -> Option<String> {
+        (p.get("type").and_then(Value::as_str) == Some("text"))
+            .then(|| p.get("text").and_then(Value::as_str).map(str::to_owned))
+            .flatten()
+    };
+    let texts: Vec<Option<String>> = parts.iter().map(text_of).collect();
+    if texts.iter().all(Option::is_some) {
+        return Some(texts.into_iter().flatten().collect());
+    }
+    let joined: String = texts.iter().flatten().map(String::as_str).collect();
+    let mut first = true;
+    let mut kept = Vec::with_capacity(parts.len());
+    for (part, text) in std::mem::take(parts).into_iter().zip(&texts) {
+        match text {
+            None => kept.push(part),
+            Some(_) if first => {
+                first = false;
+                let mut part = part;
+                part["text"] = Value::String(joined.clone());
+                kept.push(part);
+            }
+            Some(_) => {}
+        }
+    }
+    *parts = kept;
+    None
+}
+
+/// A content whose reasoning is closed but never opened (`Okay, let me
+/// judge...\n</think>\n\npolite`, as DeepSeek-R1 distills and QwQ write it
+/// when served without a reasoning parser: the chat template opened the
+/// block in the prompt) with the opening tag put back, so that everything
+/// up to the closing tag is read as reasoning; `None` for any other text.
+fn open_lone_reasoning(text: &str) -> Option<String> {
+    let trimmed = text.trim_start();
+    if REASONING.iter().any(|(open, _)| trimmed.starts_with(open)) {
+        return None;
+    }
+    REASONING.iter().find_map(|(open, close)| {
+        let at = text.find(close)?;
+        (!text[..at].contains(open)).then(|| format!("{open}{text}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn content(v: Value) -> Value {
+        let mut body = json!({"choices": [{"message": {"role": "assistant", "content": v}}]});
+        normalize(&mut body);
+        body["choices"][0]["message"]["content"].clone()
+    }
+
+    #[test]
+    fn text_parts_are_joined_and_other_parts_kept() {
+        let parts =
+            json!([{"type": "text", "text": "rude\nsk-pr"}, {"type": "text", "text": "oj"}]);
+        assert_eq!(content(parts), json!("rude\nsk-proj"));
+        let mixed = json!([{"type": "text", "text": "a"}, {"type": "image_url"}, {"type": "text", "text": "b"}]);
+        assert_eq!(content(mixed), json!([{"type": "text", "text": "ab"}, {"type": "image_url"}]));
+        assert_eq!(content(json!([])), json!(""));
+    }
+
+    #[test]
+    fn a_lone_closing_tag_closes_reasoning_from_the_start() {
+        let r1 = "Okay, let me judge...\n</think>\n\npolite";
+        assert_eq!(content(json!(r1)), json!(format!("<think>{r1}")));
+        let thinking = "polite\nhmm</thinking>rude";
+        assert_eq!(content(json!(thinking)), json!(format!("<thinking>{thinking}")));
+        for kept in [
+            "<think>a</think>polite",
+            "  <thinking>a</thinking>b",
+            "polite",
+            "x <think>y</think> z",
+        ] {
+            assert_eq!(content(json!(kept)), json!(kept), "{kept}");
+        }
+    }
+}

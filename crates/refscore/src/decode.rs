@@ -12,7 +12,12 @@
 //!   unless it starts like one (`{` or `[`): then it is broken JSON and the
 //!   score is `invalid`.
 //! * `json`: the whole text must be one JSON document (with `repair`, a
-//!   cut-off one is closed), else the score is `invalid`.
+//!   cut-off one is closed), else the score is `invalid`. Only JSON white
+//!   space (space, tab, line feed, carriage return) may surround it, as
+//!   Python's `json.loads` wants: `"\u00a01"` is not JSON text.
+//! * [`Mode::Regtrace`] (`json_structural`'s `auto`): first as Regtrace
+//!   reads text ([`crate::extract::strip_code_fences`], then the JSON
+//!   parse); when that gives no document, as `auto`.
 //! * `value`: strings are strings (the inputs are JSON values already).
 //!
 //! What was done is recorded per input ([`Decoded::record`]) in the
@@ -35,8 +40,15 @@ pub enum Mode {
     /// JSON text, a fenced or embedded document, else the string itself.
     #[default]
     Auto,
-    /// The whole text must be one JSON document.
+    /// The whole text must be one JSON document, with only JSON white
+    /// space around it (Python's `json.loads`).
     Json,
+    /// `auto` after Regtrace's reading: the text with a leading
+    /// ```` ```lang ```` and a trailing ```` ``` ```` removed and trimmed as
+    /// JavaScript trims ([`crate::extract::strip_code_fences`]) is the
+    /// document when it parses (any JSON value, fenced or not); else as
+    /// [`Mode::Auto`]. What `json_structural` reads with `decode: auto`.
+    Regtrace,
     /// Strings stay strings.
     Value,
 }
@@ -154,6 +166,19 @@ pub fn decode<'a>(value: &'a Value, opts: &DecodeOptions) -> Result<Decoded<'a>,
             duplicate_keys: None,
         });
     }
+    if opts.mode == Mode::Regtrace
+        && let Some(d) = regtrace(text)
+    {
+        return Ok(d);
+    }
+    if opts.mode == Mode::Json && !json_padded(text) {
+        // Python's `json.loads` takes only JSON white space around the
+        // document; serde_json's message says where the text goes wrong.
+        return Err(match crate::json::parse(text) {
+            Err(e) => format!("not valid JSON: {e}"),
+            Ok(_) => String::from("not valid JSON"),
+        });
+    }
     let ex =
         ExtractOptions { strict: opts.mode == Mode::Json, pick: opts.pick, repair: opts.repair };
     match extract_json(text, &ex) {
@@ -180,6 +205,29 @@ pub fn decode<'a>(value: &'a Value, opts: &DecodeOptions) -> Result<Decoded<'a>,
         }),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// Whether the white space around `text` is JSON white space only (space,
+/// tab, line feed, carriage return), as Python's `json.loads` requires.
+fn json_padded(text: &str) -> bool {
+    let inner = text.trim_matches([' ', '\t', '\n', '\r']);
+    inner.trim() == inner
+}
+
+/// Regtrace's reading of a text: its `stripCodeFences`, then `JSON.parse`
+/// (any value, a scalar in a fence included). `None` when that does not
+/// parse.
+fn regtrace(text: &str) -> Option<Decoded<'static>> {
+    let (start, end, fenced) = crate::extract::strip_code_fences(text);
+    let (value, duplicate_keys) = crate::duplicate_keys::parse(text.get(start..end)?).ok()?;
+    let (method, note) = if fenced {
+        let note = json!({"method": Method::Fence.as_str(), "span": [start, end],
+                          "candidates": 1, "repaired": false});
+        (Method::Fence, Some(note))
+    } else {
+        (Method::Whole, None)
+    };
+    Some(Decoded { value: Cow::Owned(value), method, note, duplicate_keys })
 }
 
 /// Whether a text starts like a JSON object or array.
@@ -226,6 +274,66 @@ mod tests {
         assert_eq!(decode(&json!("[1]"), &o).unwrap().value.into_owned(), json!([1]));
         let r = DecodeOptions { repair: true, ..o };
         assert_eq!(decode(&json!("[1, 2"), &r).unwrap().method, Method::Repaired);
+    }
+
+    /// Python's `json.loads` takes only space, tab, line feed and carriage
+    /// return around a document; `auto` trims any Unicode white space.
+    #[test]
+    fn json_mode_takes_only_json_white_space_around() {
+        let o = DecodeOptions { mode: Mode::Json, ..DecodeOptions::default() };
+        let r = DecodeOptions { repair: true, ..o };
+        for text in ["\u{a0}1", "\u{85}1", "1\u{3000}", "\u{b}1", "\u{c}[1]", "\u{2028}{}"] {
+            let e = decode(&json!(text), &o).unwrap_err();
+            assert!(e.starts_with("not valid JSON: "), "{text:?}: {e}");
+            assert!(decode(&json!(text), &r).is_err(), "{text:?}");
+            assert!(auto(json!(text)).is_ok(), "{text:?}");
+        }
+        assert_eq!(
+            decode(&json!("\u{a0}1"), &o).unwrap_err(),
+            "not valid JSON: expected value at line 1 column 1"
+        );
+        assert_eq!(
+            decode(&json!("1\u{3000}"), &o).unwrap_err(),
+            "not valid JSON: trailing characters at line 1 column 2"
+        );
+        let text = json!(" \t\r\n[1]\n");
+        let padded = decode(&text, &o).unwrap();
+        assert_eq!((padded.value.into_owned(), padded.method), (json!([1]), Method::Whole));
+    }
+
+    /// Regtrace's reading first (any value, fenced or not, trimmed as
+    /// JavaScript trims), then `auto`'s search.
+    #[test]
+    fn regtrace_mode_reads_as_regtrace_then_as_auto() {
+        let o = DecodeOptions { mode: Mode::Regtrace, ..DecodeOptions::default() };
+        let read = |t: &str| {
+            let v = json!(t);
+            decode(&v, &o).map(|d| (d.value.into_owned(), d.method))
+        };
+        assert_eq!(read("```\nnull\n```"), Ok((json!(null), Method::Fence)));
+        assert_eq!(read("```text\n\"Paris\"\n```"), Ok((json!("Paris"), Method::Fence)));
+        assert_eq!(read("```json{\"a\":1}```"), Ok((json!({"a": 1}), Method::Fence)));
+        assert_eq!(read("\u{feff}42"), Ok((json!(42), Method::Whole)));
+        assert_eq!(read(" {\"a\": 1}\n"), Ok((json!({"a": 1}), Method::Whole)));
+        // Where Regtrace's parse fails, `auto` looks further.
+        assert_eq!(read("```json\n[1]\n```\n"), Ok((json!([1]), Method::Fence)));
+        assert_eq!(read("Sure: {\"a\": 2} ok"), Ok((json!({"a": 2}), Method::Prose)));
+        assert_eq!(read("Paris"), Ok((json!("Paris"), Method::String)));
+        assert!(read("{not json").is_err());
+        // `auto` itself keeps a fenced scalar as text and does not trim the BOM.
+        assert_eq!(auto(json!("```\n42\n```")).unwrap().1, Method::String);
+        assert_eq!(auto(json!("\u{feff}42")).unwrap().1, Method::String);
+        // The record: a fence with its span, as `auto` writes it.
+        let fenced = json!("```\n42\n```");
+        let d = decode(&fenced, &o).unwrap();
+        assert_eq!(
+            d.record(),
+            json!({"method": "fence", "span": [4, 6], "candidates": 1, "repaired": false})
+        );
+        let repeated = json!("```json\n{\"a\": 1, \"a\": 2}\n```");
+        let dup = decode(&repeated, &o).unwrap();
+        assert_eq!(dup.value.into_owned(), json!({"a": 2}));
+        assert_eq!(dup.duplicate_keys.map(|k| k.to_json()["count"].clone()), Some(json!(1)));
     }
 
     #[test]

@@ -224,6 +224,36 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
     Err(ExtractError::NotFound)
 }
 
+/// What Regtrace's `stripCodeFences` leaves of a text, as a byte span of
+/// it: a leading ```` ``` ```` with its ASCII-letter label and one line
+/// feed (`/^```[a-zA-Z]*\n?/`, at the very start of the text only), then a
+/// ```` ``` ```` at the very end of what is left (`/```$/`, so not before a
+/// trailing line break), then JavaScript's `trim` ([`crate::text::js_trim`]:
+/// the byte-order mark and Unicode white space, but not U+0085). The
+/// boolean says whether a fence was removed.
+pub fn strip_code_fences(text: &str) -> (usize, usize, bool) {
+    use crate::text::is_js_whitespace;
+    let b = text.as_bytes();
+    let (mut start, mut end, mut fenced) = (0, text.len(), false);
+    if b.starts_with(b"```") {
+        start = 3 + b[3..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
+        if b.get(start) == Some(&b'\n') {
+            start += 1;
+        }
+        fenced = true;
+    }
+    if b[start..].ends_with(b"```") {
+        end -= 3;
+        fenced = true;
+    }
+    // Only ASCII bytes were cut: both ends are character boundaries.
+    let rest = text.get(start..end).unwrap_or("");
+    let body = rest.trim_start_matches(is_js_whitespace);
+    start += rest.len() - body.len();
+    end = start + body.trim_end_matches(is_js_whitespace).len();
+    (start, end, fenced)
+}
+
 /// Takes the candidate `pick` asks for (found in `text`).
 fn choose(
     text: &str,
@@ -354,6 +384,35 @@ mod tests {
         );
         let strict = ExtractOptions { strict: true, repair: true, ..d };
         assert_eq!(keys(r#"[{"n": 1, "n": 2"#, &strict), (Method::Repaired, one("$[0].n")));
+    }
+
+    /// Regtrace's `stripCodeFences`, checked against its TypeScript
+    /// (`text.replace(/^```[a-zA-Z]*\n?/, "").replace(/```$/, "").trim()`).
+    #[test]
+    fn strips_code_fences_as_regtrace_does() {
+        fn strip(t: &str) -> (&str, bool) {
+            let (s, e, fenced) = strip_code_fences(t);
+            (&t[s..e], fenced)
+        }
+        assert_eq!(strip("```json\n{\"a\": 1}\n```"), ("{\"a\": 1}", true));
+        assert_eq!(strip("```\nnull\n```"), ("null", true));
+        assert_eq!(strip("```text\n\"Paris\"\n```"), ("\"Paris\"", true));
+        // No line break needed after the label; the label is ASCII letters.
+        assert_eq!(strip("```json{\"a\":1}```"), ("{\"a\":1}", true));
+        assert_eq!(strip("```json5\n1\n```"), ("5\n1", true));
+        // Each end alone; only at the very start and the very end.
+        assert_eq!(strip("```json\n[1]"), ("[1]", true));
+        assert_eq!(strip("[1]```"), ("[1]", true));
+        assert_eq!(strip("```json\n[1]\n```\n"), ("[1]\n```", true));
+        assert_eq!(strip(" ```json\n[1]\n```"), ("```json\n[1]", true));
+        assert_eq!(strip("``````"), ("", true));
+        assert_eq!(strip("```"), ("", true));
+        // JavaScript's trim: the BOM and Unicode spaces, not U+0085.
+        assert_eq!(strip("\u{feff}42\u{3000}"), ("42", false));
+        assert_eq!(strip("\u{a0}\u{2028}1\n"), ("1", false));
+        assert_eq!(strip("\u{85}1"), ("\u{85}1", false));
+        assert_eq!(strip("```\r\n{}\r\n```"), ("{}", true));
+        assert_eq!(strip("é"), ("é", false));
     }
 
     #[test]

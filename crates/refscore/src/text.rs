@@ -3,17 +3,28 @@
 /// The largest edit-distance computation done exactly regardless of the
 /// strings: `len(a) × len(b)` (in Unicode scalar values) up to this many
 /// cells, a fraction of a second. Above it, the distance is still exact
-/// when the strings differ by at most [`EXACT_BAND`] edits; otherwise it is
-/// the sum of the distances of aligned [`BLOCK`]-character blocks (plus the
-/// unpaired tail), an upper bound of the true distance computed in time
-/// linear in the length. A similarity above the limit is therefore exact or
-/// a lower bound, never an overestimate, and a row never stalls on two long
+/// when the strings differ by at most [`exact_band`] edits (a banded
+/// computation over as many cells); otherwise it is the sum of the
+/// distances of aligned [`BLOCK`]-character blocks (plus the unpaired
+/// tail), an upper bound of the true distance computed in time linear in
+/// the length. A similarity above the limit is therefore exact or a lower
+/// bound, never an overestimate, and a row never stalls on two long
 /// different strings.
 pub const EDIT_DISTANCE_LIMIT: u64 = 1 << 32;
 
-/// Above [`EDIT_DISTANCE_LIMIT`], strings this many edits apart or fewer
-/// still get their exact distance (a banded computation, linear in length).
+/// The smallest band [`exact_band`] gives: strings this many edits apart
+/// or fewer always get their exact distance.
 pub const EXACT_BAND: usize = 63;
+
+/// Above [`EDIT_DISTANCE_LIMIT`], the number of edits up to which the
+/// distance of two strings, the longer `longer` characters long, is still
+/// exact: the widest band `2k + 1` whose `longer × (2k + 1)` cells fit the
+/// limit, at least [`EXACT_BAND`] (two 66,000-character strings: 32,537
+/// edits; two of 1,000,000: 2,146).
+pub fn exact_band(longer: usize) -> usize {
+    let cells = EDIT_DISTANCE_LIMIT / (longer.max(1) as u64);
+    usize::try_from(cells.saturating_sub(1) / 2).unwrap_or(usize::MAX).max(EXACT_BAND)
+}
 
 /// The block length of the bounded distance above [`EDIT_DISTANCE_LIMIT`].
 pub const BLOCK: usize = 4096;
@@ -29,7 +40,7 @@ where
     if cells <= EDIT_DISTANCE_LIMIT {
         return distance(a.iter().copied(), b.iter().copied());
     }
-    let band = Args::default().score_cutoff(EXACT_BAND);
+    let band = Args::default().score_cutoff(exact_band(a.len().max(b.len())));
     if let Some(d) = distance_with_args(a.iter().copied(), b.iter().copied(), &band) {
         return d;
     }
@@ -206,16 +217,35 @@ mod tests {
         assert!(bounded_distance(x.as_bytes(), y.as_bytes()) >= 2);
         let small = bounded_distance(b"kitten", b"sitting");
         assert_eq!(small, 3);
-        // Above the limit and more than EXACT_BAND edits apart, the block
-        // estimate is what is computed: 100 characters moved from the front
-        // to the back cost exactly 200 edits, but every aligned block sees
-        // a shift of 100, so the bounded distance counts more (an exact,
-        // unbounded computation would give 200 here).
+        // Above the limit, within the band the cell limit allows (here
+        // 30,634 edits), the distance is exact: 100 characters moved from
+        // the front to the back cost exactly 200 edits, although every
+        // aligned block sees a shift of 100 (the block estimate, all that
+        // was computed past 63 edits before, counts more).
         let s: String = (0..70_000).map(|i| char::from(b'a' + (i * 7 % 13) as u8)).collect();
         let (front, back) = (format!("{}{s}", "y".repeat(100)), format!("{s}{}", "y".repeat(100)));
         assert!(over_limit(&front, &back));
-        let d = levenshtein(&front, &back);
-        assert!(d > 200 && d <= front.len(), "{d}");
+        assert_eq!(exact_band(front.len()), 30_634);
+        assert_eq!(levenshtein(&front, &back), 200);
+        // Past the band (19,522 edits here), the block estimate: an upper
+        // bound of a distance of at least 40,000 (110,000 characters with at
+        // most 70,000 in common).
+        let far = format!("{}{s}", "y".repeat(40_000));
+        assert_eq!(exact_band(far.len()), 19_522);
+        let d = levenshtein(&far, &format!("{s}{}", "y".repeat(40_000)));
+        assert!(d >= 40_000 && d <= far.len(), "{d}");
+    }
+
+    #[test]
+    fn the_exact_band_fills_the_cell_limit() {
+        assert_eq!(exact_band(66_000), 32_537);
+        assert_eq!(exact_band(1_000_000), 2_146);
+        assert_eq!(exact_band(usize::MAX), EXACT_BAND);
+        assert_eq!(exact_band(0), usize::try_from((EDIT_DISTANCE_LIMIT - 1) / 2).unwrap());
+        for n in [65_537, 100_000, 8_388_608] {
+            let k = exact_band(n) as u64;
+            assert!(n as u64 * (2 * k + 1) <= EDIT_DISTANCE_LIMIT, "{n}");
+        }
     }
 
     #[test]

@@ -291,6 +291,18 @@ mod tests {
         }
     }
 
+    /// Two 70,100-character strings 200 edits apart (100 characters moved
+    /// from the front to the back): past the exact cell limit, but within
+    /// its band, so exact. Lynxius 1.2.0 (python-Levenshtein) gives
+    /// 0.9971469329529244; the block estimate alone gave less.
+    #[test]
+    fn long_strings_within_the_band_are_exact() {
+        let s: String = (0..70_000).map(|i| char::from(b'a' + (i * 7 % 13) as u8)).collect();
+        let (front, back) = (format!("{}{s}", "y".repeat(100)), format!("{s}{}", "y".repeat(100)));
+        let got = sim(json!({"s": back}), json!({"s": front}));
+        assert_eq!(got, 0.997_146_932_952_924_4);
+    }
+
     #[test]
     fn rejects_bad_weights() {
         assert!(validate_weights(&json!({"a": "x"}), "$").is_err());

@@ -14,6 +14,7 @@ use super::json_metric::{JsonMetric, JsonSettings, Pair, json_evaluator};
 use super::options::Opts;
 use super::python_repr::py_float;
 use super::registry::{MetricSpec, OptionSpec, OptionType};
+use crate::decode::{DecodeOptions, Mode};
 use crate::detail::{Detail, Outcome, truncate};
 use crate::engine::{
     self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
@@ -25,7 +26,7 @@ use crate::number::{relative_to_expected, to_f64};
 use crate::path::{JsonPath, PathSeg, Seg};
 use crate::score::{Direction, Kind, Score};
 use crate::text::normalized_levenshtein;
-use crate::tree::{Node, ValueRef};
+use crate::tree::{Node, Tree, ValueRef};
 
 /// The declaration of `json_similarity`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -239,11 +240,37 @@ impl JsonSimilarity {
     /// tallies, each path's records under its own path. A target the output
     /// lacks earns nothing for its reference leaves; one the reference lacks
     /// makes the row invalid.
+    ///
+    /// With a target, a reference that is a string is read as JSON text
+    /// first (Python's `json.loads`, [`crate::decode::Mode::Json`]), as
+    /// UiPath reads a string expected output whenever a target key is set;
+    /// text that is not JSON makes the row invalid.
     fn compare_targets(&self, out: Node<'_>, reference: Node<'_>) -> Result<Comparison, String> {
         let (keep, fields) = (self.settings.keep, self.settings.fields);
         if self.targets.is_empty() {
             return Ok(engine::compare_nodes(self, reference, out, None, keep, fields));
         }
+        let Some(text) = reference.as_str() else { return self.compare_paths(out, reference) };
+        let json = DecodeOptions { mode: Mode::Json, ..DecodeOptions::default() };
+        let parsed = crate::decode::decode(&Value::String(text.to_owned()), &json)
+            .map_err(|e| {
+                format!(
+                    "target_output_key needs a reference that is an object or JSON text: \
+                     the reference is a string that is {e}"
+                )
+            })?
+            .value
+            .into_owned();
+        let tree = Tree::from_value(&parsed);
+        let result = self.compare_paths(out, tree.root());
+        drop(tree);
+        crate::json::drop_deep(parsed);
+        result
+    }
+
+    /// [`JsonSimilarity::compare_targets`] once the reference is a document.
+    fn compare_paths(&self, out: Node<'_>, reference: Node<'_>) -> Result<Comparison, String> {
+        let (keep, fields) = (self.settings.keep, self.settings.fields);
         let mut all = Comparison::default();
         for target in &self.targets {
             let segs = target_segments(target);

@@ -6,8 +6,10 @@
 //! absolute 0.01, booleans and `null` exact. Arrays holding only scalars
 //! compare as sets (each distinct value once); arrays holding an object or
 //! array compare by position. Two empty arrays, and an empty reference
-//! object, count as one matched value. Code fences around either text are
-//! removed before parsing.
+//! object, count as one matched value. With `decode: auto` a text is read
+//! as Regtrace reads it ([`Mode::Regtrace`]: its code fences removed,
+//! trimmed as JavaScript trims, then parsed, a scalar included), and only
+//! when that fails is a document looked for as `auto` does.
 
 use serde_json::{Map, Value};
 
@@ -15,6 +17,7 @@ use super::BuildContext;
 use super::json_metric::{JsonMetric, JsonSettings, Pair, json_evaluator};
 use super::options::Opts;
 use super::registry::MetricSpec;
+use crate::decode::{DecodeOptions, Mode};
 use crate::detail::{Detail, failure_lines};
 use crate::engine::{
     self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
@@ -55,7 +58,10 @@ pub struct JsonStructural {
 impl Default for JsonStructural {
     fn default() -> Self {
         JsonStructural {
-            settings: JsonSettings::default(),
+            settings: JsonSettings {
+                decode: DecodeOptions { mode: Mode::Regtrace, ..DecodeOptions::default() },
+                ..JsonSettings::default()
+            },
             policy: Policy {
                 aggregate: Aggregate::Sum,
                 keys: KeySet::Union,
@@ -83,10 +89,12 @@ impl JsonStructural {
         ctx: &BuildContext,
     ) -> Result<Self, ConfigError> {
         let o = Opts::for_metric(&SPEC, options)?;
-        Ok(JsonStructural {
-            settings: JsonSettings::from_opts(&o, ctx)?,
-            ..JsonStructural::default()
-        })
+        let mut settings = JsonSettings::from_opts(&o, ctx)?;
+        // `auto` reads text as Regtrace does first.
+        if settings.decode.mode == Mode::Auto {
+            settings.decode.mode = Mode::Regtrace;
+        }
+        Ok(JsonStructural { settings, ..JsonStructural::default() })
     }
 
     /// Scores two parsed documents, with every mismatch as a detail.

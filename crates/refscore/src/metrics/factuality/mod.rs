@@ -234,8 +234,10 @@ impl<'a> Side<'a> {
 /// document found inside prose makes the text prose with JSON in it, which
 /// factuality reads as claims.
 fn json_answer(v: &Value) -> Result<Cow<'_, Value>, String> {
-    use crate::decode::{DecodeOptions, Method, decode};
-    let d = decode(v, &DecodeOptions::default())?;
+    use crate::decode::{DecodeOptions, Method, Mode, decode};
+    // Regtrace's reading first, as `json_structural`'s `auto` (a scalar in
+    // a fence, a leading byte-order mark).
+    let d = decode(v, &DecodeOptions { mode: Mode::Regtrace, ..DecodeOptions::default() })?;
     match d.method {
         Method::Whole | Method::Fence | Method::Value => Ok(d.value),
         _ => {

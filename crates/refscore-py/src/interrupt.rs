@@ -72,6 +72,22 @@ pub(crate) fn interruptible<R: Send>(
     handle: Option<&Stop>,
     work: impl FnOnce(&AtomicBool) -> R + Send,
 ) -> PyResult<R> {
+    let (result, raised) = interruptible_partial(py, cancels, handle, work);
+    match raised {
+        Some(e) => Err(e),
+        None => result,
+    }
+}
+
+/// As [`interruptible`], but what `work` returned once told to stop is
+/// kept: `(its result, the exception to raise)`. The rows it finished
+/// before the stop can then be handed back with the exception.
+pub(crate) fn interruptible_partial<R: Send>(
+    py: Python<'_>,
+    cancels: &[Arc<AtomicBool>],
+    handle: Option<&Stop>,
+    work: impl FnOnce(&AtomicBool) -> R + Send,
+) -> (PyResult<R>, Option<PyErr>) {
     let stop = AtomicBool::new(false);
     let mut raised: Option<PyErr> = None;
     let result = py.detach(|| {
@@ -106,13 +122,12 @@ pub(crate) fn interruptible<R: Send>(
             worker.join().map_err(|_| String::from("the evaluation thread panicked"))
         })
     });
-    if let Some(e) = raised {
+    if raised.is_some() {
         for c in cancels {
             c.store(false, Ordering::SeqCst);
         }
-        return Err(e);
     }
-    result.map_err(PyRuntimeError::new_err)
+    (result.map_err(PyRuntimeError::new_err), raised)
 }
 
 /// Why the call should stop now, if it should: `handle` was stopped, or a

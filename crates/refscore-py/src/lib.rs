@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use crate::convert::{to_py, to_value, to_value_strict};
 use crate::engine::{Bound as BoundEval, Outcome, RowInput, on_big_stack};
 use crate::evaluator::{Mapping, MetricEvaluator, score_dict};
-use crate::interrupt::{Stop, interruptible};
+use crate::interrupt::{Stop, interruptible, interruptible_partial};
 
 /// The built-in metrics as the registry declares them: name,
 /// description, inputs, options, kind, direction, threshold, extra
@@ -145,14 +145,39 @@ fn evaluate_columns<'py>(
         }
         drop(cols);
         let handle = stop.as_ref().map(Bound::get);
-        let outcomes = interruptible(py, &cancels(&bound), handle, |stop| {
+        let (outcomes, raised) = interruptible_partial(py, &cancels(&bound), handle, |stop| {
             let out = engine::evaluate_rows(&bound, &rows, threads, stop);
             engine::drop_rows(rows);
             out
-        })?
-        .map_err(PyRuntimeError::new_err)?;
-        result_columns(py, &bound, &outcomes, score_format == "json")
+        });
+        finish(py, &bound, outcomes, raised, score_format == "json", PyRuntimeError::new_err)
     })
+}
+
+/// The result columns of `outcomes`; when the call was stopped
+/// (`raised`), that exception instead, carrying the columns of the rows
+/// finished before the stop as its `refscore_partial` attribute (rows
+/// not started failed with the error `cancelled`).
+fn finish<'py>(
+    py: Python<'py>,
+    bound: &[BoundEval],
+    outcomes: PyResult<Result<Vec<Vec<Outcome>>, String>>,
+    raised: Option<PyErr>,
+    json: bool,
+    error: fn(String) -> PyErr,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    match raised {
+        None => result_columns(py, bound, &outcomes?.map_err(error)?, json),
+        Some(e) => {
+            // Best effort: the exception is raised whatever happens here.
+            if let Ok(Ok(outcomes)) = outcomes
+                && let Ok(columns) = result_columns(py, bound, &outcomes, json)
+            {
+                let _ = e.value(py).setattr("refscore_partial", columns);
+            }
+            Err(e)
+        }
+    }
 }
 
 /// Evaluates the rows of Arrow record batches (pyarrow `RecordBatch`es, or
@@ -184,17 +209,17 @@ fn arrow_on_stack<'py>(
     // schema, so it runs on the big stack too.
     let batches: Vec<PyArrowType<RecordBatch>> = batches.extract()?;
     let batches: Vec<RecordBatch> = batches.into_iter().map(|b| b.0).collect();
-    let outcomes = interruptible(py, &cancels(&bound), handle, |stop| -> Result<_, String> {
-        let mut rows = Vec::new();
-        for b in &batches {
-            rows.extend(arrow_rows::batch_rows(b, rows.len() as u64 + 1));
-        }
-        let out: Vec<Vec<Outcome>> = engine::evaluate_rows(&bound, &rows, threads, stop)?;
-        engine::drop_rows(rows);
-        Ok(out)
-    })?
-    .map_err(PyValueError::new_err)?;
-    result_columns(py, &bound, &outcomes, score_format == "json")
+    let (outcomes, raised) =
+        interruptible_partial(py, &cancels(&bound), handle, |stop| -> Result<_, String> {
+            let mut rows = Vec::new();
+            for b in &batches {
+                rows.extend(arrow_rows::batch_rows(b, rows.len() as u64 + 1));
+            }
+            let out: Vec<Vec<Outcome>> = engine::evaluate_rows(&bound, &rows, threads, stop)?;
+            engine::drop_rows(rows);
+            Ok(out)
+        });
+    finish(py, &bound, outcomes, raised, score_format == "json", PyValueError::new_err)
 }
 
 /// Scores one Arrow record batch and returns a pyarrow `RecordBatch`: the

@@ -177,6 +177,7 @@ def test_two_scores_of_one_name_fail_the_row():
 
 def test_async_concurrency_must_be_a_whole_number():
     pd = __import__("pytest").importorskip("pandas")
-    for bad in [float("nan"), 1.5, "3", None, True, 0]:
+    # None is the default: 3 Python evaluations, each judge its own max_concurrency.
+    for bad in [float("nan"), 1.5, "3", True, 0]:
         with pytest.raises(ValueError, match="concurrency must be a whole number"):
             asyncio.run(refscore.async_evaluate_dataframe(pd.DataFrame({"output": ["a"]}), [exact_match], concurrency=bad))

@@ -54,10 +54,13 @@ def read_columns(columns: Sequence[Any], evaluators: Sequence[Any]) -> list[str]
     read: unmapped inputs read their own name (and an
     unmapped ``reference`` also ``expected``), a mapped one what
     :func:`path_reads` says. Callable sources read nothing here: they see
-    the whole row."""
+    the whole row. An evaluator without an input schema is given the
+    row's keys: it reads every column."""
     names = list(dict.fromkeys(c for c in columns if isinstance(c, str)))
     needed: set[str] = set()
     for ev in evaluators:
+        if getattr(ev, "_no_schema", lambda: False)():
+            needed.update(names)
         for input_name, _ in ev._fields():
             source = ev._mapping.get(input_name)
             if source is None:

@@ -8,6 +8,7 @@ import contextlib
 import gc
 import json
 import time
+import warnings
 from typing import Any, Iterator, Optional, Sequence
 
 from . import _refscore
@@ -17,6 +18,7 @@ from ._score import Score
 
 _COMPLETED = "completed"
 _FAILED = "failed"
+_DID_NOT_RUN = "did not run"
 
 
 @contextlib.contextmanager
@@ -68,30 +70,32 @@ def _column(df: Any, kind: str, name: str) -> list[Any]:
 
 
 class _Results:
-    """Result columns being gathered: score name → values, evaluator name →
-    execution details, one entry per row."""
+    """Result columns being gathered: per evaluator, its score names →
+    values, and its execution details, one entry per row (``None`` for a
+    row not yet run)."""
 
     def __init__(self, n: int, score_format: str) -> None:
         self.n = n
         self.json = score_format == "json"
-        self.scores: dict[str, list[Any]] = {}
+        #: evaluator name → score name → one value per row.
+        self.scores: dict[str, dict[str, list[Any]]] = {}
         self.executions: dict[str, list[Any]] = {}
-        #: score name → the evaluator giving it; names two evaluators give.
-        self.owner: dict[str, str] = {}
-        self.clashes: set[str] = set()
-
-    def _own(self, score_name: str, evaluator: str) -> None:
-        if self.owner.setdefault(score_name, evaluator) != evaluator:
-            self.clashes.add(score_name)
 
     def add_native(self, scores: dict[str, list[Any]], executions: dict[str, list[Any]]) -> None:
         for name, values in scores.items():
-            self._own(name, next((e for e in executions if name == e or name.startswith(e + ".")), name))
-            column = self.scores.setdefault(name, [None] * self.n)
+            owner = _owner(name, executions)
+            column = self.scores.setdefault(owner, {}).setdefault(name, [None] * self.n)
             for i, v in enumerate(values):
                 if v is not None:
                     column[i] = v
-        self.executions.update(executions)
+        for name, details in executions.items():
+            column = self.executions.get(name)
+            if column is None:
+                self.executions[name] = list(details)
+                continue
+            for i, d in enumerate(details):
+                if d is not None:
+                    column[i] = d
 
     def put(self, i: int, ev: Evaluator, scores: Optional[list[Score]], seconds: float, error: Optional[str]) -> None:
         converted: list[tuple[str, Any]] = []
@@ -107,14 +111,100 @@ class _Results:
             "duration_ms": seconds * 1000.0,
             "error": error,
         }
+        own = self.scores.setdefault(ev.name, {})
         for name, value in converted:
-            self._own(name, ev.name)
-            values = self.scores.setdefault(name, [None] * self.n)
-            values[i] = value
+            own.setdefault(name, [None] * self.n)[i] = value
 
     def fail(self, i: int, name: str, error: str) -> None:
         """Marks row ``i`` of evaluator ``name`` failed and drops its scores."""
         self.executions[name][i] = {"status": _FAILED, "duration_ms": 0.0, "error": error}
+        for values in self.scores.get(name, {}).values():
+            values[i] = None
+
+    def did_not_run(self, names: Sequence[str]) -> None:
+        """Marks the rows of evaluators ``names`` that never ran (Ctrl-C
+        came first) ``did not run``."""
+        for name in names:
+            column = self.executions.setdefault(name, [None] * self.n)
+            for i, d in enumerate(column):
+                if d is None or (d.get("status") == _FAILED and d.get("error") == "cancelled"):
+                    column[i] = {"status": _DID_NOT_RUN, "duration_ms": 0.0, "error": None}
+
+
+def _owner(score_name: str, evaluators: Any) -> str:
+    """The built-in evaluator a score name comes from: the one of that
+    name, else the longest ``<evaluator>.`` prefix."""
+    if score_name in evaluators:
+        return score_name
+    prefixes = [e for e in evaluators if score_name.startswith(e + ".")]
+    return max(prefixes, key=len) if prefixes else score_name
+
+
+def _first_row(values: list[Any]) -> int:
+    return next((i for i, v in enumerate(values) if v is not None), len(values))
+
+
+def _score_columns(
+    inputs: Sequence[str], results: _Results, order: Sequence[Evaluator]
+) -> list[tuple[str, list[Any]]]:
+    """The score columns: ``(score name, values)``, each evaluator's in
+    turn, with the rule for names two evaluators give (see
+    ``docs/python.md``): each evaluator's own name, and every built-in
+    metric's score, is that evaluator's; any other name is the first
+    evaluator's (in the order given) to return it, and a later one's is
+    renamed ``<evaluator>.<score>`` (``.2``, ``.3``, ... appended while
+    that is taken too), with a warning. So is a name whose column an input
+    column holds. Nothing already evaluated is lost."""
+    names = {ev.name for ev in order}
+    fixed: dict[str, str] = {ev.name: ev.name for ev in order}
+    for ev in order:
+        if isinstance(ev, MetricEvaluator):
+            for score_name in results.scores.get(ev.name, {}):
+                fixed[score_name] = ev.name
+    blocked = {c[: -len("_score")] for c in inputs if c.endswith("_score")}
+    used: dict[str, str] = {}
+    out: list[tuple[str, list[Any]]] = []
+    for ev in order:
+        own = results.scores.get(ev.name, {})
+        for score_name in sorted(own, key=lambda k: _first_row(own[k])):
+            values = own[score_name]
+            if fixed.get(score_name, ev.name) == ev.name and score_name not in used and score_name not in blocked:
+                used[score_name] = ev.name
+                out.append((score_name, values))
+                continue
+            if score_name in blocked:
+                why = "is an input column"
+            else:
+                other = fixed.get(score_name) or used[score_name]
+                why = f"holds evaluator `{other}`'s scores" if other in names else "holds another evaluator's scores"
+            new, k = f"{ev.name}.{score_name}", 1
+            while new in used or new in fixed or new in blocked:
+                k += 1
+                new = f"{ev.name}.{score_name}.{k}"
+            used[new] = ev.name
+            warnings.warn(
+                f"evaluator `{ev.name}` returned a score named `{score_name}`, whose column `{score_name}_score` {why}:"
+                f" its column is `{new}_score`",
+                UserWarning,
+                stacklevel=4,
+            )
+            out.append((new, _renamed(values, new, results.json)))
+    return out
+
+
+def _renamed(values: list[Any], name: str, as_json: bool) -> list[Any]:
+    """Score values (dicts or JSON text) with their ``name`` set to ``name``."""
+    out: list[Any] = []
+    for v in values:
+        if v is None:
+            out.append(None)
+        elif as_json:
+            d = json.loads(v)
+            d["name"] = name
+            out.append(Score.from_dict(d).to_json())
+        else:
+            out.append({**v, "name": name})
+    return out
 
 
 def _run_native(
@@ -154,19 +244,23 @@ def _run_native(
     fmt = "json" if results.json else "dict"
     batches = _arrow_batches(df, kind, needed) if not columns and needed else []
     with _gc_paused():
-        if batches:
-            # polars columns reach Rust as Arrow buffers, without Python objects.
-            scores, executions = _refscore.evaluate_arrow(pairs, batches, threads, fmt, stop)
-        else:
-            for c in needed:
-                columns[c] = _column(df, kind, c)
-            scores, executions = _refscore.evaluate_columns(pairs, columns, n, threads, fmt, stop)
+        try:
+            if batches:
+                # polars columns reach Rust as Arrow buffers, without Python objects.
+                scores, executions = _refscore.evaluate_arrow(pairs, batches, threads, fmt, stop)
+            else:
+                for c in needed:
+                    columns[c] = _column(df, kind, c)
+                scores, executions = _refscore.evaluate_columns(pairs, columns, n, threads, fmt, stop)
+        except BaseException as e:
+            # Stopped (Ctrl-C): the rows finished before it come with it.
+            partial = getattr(e, "refscore_partial", None)
+            if partial is not None:
+                results.add_native(*partial)
+            raise
     results.add_native(scores, executions)
     for name, i, error in callable_errors:
         results.fail(i, name, error)
-        for score_name, values in results.scores.items():
-            if score_name == name or score_name.startswith(name + "."):
-                values[i] = None
 
 
 def _arrow_batches(df: Any, kind: str, needed: list[str]) -> list[Any]:
@@ -234,20 +328,18 @@ def _check_frame(df: Any, native: Sequence[MetricEvaluator], python: Sequence[Ev
 def _output(df: Any, kind: str, results: _Results, order: Sequence[Evaluator]) -> Any:
     names: list[tuple[str, list[Any], str]] = []
     for ev in order:
-        names.append((f"{ev.name}_execution_details", results.executions.get(ev.name, [None] * results.n), "exec"))
-    for score_name, values in results.scores.items():
+        details = results.executions.get(ev.name, [None] * results.n)
+        names.append((f"{ev.name}_execution_details", details, "exec"))
+    inputs = [c for c in df.columns if isinstance(c, str)]
+    for score_name, values in _score_columns(inputs, results, order):
         names.append((f"{score_name}_score", values, "score"))
     # An evaluator that gave no score on any row (every row failed, or no
     # rows) still has its score column, all None: code reading
     # `out["<name>_score"]` never meets a KeyError.
-    scored = set(results.owner.values())
     for ev in order:
-        if ev.name not in scored and ev.name not in results.scores:
+        if not results.scores.get(ev.name):
             names.append((f"{ev.name}_score", [None] * results.n, "score"))
-    if results.clashes:
-        raise ValueError(f"two evaluators give a score named `{sorted(results.clashes)[0]}`: rename one")
-    # Extra scores are named only once evaluated: a Python evaluator named
-    # `m.precision` would collide with metric m's extra score.
+    # Checked before any row ran; checked again, as a last guard.
     check_result_names([str(c) for c in df.columns], [n for n, _, _ in names])
     if kind == "pandas":
         import pandas as pd
@@ -308,6 +400,10 @@ def evaluate_dataframe(
     evaluators run row by row. An ``async`` evaluator raises
     ``TypeError`` before any row is evaluated: use
     :func:`async_evaluate_dataframe`.
+
+    On Ctrl-C the ``KeyboardInterrupt`` raised carries the frame of the
+    rows finished so far as its ``partial_result`` attribute: the rows
+    that never ran have the status ``did not run`` and no score.
     """
     kind = _frame_kind(dataframe)
     threads = check_threads(threads)
@@ -318,31 +414,63 @@ def evaluate_dataframe(
     _check_frame(dataframe, native, python)
     n = len(dataframe)
     results = _Results(n, _score_format(kind, score_format))
-    needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
-    records = _records(dataframe, kind) if needs_records else None
-    _run_native(dataframe, kind, native, records, results, threads)
-    for ev in python:
-        for i, row in enumerate(records or []):
-            scores, seconds, error = _run_python_row(ev, row)
-            results.put(i, ev, scores, seconds, error)
+    order = list(native) + list(python)
+    try:
+        needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
+        records = _records(dataframe, kind) if needs_records else None
+        _run_native(dataframe, kind, native, records, results, threads)
+        for ev in python:
+            for i, row in enumerate(records or []):
+                scores, seconds, error = _run_python_row(ev, row)
+                results.put(i, ev, scores, seconds, error)
+    except KeyboardInterrupt as e:
+        _keep_partial(e, dataframe, kind, results, order)
+        raise
     with _gc_paused():
-        return _output(dataframe, kind, results, list(native) + list(python))
+        return _output(dataframe, kind, results, order)
+
+
+def _keep_partial(e: BaseException, df: Any, kind: str, results: _Results, order: Sequence[Evaluator]) -> None:
+    """Sets ``e.partial_result``: the frame of the rows finished, the
+    others marked ``did not run`` (best effort: the interrupt is raised
+    whatever happens here)."""
+    try:
+        results.did_not_run([ev.name for ev in order])
+        with _gc_paused():
+            e.partial_result = _output(df, kind, results, order)  # type: ignore[attr-defined]
+    except Exception:  # pragma: no cover - the interrupt matters more
+        pass
+
+
+def _asks_judge(ev: MetricEvaluator) -> bool:
+    """Whether a built-in metric may ask an LLM judge."""
+    return ev.kind == "llm" or ev._native.judge is not None
 
 
 async def async_evaluate_dataframe(
     dataframe: Any,
     evaluators: Sequence[Evaluator],
     *,
-    concurrency: int = 3,
+    concurrency: Optional[int] = None,
     threads: Optional[int] = None,
     score_format: Optional[str] = None,
 ) -> Any:
     """As :func:`evaluate_dataframe`, awaitable: Python evaluators run with
     at most ``concurrency`` evaluations in flight (``async`` functions are
     awaited, sync ones run on worker threads); built-in metrics run in Rust
-    threads meanwhile."""
-    if isinstance(concurrency, bool) or not isinstance(concurrency, numbers.Integral) or concurrency < 1:
-        raise ValueError(f"concurrency must be a whole number ≥ 1, got {concurrency!r}")
+    threads meanwhile.
+
+    ``concurrency`` given caps the built-in judges too: their rows (each
+    asks one request at a time) run on at most ``concurrency`` threads,
+    and while they run they hold the whole budget, so that Python
+    evaluations and judge requests together never exceed it (a judge's
+    own ``max_concurrency`` still applies when lower). Left ``None``,
+    Python evaluators get 3 and each judge its ``max_concurrency``.
+    """
+    if concurrency is not None and (
+        isinstance(concurrency, bool) or not isinstance(concurrency, numbers.Integral) or concurrency < 1
+    ):
+        raise ValueError(f"concurrency must be a whole number ≥ 1 (or None), got {concurrency!r}")
     kind = _frame_kind(dataframe)
     threads = check_threads(threads)
     native, python = _split(evaluators)
@@ -351,14 +479,34 @@ async def async_evaluate_dataframe(
     results = _Results(n, _score_format(kind, score_format))
     needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
     records = _records(dataframe, kind) if needs_records else None
-    # The built-in rows run on a worker thread, which no signal reaches:
+    slots = 3 if concurrency is None else int(concurrency)
+    judged = [e for e in native if _asks_judge(e)] if concurrency is not None else []
+    code = [e for e in native if e not in judged]
+    gate = asyncio.Semaphore(slots)
+    # The built-in rows run on worker threads, which no signal reaches:
     # when this task is cancelled (Ctrl-C under asyncio.run), `stop` ends
     # them, so that the loop's shutdown does not wait for every row.
     stop = _refscore.Stop()
-    native_task = asyncio.create_task(
-        asyncio.to_thread(_run_native, dataframe, kind, native, records, results, threads, stop)
+
+    async def judges() -> None:
+        # Every slot, taken at once (before any Python evaluation starts:
+        # this task runs first): judge requests and Python evaluations
+        # never exceed `concurrency` together.
+        for _ in range(slots):
+            await gate.acquire()
+        try:
+            cap = slots if not threads else min(threads, slots)
+            await asyncio.to_thread(_run_native, dataframe, kind, judged, records, results, cap, stop)
+        finally:
+            for _ in range(slots):
+                gate.release()
+
+    native_tasks = []
+    if judged:
+        native_tasks.append(asyncio.create_task(judges()))
+    native_tasks.append(
+        asyncio.create_task(asyncio.to_thread(_run_native, dataframe, kind, code, records, results, threads, stop))
     )
-    gate = asyncio.Semaphore(concurrency)
 
     async def one(i: int, ev: Evaluator, row: dict[str, Any]) -> None:
         async with gate:
@@ -371,11 +519,13 @@ async def async_evaluate_dataframe(
 
     try:
         await asyncio.gather(*(one(i, ev, row) for ev in python for i, row in enumerate(records or [])))
-        await native_task
+        for task in native_tasks:
+            await task
     except BaseException:
         stop.stop()
-        # The stopped call raises; nobody awaits it any more.
-        native_task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        # The stopped calls raise; nobody awaits them any more.
+        for task in native_tasks:
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
         raise
     return _output(dataframe, kind, results, list(native) + list(python))
 

@@ -12,7 +12,7 @@ import sys
 from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
 from . import _refscore
-from ._columns import path_reads, read_columns
+from ._columns import _first_key, path_reads, read_columns
 from ._score import Score, check_direction, normalize_kind
 
 #: One source of an evaluator input: a key, a JSONPath, or a callable.
@@ -39,7 +39,17 @@ class Evaluator:
     Inputs without a mapping read the key of their own name. A required
     input that is missing, ``None``, NaN (``pd.NA``, ``pd.NaT``, numpy's NaN
     and NaT too) or a blank string makes the evaluation fail with
-    ``ValueError``.
+    ``ValueError``; an optional one that is missing is left out of the
+    inputs (a function's parameter then takes its default).
+
+    ``input_schema`` is a JSON Schema dict (``properties``, ``required``)
+    or a pydantic model class (its ``model_json_schema()``; inputs are
+    then validated by the model, as phoenix-evals does). Without one, as
+    in phoenix-evals, the mapping's keys are the required inputs, and the
+    row's other keys are passed too (but not the keys a mapping reads);
+    with no mapping either, :meth:`_evaluate` receives the whole row.
+
+    :meth:`_evaluate` returns a :class:`Score` or a list of them.
     """
 
     def __init__(
@@ -48,15 +58,16 @@ class Evaluator:
         name: str,
         kind: str = "code",
         direction: str = "maximize",
-        input_schema: Optional[dict[str, Any]] = None,
+        input_schema: Any = None,
         input_mapping: Optional[InputMapping] = None,
     ) -> None:
-        if not name:
-            raise ValueError("an evaluator needs a name")
-        self.name = name
+        self.name = check_name(name)
         self.kind = normalize_kind(kind)
         self.direction = check_direction(direction)
-        self.input_schema: dict[str, Any] = input_schema or {"type": "object", "properties": {}, "required": []}
+        if input_schema is None:
+            # A phoenix-style subclass may declare it on the class.
+            input_schema = getattr(type(self), "input_schema", None)
+        self._model, self.input_schema, self._schemaless = _schema(input_schema)
         self._mapping: dict[str, Source] = {}
         self._compiled: Optional[_refscore.Mapping] = None
         if input_mapping:
@@ -64,6 +75,17 @@ class Evaluator:
 
     # -- mapping -----------------------------------------------------------
     def _set_mapping(self, mapping: InputMapping) -> None:
+        checked = self._checked_mapping(mapping)
+        strings = {k: v for k, v in checked.items() if isinstance(v, str)}
+        # Compiling checks every path now, not on every row.
+        self._compiled = _refscore.Mapping(strings) if strings else None
+        self._mapping = checked
+
+    def _checked_mapping(self, mapping: InputMapping) -> dict[str, Source]:
+        """``mapping`` checked: input names (str) to sources (a string or
+        a callable), naming only inputs the evaluator takes."""
+        if not isinstance(mapping, Mapping):
+            raise TypeError(f"an input mapping is a dict of input name to source, got {type(mapping).__name__}")
         checked: dict[str, Source] = {}
         for field, source in mapping.items():
             if not isinstance(field, str):
@@ -74,15 +96,15 @@ class Evaluator:
                 )
             checked[field] = source
         self._check_inputs(checked)
-        strings = {k: v for k, v in checked.items() if isinstance(v, str)}
-        # Compiling checks every path now, not on every row.
-        self._compiled = _refscore.Mapping(strings) if strings else None
-        self._mapping = checked
+        return checked
 
     def _check_inputs(self, mapping: Mapping[str, Any]) -> None:
         """Refuses a mapping that names an input the evaluator does not
         take (a typo would otherwise be ignored, and the input it meant
-        read from its default key)."""
+        read from its default key). An evaluator without a schema takes
+        the inputs its mapping names."""
+        if self._no_schema():
+            return
         names = [n for n, _ in self._fields()]
         unknown = [k for k in mapping if k not in names]
         if unknown:
@@ -131,7 +153,22 @@ class Evaluator:
         bound._set_mapping(input_mapping)
         return bound
 
-    def _fields(self) -> list[tuple[str, bool]]:
+    def _no_schema(self) -> bool:
+        """Whether the evaluator was made without an input schema (and
+        was given none since: a subclass may set ``input_schema`` after
+        ``__init__``)."""
+        return (
+            getattr(self, "_schemaless", False)
+            and isinstance(self.input_schema, Mapping)
+            and "properties" not in self.input_schema
+        )
+
+    def _fields(self, mapping: Optional[Mapping[str, Any]] = None) -> list[tuple[str, bool]]:
+        """The inputs (name, required): the schema's, or without a schema
+        the keys of the mapping (``mapping``, else the bound one), all
+        required."""
+        if self._no_schema():
+            return [(n, True) for n in (self._mapping if mapping is None else mapping)]
         schema = self.input_schema
         required = set(schema.get("required", []))
         names = list(schema.get("properties", {}))
@@ -142,13 +179,14 @@ class Evaluator:
         if not isinstance(row, Mapping):
             raise TypeError(f"an evaluation input is a dict, got {type(row).__name__}")
         if mapping is not None:
-            self._check_inputs(mapping)
-        active = self._mapping if mapping is None else dict(mapping)
+            mapping = self._checked_mapping(mapping)
+        active = self._mapping if mapping is None else mapping
         compiled = self._compiled if mapping is None else None
+        fields = self._fields(active)
         out: dict[str, Any] = {}
         paths: list[tuple[str, bool]] = []
         path_sources: dict[str, str] = {}
-        for name, required in self._fields():
+        for name, required in fields:
             source = active.get(name)
             if source is None:
                 if name in row:
@@ -175,25 +213,42 @@ class Evaluator:
             except KeyError as e:
                 raise ValueError(e.args[0] if e.args else str(e)) from None
             out.update(found)
-        for name, required in self._fields():
+        for name, required in fields:
+            value = out.get(name)
             if required:
-                value = out.get(name)
                 if name not in out or is_missing(value):
                     raise ValueError(f"required input `{name}` is missing")
                 if isinstance(value, str) and not value.strip():
                     raise ValueError(f"required input `{name}` is empty")
+            elif name in out and is_missing(value):
+                # A missing optional value (a NaN in a float column, a None)
+                # is left out: a parameter takes its default.
+                del out[name]
+        if self._no_schema():
+            # As phoenix-evals: the row's other keys pass through, but not
+            # the keys a string mapping reads.
+            read = {s if s in row else _first_key(s) for s in active.values() if isinstance(s, str)}
+            for k, v in row.items():
+                if k not in out and k not in read:
+                    out[k] = v
+        model = getattr(self, "_model", None)
+        if model is not None:
+            try:
+                out = model.model_validate(out).model_dump()
+            except ValueError as e:  # pydantic's ValidationError is one
+                raise ValueError(f"evaluator `{self.name}`: input validation failed: {e}") from None
         return out
 
     # -- evaluation --------------------------------------------------------
     def evaluate(self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping] = None) -> list[Score]:
         """Maps ``eval_input`` to the evaluator's inputs and evaluates it."""
-        return self._evaluate(self._remap(eval_input, input_mapping))
+        return as_score_list(self._evaluate(self._remap(eval_input, input_mapping)), self)
 
     async def async_evaluate(
         self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping] = None
     ) -> list[Score]:
         """As :meth:`evaluate`, awaitable."""
-        return await self._async_evaluate(self._remap(eval_input, input_mapping))
+        return as_score_list(await self._async_evaluate(self._remap(eval_input, input_mapping)), self)
 
     def __call__(self, eval_input: Mapping[str, Any]) -> list[Score]:
         return self.evaluate(eval_input)
@@ -207,16 +262,61 @@ class Evaluator:
     def describe(self) -> dict[str, Any]:
         """Name, kind, direction, input schema (JSON Schema) and mapping."""
         mapping = {k: (v if isinstance(v, str) else f"<callable {getattr(v, '__name__', 'source')}>") for k, v in self._mapping.items()}
+        schema = copy.deepcopy(self.input_schema)
+        if self._no_schema() and self._mapping:
+            # The inputs the mapping names, all required.
+            schema = {"type": "object", "properties": {k: {} for k in self._mapping}, "required": list(self._mapping)}
         return {
             "name": self.name,
             "kind": self.kind,
             "direction": self.direction,
-            "input_schema": copy.deepcopy(self.input_schema),
+            "input_schema": schema,
             "input_mapping": mapping,
         }
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def check_name(name: Any) -> str:
+    """An evaluator's name, checked: a non-empty string."""
+    if not isinstance(name, str):
+        hint = " (write @create_evaluator(name=...))" if callable(name) else ""
+        raise TypeError(f"an evaluator's name is a string, got {type(name).__name__}{hint}")
+    if not name:
+        raise ValueError("an evaluator needs a name")
+    return name
+
+
+def _schema(schema: Any) -> tuple[Any, dict[str, Any], bool]:
+    """``(pydantic model or None, JSON Schema, schemaless)`` of an
+    ``input_schema``: ``None``, a JSON Schema dict or a pydantic model
+    class (pydantic is not imported here: it is optional)."""
+    if schema is None:
+        return None, {"type": "object"}, True
+    if isinstance(schema, Mapping):
+        return None, dict(schema), False
+    if isinstance(schema, type) and callable(getattr(schema, "model_json_schema", None)):
+        return schema, schema.model_json_schema(), False
+    raise TypeError(
+        f"input_schema is a JSON Schema dict or a pydantic model class (a BaseModel subclass), got {type(schema).__name__}"
+    )
+
+
+def as_score_list(result: Any, ev: Evaluator) -> list[Score]:
+    """What :meth:`Evaluator._evaluate` returned as a list of scores: a
+    bare :class:`Score` becomes a list of one; anything but scores is a
+    ``TypeError``, two scores of one name a ``ValueError``."""
+    if isinstance(result, Score):
+        return [result]
+    if not isinstance(result, (list, tuple)) or not all(isinstance(s, Score) for s in result):
+        got = type(result).__name__ if not isinstance(result, (list, tuple)) else f"a {type(result).__name__} holding other values"
+        raise TypeError(f"evaluator `{ev.name}`: _evaluate must return a Score or a list of Scores, got {got}")
+    names = [s.name for s in result]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"evaluator `{ev.name}` returned two scores named `{twice[0]}`")
+    return list(result)
 
 
 def is_missing(value: Any) -> bool:
@@ -429,7 +529,9 @@ def check_threads(threads: Any) -> Optional[int]:
 
 #: The attributes the constructors of :class:`MetricEvaluator` and
 #: :class:`ClassificationEvaluator` set; a subclass's others are pickled.
-_BUILT = frozenset({"_native", "name", "kind", "direction", "input_schema", "_mapping", "_compiled", "_args"})
+_BUILT = frozenset(
+    {"_native", "name", "kind", "direction", "input_schema", "_model", "_schemaless", "_mapping", "_compiled", "_args"}
+)
 
 
 def _pickled_mapping(ev: Evaluator) -> Any:
@@ -453,17 +555,34 @@ def _rebuild_metric(cls: type, args: tuple[Any, ...], mapping: Any) -> MetricEva
     return ev
 
 
-def metric(name: str, *, evaluator_name: Optional[str] = None, **options: Any) -> MetricEvaluator:
-    """The built-in metric ``name`` with ``options`` (as in a suite file)."""
-    return MetricEvaluator(name, options, name=evaluator_name)
+def metric(
+    metric_name: str, /, *, name: Optional[str] = None, evaluator_name: Optional[str] = None, **options: Any
+) -> MetricEvaluator:
+    """The built-in metric ``metric_name`` with ``options`` (as in a suite
+    file), named ``name`` (default: the metric's name), as the functions
+    of :mod:`refscore.metrics` make it: ``judge`` given as a dict holds
+    the judge's settings (LLM metrics), a string stays the option naming
+    a judge. ``evaluator_name`` is an older spelling of ``name``."""
+    if evaluator_name is not None:
+        if name is not None and name != evaluator_name:
+            raise ValueError("give one of name and evaluator_name (its older spelling)")
+        name = evaluator_name
+    judge = options.get("judge")
+    if isinstance(judge, Mapping):
+        del options["judge"]
+        return MetricEvaluator(metric_name, options, name=name, judge=judge)
+    return MetricEvaluator(metric_name, options, name=name)
 
 
 class ClassificationEvaluator(MetricEvaluator):
     """An LLM judge that picks one label among ``choices`` (the ``classify``
     metric), asked through the Rust HTTP client.
 
-    ``choices`` is a list of labels, a dict label → score, or label →
-    ``(score, description)``. ``judge`` holds the judge's settings
+    ``choices`` is a sequence of labels (a list, a tuple), a dict label →
+    score, or label → ``(score, description)``; the judge is shown them in
+    that order. A string (or bytes) is a ``TypeError``, not a list of its
+    letters, and so is a ``set``: its order, which the judge would see,
+    changes from run to run (pass ``sorted(labels)``). ``judge`` holds the judge's settings
     (``model``, ``base_url``, ``api_key_env``, ``max_concurrency``, ...);
     the API key is read from the environment variable ``api_key_env``
     names (default ``OPENAI_API_KEY``) and never appears in results. The
@@ -483,6 +602,15 @@ class ClassificationEvaluator(MetricEvaluator):
         mode: str = "auto",
         input_mapping: Optional[InputMapping] = None,
     ) -> None:
+        if isinstance(choices, (str, bytes, bytearray)):
+            raise TypeError(f"choices is a list of labels or a dict of label to score, got {type(choices).__name__} {choices!r}")
+        if isinstance(choices, (set, frozenset)):
+            raise TypeError(
+                "choices is a list of labels or a dict of label to score, got a set: its order, which the judge is"
+                " shown, changes between runs; pass sorted(...) or a list"
+            )
+        if not isinstance(choices, Mapping):
+            choices = list(choices)
         if isinstance(choices, Mapping):
             converted: Any = {}
             for label, value in choices.items():
@@ -496,7 +624,7 @@ class ClassificationEvaluator(MetricEvaluator):
                 else:
                     converted[label] = value
         else:
-            converted = list(choices)
+            converted = choices
         options: dict[str, Any] = {
             "template": prompt_template,
             "choices": converted,
@@ -510,7 +638,7 @@ class ClassificationEvaluator(MetricEvaluator):
         self._args: dict[str, Any] = {
             "name": name,
             "prompt_template": prompt_template,
-            "choices": choices if isinstance(choices, Mapping) else list(choices),
+            "choices": choices,
             "judge": dict(judge),
             "include_explanation": include_explanation,
             "direction": direction,
@@ -711,8 +839,11 @@ def create_evaluator(
     >>> exact.evaluate({"output": "a", "expected": "a"})[0].score
     1.0
     """
+    check_name(name)
     if source is not None:
         kind = source
+    normalize_kind(kind)
+    check_direction(direction)
 
     def wrap(func: Callable[..., Any]) -> FunctionEvaluator:
         return FunctionEvaluator(func, name=name, kind=kind, direction=direction)

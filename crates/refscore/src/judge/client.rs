@@ -314,7 +314,10 @@ impl Judge {
                 format!("the API key (from {}) {what}; it cannot be sent", config.key_var())
             })
             .or(roots_problem);
-        let redactor = Redactor::new(key.iter().map(ApiKey::secret).chain(config.credentials()));
+        let credentials = config.credentials();
+        let redactor = Redactor::new(
+            key.iter().map(ApiKey::secret).chain(credentials.iter().map(String::as_str)),
+        );
         Judge {
             name: name.to_owned(),
             redactor,

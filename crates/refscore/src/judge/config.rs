@@ -95,9 +95,12 @@ pub(crate) fn is_credential_header(name: &str) -> bool {
 }
 
 impl JudgeConfig {
-    /// The values of the credential headers ([`is_credential_header`]).
-    pub(crate) fn credentials(&self) -> impl Iterator<Item = &str> {
-        self.headers.iter().filter(|(h, _)| is_credential_header(h)).map(|(_, v)| v.as_str())
+    /// The secrets a reply could echo besides the API key: the values of
+    /// the credential headers ([`is_credential_header`]) and those the base
+    /// URL holds ([`url_credentials`]).
+    pub(crate) fn credentials(&self) -> Vec<String> {
+        let headers = self.headers.iter().filter(|(h, _)| is_credential_header(h));
+        headers.map(|(_, v)| v.clone()).chain(url_credentials(&self.base_url())).collect()
     }
 
     /// A judge for `model` with every other setting at its default.
@@ -324,6 +327,49 @@ pub(crate) fn shown_url(url: &str) -> String {
     }
 }
 
+/// The secrets a base URL holds, as a server could echo them: the
+/// password of its user part (`https://user:pass@host/v1`), also as the
+/// `user:pass` an HTTP client sends in base64 for Basic authentication,
+/// and the values of query parameters named like a credential
+/// (`?api-key=…`, `?sig=…`), each as written and percent-decoded.
+pub(crate) fn url_credentials(url: &str) -> Vec<String> {
+    use base64::Engine as _;
+    let mut out = Vec::new();
+    let push = |out: &mut Vec<String>, raw: &str| {
+        out.push(raw.to_owned());
+        let decoded = percent_decode(raw);
+        if decoded != raw {
+            out.push(decoded);
+        }
+    };
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    if let Some((user, password)) =
+        authority.rsplit_once('@').and_then(|(userinfo, _)| userinfo.split_once(':'))
+    {
+        push(&mut out, password);
+        let basic = format!("{}:{}", percent_decode(user), percent_decode(password));
+        out.push(base64::engine::general_purpose::STANDARD.encode(basic));
+    }
+    if let Some((_, query)) = url.split_once('?') {
+        let query = query.split('#').next().unwrap_or(query);
+        for (name, value) in query.split('&').filter_map(|p| p.split_once('=')) {
+            let name = percent_decode(name).to_ascii_lowercase();
+            if is_credential_header(&name)
+                || ["sig", "password", "pass", "pwd"].contains(&name.as_str())
+            {
+                push(&mut out, value);
+            }
+        }
+    }
+    out
+}
+
+/// `%XX` escapes decoded (invalid escapes kept as written).
+fn percent_decode(text: &str) -> String {
+    percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned()
+}
+
 /// Why a base URL cannot be used, if it cannot; `from` says where it was
 /// given (`base_url`, `OPENAI_BASE_URL`).
 fn check_base_url(url: &str, from: &str) -> Result<(), String> {
@@ -351,6 +397,14 @@ fn check_base_url(url: &str, from: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_credentials_a_base_url_holds() {
+        assert!(url_credentials("https://api.example.com/v1?api-version=2024-06-01").is_empty());
+        let c = url_credentials("https://us%40r:p%40ss@h.example/v1?api-key=k%2F1&sig=s1&x=y#f");
+        // `us@r:p@ss` in base64, as Basic authentication sends it.
+        assert_eq!(c, ["p%40ss", "p@ss", "dXNAcjpwQHNz", "k%2F1", "k/1", "s1"]);
+    }
     use serde_json::json;
 
     #[test]

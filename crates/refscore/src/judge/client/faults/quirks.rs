@@ -326,3 +326,23 @@ fn a_kept_connection_closed_silently_costs_no_retry() {
     let u = &j.usage()[0];
     assert_eq!((u.requests, u.retries, u.failures), (3, 0, 0));
 }
+
+/// Credentials in the base URL (a password in its user part, sent as Basic
+/// authentication; a key in its query) are redacted from what the server
+/// echoes, as the API key is.
+#[test]
+fn credentials_in_the_base_url_are_redacted_from_echoes() {
+    let (base, seen) = serve(|_| {
+        let echo = "bad credentials: Basic dXNlcjpodW50ZXIy, url /v1/chat/completions?api-key=hunt%2Fer3&v=1, pw hunter2, key hunt/er3";
+        vec![http("401 Unauthorized", "", &json!({"error": {"message": echo}}).to_string())]
+    });
+    let with_credentials =
+        base.replacen("http://", "http://user:hunter2@", 1) + "?api-key=hunt%2Fer3&v=1";
+    let j = keyless("m", with_credentials, |_| {});
+    let e = request_error(ask_any(&j, Some(StructuredMode::Tools))).to_string();
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    for secret in ["hunter2", "dXNlcjpodW50ZXIy", "hunt%2Fer3", "hunt/er3"] {
+        assert!(!e.contains(secret), "{secret} in {e}");
+    }
+    assert!(e.contains("v=1"), "{e}");
+}

@@ -619,6 +619,28 @@ mod tests {
             (Some(0.0), Some(50), Some(7))
         );
     }
+
+    #[test]
+    fn extra_body_members_are_sent_and_reserved_ones_refused() {
+        let v = serde_json::json!({"model": "m", "extra_body": {
+            "reasoning_effort": "low", "chat_template_kwargs": {"enable_thinking": false}}});
+        let c = JudgeConfig::from_value("default", &v).unwrap();
+        let j =
+            Judge::with_key("j", c, None, None, CacheMode::Off, Arc::new(AtomicBool::new(false)));
+        let b = j.body(Map::new());
+        assert_eq!(b["reasoning_effort"], "low");
+        assert_eq!(b["chat_template_kwargs"]["enable_thinking"], false);
+        assert_eq!((b["model"].as_str(), b["temperature"].as_f64()), (Some("m"), Some(0.0)));
+        for (k, hint) in [
+            ("temperature", "use the judge's `temperature` setting"),
+            ("messages", "the judge sets it"),
+            ("max_completion_tokens", "use `max_tokens`"),
+        ] {
+            let v = serde_json::json!({"model": "m", "extra_body": {k: 1}});
+            let e = JudgeConfig::from_value("default", &v).unwrap_err().to_string();
+            assert!(e.contains(&format!("`{k}` cannot be set here")) && e.contains(hint), "{e}");
+        }
+    }
 }
 
 #[cfg(test)]

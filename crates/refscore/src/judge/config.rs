@@ -64,7 +64,32 @@ pub struct JudgeConfig {
     /// rules of json_match, `semantic_similarity`); default: [`Self::model`].
     #[serde(default)]
     pub embedding_model: Option<String>,
+    /// Further members of every chat request's body, for what a server
+    /// takes beyond the settings above (`reasoning_effort`, vLLM's
+    /// `chat_template_kwargs`, `top_p`). They enter the cache key. Members
+    /// the judge sets itself (`model`, `messages`, `tools`, `tool_choice`,
+    /// `response_format`, `stream`, `n`, and the sampling settings above)
+    /// are refused.
+    #[serde(default)]
+    pub extra_body: serde_json::Map<String, Value>,
 }
+
+/// The request members a judge sets itself, which `extra_body` may not
+/// name: the conversation and the structured-output request, and the
+/// sampling settings that have settings of their own.
+pub(crate) const EXTRA_BODY_RESERVED: [&str; 11] = [
+    "model",
+    "messages",
+    "tools",
+    "tool_choice",
+    "response_format",
+    "stream",
+    "n",
+    "temperature",
+    "max_tokens",
+    "max_completion_tokens",
+    "seed",
+];
 
 impl std::fmt::Debug for JudgeConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -81,6 +106,7 @@ impl std::fmt::Debug for JudgeConfig {
             .field("requests_per_minute", &self.requests_per_minute)
             .field("retries", &self.retries)
             .field("headers", &headers)
+            .field("extra_body", &self.extra_body.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -120,6 +146,7 @@ impl JudgeConfig {
             prices: None,
             cache_nondeterministic: false,
             embedding_model: None,
+            extra_body: serde_json::Map::new(),
         }
     }
 
@@ -181,6 +208,20 @@ impl JudgeConfig {
                 && p.completion >= 0.0)
         {
             return Err(ConfigError::invalid(&ctx, "prices must be numbers ≥ 0"));
+        }
+        if let Some(k) = c.extra_body.keys().find(|k| EXTRA_BODY_RESERVED.contains(&k.as_str())) {
+            let hint = match k.as_str() {
+                "temperature" | "max_tokens" | "seed" => format!("use the judge's `{k}` setting"),
+                "max_completion_tokens" => String::from(
+                    "use `max_tokens`: it is sent as max_completion_tokens to a server that \
+                     refuses max_tokens",
+                ),
+                _ => String::from("the judge sets it for each request"),
+            };
+            return Err(ConfigError::invalid(
+                format!("{ctx}.extra_body"),
+                format!("`{k}` cannot be set here: {hint}"),
+            ));
         }
         // The address used: the suite's, else the environment's.
         let from = if c.base_url.is_some() { "base_url" } else { "OPENAI_BASE_URL" };

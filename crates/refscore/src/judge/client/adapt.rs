@@ -183,6 +183,10 @@ impl Judge {
     pub(super) fn add_settings(&self, body: &mut Map<String, Value>) {
         let bits = self.adapted.load(Ordering::Relaxed);
         let on = |a: Adaptation| bits & a.bit() != 0;
+        // None of them is a member set below (refused at load).
+        for (k, v) in &self.config.extra_body {
+            body.insert(k.clone(), v.clone());
+        }
         body.insert("temperature".into(), Value::from(self.config.temperature));
         if let Some(n) = self.config.max_tokens {
             body.insert("max_tokens".into(), Value::from(n));

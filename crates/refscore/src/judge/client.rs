@@ -441,8 +441,6 @@ impl Judge {
             reason: reason.to_owned(),
             raw: cut(&self.redactor.body(text)),
         };
-        // A byte order mark before the JSON (some proxies write one).
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // serde_json's depth limit first: the value below stays shallow.
         serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|_| malformed("not JSON"))?;
         let (mut v, repeated) =

@@ -1,12 +1,8 @@
 //! A chat completion's messages as the readers take them, made so before
 //! any secret is removed: content given as text parts is joined into one
-//! text (a key split across two parts is then removed whole), and
-//! reasoning closed by a lone `</think>` is marked as reasoning.
+//! text (a key split across two parts is then removed whole).
 
 use serde_json::{Map, Value};
-
-/// Reasoning blocks as models write them: opening and closing tags.
-const REASONING: [(&str, &str); 2] = [("<think>", "</think>"), ("<thinking>", "</thinking>")];
 
 /// Normalises every choice's message of a decoded reply body.
 pub(super) fn normalize(v: &mut Value) {
@@ -21,11 +17,6 @@ fn normalize_message(m: &mut Map<String, Value>) {
         && let Some(joined) = join_parts(parts)
     {
         m.insert("content".into(), Value::String(joined));
-    }
-    if let Some(Value::String(text)) = m.get_mut("content")
-        && let Some(opened) = open_lone_reasoning(text)
-    {
-        *text = opened;
     }
 }
 
@@ -62,22 +53,6 @@ fn join_parts(parts: &mut Vec<Value>) -> Option<String> {
     None
 }
 
-/// A content whose reasoning is closed but never opened (`Okay, let me
-/// judge...\n</think>\n\npolite`, as DeepSeek-R1 distills and QwQ write it
-/// when served without a reasoning parser: the chat template opened the
-/// block in the prompt) with the opening tag put back, so that everything
-/// up to the closing tag is read as reasoning; `None` for any other text.
-fn open_lone_reasoning(text: &str) -> Option<String> {
-    let trimmed = text.trim_start();
-    if REASONING.iter().any(|(open, _)| trimmed.starts_with(open)) {
-        return None;
-    }
-    REASONING.iter().find_map(|(open, close)| {
-        let at = text.find(close)?;
-        (!text[..at].contains(open)).then(|| format!("{open}{text}"))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -98,21 +73,5 @@ mod tests {
         let mixed = json!([{"type": "text", "text": "a"}, {"type": "image_url"}, {"type": "text", "text": "b"}]);
         assert_eq!(content(mixed), json!([{"type": "text", "text": "ab"}, {"type": "image_url"}]));
         assert_eq!(content(json!([])), json!(""));
-    }
-
-    #[test]
-    fn a_lone_closing_tag_closes_reasoning_from_the_start() {
-        let r1 = "Okay, let me judge...\n</think>\n\npolite";
-        assert_eq!(content(json!(r1)), json!(format!("<think>{r1}")));
-        let thinking = "polite\nhmm</thinking>rude";
-        assert_eq!(content(json!(thinking)), json!(format!("<thinking>{thinking}")));
-        for kept in [
-            "<think>a</think>polite",
-            "  <thinking>a</thinking>b",
-            "polite",
-            "x <think>y</think> z",
-        ] {
-            assert_eq!(content(json!(kept)), json!(kept), "{kept}");
-        }
     }
 }

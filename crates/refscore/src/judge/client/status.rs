@@ -77,7 +77,7 @@ fn error_object(v: &Value) -> &Value {
 /// `detail`, `error` (a text), `code` and `type`; a body that is not JSON
 /// whole.
 fn said(body: &str) -> String {
-    let Ok(v) = serde_json::from_str::<Value>(body.trim_start_matches('\u{feff}')) else {
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
         return body.to_ascii_lowercase();
     };
     let e = error_object(&v);

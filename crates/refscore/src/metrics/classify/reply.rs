@@ -136,14 +136,22 @@ fn text_parts(list: &[Value]) -> Result<String, String> {
     Ok(text)
 }
 
+/// Reasoning blocks as models write them: opening and closing tags.
+const REASONING: [(&str, &str); 2] = [("<think>", "</think>"), ("<thinking>", "</thinking>")];
+
 /// A trimmed text without the reasoning a model may open it with
 /// (`<think>…</think>` or `<thinking>…</thinking>`, as reasoning models
 /// served without a reasoning parser write it): the answer follows it.
+/// A closing tag with no opening tag before it also ends reasoning that
+/// began with the text (`Okay, let me judge…\n</think>\n\npolite`, as
+/// DeepSeek-R1 distills and QwQ write it when the chat template opened
+/// the block in the prompt), so a label on the reasoning's first line is
+/// never read.
 ///
 /// # Errors
 /// The reasoning is never closed: the reply was cut off before the answer.
 fn after_reasoning(text: &str) -> Result<&str, String> {
-    for (open, close) in [("<think>", "</think>"), ("<thinking>", "</thinking>")] {
+    for (open, close) in REASONING {
         if let Some(rest) = text.strip_prefix(open) {
             return match rest.find(close) {
                 Some(i) => Ok(&rest[i + close.len()..]),
@@ -152,6 +160,13 @@ fn after_reasoning(text: &str) -> Result<&str, String> {
                      max_tokens leaves room for the answer)"
                 )),
             };
+        }
+    }
+    for (open, close) in REASONING {
+        if let Some(i) = text.find(close)
+            && !text[..i].contains(open)
+        {
+            return Ok(&text[i + close.len()..]);
         }
     }
     Ok(text)
@@ -188,6 +203,23 @@ fn refuse_repeats(repeated: Option<&crate::duplicate_keys::DuplicateKeys>) -> Re
                 "the reply repeats the key `{key}` (at {}): which value was meant cannot be known",
                 r.path
             ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lone_closing_tag_closes_reasoning_from_the_start() {
+        let r1 = "Okay, let me judge...\n</think>\n\npolite";
+        assert_eq!(after_reasoning(r1), Ok("\n\npolite"));
+        assert_eq!(after_reasoning("polite\nhmm</thinking>rude"), Ok("rude"));
+        assert_eq!(after_reasoning("<think>a</think>polite"), Ok("polite"));
+        // Kept whole: no reasoning, or a block opened after the start.
+        for kept in ["polite", "x <think>y</think> z"] {
+            assert_eq!(after_reasoning(kept), Ok(kept), "{kept}");
         }
     }
 }

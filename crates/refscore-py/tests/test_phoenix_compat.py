@@ -377,3 +377,172 @@ def test_ctrl_c_keeps_the_finished_judged_rows(slow_llm):
     assert 0 < done < 40, statuses
     assert statuses[-1] == "did not run"
     assert [s["label"] for s in partial["verdict_score"] if s is not None] == ["good"] * done
+
+
+# -- 10. phoenix-evals' executor settings ---------------------------------------
+
+
+def _flaky(fails_per_row):
+    """An evaluator whose every row raises ``fails_per_row`` times, then
+    scores 1; its calls are counted per row."""
+    calls = {}
+
+    @create_evaluator(name="flaky")
+    def flaky(output: str) -> float:
+        calls[output] = calls.get(output, 0) + 1
+        if calls[output] <= fails_per_row:
+            raise ConnectionError(f"attempt {calls[output]} of {output}")
+        return 1.0
+
+    return flaky, calls
+
+
+def test_phoenix_documented_call_with_its_executor_settings_runs():
+    # phoenix-evals' own example: evaluate_dataframe(dataframe=df, evaluators=..., hide_tqdm_bar=True).
+    @create_evaluator(name="word_count")
+    def word_count(text: str) -> int:
+        return len(text.split())
+
+    df = pd.DataFrame({"text": ["Hello world", "A b c"]})
+    out = evaluate_dataframe(
+        dataframe=df, evaluators=[word_count], hide_tqdm_bar=True, exit_on_error=False, max_retries=3
+    )
+    assert [s["score"] for s in out["word_count_score"]] == [2, 3]
+    out = evaluate_dataframe(df, [word_count], tqdm_bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt}")
+    assert [d["status"] for d in out["word_count_execution_details"]] == ["completed"] * 2
+
+
+def test_max_retries_calls_a_raising_python_evaluator_again():
+    flaky, calls = _flaky(2)
+    df = pd.DataFrame({"output": ["a", "b"]})
+    out = evaluate_dataframe(df, [flaky], max_retries=2)
+    assert calls == {"a": 3, "b": 3}
+    assert [d["status"] for d in out["flaky_execution_details"]] == ["completed with retries"] * 2
+    assert [d["error"] for d in out["flaky_execution_details"]] == [None, None]
+    assert [s["score"] for s in out["flaky_score"]] == [1.0, 1.0]
+
+    # One retry short: the last attempt's error, no score; no retry by default.
+    flaky, calls = _flaky(2)
+    out = evaluate_dataframe(df, [flaky], max_retries=1)
+    assert calls == {"a": 2, "b": 2}
+    assert [d["status"] for d in out["flaky_execution_details"]] == ["failed"] * 2
+    assert out["flaky_execution_details"][0]["error"] == "ConnectionError: attempt 2 of a"
+    assert list(out["flaky_score"]) == [None, None]
+    flaky, calls = _flaky(1)
+    evaluate_dataframe(df, [flaky])
+    assert calls == {"a": 1, "b": 1}
+
+
+def test_async_max_retries_calls_a_raising_python_evaluator_again():
+    flaky, calls = _flaky(1)
+    df = pd.DataFrame({"output": ["a", "b", "c"]})
+    out = asyncio.run(refscore.async_evaluate_dataframe(df, [flaky], max_retries=1, concurrency=2))
+    assert calls == {"a": 2, "b": 2, "c": 2}
+    assert [d["status"] for d in out["flaky_execution_details"]] == ["completed with retries"] * 3
+
+
+def _fails_at(bad):
+    @create_evaluator(name="fails_at")
+    def fails_at(output: str) -> float:
+        if output == bad:
+            raise ValueError(f"bad row {output}")
+        return 1.0
+
+    return fails_at
+
+
+def test_exit_on_error_starts_nothing_after_the_first_failure():
+    ran = []
+
+    @create_evaluator(name="after")
+    def after(output: str) -> float:
+        ran.append(output)
+        return 1.0
+
+    df = pd.DataFrame({"output": [f"r{i}" for i in range(6)]})
+    out = evaluate_dataframe(df, [_fails_at("r2"), after], exit_on_error=True)
+    statuses = [d["status"] for d in out["fails_at_execution_details"]]
+    assert statuses == ["completed", "completed", "failed", "did not run", "did not run", "did not run"]
+    assert [d["status"] for d in out["after_execution_details"]] == ["did not run"] * 6
+    assert ran == []
+    assert out["fails_at_score"][3] is None
+    # The default (and False) keeps going: one bad row fails alone.
+    for setting in ({}, {"exit_on_error": False}):
+        out = evaluate_dataframe(df, [_fails_at("r2"), after], **setting)
+        assert [d["status"] for d in out["fails_at_execution_details"]].count("failed") == 1
+        assert [d["status"] for d in out["after_execution_details"]] == ["completed"] * 6
+
+
+def test_exit_on_error_after_a_failed_builtin_row_runs_no_python_evaluator():
+    df = pd.DataFrame({"output": ['{"a": 1}', '{"a": 2}'], "expected": ['{"a": 1}', None]})
+    after = _fails_at("never")
+    out = evaluate_dataframe(df, [refscore.metrics.json_distance(), after], exit_on_error=True)
+    assert [d["status"] for d in out["json_distance_execution_details"]] == ["completed", "failed"]
+    assert [d["status"] for d in out["fails_at_execution_details"]] == ["did not run"] * 2
+
+
+def test_async_exit_on_error_starts_nothing_after_the_first_failure():
+    df = pd.DataFrame({"output": [f"r{i}" for i in range(8)]})
+    out = asyncio.run(
+        refscore.async_evaluate_dataframe(df, [_fails_at("r0")], exit_on_error=True, concurrency=1)
+    )
+    statuses = [d["status"] for d in out["fails_at_execution_details"]]
+    assert statuses == ["failed"] + ["did not run"] * 7
+
+
+def test_executor_settings_are_checked():
+    df = pd.DataFrame({"output": ["a"]})
+    ev = _fails_at("x")
+    with pytest.raises(ValueError, match="max_retries"):
+        evaluate_dataframe(df, [ev], max_retries=-1)
+    with pytest.raises(ValueError, match="max_retries"):
+        evaluate_dataframe(df, [ev], max_retries=True)
+    with pytest.raises(TypeError, match="exit_on_error"):
+        evaluate_dataframe(df, [ev], exit_on_error="yes")
+    with pytest.raises(TypeError, match="tqdm_bar_format"):
+        evaluate_dataframe(df, [ev], tqdm_bar_format=3)
+
+
+class _FakeBar:
+    """Stands in for tqdm's bar: what it was made with and advanced by."""
+
+    made = []
+
+    def __init__(self, total, bar_format):
+        self.total, self.bar_format, self.n, self.closed = total, bar_format, 0, False
+        _FakeBar.made.append(self)
+
+    def update(self, n=1):
+        self.n += n
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture()
+def fake_tqdm(monkeypatch):
+    import sys
+    import types
+
+    auto = types.ModuleType("tqdm.auto")
+    auto.tqdm = _FakeBar
+    package = types.ModuleType("tqdm")
+    package.auto = auto
+    monkeypatch.setitem(sys.modules, "tqdm", package)
+    monkeypatch.setitem(sys.modules, "tqdm.auto", auto)
+    _FakeBar.made = []
+    return _FakeBar
+
+
+def test_a_progress_bar_counts_every_evaluation_unless_hidden(fake_tqdm):
+    df = pd.DataFrame({"output": ['{"a": 1}'] * 5, "expected": ['{"a": 1}'] * 5})
+    evaluators = [refscore.metrics.json_distance(), _fails_at("none")]
+    evaluate_dataframe(df, evaluators)
+    [bar] = fake_tqdm.made
+    assert (bar.total, bar.n, bar.closed) == (10, 10, True)
+    assert bar.bar_format.startswith("Evaluating Dataframe |{bar}|")
+    asyncio.run(refscore.async_evaluate_dataframe(df, evaluators, tqdm_bar_format="{n_fmt}"))
+    bar = fake_tqdm.made[-1]
+    assert (bar.total, bar.n, bar.bar_format, bar.closed) == (10, 10, "{n_fmt}", True)
+    evaluate_dataframe(df, evaluators, hide_tqdm_bar=True)
+    assert len(fake_tqdm.made) == 2

@@ -17,8 +17,59 @@ from ._evaluator import _CALLABLE_KEY, Evaluator, FunctionEvaluator, MetricEvalu
 from ._score import Score
 
 _COMPLETED = "completed"
+_COMPLETED_WITH_RETRIES = "completed with retries"
 _FAILED = "failed"
 _DID_NOT_RUN = "did not run"
+
+#: phoenix-evals' progress bar format, with its title.
+_BAR_FORMAT = (
+    "Evaluating Dataframe |{bar}| {n_fmt}/{total_fmt} ({percentage:3.1f}%) | ⏳ {elapsed}<{remaining} | {rate_fmt}{postfix}"
+)
+
+
+class _Options:
+    """phoenix-evals' executor settings, checked: ``exit_on_error``
+    (default ``False`` here: a failing row never stops the frame) and
+    ``max_retries`` (default 0: Python evaluators are not called again)."""
+
+    def __init__(self, exit_on_error: Any, max_retries: Any) -> None:
+        if exit_on_error is not None and not isinstance(exit_on_error, bool):
+            raise TypeError(f"exit_on_error is True, False or None, got {exit_on_error!r}")
+        if max_retries is not None and (
+            isinstance(max_retries, bool) or not isinstance(max_retries, numbers.Integral) or max_retries < 0
+        ):
+            raise ValueError(f"max_retries must be a whole number ≥ 0 (or None), got {max_retries!r}")
+        self.exit_on_error = bool(exit_on_error)
+        self.max_retries = int(max_retries or 0)
+
+
+class _Progress:
+    """A tqdm progress bar over every (row, evaluator) evaluation, as
+    phoenix-evals shows: when tqdm is installed and the bar is not hidden.
+    Built-in metrics advance it by a whole column when their column is
+    done; Python evaluators row by row."""
+
+    def __init__(self, total: int, bar_format: Any, hide: Any) -> None:
+        if bar_format is not None and not isinstance(bar_format, str):
+            raise TypeError(f"tqdm_bar_format is a string or None, got {bar_format!r}")
+        if hide is not None and not isinstance(hide, bool):
+            raise TypeError(f"hide_tqdm_bar is True, False or None, got {hide!r}")
+        self.bar: Any = None
+        if hide or total == 0:
+            return
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            return
+        self.bar = tqdm(total=total, bar_format=bar_format or _BAR_FORMAT)
+
+    def update(self, n: int = 1) -> None:
+        if self.bar is not None and n:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 @contextlib.contextmanager
@@ -80,6 +131,8 @@ class _Results:
         #: evaluator name → score name → one value per row.
         self.scores: dict[str, dict[str, list[Any]]] = {}
         self.executions: dict[str, list[Any]] = {}
+        #: Evaluations failed so far (``exit_on_error`` stops at the first).
+        self.failures = 0
 
     def add_native(self, scores: dict[str, list[Any]], executions: dict[str, list[Any]]) -> None:
         for name, values in scores.items():
@@ -88,6 +141,8 @@ class _Results:
             for i, v in enumerate(values):
                 if v is not None:
                     column[i] = v
+        for details in executions.values():
+            self.failures += sum(1 for d in details if d is not None and d.get("status") == _FAILED)
         for name, details in executions.items():
             column = self.executions.get(name)
             if column is None:
@@ -97,7 +152,15 @@ class _Results:
                 if d is not None:
                     column[i] = d
 
-    def put(self, i: int, ev: Evaluator, scores: Optional[list[Score]], seconds: float, error: Optional[str]) -> None:
+    def put(
+        self,
+        i: int,
+        ev: Evaluator,
+        scores: Optional[list[Score]],
+        seconds: float,
+        error: Optional[str],
+        retried: int = 0,
+    ) -> None:
         converted: list[tuple[str, Any]] = []
         if not error:
             try:
@@ -106,8 +169,9 @@ class _Results:
                 # A score whose metadata has no JSON form fails its row alone.
                 error, converted = f"{type(e).__name__}: {e}", []
         column = self.executions.setdefault(ev.name, [None] * self.n)
+        self.failures += 1 if error else 0
         column[i] = {
-            "status": _FAILED if error else _COMPLETED,
+            "status": _FAILED if error else _COMPLETED_WITH_RETRIES if retried else _COMPLETED,
             "duration_ms": seconds * 1000.0,
             "error": error,
         }
@@ -117,13 +181,14 @@ class _Results:
 
     def fail(self, i: int, name: str, error: str) -> None:
         """Marks row ``i`` of evaluator ``name`` failed and drops its scores."""
+        self.failures += 1
         self.executions[name][i] = {"status": _FAILED, "duration_ms": 0.0, "error": error}
         for values in self.scores.get(name, {}).values():
             values[i] = None
 
     def did_not_run(self, names: Sequence[str]) -> None:
-        """Marks the rows of evaluators ``names`` that never ran (Ctrl-C
-        came first) ``did not run``."""
+        """Marks the rows of evaluators ``names`` that never ran (Ctrl-C,
+        or ``exit_on_error`` after a failure, came first) ``did not run``."""
         for name in names:
             column = self.executions.setdefault(name, [None] * self.n)
             for i, d in enumerate(column):
@@ -369,13 +434,22 @@ def _score_format(kind: str, score_format: Optional[str]) -> str:
     return fmt
 
 
-def _run_python_row(ev: Evaluator, row: dict[str, Any]) -> tuple[Optional[list[Score]], float, Optional[str]]:
+def _run_python_row(
+    ev: Evaluator, row: dict[str, Any], retries: int
+) -> tuple[Optional[list[Score]], float, Optional[str], int]:
+    """Evaluates one row, called again up to ``retries`` times while it
+    raises: the scores (``None`` when every attempt failed), the seconds
+    taken by all attempts, the last attempt's error and the attempts
+    retried."""
     t0 = time.perf_counter()
-    try:
-        scores = ev.evaluate(row)
-        return scores, time.perf_counter() - t0, None
-    except Exception as e:  # a failing row never stops the frame
-        return None, time.perf_counter() - t0, f"{type(e).__name__}: {e}"
+    error = None
+    for attempt in range(retries + 1):
+        try:
+            scores = ev.evaluate(row)
+            return scores, time.perf_counter() - t0, None, attempt
+        except Exception as e:  # a failing row never stops the frame
+            error = f"{type(e).__name__}: {e}"
+    return None, time.perf_counter() - t0, error, retries
 
 
 def evaluate_dataframe(
@@ -384,6 +458,10 @@ def evaluate_dataframe(
     *,
     threads: Optional[int] = None,
     score_format: Optional[str] = None,
+    exit_on_error: Optional[bool] = None,
+    max_retries: Optional[int] = None,
+    tqdm_bar_format: Optional[str] = None,
+    hide_tqdm_bar: Optional[bool] = False,
 ) -> Any:
     """Runs every evaluator over every row of a pandas or polars DataFrame.
 
@@ -401,12 +479,22 @@ def evaluate_dataframe(
     ``TypeError`` before any row is evaluated: use
     :func:`async_evaluate_dataframe`.
 
+    phoenix-evals' executor settings: ``exit_on_error=True`` starts no
+    evaluation once one has failed (those not run get the status ``did
+    not run``; a built-in metric's column runs to its end);
+    ``max_retries=N`` calls a raising Python evaluator up to N more times
+    (status ``completed with retries`` when a later call succeeds). A
+    progress bar over every evaluation is shown when ``tqdm`` is
+    installed, unless ``hide_tqdm_bar=True``; ``tqdm_bar_format`` sets
+    its format.
+
     On Ctrl-C the ``KeyboardInterrupt`` raised carries the frame of the
     rows finished so far as its ``partial_result`` attribute: the rows
     that never ran have the status ``did not run`` and no score.
     """
     kind = _frame_kind(dataframe)
     threads = check_threads(threads)
+    opts = _Options(exit_on_error, max_retries)
     native, python = _split(evaluators)
     for ev in python:
         if isinstance(ev, FunctionEvaluator) and ev.is_async:
@@ -415,17 +503,26 @@ def evaluate_dataframe(
     n = len(dataframe)
     results = _Results(n, _score_format(kind, score_format))
     order = list(native) + list(python)
+    bar = _Progress(n * len(order), tqdm_bar_format, hide_tqdm_bar)
     try:
         needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
         records = _records(dataframe, kind) if needs_records else None
         _run_native(dataframe, kind, native, records, results, threads)
+        bar.update(n * len(native))
         for ev in python:
             for i, row in enumerate(records or []):
-                scores, seconds, error = _run_python_row(ev, row)
-                results.put(i, ev, scores, seconds, error)
+                if opts.exit_on_error and results.failures:
+                    break
+                scores, seconds, error, retried = _run_python_row(ev, row, opts.max_retries)
+                results.put(i, ev, scores, seconds, error, retried)
+                bar.update()
+        if opts.exit_on_error and results.failures:
+            results.did_not_run([ev.name for ev in order])
     except KeyboardInterrupt as e:
         _keep_partial(e, dataframe, kind, results, order)
         raise
+    finally:
+        bar.close()
     with _gc_paused():
         return _output(dataframe, kind, results, order)
 
@@ -454,6 +551,10 @@ async def async_evaluate_dataframe(
     concurrency: Optional[int] = None,
     threads: Optional[int] = None,
     score_format: Optional[str] = None,
+    exit_on_error: Optional[bool] = None,
+    max_retries: Optional[int] = None,
+    tqdm_bar_format: Optional[str] = None,
+    hide_tqdm_bar: Optional[bool] = False,
 ) -> Any:
     """As :func:`evaluate_dataframe`, awaitable: Python evaluators run with
     at most ``concurrency`` evaluations in flight (``async`` functions are
@@ -466,6 +567,11 @@ async def async_evaluate_dataframe(
     evaluations and judge requests together never exceed it (a judge's
     own ``max_concurrency`` still applies when lower). Left ``None``,
     Python evaluators get 3 and each judge its ``max_concurrency``.
+
+    ``exit_on_error``, ``max_retries``, ``tqdm_bar_format`` and
+    ``hide_tqdm_bar`` are as in :func:`evaluate_dataframe`; here a Python
+    evaluation that fails under ``exit_on_error=True`` also stops the
+    built-in metrics' rows not yet started.
     """
     if concurrency is not None and (
         isinstance(concurrency, bool) or not isinstance(concurrency, numbers.Integral) or concurrency < 1
@@ -473,10 +579,13 @@ async def async_evaluate_dataframe(
         raise ValueError(f"concurrency must be a whole number ≥ 1 (or None), got {concurrency!r}")
     kind = _frame_kind(dataframe)
     threads = check_threads(threads)
+    opts = _Options(exit_on_error, max_retries)
     native, python = _split(evaluators)
     _check_frame(dataframe, native, python)
     n = len(dataframe)
     results = _Results(n, _score_format(kind, score_format))
+    order = list(native) + list(python)
+    bar = _Progress(n * len(order), tqdm_bar_format, hide_tqdm_bar)
     needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
     records = _records(dataframe, kind) if needs_records else None
     slots = 3 if concurrency is None else int(concurrency)
@@ -497,37 +606,64 @@ async def async_evaluate_dataframe(
         try:
             cap = slots if not threads else min(threads, slots)
             await asyncio.to_thread(_run_native, dataframe, kind, judged, records, results, cap, stop)
+            bar.update(n * len(judged))
         finally:
             for _ in range(slots):
                 gate.release()
 
+    async def code_column() -> None:
+        await asyncio.to_thread(_run_native, dataframe, kind, code, records, results, threads, stop)
+        bar.update(n * len(code))
+
     native_tasks = []
     if judged:
         native_tasks.append(asyncio.create_task(judges()))
-    native_tasks.append(
-        asyncio.create_task(asyncio.to_thread(_run_native, dataframe, kind, code, records, results, threads, stop))
-    )
+    native_tasks.append(asyncio.create_task(code_column()))
+
+    def halted() -> bool:
+        return opts.exit_on_error and results.failures > 0
 
     async def one(i: int, ev: Evaluator, row: dict[str, Any]) -> None:
         async with gate:
+            if halted():
+                return
             t0 = time.perf_counter()
-            try:
-                scores = await ev.async_evaluate(row)
-                results.put(i, ev, scores, time.perf_counter() - t0, None)
-            except Exception as e:  # a failing row never stops the frame
-                results.put(i, ev, None, time.perf_counter() - t0, f"{type(e).__name__}: {e}")
+            scores: Optional[list[Score]] = None
+            error, retried = None, 0
+            for attempt in range(opts.max_retries + 1):
+                try:
+                    scores = await ev.async_evaluate(row)
+                    error, retried = None, attempt
+                    break
+                except Exception as e:  # a failing row never stops the frame
+                    error, retried = f"{type(e).__name__}: {e}", attempt
+            results.put(i, ev, scores, time.perf_counter() - t0, error, retried)
+            bar.update()
+            if halted():
+                # The built-in rows not yet started are not started.
+                stop.stop()
 
     try:
         await asyncio.gather(*(one(i, ev, row) for ev in python for i, row in enumerate(records or [])))
         for task in native_tasks:
-            await task
+            try:
+                await task
+            except RuntimeError:
+                # Stopped by a failure under exit_on_error: the rows it
+                # finished are kept (`_run_native`), the others did not run.
+                if not halted():
+                    raise
     except BaseException:
         stop.stop()
         # The stopped calls raise; nobody awaits them any more.
         for task in native_tasks:
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
         raise
-    return _output(dataframe, kind, results, list(native) + list(python))
+    finally:
+        bar.close()
+    if halted():
+        results.did_not_run([ev.name for ev in order])
+    return _output(dataframe, kind, results, order)
 
 
 def scores_from_column(values: Sequence[Any]) -> list[Optional[Score]]:

@@ -63,6 +63,8 @@ pub(crate) struct CompareArgs {
     pub(crate) rules: Option<PathBuf>,
     /// Accept only an output that is entirely one JSON document (no code
     /// fences, no surrounding prose): `--decode json` for JSON metrics.
+    /// json_match's own `strict` option (no zero-config readings: dates,
+    /// numbers written as text, free text) is `--opt strict=true`.
     #[arg(long)]
     pub(crate) strict: bool,
     /// Close truncated JSON in the output before comparing.

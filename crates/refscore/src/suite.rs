@@ -332,7 +332,7 @@ fn build(
         {
             return Err(ConfigError::invalid(context, "weight must be a finite number ≥ 0"));
         }
-        if let Some(t) = e.threshold
+        if let Some(Some(t)) = e.threshold
             && !t.is_finite()
         {
             return Err(ConfigError::invalid(context, "threshold must be a finite number"));
@@ -366,8 +366,9 @@ fn build(
             metric: e.metric,
             evaluator,
             mapping,
-            // The metric's declared default when the suite sets none.
-            threshold: e.threshold.or(spec.threshold),
+            // The metric's declared default when the suite says nothing;
+            // `null` is no threshold.
+            threshold: e.threshold.unwrap_or(spec.threshold),
             weight: e.weight.unwrap_or(1.0),
         });
     }

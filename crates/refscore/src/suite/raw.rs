@@ -63,7 +63,10 @@ pub(super) struct RawEvaluator {
     pub(super) options: Map<String, Value>,
     #[serde(default)]
     pub(super) mapping: Map<String, Value>,
-    pub(super) threshold: Option<f64>,
+    /// Absent: the metric's default; `null` (or `"none"`, TOML having no
+    /// null): no threshold; a number: that threshold.
+    #[serde(default, deserialize_with = "threshold")]
+    pub(super) threshold: Option<Option<f64>>,
     /// Weight in the row score (default 1).
     pub(super) weight: Option<f64>,
 }
@@ -79,4 +82,44 @@ pub(super) struct RawGate {
     pub(super) max_failed_rows: Option<u64>,
     pub(super) max_judge_failures: Option<u64>,
     pub(super) regression: Option<RawGateRegression>,
+}
+
+/// Reads an evaluator's `threshold` when written: a number, or `null` /
+/// `"none"` for no threshold.
+fn threshold<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<f64>>, D::Error> {
+    struct Threshold;
+    impl<'de> serde::de::Visitor<'de> for Threshold {
+        type Value = Option<f64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a number, or null (or \"none\") for no threshold")
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(Some(v))
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            // Thresholds are scores: far inside f64's exact integers.
+            #[allow(clippy::cast_precision_loss)]
+            Ok(Some(v as f64))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            #[allow(clippy::cast_precision_loss)]
+            Ok(Some(v as f64))
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D2: serde::Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_any(self)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            if v == "none" {
+                return Ok(None);
+            }
+            Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+        }
+    }
+    d.deserialize_any(Threshold).map(Some)
 }

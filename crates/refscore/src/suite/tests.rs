@@ -104,8 +104,13 @@ name = "structure"
 metric = "json_structural"
 threshold = 0.5
 
+[[evaluators]]
+name = "informational"
+metric = "json_diff"
+threshold = "none"
+
 [gate]
-min_pass_rate = 0.9
+min_pass_rate = { structure = 0.9 }
 "#,
     )
     .unwrap();
@@ -115,6 +120,7 @@ min_pass_rate = 0.9
     assert_eq!(s.format, Some(DatasetFormat::Csv));
     assert_eq!(s.evaluators[0].mapping.source("reference"), Some("expected_json"));
     assert_eq!(s.gate.min_pass_rate.get("structure"), Some(&0.9));
+    assert_eq!(s.evaluators[1].threshold, None);
 }
 
 #[test]
@@ -179,6 +185,23 @@ fn bad_metrics_names_thresholds_and_gates_are_errors() {
             .unwrap();
     assert_eq!(s.evaluators[0].threshold, crate::metrics::json_diff::SPEC.threshold);
     assert_eq!(s.gate.min_pass_rate.get("json_diff"), Some(&0.5));
+    // `null` (YAML), `none` (TOML has no null): no threshold, so no pass
+    // rate to gate on; a number, written as an integer too, is taken.
+    for t in ["null", "~", "none", "'none'"] {
+        let s = yaml(&format!(
+            "dataset: d.jsonl\nevaluators: [{{metric: json_diff, threshold: {t}}}]\n"
+        ))
+        .unwrap();
+        assert_eq!(s.evaluators[0].threshold, None, "{t}");
+    }
+    let s = yaml("dataset: d.jsonl\nevaluators: [{metric: json_diff, threshold: 1}]\n").unwrap();
+    assert_eq!(s.evaluators[0].threshold, Some(1.0));
+    let e = err(
+        "dataset: d.jsonl\nevaluators: [{metric: json_diff, threshold: null}]\ngate: {min_pass_rate: 0.5}\n",
+    );
+    assert!(e.contains("has no threshold"), "{e}");
+    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff, threshold: high}]\n");
+    assert!(e.contains("a number, or null"), "{e}");
     let e = err(
         "dataset: d.jsonl\nevaluators: [{metric: json_diff, threshold: 1}]\ngate: {min_pass_rate: 2}\n",
     );

@@ -17,6 +17,10 @@ pub(crate) const EMBEDDING_FLOOR: f64 = 0.5;
 pub(crate) const JUDGE_FLOOR: f64 = 0.3;
 
 /// An embedding rule: `compare: {type: embedding, ...}`.
+/// The name of the embedding comparator, read here before the other
+/// comparators (which need no judge).
+pub(crate) const EMBEDDING: &str = "embedding";
+
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct EmbeddingRule {
     /// The judge whose embedding model embeds the texts.
@@ -34,8 +38,8 @@ impl EmbeddingRule {
     /// `Ok(None)` for any other comparator spec.
     pub(crate) fn from_spec(spec: &Value, origin: &str) -> Result<Option<Self>, String> {
         let fields = match spec {
-            Value::String(s) if s == "embedding" => None,
-            Value::Object(m) if m.get("type").and_then(Value::as_str) == Some("embedding") => {
+            Value::String(s) if s == EMBEDDING => None,
+            Value::Object(m) if m.get("type").and_then(Value::as_str) == Some(EMBEDDING) => {
                 Some(m)
             }
             _ => return Ok(None),

@@ -39,7 +39,11 @@ pub(super) fn from_spec(spec: &Value) -> Result<Comparator, String> {
         }
     };
     if !TYPES.contains(&kind) {
-        return Err(format!("unknown comparator \"{kind}\" (valid: {})", TYPES.join(", ")));
+        let embedding = super::super::field_rule::EMBEDDING;
+        return Err(format!(
+            "unknown comparator \"{kind}\" (valid: {}, {embedding})",
+            TYPES.join(", ")
+        ));
     }
     let allowed = fields_of(kind);
     if let Some(k) = fields.keys().find(|k| *k != "type" && !allowed.contains(&k.as_str())) {
@@ -195,7 +199,7 @@ mod tests {
         let cases = [
             (
                 json!("fuzzy"),
-                "unknown comparator \"fuzzy\" (valid: default, auto, exact, numeric, string, date, number_string, enum)",
+                "unknown comparator \"fuzzy\" (valid: default, auto, exact, numeric, string, date, number_string, enum, embedding)",
             ),
             (
                 json!({"type": "numeric", "tolerance": 1}),

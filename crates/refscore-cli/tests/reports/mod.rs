@@ -238,10 +238,10 @@ fn junit_xml_holds_only_characters_xml_allows() {
     let allowed = |c: char| matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..);
     let bad: Vec<char> = xml.chars().filter(|&c| !allowed(c)).collect();
     assert!(bad.is_empty(), "{bad:?} in {xml}");
-    assert!(!xml.contains("&#"), "no character references: {xml}");
-    // The names are kept, less what was dropped.
-    // An escape sequence is dropped whole, as `quick_junit` does.
-    assert!(xml.contains("name=\"r1\"") && xml.contains("name=\"rRED\""), "{xml}");
+    // What XML forbids shows as an escape, as in the other reports and on
+    // the console: ids that differ stay apart.
+    assert!(xml.contains("name=\"r\\u{fffe}1\""), "{xml}");
+    assert!(xml.contains("name=\"r\\u{1b}[31mRED\\u{7}\""), "{xml}");
 }
 
 #[test]
@@ -252,7 +252,122 @@ fn markdown_shows_control_characters_escaped_whole() {
     assert_eq!(md, std::fs::read_to_string(dir.path().join("out/report.md")).unwrap());
     assert!(!md.chars().any(|c| c.is_control() && c != '\n'), "{md:?}");
     // As on the console: `\u{1b}[31m`, never a stray `[31m`.
-    assert!(md.contains("s\u{ffff}\\u{1b}[31mRED"), "{md}");
-    assert!(md.contains("r\\u{1b}[31mRED\\u{7}"), "{md}");
-    assert!(!md.replace("\\u{1b}[", "").contains("[31m"), "{md}");
+    assert!(md.contains("s\\u{ffff}\\u{1b}&#91;31mRED"), "{md}");
+    assert!(md.contains("r\\u{1b}&#91;31mRED\\u{7}"), "{md}");
+    assert!(!md.replace("\\u{1b}&#91;31m", "").contains("&#91;31m"), "{md}");
+}
+
+/// Runs suite `name` (its evaluator `f`, a JSON metric, and `gate`) over
+/// `rows` in `dir`, writing `out-NAME/junit.xml`; `args` are added.
+fn run_gate(dir: &Path, name: &str, gate: &str, rows: &[&str], args: &[&str]) -> String {
+    std::fs::write(dir.join(format!("{name}.jsonl")), rows.join("\n")).unwrap();
+    let suite = format!(
+        "name: {name}\ndataset: {name}.jsonl\nid: id\nevaluators:\n  - {{name: f, metric: json_similarity, threshold: 0.4}}\ngate: {gate}\n"
+    );
+    std::fs::write(dir.join(format!("{name}.yaml")), suite).unwrap();
+    let out = format!("out-{name}");
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", &format!("{name}.yaml"), "-q", "--no-store", "-o", &out])
+        .args(["--report", "junit,md,html"])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    assert_ne!(code(&o), 2, "{}", stderr(&o));
+    std::fs::read_to_string(dir.join(out).join("junit.xml")).unwrap()
+}
+
+/// A run whose gate failed fails in JUnit too: a `gate` test suite holds a
+/// test case per check, failing with what it required and found.
+#[test]
+fn junit_fails_when_the_gate_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let half = r#"{"id": "h", "output": {"a": 1, "b": 1}, "reference": {"a": 1, "b": 2}}"#;
+    let good = r#"{"id": "g", "output": {"a": 1, "b": 2}, "reference": {"a": 1, "b": 2}}"#;
+    let bad = r#"{"id": "g", "output": {"a": 0, "b": 0}, "reference": {"a": 1, "b": 2}}"#;
+    // The baseline of the regression case.
+    run_gate(d, "base", "{}", &[good, good], &[]);
+    // (suite name, gate, dataset rows, extra arguments, failure message)
+    type Case<'a> = (&'a str, &'a str, &'a [&'a str], &'a [&'a str], &'a str);
+    let cases: [Case<'_>; 5] = [
+        (
+            "mean",
+            "{min_mean: {f: 0.9}}",
+            &[half, half],
+            &[],
+            "min_mean.f: required ≥ 0.900, actual 0.750",
+        ),
+        ("empty", "{}", &[], &[], "rows_scored: required ≥ 1, actual 0"),
+        ("unreadable", "{}", &[good, "not json"], &[], "max_failed_rows: required ≤ 0, actual 1"),
+        (
+            "rate",
+            "{min_pass_rate: {f: 1}}",
+            &[good, bad],
+            &[],
+            "min_pass_rate.f: required ≥ 1, actual 0.500",
+        ),
+        (
+            "regression",
+            "{regression: {fail_on: critical}}",
+            &[bad, bad],
+            &["--baseline", "out-base"],
+            "regression.f: required not critical, actual critical",
+        ),
+    ];
+    for (name, gate, rows, args, message) in cases {
+        let xml = run_gate(d, name, gate, rows, args);
+        let suite = &xml[xml.find("<testsuite name=\"gate\"").expect(name)..];
+        let suite = &suite[..suite.find("</testsuite>").unwrap()];
+        assert!(suite.contains("failures=\"1\""), "{name}: {suite}");
+        let failure = format!("<failure message=\"{message}\" type=\"gate_check_failed\">");
+        assert!(suite.contains(&failure), "{name}: {failure} in {suite}");
+        let all = &xml[xml.find("<testsuites ").unwrap()..];
+        let all = &all[..all.find('>').unwrap()];
+        assert!(!all.contains(" failures=\"0\""), "{name}: {all}");
+    }
+    // A passing gate: its checks pass.
+    let xml = run_gate(d, "pass", "{}", &[good], &[]);
+    assert!(
+        xml.contains(
+            "<testsuite name=\"gate\" tests=\"2\" skipped=\"0\" errors=\"0\" failures=\"0\""
+        ),
+        "{xml}"
+    );
+    assert!(xml.contains("<testcase name=\"rows_scored\" classname=\"pass\"/>"), "{xml}");
+}
+
+/// The console, report.md and report.html say a regression check's status
+/// in words, never its rank.
+#[test]
+fn regression_checks_read_as_status_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = r#"{"id": "g", "output": {"a": 1, "b": 2}, "reference": {"a": 1, "b": 2}}"#;
+    let bad = r#"{"id": "g", "output": {"a": 0, "b": 0}, "reference": {"a": 1, "b": 2}}"#;
+    run_gate(d, "base", "{}", &[good, good], &[]);
+    let gate = "{regression: {fail_on: critical}}";
+    run_gate(d, "now", gate, &[bad, bad], &["--baseline", "out-base"]);
+    let md = std::fs::read_to_string(d.join("out-now/report.md")).unwrap();
+    assert!(md.contains("| regression.f | not critical | critical | ❌ |"), "{md}");
+    let html = std::fs::read_to_string(d.join("out-now/report.html")).unwrap();
+    assert!(html.contains("<td>not critical</td><td>critical</td>"), "{html}");
+    assert!(md.contains(" pts |") && html.contains(" pts</td>"), "{md}");
+}
+
+/// Tabs and line breaks in JUnit attributes are character references, so
+/// a parser gives them back; in text they are kept.
+#[test]
+fn junit_keeps_tabs_and_carriage_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows = [
+        r#"{"id": "a\tb\rc", "output": {"v": "x\ty\rz"}, "reference": {"v": "q"}}"#,
+        r#"{"id": "abc", "output": {"v": "x"}, "reference": {"v": "q"}}"#,
+    ];
+    let xml = run_gate(d, "tabs", "{}", &rows, &[]);
+    assert!(xml.contains("<testcase name=\"a&#9;b&#13;c\""), "{xml}");
+    assert!(xml.contains("<testcase name=\"abc\""), "{xml}");
+    assert!(xml.contains("(expected q, got x\ty&#13;z)</failure>"), "{xml}");
 }

@@ -91,8 +91,14 @@ fn short(x: f64) -> String {
     super::text::num(x)
 }
 
+/// `text` for SVG: hidden characters shown ([`super::text::visible`]), then
+/// HTML-escaped.
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    super::text::visible(text)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! page's script renders one page of them at a time, so a run of 100,000
 //! rows stays quick to open.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use minijinja::value::Serde;
@@ -17,7 +18,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::histogram::Histogram;
-use super::text::{self, num, opt, percent};
+use super::text::{self, gate_actual, gate_required, num, opt, percent};
 use super::{EvalStatus, Options, ReportError, RowIter, RowStatus, Sides, failed_details};
 use crate::runner::RowResult;
 use crate::score::Direction;
@@ -156,10 +157,11 @@ pub fn render(
             partial: f.partial,
             missing: f.missing,
             extra: f.extra,
-            examples: f.examples.join(", "),
+            examples: f.examples.clone(),
         })
         .collect();
     let mut env = Environment::new();
+    env.set_formatter(visible_formatter);
     env.add_template("report.html", TEMPLATE).map_err(|e| ReportError::Template(e.to_string()))?;
     let tpl = env.get_template("report.html").map_err(|e| ReportError::Template(e.to_string()))?;
     let title = super::title(summary);
@@ -267,7 +269,7 @@ fn comparison_view(s: &RunSummary) -> Option<ComparisonView> {
                     f.path.clone(),
                     f.baseline_accuracy.map_or_else(|| String::from("—"), percent),
                     f.current_accuracy.map_or_else(|| String::from("—"), percent),
-                    text::change(f.change),
+                    text::points(f.change),
                 ]
             })
             .collect(),
@@ -286,7 +288,7 @@ struct FieldView {
     partial: u64,
     missing: u64,
     extra: u64,
-    examples: String,
+    examples: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -303,11 +305,29 @@ fn gate_view(s: &RunSummary) -> Vec<GateCheckView> {
         .iter()
         .map(|c| GateCheckView {
             name: c.name.clone(),
-            rule: format!("{} {}", if c.op == "<=" { "≤" } else { "≥" }, num(c.required)),
-            actual: opt(c.actual),
+            rule: gate_required(c),
+            actual: gate_actual(c),
             passed: c.passed,
         })
         .collect()
+}
+
+/// The template's output of a value: HTML-escaped (the default), and a
+/// string from the data with its hidden characters (control characters,
+/// bidirectional controls) shown as escapes ([`text::visible`]), as the
+/// other reports and the console show them. Strings marked safe (the style,
+/// the script, the data, the histograms) are written as they are.
+fn visible_formatter(
+    out: &mut minijinja::Output,
+    state: &mut minijinja::State,
+    value: &Tpl,
+) -> Result<(), minijinja::Error> {
+    match value.as_str() {
+        Some(s) if !value.is_safe() => {
+            minijinja::escape_formatter(out, state, &Tpl::from(text::visible(s).as_ref()))
+        }
+        _ => minijinja::escape_formatter(out, state, value),
+    }
 }
 
 /// What a failed row carries beyond its line: its failed checks per
@@ -351,8 +371,20 @@ fn round(x: f64) -> f64 {
     if r.is_finite() { r } else { x }
 }
 
-/// JSON made safe inside a `<script>` element: `<` (only ever inside a
-/// JSON string) written as `\u003c`, so no `</script>` or `<!--` appears.
+/// Compact JSON made safe inside a `<script>` element: `<` written as
+/// `\u003c`, so no `</script>` or `<!--` appears, and the hidden characters
+/// `serde_json` leaves as they are (DEL, C1 controls, bidirectional
+/// controls, U+FFFE, U+FFFF) as `\uXXXX` too, so the page holds none raw.
+/// In compact JSON both only ever appear inside a string, where the escape
+/// means the same character.
 fn script_safe(json: &str) -> String {
-    json.replace('<', "\\u003c")
+    let mut out = String::with_capacity(json.len() + 64);
+    for c in json.chars() {
+        if c == '<' || text::hidden(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -8,7 +8,9 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use super::text::{cell, change, cut, md_cell, num, opt, percent, status};
+use super::text::{
+    cell, change, cut, gate_actual, gate_required, md_text, num, opt, percent, points, status,
+};
 use super::{EvalStatus, Options, ReportError, RowIter, RowStatus, failed_details, main_score};
 use crate::runner::RowResult;
 use crate::score::Direction;
@@ -120,7 +122,7 @@ impl Doc {
 }
 
 fn header(s: &RunSummary) -> String {
-    let mut h = format!("# refscore: {}\n\n", md_cell(super::title(s), ID_CHARS));
+    let mut h = format!("# refscore: {}\n\n", md_text(super::title(s), ID_CHARS));
     let verdict = if s.gate.passed { "✅ **Gate passed**" } else { "❌ **Gate failed**" };
     let _ = writeln!(h, "{verdict}\n");
     let mut facts = vec![format!(
@@ -131,7 +133,7 @@ fn header(s: &RunSummary) -> String {
         facts.push(String::from("**cancelled**"));
     }
     for (label, value) in super::run_facts(s) {
-        facts.push(format!("{label} <code>{}</code>", md_cell(&value, 200)));
+        facts.push(format!("{label} <code>{}</code>", md_text(&value, 200)));
     }
     let _ = writeln!(h, "{}", facts.join(" · "));
     h
@@ -142,11 +144,10 @@ fn gate(s: &RunSummary) -> String {
     for c in &s.gate.checks {
         let _ = writeln!(
             g,
-            "| {} | {} {} | {} | {} |",
-            md_cell(&c.name, ID_CHARS),
-            if c.op == "<=" { "≤" } else { "≥" },
-            num(c.required),
-            opt(c.actual),
+            "| {} | {} | {} | {} |",
+            md_text(&c.name, ID_CHARS),
+            gate_required(c),
+            gate_actual(c),
             if c.passed { "✅" } else { "❌" }
         );
     }
@@ -178,8 +179,8 @@ fn evaluators(s: &RunSummary) -> String {
         let _ = write!(
             t,
             "| {} | {} | {} | {} | {} | {} | {} |",
-            md_cell(&e.name, ID_CHARS),
-            md_cell(&e.metric, ID_CHARS),
+            md_text(&e.name, ID_CHARS),
+            md_text(&e.metric, ID_CHARS),
             opt(e.mean),
             opt(e.median),
             e.pass_rate.map_or_else(|| String::from("—"), percent),
@@ -231,23 +232,23 @@ fn comparison(s: &RunSummary) -> String {
         from.push(format!("run {id}"));
     }
     if let Some(f) = &b.folder {
-        from.push(format!("folder <code>{}</code>", md_cell(f, 200)));
+        from.push(format!("folder <code>{}</code>", md_text(f, 200)));
     }
     if let Some(g) = &b.git_commit {
         from.push(format!(
             "commit <code>{}</code>",
-            md_cell(&g.chars().take(12).collect::<String>(), 12)
+            md_text(&g.chars().take(12).collect::<String>(), 12)
         ));
     }
     if let Some(at) = &b.started_at {
-        from.push(format!("started {}", md_cell(at, 40)));
+        from.push(format!("started {}", md_text(at, 40)));
     }
     let _ = writeln!(
         t,
         "Baseline: {} ({}: {}). Rows matched by id: {}, new: {}, removed: {}.",
         if from.is_empty() { String::from("—") } else { from.join(", ") },
-        md_cell(&b.chosen_by, 40),
-        md_cell(&b.reason, MESSAGE_CHARS),
+        md_text(&b.chosen_by, 40),
+        md_text(&b.reason, MESSAGE_CHARS),
         c.rows.matched,
         c.rows.new,
         c.rows.removed
@@ -255,9 +256,9 @@ fn comparison(s: &RunSummary) -> String {
     for e in c.evaluators.iter().filter(|e| e.note.is_some()) {
         let _ = writeln!(
             t,
-            "\n- {}: {}",
-            md_cell(&e.name, ID_CHARS),
-            md_cell(e.note.as_deref().unwrap_or(""), MESSAGE_CHARS)
+            "\n- **{}**: {}",
+            md_text(&e.name, ID_CHARS),
+            md_text(e.note.as_deref().unwrap_or(""), MESSAGE_CHARS)
         );
     }
     if !c.regressed_rows.is_empty() {
@@ -266,8 +267,8 @@ fn comparison(s: &RunSummary) -> String {
             let _ = writeln!(
                 t,
                 "| {} | <code>{}</code> | {} | {} | {} |",
-                md_cell(&r.evaluator, ID_CHARS),
-                md_cell(&r.id, ID_CHARS),
+                md_text(&r.evaluator, ID_CHARS),
+                md_text(&r.id, ID_CHARS),
                 cell(r.baseline),
                 cell(r.current),
                 change(r.change)
@@ -284,11 +285,11 @@ fn comparison(s: &RunSummary) -> String {
             let _ = writeln!(
                 t,
                 "| {} | <code>{}</code> | {} | {} | {} |",
-                md_cell(&f.evaluator, ID_CHARS),
-                md_cell(&f.path, 200),
+                md_text(&f.evaluator, ID_CHARS),
+                md_text(&f.path, 200),
                 f.baseline_accuracy.map_or_else(|| String::from("—"), percent),
                 f.current_accuracy.map_or_else(|| String::from("—"), percent),
-                change(f.change)
+                points(f.change)
             );
         }
     }
@@ -307,12 +308,13 @@ fn fields(s: &RunSummary) -> String {
         "\n## Fields that fail most\n\n| Evaluator | Path | Accuracy | Seen | Wrong | Partial | Missing | Extra | Example rows |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for f in bad.iter().take(FIELDS_SHOWN) {
-        let examples: Vec<String> = f.examples.iter().map(|x| md_cell(x, 40)).collect();
+        let examples: Vec<String> =
+            f.examples.iter().map(|x| format!("<code>{}</code>", md_text(x, 40))).collect();
         let _ = writeln!(
             t,
             "| {} | <code>{}</code> | {} | {} | {} | {} | {} | {} | {} |",
-            md_cell(&f.evaluator, ID_CHARS),
-            md_cell(&f.path, 200),
+            md_text(&f.evaluator, ID_CHARS),
+            md_text(&f.path, 200),
             percent(f.accuracy),
             f.total,
             f.wrong,
@@ -332,10 +334,16 @@ fn fields(s: &RunSummary) -> String {
     t
 }
 
+/// A value from the data in a table cell: in `<code>`, where GitHub links
+/// no `@mention` or `#123`; empty when there is none.
+fn value(v: Option<&str>, max: usize) -> String {
+    v.map_or_else(String::new, |v| format!("<code>{}</code>", md_text(v, max)))
+}
+
 fn failed_row(s: &RunSummary, row: &RowResult) -> String {
-    let mut b = format!("\n### <code>{}</code> (row {})\n\n", md_cell(&row.id, ID_CHARS), row.row);
+    let mut b = format!("\n### <code>{}</code> (row {})\n\n", md_text(&row.id, ID_CHARS), row.row);
     if let Some(e) = &row.error {
-        let _ = writeln!(b, "Unreadable: {}\n", md_cell(e, MESSAGE_CHARS));
+        let _ = writeln!(b, "Unreadable: {}\n", md_text(e, MESSAGE_CHARS));
         return b;
     }
     for e in &s.evaluators {
@@ -348,9 +356,9 @@ fn failed_row(s: &RunSummary, row: &RowResult) -> String {
                 row.execution.get(&e.name).and_then(|x| x.error.as_deref()).unwrap_or("failed");
             let _ = writeln!(
                 b,
-                "<details><summary>⚠️ {}: evaluation failed</summary>\n\n{}\n\n</details>\n",
-                md_cell(&e.name, ID_CHARS),
-                md_cell(why, MESSAGE_CHARS)
+                "<details><summary>⚠️ {}: evaluation failed</summary>\n\nError: {}\n\n</details>\n",
+                md_text(&e.name, ID_CHARS),
+                md_text(why, MESSAGE_CHARS)
             );
             continue;
         }
@@ -363,7 +371,7 @@ fn failed_row(s: &RunSummary, row: &RowResult) -> String {
         let _ = writeln!(
             b,
             "<details><summary>❌ {}: {}{threshold}, {shown} failed check{}</summary>\n",
-            md_cell(&e.name, ID_CHARS),
+            md_text(&e.name, ID_CHARS),
             opt(main_score(row, &e.name)),
             if shown == 1 { "" } else { "s" }
         );
@@ -381,10 +389,10 @@ fn failed_row(s: &RunSummary, row: &RowResult) -> String {
                 let _ = writeln!(
                     b,
                     "| <code>{}</code> | {} | {} | {} |",
-                    md_cell(check, 200),
-                    md_cell(d.expected.as_deref().unwrap_or(""), 100),
-                    md_cell(d.actual.as_deref().unwrap_or(""), 100),
-                    md_cell(&reason, MESSAGE_CHARS + 20)
+                    md_text(check, 200),
+                    value(d.expected.as_deref(), 100),
+                    value(d.actual.as_deref(), 100),
+                    md_text(&reason, MESSAGE_CHARS + 20)
                 );
             }
             if more > 0 {

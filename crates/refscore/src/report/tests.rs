@@ -128,11 +128,13 @@ fn markdown_puts_the_gate_first_and_folds_failed_checks() {
     let gate = md.find("Gate passed").unwrap();
     assert!(gate < md.find("## Evaluators").unwrap());
     assert!(md.find("## Evaluators").unwrap() < md.find("## Fields that fail most").unwrap());
-    assert!(md.contains("| fields | json_match | 0.948 |"), "{md}");
+    assert!(md.contains("| fields | json&#95;match | 0.948 |"), "{md}");
     assert_eq!(md.matches("\n### <code>").count(), 5);
     assert!(md.contains("<details><summary>❌ distance: 3 (needs ≤ 2), 3 failed checks</summary>"));
     assert!(
-        md.contains("| <code>$.total</code> | 3874.68 | \"3,874.68\" | Type mismatch |"),
+        md.contains(
+            "| <code>&#36;.total</code> | <code>3874.68</code> | <code>\"3,874.68\"</code> | Type mismatch |"
+        ),
         "{md}"
     );
     assert!(md.contains("\n+ 20 more\n"));
@@ -166,7 +168,7 @@ fn markdown_escapes_what_the_data_says() {
     let (_, mut summary, lines) = example_run();
     summary.run.as_mut().unwrap().suite = String::from("a <script>|b");
     let md = markdown::to_string(&summary, &mut rows_of(&lines), &Options::default()).unwrap();
-    assert!(md.starts_with("# refscore: a &lt;script&gt;\\|b\n"), "{}", &md[..60]);
+    assert!(md.starts_with("# refscore: a &lt;script&gt;&#124;b\n"), "{}", &md[..60]);
 }
 
 #[test]
@@ -176,15 +178,18 @@ fn junit_has_a_suite_per_evaluator_and_a_case_per_row() {
     junit::render(&summary, &mut rows_of(&lines), &Options::default(), &mut out).unwrap();
     let xml = String::from_utf8(out).unwrap();
     let report = quick_junit::Report::deserialize_from_str(&xml).unwrap();
-    assert_eq!(report.test_suites.len(), 4);
-    for (suite, e) in report.test_suites.iter().zip(&summary.evaluators) {
+    assert_eq!(report.test_suites.len(), 5);
+    assert_eq!(report.test_suites[0].name.as_str(), junit::GATE_SUITE);
+    assert_eq!(report.test_suites[0].test_cases.len(), summary.gate.checks.len());
+    assert_eq!(report.test_suites[0].failures, 0);
+    for (suite, e) in report.test_suites[1..].iter().zip(&summary.evaluators) {
         assert_eq!(suite.name.as_str(), e.name);
         assert_eq!(suite.test_cases.len(), 66);
         assert_eq!(suite.failures as u64, summary.rows - e.passed.unwrap(), "{}", e.name);
         assert_eq!(suite.errors, 0);
     }
     let case =
-        report.test_suites[1].test_cases.iter().find(|c| c.name.as_str() == "inv-004").unwrap();
+        report.test_suites[2].test_cases.iter().find(|c| c.name.as_str() == "inv-004").unwrap();
     assert_eq!(case.classname.as_ref().unwrap().as_str(), title(&summary));
     match &case.status {
         quick_junit::TestCaseStatus::NonSuccess { kind, message, description, .. } => {
@@ -194,6 +199,21 @@ fn junit_has_a_suite_per_evaluator_and_a_case_per_row() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// Test cases moved to temporary files as they are written come back
+/// whole and in order: the same bytes as a report kept in memory.
+#[test]
+fn junit_spilled_to_files_is_the_same_report() {
+    let (_, summary, lines) = example_run();
+    let mut kept = Vec::new();
+    junit::render_spilling(&summary, &mut rows_of(&lines), &mut kept, usize::MAX).unwrap();
+    for spill in [0, 1, 500] {
+        let mut spilled = Vec::new();
+        junit::render_spilling(&summary, &mut rows_of(&lines), &mut spilled, spill).unwrap();
+        assert!(spilled == kept, "spilling past {spill} bytes changed the report");
+    }
+    assert!(kept.len() > 20_000, "{}", kept.len());
 }
 
 #[test]
@@ -207,8 +227,8 @@ fn junit_reports_failed_evaluations_and_unreadable_rows_as_errors() {
     junit::render(&summary, &mut rows.into_iter().map(Ok), &Options::default(), &mut out).unwrap();
     let report =
         quick_junit::Report::deserialize_from_str(&String::from_utf8(out).unwrap()).unwrap();
-    assert_eq!(report.test_suites[0].errors, 2);
-    assert_eq!(report.test_suites[1].errors, 1);
+    assert_eq!(report.test_suites[1].errors, 2);
+    assert_eq!(report.test_suites[2].errors, 1);
     let xml = String::from_utf8_lossy(&{
         let mut v = Vec::new();
         report.serialize(&mut v).unwrap();
@@ -331,7 +351,10 @@ fn a_baseline_adds_change_status_and_regressed_rows() {
     assert!(md.contains("| Failures | Baseline | Change | Status |"), "{md}");
     assert!(md.contains("| 7 | 1 | ↓ -0.052 | ⚠️ warning |"), "{md}");
     assert!(md.contains("## Against the baseline: ⚠️ warning"));
-    assert!(md.contains("Baseline: run 6, commit <code>fedcba987654</code> (last_passing: "));
+    assert!(
+        md.contains("Baseline: run 6, commit <code>fedcba987654</code> (last&#95;passing: "),
+        "{md}"
+    );
     assert!(md.contains("### Regressed rows"));
     assert!(md.contains("| fields | <code>inv-047</code> | 1 | 0 | ↓ -1 |"), "{md}");
     assert!(md.contains("### Fields that got worse"));
@@ -352,3 +375,5 @@ fn a_baseline_adds_change_status_and_regressed_rows() {
     assert!(md.contains("No baseline run to compare with"));
     assert!(!md.contains("| Baseline |"));
 }
+
+mod hostile;

@@ -1,4 +1,9 @@
-//! Small text helpers the report formats share: numbers, cutting, escaping.
+//! Small text helpers the report formats share: numbers, cutting, showing
+//! hidden characters, escaping for Markdown, and how a gate check reads.
+
+use std::borrow::Cow;
+
+use crate::summary::GateCheck;
 
 /// A number as reports show it: integers whole, others with three decimals.
 pub(crate) fn num(v: f64) -> String {
@@ -23,28 +28,88 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
     }
 }
 
-/// Text for a Markdown table cell or summary line: HTML-escaped (GitHub
-/// renders inline HTML), pipes escaped, line breaks and tabs as spaces,
-/// other control characters written as Rust escapes (`\u{1b}`), as the
-/// console shows them, so that an escape sequence in the data shows whole
-/// rather than as a stray `[31m`; cut to `max` characters (before
-/// escaping).
-pub(crate) fn md_cell(text: &str, max: usize) -> String {
+/// Whether a character would not show as itself in a report: a control
+/// character (C0, DEL, C1, tab and line breaks included), a bidirectional
+/// control (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069, which reorder the
+/// text around them and can make an id read as another), or one of the
+/// noncharacters U+FFFE and U+FFFF.
+pub(crate) fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(c, '\u{fffe}' | '\u{ffff}')
+}
+
+/// Appends a [`hidden`] character as the console shows it: a Rust escape,
+/// `\t`, `\n`, `\r` or `\u{1b}`.
+pub(crate) fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\t' | '\n' | '\r' => out.extend(c.escape_default()),
+        c => out.extend(c.escape_unicode()),
+    }
+}
+
+/// `text` with every [`hidden`] character written as its escape, so a
+/// terminal sequence shows whole (`\u{1b}[31mRED`, not a stray `[31mRED`)
+/// and a right-to-left override shows as `\u{202e}` instead of reversing
+/// what follows it.
+pub(crate) fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(hidden) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hidden(c) { push_escaped(&mut out, c) } else { out.push(c) }
+    }
+    out.into()
+}
+
+/// Text from the data for `report.md`, cut to `max` characters (before
+/// escaping) and written so that GitHub-flavoured Markdown shows it as it
+/// is, in a table cell, a paragraph or an HTML block (`<details>`) alike:
+/// [`hidden`] characters as escapes (as [`visible`] writes them); `<`, `>` and `&` as
+/// `&lt;`, `&gt;` and `&amp;`; and every other ASCII punctuation that
+/// Markdown, GFM or GitHub give a meaning to — emphasis (`*` `_` `~`),
+/// links and images (`[` `]` `!`), code (`` ` ``), backslash escapes (`\`),
+/// table cells (`|`), math (`$`), emoji codes and bare URLs (`:`) — as a
+/// numeric character reference (`&#42;`). Entities are decoded after the
+/// Markdown is parsed, so they never form markup, and inside an HTML block
+/// the browser decodes them the same way.
+pub(crate) fn md_text(text: &str, max: usize) -> String {
     let cut = cut(text, max);
     let mut out = String::with_capacity(cut.len() + 8);
     for c in cut.chars() {
         match c {
-            '|' => out.push_str("\\|"),
+            // `\u{1b}`, `\t`: a backslash before a letter is no escape.
+            c if hidden(c) => push_escaped(&mut out, c),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
-            '`' => out.push_str("&#96;"),
-            '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() => out.extend(c.escape_default()),
+            '*' | '_' | '~' | '[' | ']' | '!' | '`' | '\\' | '|' | '$' | ':' => {
+                out.push_str(&format!("&#{};", u32::from(c)));
+            }
             c => out.push(c),
         }
     }
     out
+}
+
+/// What a gate check requires, as reports show it: `≥ 0.9`, `≤ 0`; for a
+/// `regression.<evaluator>` check, the statuses it lets pass (`not
+/// critical`, `clean or new`), not the ranks `summary.json` compares.
+pub(crate) fn gate_required(c: &GateCheck) -> String {
+    if let Some(allowed) = c.allowed_statuses() {
+        return allowed.to_owned();
+    }
+    format!("{} {}", if c.op == "<=" { "≤" } else { "≥" }, num(c.required))
+}
+
+/// What a gate check measured: a number, `—` when there is none; for a
+/// `regression.<evaluator>` check, the evaluator's status (`critical`).
+pub(crate) fn gate_actual(c: &GateCheck) -> String {
+    match c.status {
+        Some(s) => s.as_str().to_owned(),
+        None => opt(c.actual),
+    }
 }
 
 /// The arrow of a change: `↑`, `↓` or `→` (no change).
@@ -61,6 +126,15 @@ pub(crate) fn arrow(change: Option<f64>) -> &'static str {
 pub(crate) fn change(c: Option<f64>) -> String {
     match c {
         Some(x) => format!("{} {}{}", arrow(c), if x > 0.0 { "+" } else { "" }, num(x)),
+        None => String::from("—"),
+    }
+}
+
+/// A change of accuracy (a share) in percentage points, as the console
+/// shows it, with its arrow: `↓ -100.0 pts`, `—` when there is none.
+pub(crate) fn points(c: Option<f64>) -> String {
+    match c {
+        Some(x) => format!("{} {:+.1} pts", arrow(c), x * 100.0),
         None => String::from("—"),
     }
 }
@@ -89,21 +163,4 @@ pub(crate) fn cell(c: crate::history::Cell) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cells_are_escaped_and_cut() {
-        assert_eq!(md_cell("a|b<c>\nd", 20), "a\\|b&lt;c&gt; d");
-        assert_eq!(md_cell("abcdef", 3), "abc…");
-        assert_eq!(md_cell("\u{1b}[31mRED\u{7}\u{9b}", 20), "\\u{1b}[31mRED\\u{7}\\u{9b}");
-        assert_eq!(num(2.0), "2");
-        assert_eq!(num(0.91666), "0.917");
-        assert_eq!(opt(None), "—");
-        assert_eq!(percent(0.8125), "81.2%");
-        assert_eq!(change(Some(0.0125)), "↑ +0.013");
-        assert_eq!(change(Some(-2.0)), "↓ -2");
-        assert_eq!(change(Some(0.0)), "→ 0");
-        assert_eq!(change(None), "—");
-    }
-}
+mod tests;

@@ -195,6 +195,20 @@ impl Gate {
     }
 }
 
+impl GateCheck {
+    /// For a `regression.<evaluator>` check, the statuses it lets pass, in
+    /// words: `not critical` (`fail_on: critical`) or `clean or new`
+    /// (`fail_on: warning`); `None` for other checks.
+    pub fn allowed_statuses(&self) -> Option<&'static str> {
+        self.status?;
+        Some(if self.required >= f64::from(RegressionStatus::Warning as u8) {
+            "not critical"
+        } else {
+            "clean or new"
+        })
+    }
+}
+
 impl GateResult {
     /// Adds one `regression.<evaluator>` check per evaluator compared:
     /// it fails when the evaluator's status is one `fail_on` names.

@@ -6,16 +6,27 @@
   var rows = data.rows; // [id, row, status, rowScore, scores[], evStatus[], extra]
   var extra = data.extra; // per failed row: {ev: {name: {d, m, x}}, e?, o?, r?}
   var STATUS = ["passed", "failed", "error"];
-  var state = { page: 0, list: rows, open: {} };
+  var state = { page: 0, list: rows, open: {}, focus: null };
 
+  // Characters that would not show as themselves: control characters,
+  // bidirectional controls (which reorder the text around them), U+FFFE and
+  // U+FFFF. They show as the escapes the server side and the console write
+  // (\u{1b}, \t, \n, \r).
+  var HIDDEN = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g;
+  var NAMED = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+  function vis(s) {
+    return String(s).replace(HIDDEN, function (c) { return NAMED[c] || "\\u{" + c.charCodeAt(0).toString(16) + "}"; });
+  }
+  // An element; its text, string children and title are shown with vis.
   function el(tag, attrs, children) {
     var n = document.createElement(tag);
     if (attrs) for (var k in attrs) {
-      if (k === "text") n.textContent = attrs[k];
+      if (k === "text") n.textContent = vis(attrs[k]);
       else if (k === "cls") n.className = attrs[k];
+      else if (k === "title") n.setAttribute(k, vis(attrs[k]));
       else n.setAttribute(k, attrs[k]);
     }
-    (children || []).forEach(function (c) { if (c != null) n.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
+    (children || []).forEach(function (c) { if (c != null) n.appendChild(typeof c === "string" ? document.createTextNode(vis(c)) : c); });
     return n;
   }
   function fmt(x) {
@@ -37,8 +48,8 @@
     return t;
   }
   function applyFilters() {
-    var ev = fEval.value, st = fStatus.value, q = fText.value.trim().toLowerCase();
-    var idx = ev ? names.indexOf(ev) : -1;
+    var st = fStatus.value, q = fText.value.trim().toLowerCase();
+    var idx = fEval.value === "" ? -1 : Number(fEval.value);
     state.list = rows.filter(function (r) {
       var s = idx >= 0 ? r[5][idx] : r[2];
       if (st === "passed" && s !== 0) return false;
@@ -70,20 +81,31 @@
     var from = state.page * PAGE, slice = state.list.slice(from, from + PAGE);
     var frag = document.createDocumentFragment();
     slice.forEach(function (r) {
+      var open = !!state.open[r[1]];
       var tr = el("tr", { cls: "row", "data-id": r[0], "data-status": STATUS[r[2]] }, [
-        r[6] >= 0 ? el("td", { cls: "toggle", text: state.open[r[1]] ? "▾" : "▸" })
+        r[6] >= 0 ? el("td", { cls: "toggle" }, [el("button", {
+          type: "button", "data-row": String(r[1]), "aria-expanded": String(open),
+          "aria-label": "checks of row " + r[1], text: open ? "▾" : "▸"
+        })])
           : el("td", { cls: "toggle", text: r[2] ? "·" : "", title: r[2] ? "checks not embedded in this report: see results.jsonl" : "" }),
-        el("td", {}, [el("code", { text: r[0] })]),
+        el("td", { cls: "id" }, [el("code", { text: r[0], title: r[0] })]),
         el("td", { text: String(r[1]) }),
         el("td", {}, [el("span", { cls: "status " + STATUS[r[2]], text: STATUS[r[2]] })]),
         el("td", { text: fmt(r[3]) })
       ]);
       names.forEach(function (_, i) { tr.appendChild(el("td", { cls: "s" + r[5][i], text: r[5][i] === 2 ? "error" : fmt(r[4][i]) })); });
+      // A click anywhere on the row, or Enter or Space on its button.
       if (r[6] >= 0) tr.addEventListener("click", function () { toggle(r); });
       frag.appendChild(tr);
       if (state.open[r[1]]) frag.appendChild(detailRow(r));
     });
     tbody.replaceChildren(frag);
+    if (state.focus != null) {
+      // The row's button was replaced: focus stays on it.
+      var b = tbody.querySelector('button[data-row="' + state.focus + '"]');
+      if (b) b.focus();
+      state.focus = null;
+    }
     // Each side scrolls to its first failing path.
     tbody.querySelectorAll(".sides pre").forEach(function (pre) {
       var hl = pre.querySelector(".hl");
@@ -96,13 +118,14 @@
   }
   function toggle(r) {
     if (state.open[r[1]]) delete state.open[r[1]]; else state.open[r[1]] = true;
+    state.focus = tbody.contains(document.activeElement) ? r[1] : null;
     render();
   }
 
   // ---- an expanded row -------------------------------------------------
   function detailRow(r) {
     var x = extra[r[6]];
-    var box = el("div", { cls: "detail" });
+    var box = el("div", { cls: "detail" }, [el("p", { cls: "rowid" }, ["Row " + r[1] + " ", el("code", { text: r[0] })])]);
     if (x.e) box.appendChild(el("p", { cls: "s2", text: "Unreadable: " + x.e }));
     var paths = {};
     names.forEach(function (name) {
@@ -131,7 +154,7 @@
       box.insertBefore(el("div", { cls: "sides" }, [
         el("div", {}, [el("h4", { text: "Output" }), jsonPre(x.o, paths)]),
         el("div", {}, [el("h4", { text: "Reference" }), jsonPre(x.r, paths)])
-      ]), box.firstChild);
+      ]), box.firstChild.nextSibling);
     } else {
       box.appendChild(el("p", { cls: "hint", text: "Output and reference are not embedded for this row." }));
     }
@@ -149,7 +172,8 @@
       try { var parsed = JSON.parse(v); if (parsed && typeof parsed === "object") v = parsed; } catch (e) { /* text */ }
     }
     var pre = el("pre");
-    if (typeof v === "string") { pre.textContent = v; return pre; }
+    // Plain text keeps its lines; anything else hidden shows escaped.
+    if (typeof v === "string") { pre.textContent = v.split("\n").map(vis).join("\n"); return pre; }
     write(pre, v, "$", paths, "");
     return pre;
   }
@@ -171,13 +195,13 @@
       target.appendChild(document.createTextNode("{\n"));
       keys.forEach(function (k, i) {
         var p = keyPath(path, k);
-        target.appendChild(document.createTextNode(indent + "  " + JSON.stringify(k) + ": "));
+        target.appendChild(document.createTextNode(indent + "  " + vis(JSON.stringify(k)) + ": "));
         write(target, v[k], p, paths, indent + "  ");
         target.appendChild(document.createTextNode(i + 1 < keys.length ? ",\n" : "\n"));
       });
       target.appendChild(document.createTextNode(indent + "}"));
     } else {
-      target.appendChild(document.createTextNode(v === undefined ? "(none)" : JSON.stringify(v)));
+      target.appendChild(document.createTextNode(v === undefined ? "(none)" : vis(JSON.stringify(v))));
     }
   }
 
@@ -185,10 +209,15 @@
   var fields = document.getElementById("fields");
   if (fields) {
     fields.querySelectorAll("th").forEach(function (th, col) {
-      th.addEventListener("click", function () {
+      // A button per heading: it sorts by mouse and by keyboard alike.
+      var button = el("button", { type: "button", cls: "sort", text: th.textContent });
+      th.replaceChildren(button);
+      th.setAttribute("aria-sort", "none");
+      button.addEventListener("click", function () {
         var asc = !th.classList.contains("asc");
-        fields.querySelectorAll("th").forEach(function (h) { h.classList.remove("asc", "desc"); });
+        fields.querySelectorAll("th").forEach(function (h) { h.classList.remove("asc", "desc"); h.setAttribute("aria-sort", "none"); });
         th.classList.add(asc ? "asc" : "desc");
+        th.setAttribute("aria-sort", asc ? "ascending" : "descending");
         var num = th.getAttribute("data-type") === "num";
         var body = fields.tBodies[0];
         var list = Array.prototype.slice.call(body.rows);

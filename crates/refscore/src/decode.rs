@@ -10,7 +10,9 @@
 //!   only; [`crate::extract`]); with `repair: true` a document cut off at
 //!   the end is closed. A text with no document in it stays a string,
 //!   unless it starts like one (`{` or `[`): then it is broken JSON and the
-//!   score is `invalid`.
+//!   score is `invalid`; so is a document cut off before its end, whose
+//!   complete inner objects are never taken for it
+//!   ([`crate::extract::ExtractError::CutOff`]).
 //! * `json`: the whole text must be one JSON document (with `repair`, a
 //!   cut-off one is closed), else the score is `invalid`. Only JSON white
 //!   space (space, tab, line feed, carriage return) may surround it, as

@@ -126,6 +126,14 @@ pub enum ExtractError {
         /// Number of candidates found.
         count: usize,
     },
+    /// The document was cut off before its end (the model stopped), and
+    /// `repair` is off: the complete objects inside it are parts of it,
+    /// never taken for the document.
+    #[error("the JSON document at byte {at} is cut off before its end (repair: true closes it)")]
+    CutOff {
+        /// Byte offset of the document's first bracket.
+        at: usize,
+    },
     /// `strict` and the text is not one JSON document.
     #[error("not valid JSON: {message}")]
     Invalid {
@@ -168,9 +176,9 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
     };
     if opts.strict {
         if opts.repair
-            && let Some(v) = repair::repair(trimmed)
+            && let Some(c) = repair::repair(trimmed)
         {
-            return Ok(whole(v, Method::Repaired, true));
+            return Ok(whole((c.value, c.duplicate_keys), Method::Repaired, true));
         }
         return Err(ExtractError::Invalid { message: parse_error });
     }
@@ -179,24 +187,27 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
         return choose(text, fences.found, Method::Fence, opts.pick);
     }
     let prose = prose::scan(text);
-    // A document cut off mid-way still holds complete inner objects; with
-    // `repair`, the cut-off document itself is what the model meant.
-    if opts.repair
-        && let Some(s) = prose.unclosed
-        && prose.found.first().is_none_or(|f| f.start > s)
+    // A document cut off mid-way still holds complete inner objects: they
+    // are parts of it, never the document.
+    if let Some(s) = prose.unclosed
         && let Some(part) = text.get(s..)
-        && let Some((value, duplicate_keys)) = repair::repair(part.trim())
+        && let Some(closed) = repair::repair(part.trim())
     {
-        prose.found.into_iter().for_each(|f| crate::json::drop_deep(f.value));
-        return Ok(Extracted {
-            value,
+        let reach = s + closed.kept;
+        let (inside, outside): (Vec<Found>, Vec<Found>) =
+            prose.found.into_iter().partition(|f| f.start >= s && f.end <= reach);
+        let parts = !inside.is_empty();
+        inside.into_iter().for_each(|f| crate::json::drop_deep(f.value));
+        let cut_off = Extracted {
+            value: closed.value,
             method: Method::Repaired,
             start: s,
             end: s + part.trim_end().len(),
             candidates: 1,
             repaired: true,
-            duplicate_keys,
-        });
+            duplicate_keys: closed.duplicate_keys,
+        };
+        return cut_off_or_other(text, cut_off, outside, parts, opts);
     }
     if !prose.found.is_empty() {
         return choose(text, prose.found, Method::Prose, opts.pick);
@@ -207,7 +218,7 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
             let Some(part) = text.get(s..e) else { continue };
             let lead = part.len() - part.trim_start().len();
             let part = part.trim();
-            if let Some((value, duplicate_keys)) = repair::repair(part) {
+            if let Some(repair::Closed { value, duplicate_keys, .. }) = repair::repair(part) {
                 let s = s + lead;
                 return Ok(Extracted {
                     value,
@@ -252,6 +263,54 @@ pub fn strip_code_fences(text: &str) -> (usize, usize, bool) {
     start += rest.len() - body.len();
     end = start + body.trim_end_matches(is_js_whitespace).len();
     (start, end, fenced)
+}
+
+/// Chooses between a cut-off document (closed) and the complete documents
+/// `others` beside it, as `pick` asks. `parts`: whether complete objects
+/// inside the cut-off document were dropped; only then is it surely a
+/// document (else it may be a stray bracket of the prose) and a candidate
+/// in its place in the text: taken closed with `repair`, else
+/// [`ExtractError::CutOff`]. Without parts it is taken (with `repair`)
+/// only when no complete document comes before it, as before.
+fn cut_off_or_other(
+    text: &str,
+    cut_off: Extracted,
+    others: Vec<Found>,
+    parts: bool,
+    opts: &ExtractOptions,
+) -> Result<Extracted, ExtractError> {
+    let at = cut_off.start;
+    let before = others.iter().filter(|f| f.start < at).count();
+    let chosen_is_cut = if parts {
+        match opts.pick {
+            Pick::First => before == 0,
+            Pick::Last => before == others.len(),
+            Pick::Only if others.is_empty() => true,
+            Pick::Only => {
+                let count = others.len() + 1;
+                others.into_iter().for_each(|f| crate::json::drop_deep(f.value));
+                crate::json::drop_deep(cut_off.value);
+                return Err(ExtractError::Ambiguous { count });
+            }
+        }
+    } else {
+        opts.repair && before == 0
+    };
+    if chosen_is_cut {
+        others.into_iter().for_each(|f| crate::json::drop_deep(f.value));
+        if opts.repair {
+            return Ok(cut_off);
+        }
+        crate::json::drop_deep(cut_off.value);
+        return Err(ExtractError::CutOff { at });
+    }
+    crate::json::drop_deep(cut_off.value);
+    if others.is_empty() {
+        return Err(ExtractError::NotFound);
+    }
+    let mut e = choose(text, others, Method::Prose, opts.pick)?;
+    e.candidates += usize::from(parts);
+    Ok(e)
 }
 
 /// Takes the candidate `pick` asks for (found in `text`).
@@ -429,6 +488,53 @@ mod tests {
         assert_eq!(r.metadata()["method"], "repaired");
     }
 
+    /// The complete objects inside a document cut off mid-way are parts of
+    /// it, never the document: the cut-off document is the candidate in
+    /// their place (closed with `repair`, else an error), so a fragment can
+    /// never score as the whole answer.
+    #[test]
+    fn parts_of_a_cut_off_document_are_never_the_document() {
+        use Pick::{First, Last, Only};
+        let cut = r#"{"wrapper": {"city": "Paris"}, "note": "cut her"#;
+        let prose_cut = r#"Here: {"a": {"b": 1}, "c": tr"#;
+        let array_cut = r#"[{"a": 1}, {"b": 2"#;
+        let both = r#"{"a": 1} then {"x": {"y": 2}, "z": "cu"#;
+        let cut_at = |at| Err(ExtractError::CutOff { at });
+        type Want = Result<(Value, Method, usize), ExtractError>;
+        let cases: [(&str, Pick, Want); 9] = [
+            (cut, First, cut_at(0)),
+            (prose_cut, First, cut_at(6)),
+            (array_cut, Last, cut_at(0)),
+            (array_cut, Only, cut_at(0)),
+            (both, First, Ok((json!({"a": 1}), Method::Prose, 2))),
+            (both, Last, cut_at(14)),
+            (both, Only, Err(ExtractError::Ambiguous { count: 2 })),
+            // A stray bracket of the prose, no document: the object after it.
+            (r#"I think [maybe {"a": 1}"#, First, Ok((json!({"a": 1}), Method::Prose, 1))),
+            (r#"I think [maybe"#, First, Err(ExtractError::NotFound)),
+        ];
+        for (text, pick, want) in cases {
+            let got = extract_json(text, &opts(false, pick, false))
+                .map(|e| (e.value, e.method, e.candidates));
+            assert_eq!(got, want, "{text} {pick:?}");
+        }
+        // With `repair` the cut-off document is what the model meant.
+        for (text, pick, want) in [
+            (cut, First, json!({"wrapper": {"city": "Paris"}, "note": "cut her"})),
+            (prose_cut, Last, json!({"a": {"b": 1}})),
+            (array_cut, First, json!([{"a": 1}, {"b": 2}])),
+            (both, Last, json!({"x": {"y": 2}, "z": "cu"})),
+            (both, First, json!({"a": 1})),
+        ] {
+            let e = extract_json(text, &opts(false, pick, true)).unwrap();
+            assert_eq!(e.value, want, "{text} {pick:?}");
+        }
+        assert_eq!(
+            ExtractError::CutOff { at: 6 }.to_string(),
+            "the JSON document at byte 6 is cut off before its end (repair: true closes it)"
+        );
+    }
+
     /// Every combination of the options.
     fn all_opts() -> Vec<ExtractOptions> {
         let mut all = Vec::new();
@@ -454,6 +560,14 @@ mod tests {
             }
             Err(ExtractError::Invalid { .. }) if o.strict => return Ok(()),
             Err(ExtractError::NotFound) if !o.strict => return Ok(()),
+            Err(ExtractError::CutOff { at }) if !o.strict && !o.repair => {
+                // A cut-off document starts at a bracket that never closes.
+                return if text[*at..].starts_with(['{', '[']) {
+                    Ok(())
+                } else {
+                    fail("a cut-off document not at a bracket")
+                };
+            }
             Err(_) => return fail("an error these options cannot give"),
         };
         if !(e.start <= e.end && e.end <= text.len()) {
@@ -484,7 +598,9 @@ mod tests {
                 if !o.repair {
                     return fail("repaired without `repair`");
                 }
-                if repair::repair(span) != Some((e.value.clone(), e.duplicate_keys.clone())) {
+                if repair::repair(span).map(|c| (c.value, c.duplicate_keys))
+                    != Some((e.value.clone(), e.duplicate_keys.clone()))
+                {
                     return fail("the value is not the repaired span");
                 }
             }

@@ -15,9 +15,20 @@ use serde_json::Value;
 
 use crate::duplicate_keys::{DuplicateKeys, parse};
 
-/// Closes `text` (which must start with `{` or `[`) and parses it; the
-/// document, with the keys it repeated.
-pub(super) fn repair(text: &str) -> Option<(Value, Option<DuplicateKeys>)> {
+/// A cut-off document, closed.
+#[derive(Debug)]
+pub(super) struct Closed {
+    /// The document.
+    pub(super) value: Value,
+    /// The keys its objects repeated, if any.
+    pub(super) duplicate_keys: Option<DuplicateKeys>,
+    /// How many bytes of the text the closed document keeps: what lies
+    /// past them (a half-written member) was dropped.
+    pub(super) kept: usize,
+}
+
+/// Closes `text` (which must start with `{` or `[`) and parses it.
+pub(super) fn repair(text: &str) -> Option<Closed> {
     let bytes = text.as_bytes();
     if !matches!(bytes.first(), Some(b'{' | b'[')) {
         return None;
@@ -61,7 +72,8 @@ pub(super) fn repair(text: &str) -> Option<(Value, Option<DuplicateKeys>)> {
                 }
                 if stack.is_empty() {
                     // Complete before the end: the prefix is the document.
-                    return parse(text.get(..=i)?).ok();
+                    let (value, duplicate_keys) = parse(text.get(..=i)?).ok()?;
+                    return Some(Closed { value, duplicate_keys, kept: i + 1 });
                 }
                 safe = Some((i + 1, stack.len()));
             }
@@ -71,22 +83,26 @@ pub(super) fn repair(text: &str) -> Option<(Value, Option<DuplicateKeys>)> {
     }
     let closers =
         |depth: usize| -> String { stack.iter().take(depth).rev().map(|&c| c as char).collect() };
-    let mut tries: Vec<String> = Vec::with_capacity(3);
+    // Each try: the closed text, and how many bytes of `text` it keeps.
+    let mut tries: Vec<(String, usize)> = Vec::with_capacity(3);
     if in_str {
         let cut = if esc || hex_left > 0 { esc_start } else { bytes.len() };
         let head = text.get(..cut)?;
-        tries.push(format!("{head}\"{}", closers(stack.len())));
+        tries.push((format!("{head}\"{}", closers(stack.len())), cut));
     } else {
         let head = text.trim_end();
         let head = head.strip_suffix(',').unwrap_or(head);
-        tries.push(format!("{head}{}", closers(stack.len())));
+        tries.push((format!("{head}{}", closers(stack.len())), head.len()));
     }
     if let Some((pos, depth)) = safe {
         let head = text.get(..pos)?.trim_end();
         let head = head.strip_suffix(',').unwrap_or(head);
-        tries.push(format!("{head}{}", closers(depth)));
+        tries.push((format!("{head}{}", closers(depth)), head.len()));
     }
-    tries.iter().find_map(|t| parse(t).ok())
+    tries.iter().find_map(|(t, kept)| {
+        let (value, duplicate_keys) = parse(t).ok()?;
+        Some(Closed { value, duplicate_keys, kept: *kept })
+    })
 }
 
 #[cfg(test)]
@@ -95,7 +111,18 @@ mod tests {
 
     /// The repaired document alone.
     fn repair(text: &str) -> Option<serde_json::Value> {
-        super::repair(text).map(|(v, _)| v)
+        super::repair(text).map(|c| c.value)
+    }
+
+    /// How much of the text the closed document keeps.
+    #[test]
+    fn says_how_much_of_the_text_it_kept() {
+        let kept = |t: &str| super::repair(t).map(|c| c.kept);
+        assert_eq!(kept(r#"{"a": {"b": 1}, "c": "cut"#), Some(25));
+        assert_eq!(kept(r#"{"a": {"b": 1}, "c": tr"#), Some(14));
+        assert_eq!(kept(r#"[1, 2,"#), Some(5));
+        assert_eq!(kept(r#"[see "note] {"a": 1}"#), Some(1));
+        assert_eq!(kept(r#"[1] tail"#), Some(3));
     }
 
     #[test]

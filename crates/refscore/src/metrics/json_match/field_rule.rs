@@ -39,9 +39,7 @@ impl EmbeddingRule {
     pub(crate) fn from_spec(spec: &Value, origin: &str) -> Result<Option<Self>, String> {
         let fields = match spec {
             Value::String(s) if s == EMBEDDING => None,
-            Value::Object(m) if m.get("type").and_then(Value::as_str) == Some(EMBEDDING) => {
-                Some(m)
-            }
+            Value::Object(m) if m.get("type").and_then(Value::as_str) == Some(EMBEDDING) => Some(m),
             _ => return Ok(None),
         };
         let mut r = EmbeddingRule {

@@ -1,9 +1,12 @@
-//! Two Unicode general categories as range tables: punctuation (`P*`)
-//! for the `strip_punctuation` normalizer and currency symbols (`Sc`) for
-//! number strings.
+//! Three Unicode general categories as tables: punctuation (`P*`) for
+//! the `strip_punctuation` normalizer, currency symbols (`Sc`) for number
+//! strings, and decimal digits (`Nd`), which [`fold_digits`] writes as
+//! ASCII digits.
 //!
 //! The tables list Unicode 16.0.0 (the version the `regex` crate's tables
-//! use; a unit test checks them against `\p{P}` and `\p{Sc}`).
+//! use; unit tests check them against `\p{P}`, `\p{Sc}` and `\p{Nd}`).
+
+use std::borrow::Cow;
 
 /// Whether `c` is Unicode punctuation: general category Pc, Pd, Ps, Pe,
 /// Pi, Pf or Po. Symbols (`S*`: `$ + < = > ^ \` | ~`, `€`, `©`, ...) are
@@ -21,6 +24,46 @@ pub fn is_punctuation(c: char) -> bool {
 /// `$ ¢ £ ¥ € ₹ ₩ ₽`.
 pub fn is_currency_symbol(c: char) -> bool {
     in_table(CURRENCY, c)
+}
+
+/// The value of a decimal digit (general category Nd: `0`–`9`, full-width
+/// `０`–`９`, Arabic-Indic `٠`–`٩`, Devanagari `०`–`९`, ...), or `None`
+/// for any other character.
+pub fn decimal_digit_value(c: char) -> Option<u32> {
+    if c.is_ascii() {
+        return c.to_digit(10);
+    }
+    // The last zero at or before `c`; `c` is a digit when within nine of it.
+    let zero = DIGIT_ZEROS[..DIGIT_ZEROS.partition_point(|&z| z <= c)].last()?;
+    let value = u32::from(c) - u32::from(*zero);
+    (value < 10).then_some(value)
+}
+
+/// `text` with every decimal digit (general category Nd) written as its
+/// ASCII digit: `４５６` and `٤٥٦` become `456`. Only digits change; each
+/// folded digit is one byte where the original may be up to four, so byte
+/// offsets into the result are not offsets into `text`. Borrows `text` when
+/// it has no non-ASCII digit (always for ASCII text, checked by one
+/// `is_ascii` scan).
+pub fn fold_digits(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return Cow::Borrowed(text);
+    }
+    let foreign = |c: char| !c.is_ascii() && decimal_digit_value(c).is_some();
+    let Some(first) = text.find(foreign) else {
+        return Cow::Borrowed(text);
+    };
+    let (head, rest) = text.split_at(first);
+    let mut out = String::with_capacity(text.len());
+    out.push_str(head);
+    for c in rest.chars() {
+        match decimal_digit_value(c) {
+            // A value below 10 always fits a `char` digit.
+            Some(v) => out.push(char::from_digit(v, 10).unwrap_or(c)),
+            None => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 fn in_table(table: &[(char, char)], c: char) -> bool {
@@ -266,6 +309,26 @@ const CURRENCY: &[(char, char)] = &[
     ('\u{1ecb0}', '\u{1ecb0}'),
 ];
 
+/// The zero of every run of ten decimal digits (general category Nd),
+/// Unicode 16.0.0, in order. Unicode assigns Nd characters only in runs of
+/// ten consecutive code points with the values 0 to 9, so the zero locates
+/// every digit of its run. Generated from the `regex-syntax` crate's
+/// `DECIMAL_NUMBER` ranges (ucd-generate, Unicode 16.0.0), each range cut
+/// into runs of ten.
+#[rustfmt::skip]
+const DIGIT_ZEROS: &[char] = &[
+    '\u{0030}', '\u{0660}', '\u{06f0}', '\u{07c0}', '\u{0966}', '\u{09e6}', '\u{0a66}', '\u{0ae6}',
+    '\u{0b66}', '\u{0be6}', '\u{0c66}', '\u{0ce6}', '\u{0d66}', '\u{0de6}', '\u{0e50}', '\u{0ed0}',
+    '\u{0f20}', '\u{1040}', '\u{1090}', '\u{17e0}', '\u{1810}', '\u{1946}', '\u{19d0}', '\u{1a80}',
+    '\u{1a90}', '\u{1b50}', '\u{1bb0}', '\u{1c40}', '\u{1c50}', '\u{a620}', '\u{a8d0}', '\u{a900}',
+    '\u{a9d0}', '\u{a9f0}', '\u{aa50}', '\u{abf0}', '\u{ff10}', '\u{104a0}', '\u{10d30}', '\u{10d40}',
+    '\u{11066}', '\u{110f0}', '\u{11136}', '\u{111d0}', '\u{112f0}', '\u{11450}', '\u{114d0}', '\u{11650}',
+    '\u{116c0}', '\u{116d0}', '\u{116da}', '\u{11730}', '\u{118e0}', '\u{11950}', '\u{11bf0}', '\u{11c50}',
+    '\u{11d50}', '\u{11da0}', '\u{11f50}', '\u{16130}', '\u{16a60}', '\u{16ac0}', '\u{16b50}', '\u{16d70}',
+    '\u{1ccf0}', '\u{1d7ce}', '\u{1d7d8}', '\u{1d7e2}', '\u{1d7ec}', '\u{1d7f6}', '\u{1e140}', '\u{1e2f0}',
+    '\u{1e4f0}', '\u{1e5f1}', '\u{1e950}', '\u{1fbf0}',
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,6 +351,47 @@ mod tests {
     #[test]
     fn currency_is_general_category_sc() {
         check(r"\p{Sc}", is_currency_symbol);
+    }
+
+    #[test]
+    fn digits_are_general_category_nd() {
+        check(r"\p{Nd}", |c| decimal_digit_value(c).is_some());
+    }
+
+    #[test]
+    fn digit_values_count_from_each_zero() {
+        assert!(DIGIT_ZEROS.windows(2).all(|w| u32::from(w[1]) - u32::from(w[0]) >= 10));
+        for &zero in DIGIT_ZEROS {
+            for v in 0..10 {
+                let c = char::from_u32(u32::from(zero) + v).unwrap();
+                assert_eq!(decimal_digit_value(c), Some(v), "{c:?}");
+            }
+        }
+        for (c, v) in [('7', 7), ('７', 7), ('٧', 7), ('۷', 7), ('७', 7), ('৭', 7), ('๗', 7)]
+        {
+            assert_eq!(decimal_digit_value(c), Some(v), "{c:?}");
+        }
+        // Numeric but not decimal digits: superscripts, circled, Roman, CJK.
+        for c in ['a', ' ', '²', '½', '①', 'Ⅻ', '五', '\u{2f}', '\u{3a}', '\u{10ffff}'] {
+            assert_eq!(decimal_digit_value(c), None, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn folds_digits_to_ascii() {
+        for (text, want) in [
+            ("The total is ４５６ dollars.", "The total is 456 dollars."),
+            ("٤٥٦ and ४५६ and 𝟒𝟓𝟔", "456 and 456 and 456"),
+            ("価格は１，２３４．５円", "価格は1，234．5円"),
+            ("2021-03-05", "2021-03-05"),
+        ] {
+            assert_eq!(fold_digits(text), want);
+        }
+        // Without a non-ASCII digit the text is borrowed.
+        for text in ["plain 123", "", "café ², ½, 五"] {
+            assert!(matches!(fold_digits(text), Cow::Borrowed(t) if t == text), "{text:?}");
+        }
+        assert!(matches!(fold_digits("x ５"), Cow::Owned(_)));
     }
 
     #[test]

@@ -3,6 +3,12 @@
 //! `million`, `percent`, `dollars` are not content words) and the checks that compare a
 //! claim with an evidence passage: negation, numbers, dates, entities.
 //!
+//! Facts are read from the passage with every decimal digit written as its
+//! ASCII digit ([`fold_digits`]: `４５６`, `٤٥٦` and `४५६` are `456`), so
+//! the facts and the messages about them (`number 456 dollars disagrees
+//! with 123 dollars`) give ASCII digits, while claim and passage texts are
+//! shown as written.
+//!
 //! * **Negation**: a passage is negated when it holds a negation cue
 //!   (`not`, `no`, `never`, `none`, `nothing`, `nobody`, `neither`, `nor`,
 //!   `without`, `cannot`, any `n't` contraction). A claim and its evidence
@@ -27,6 +33,7 @@ use std::collections::BTreeSet;
 
 use super::quantities::{self, Date, Quantity};
 use super::tokens::{self, Word};
+use crate::unicode_class::fold_digits;
 
 /// Month and weekday names: capitalised, but not entities.
 const CALENDAR: &[&str] = &[
@@ -93,7 +100,7 @@ pub(crate) struct Features {
 
 /// Stems of capitalised words written away from a passage start: names.
 pub(crate) fn known_names(text: &str, known: &mut BTreeSet<String>) {
-    for s in super::claims::sentences(text) {
+    for s in super::claims::sentences(&fold_digits(text)) {
         for w in tokens::words(&s) {
             if !w.initial && is_name_word(&w) {
                 known.insert(tokens::stem(&w.lower));
@@ -111,8 +118,13 @@ fn is_name_word(w: &Word) -> bool {
 }
 
 impl Features {
-    /// The features of `text`, with `known` names (see [`known_names`]).
+    /// The features of `text` (its digits folded to ASCII), with `known`
+    /// names (see [`known_names`]).
     pub(crate) fn of(text: &str, known: &BTreeSet<String>) -> Features {
+        // Everything below reads the folded text only: its byte offsets
+        // never index `text`.
+        let folded = fold_digits(text);
+        let text = folded.as_ref();
         let words = tokens::words(text);
         let mut f = Features::default();
         for (i, w) in words.iter().enumerate() {

@@ -3,9 +3,9 @@
 //! 1. **Blocks.** The text is read line by line. A Markdown heading line
 //!    (`#`) and a table separator row are dropped; a line starting with a
 //!    bullet (`-`, `*`, `+`, `•`, `‣`, `◦`) or a list number (`1.`, `2)`,
-//!    `a)`) starts a block of its own; other lines continue the current
-//!    block until a blank line. Table rows become one block with the cells
-//!    joined by `; `.
+//!    `a)`; the number in any decimal digits, so `１.` too) starts a block
+//!    of its own; other lines continue the current block until a blank
+//!    line. Table rows become one block with the cells joined by `; `.
 //! 2. **Sentences.** A block is cut after `.`, `!`, `?` or `…` (runs such
 //!    as `?!` or `...` count once, closing quotes and brackets stay with the
 //!    sentence) when white space and then a character that is not a
@@ -22,6 +22,7 @@
 //!    plums` and `not on Monday but on Tuesday` stay whole).
 
 use super::tokens;
+use crate::unicode_class::decimal_digit_value;
 
 /// Abbreviations after which a `.` does not end a sentence (lowercase,
 /// without the final dot).
@@ -98,10 +99,15 @@ fn strip_bullet(line: &str) -> Option<&str> {
         let rest = &line[first.len_utf8()..];
         return rest.starts_with(char::is_whitespace).then(|| rest.trim_start());
     }
-    // `12.` / `3)` / `a)` followed by white space.
-    let digits = line.chars().take_while(char::is_ascii_digit).count();
-    let (marker_len, ok) =
-        if (1..=3).contains(&digits) { (digits, true) } else { (1, first.is_ascii_lowercase()) };
+    // `12.` / `3)` / `a)` followed by white space; the digits may be any
+    // decimal digits (`１２.`), so the marker is measured in bytes.
+    let is_digit = |c: &char| decimal_digit_value(*c).is_some();
+    let digits = line.chars().take_while(is_digit).count();
+    let (marker_len, ok) = if (1..=3).contains(&digits) {
+        (line.chars().take_while(is_digit).map(char::len_utf8).sum(), true)
+    } else {
+        (first.len_utf8(), first.is_ascii_lowercase())
+    };
     if !ok {
         return None;
     }
@@ -270,6 +276,22 @@ mod tests {
                 "Third one",
                 "a; b",
                 "x; y"
+            ]
+        );
+    }
+
+    #[test]
+    fn list_numbers_in_any_digits() {
+        let text = "Steps:\n１. Pay the invoice\n１２) File it\n٣. Archive it\n𝟒. Done\n１２３４. Not a list number";
+        assert_eq!(
+            sentences(text),
+            [
+                "Steps:",
+                "Pay the invoice",
+                "File it",
+                "Archive it",
+                "Done １２３４.",
+                "Not a list number"
             ]
         );
     }

@@ -34,6 +34,7 @@ use serde_json::Value;
 
 use super::checks::{self, Features, Finding};
 use super::claims;
+use crate::unicode_class::decimal_digit_value;
 
 /// One evidence passage.
 #[derive(Debug, Clone)]
@@ -118,7 +119,7 @@ fn key_words(key: &str) -> String {
         if c.is_uppercase() && prev_lower {
             out.push(' ');
         }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        prev_lower = c.is_lowercase() || decimal_digit_value(c).is_some();
         out.push(c);
     }
     out.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -291,6 +292,8 @@ mod tests {
             ]
         );
         assert_eq!(texts_of_json(&json!(5)), [["5"]]);
+        // A digit ends a camelCase word in any script.
+        assert_eq!(texts_of_json(&json!({"line２Total": 5})), [["line２ Total: 5"]]);
         assert_eq!(texts_of_json(&json!({"a": {"b": {"c": {"d": 1}}}})), [["b c d: 1"]]);
     }
 

@@ -8,7 +8,8 @@
 //!   claims (`claims`), each claim is matched with the best evidence
 //!   passage of the reference and context (`evidence`) and checked for
 //!   numbers, dates, negation and entities (`checks`). Score = supported
-//!   claims / claims.
+//!   claims / claims. Decimal digits of any script are read by value, in
+//!   the output and the reference alike (`４５６` is `456`; see `checks`).
 //! * With `scoring: overlap`: Regtrace's whole-text n-gram overlap
 //!   (`overlap`).
 //! * With `depth: deep` and a judge: each claim is judged by the LLM

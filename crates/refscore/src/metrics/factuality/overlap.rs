@@ -1,8 +1,9 @@
 //! Regtrace's shallow factuality score (`scoring: overlap`): n-gram overlap
 //! of the whole output with the whole reference.
 //!
-//! Tokens are the runs of `[a-z0-9]` in the lowercased text (anything else
-//! separates tokens, so `don't` is `don` + `t` and `3.5` is `3` + `5`).
+//! Tokens are the runs of `[a-z0-9]` in the lowercased text, every decimal
+//! digit read as its ASCII digit (`４５６` is `456`); anything else
+//! separates tokens, so `don't` is `don` + `t` and `3.5` is `3` + `5`.
 //! With `U` the sets of tokens and `B` the sets of adjacent token pairs:
 //!
 //! ```text
@@ -15,6 +16,8 @@
 //! 0.3 and 1 loses 0.1.
 
 use std::collections::BTreeSet;
+
+use crate::unicode_class::fold_digits;
 
 /// The parts of an overlap score.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,7 +36,8 @@ pub(crate) struct Overlap {
 pub(crate) const STRICT_PENALTY: f64 = 0.1;
 
 fn tokens(text: &str) -> Vec<String> {
-    text.to_lowercase()
+    fold_digits(text)
+        .to_lowercase()
         .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
         .filter(|t| !t.is_empty())
         .map(str::to_owned)

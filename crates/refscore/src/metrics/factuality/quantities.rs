@@ -14,6 +14,10 @@
 //! `million`, `billion`, `trillion`, or `k`/`m`/`bn` written against the
 //! digits) and a percent sign or word. A number touching a letter (`GPT-4`,
 //! `3rd`, `5G`), a time (`10:30`) or a version (`1.2.3`) is skipped.
+//!
+//! Digits are read as ASCII: [`super::checks::Features::of`] hands this
+//! module its text with every decimal digit folded to ASCII
+//! ([`crate::unicode_class::fold_digits`]), so `４５６` is read as `456`.
 
 use std::sync::LazyLock;
 

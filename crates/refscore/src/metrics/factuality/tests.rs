@@ -514,3 +514,131 @@ fn a_row_too_large_to_check_is_invalid_not_a_stall() {
     let s = run(json!({}), &output[..2_000], &reference[..2_000]);
     assert!(s.score.is_some(), "{:?}", s.explanation);
 }
+
+/// Every decimal digit (Unicode Nd) is read by value, in the output and in
+/// the reference alike: (output, reference, outcomes, first message).
+#[test]
+fn digits_of_any_script_are_read_by_value() {
+    use Outcome::{Contradicted, Supported, Unverifiable};
+    const INVOICE: &str = "The invoice total is 123 dollars.";
+    let cases: &[(&str, &str, &[Outcome], &str)] = &[
+        (
+            "The invoice total is ４５６ dollars.",
+            INVOICE,
+            &[Contradicted],
+            "number 456 dollars disagrees with 123 dollars in reference",
+        ),
+        ("The invoice total is ١٢٣ dollars.", INVOICE, &[Supported], "supported by reference"),
+        (
+            "The invoice total is ४५६ dollars.",
+            INVOICE,
+            &[Contradicted],
+            "number 456 dollars disagrees with 123 dollars in reference",
+        ),
+        (
+            "The invoice total is 4５𝟔 dollars.",
+            "The invoice total is ۱۲۳ dollars.",
+            &[Contradicted],
+            "number 456 dollars disagrees with 123 dollars in reference",
+        ),
+        (
+            "The invoice total is 123 dollars.",
+            "The invoice total is １２３ dollars.",
+            &[Supported],
+            "supported by reference",
+        ),
+        (
+            "The invoice total is $１,２３４.５.",
+            "The invoice total is $1234.50.",
+            &[Supported],
+            "supported by reference",
+        ),
+        // A number alone is a claim, as `456` is.
+        (
+            "４５６",
+            INVOICE,
+            &[Unverifiable],
+            "no evidence passage shares enough words (best overlap 0.00 < 0.70)",
+        ),
+        // A full-width list number is a list number, not a claim.
+        (
+            "１. The invoice total is ４５６ dollars.",
+            INVOICE,
+            &[Contradicted],
+            "number 456 dollars disagrees with 123 dollars in reference",
+        ),
+        (
+            "Acme Corp was founded in １９９７ by Jane Smith.",
+            REFERENCE,
+            &[Contradicted],
+            "date 1997 disagrees with 1998 in reference",
+        ),
+        (
+            "In ٢٠٢٣, revenue grew ４２% to $5.2 million.",
+            REFERENCE,
+            &[Contradicted],
+            "number 42% disagrees with 24% in reference",
+        ),
+        (
+            "The invoice is due on ２０２４-０１-３１.",
+            "The invoice is due on 2024-01-30.",
+            &[Contradicted],
+            "date 2024-01-31 disagrees with 2024-01-30 in reference",
+        ),
+    ];
+    for &(output, reference, want, message) in cases {
+        let s = run(json!({}), output, reference);
+        assert_eq!(outcomes(&s), want, "{output:?}: {:?}", s.explanation);
+        assert_eq!(s.details[0].message.as_deref(), Some(message), "{output:?}");
+        // Claims are shown as written.
+        assert_eq!(s.details[0].actual.as_deref(), Some(output.trim_start_matches("１. ")));
+    }
+}
+
+#[test]
+fn overlap_scoring_reads_digits_by_value() {
+    let s = run(
+        json!({"scoring": "overlap"}),
+        "The total is ４５６ dollars",
+        "The total is 456 dollars",
+    );
+    assert_eq!(s.score, Some(1.0));
+    let s = run(
+        json!({"scoring": "overlap"}),
+        "The total is ４５６ dollars",
+        "The total is 123 dollars",
+    );
+    assert!(s.score.is_some_and(|x| x < 1.0));
+}
+
+/// Words, numbers and dates written in mixed scripts: full-width, Arabic-
+/// Indic, Devanagari and mathematical (4-byte) digits next to ASCII, CJK and
+/// accented letters, bullets and list numbers.
+const MIXED_FRAGMENT: &str = "[A-Za-zé]{1,8}|価格|[0-9０-９٠-٩०-९𝟎-𝟗]{1,4}([.,][0-9０-９٠-٩]{1,3})?%?|[$€]\\s?[0-9１-９,]{1,7}|[0-9٠-٩]{4}-[0-9０-９]{2}-[0-9۰-۹]{2}|[.,;!?]|\n|\n- |\n[0-9１-９]{1,2}[.)] |not|March|dollars|million|2021|２０２１";
+
+proptest::proptest! {
+    /// Scoring a text is scoring its digits folded to ASCII (the texts
+    /// start with a word, so neither is read as a JSON number), and no
+    /// offset into a folded text is used in the original.
+    #[test]
+    fn mixed_script_digits_score_as_their_ascii_digits(
+        out in proptest::collection::vec(MIXED_FRAGMENT, 0..30),
+        r in proptest::collection::vec(MIXED_FRAGMENT, 0..30),
+        lenient in proptest::bool::ANY,
+        overlap in proptest::bool::ANY,
+    ) {
+        use crate::unicode_class::fold_digits;
+        let (out, r) = (format!("Total {}", out.join(" ")), format!("Total {}", r.join(" ")));
+        let f = Factuality::default()
+            .with_mode(if lenient { Mode::Lenient } else { Mode::Strict })
+            .with_scoring(if overlap { Scoring::Overlap } else { Scoring::Claims });
+        let written = f.score_values(&json!(out), &json!(r), &[&json!(r)]);
+        let folded = f.score_values(&json!(fold_digits(&out)), &json!(fold_digits(&r)), &[&json!(fold_digits(&r))]);
+        proptest::prop_assert!(written.score.is_some_and(|x| (0.0..=1.0).contains(&x)));
+        proptest::prop_assert_eq!(written.score, folded.score);
+        let verdicts = |s: &Score| -> Vec<(String, Outcome, Option<String>)> {
+            s.details.iter().map(|d| (d.check.to_string(), d.outcome, d.message.clone())).collect()
+        };
+        proptest::prop_assert_eq!(verdicts(&written), verdicts(&folded));
+    }
+}

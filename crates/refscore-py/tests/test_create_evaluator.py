@@ -139,7 +139,7 @@ def test_evaluators_pickle_with_plain_pickle():
     # (multiprocessing, ProcessPoolExecutor) could not find the function.
     import pickle
 
-    for ev in [picklable, picklable.bind({"output": "doc.text"}), _Subclassed().bind({"output": "doc.text"})]:
+    for ev in [picklable, refscore.bind_evaluator(picklable, {"output": "doc.text"}), _Subclassed().bind({"output": "doc.text"})]:
         back = pickle.loads(pickle.dumps(ev))
         assert (back.name, back.input_mapping) == (ev.name, ev.input_mapping)
         assert back.evaluate({"output": "x", "doc": {"text": "x"}})[0].score == 1.0
@@ -153,7 +153,7 @@ def test_evaluators_reach_a_spawned_process():
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        scores = list(pool.map(_score_x, [picklable, picklable.bind({"output": "doc.text"})]))
+        scores = list(pool.map(_score_x, [picklable, refscore.bind_evaluator(picklable, {"output": "doc.text"})]))
     assert scores == [1.0, 1.0]
 
 

@@ -285,18 +285,19 @@ def test_subclasses_of_built_in_evaluators_keep_their_class():
     ev = StrictDistance(0.5)
     row = {"out": '{"a": 1}', "expected": '{"a": 1}'}
     for made in (
-        ev.bind({"output": "out"}),
+        refscore.bind_evaluator(ev, {"output": "out"}),
         copy.copy(ev),
         copy.deepcopy(ev),
         pickle.loads(pickle.dumps(ev)),
-        pickle.loads(pickle.dumps(ev.bind({"output": "out"}))),
+        pickle.loads(pickle.dumps(refscore.bind_evaluator(ev, {"output": "out"}))),
     ):
         assert type(made) is StrictDistance and made.cutoff == 0.5 and made.name == "strict"
         assert repr(made) == "StrictDistance(metric='json_distance', name='strict')"
-    bound = pickle.loads(pickle.dumps(ev.bind({"output": "out"})))
+    bound = pickle.loads(pickle.dumps(refscore.bind_evaluator(ev, {"output": "out"})))
     assert bound.input_mapping == {"output": "out"} and bound.passed(row)
-    # Binding leaves the evaluator itself as it was.
+    # bind_evaluator leaves the evaluator itself as it was; bind binds it in place.
     assert ev.input_mapping == {}
+    assert ev.bind({"output": "out"}) is ev and ev.input_mapping == {"output": "out"}
     # A subclass with slots keeps them through bind and copy.
 
     class Slotted(refscore.MetricEvaluator):
@@ -304,7 +305,7 @@ def test_subclasses_of_built_in_evaluators_keep_their_class():
 
     s = Slotted("json_distance")
     s.level = 3
-    for made in (s.bind({"output": "out"}), copy.copy(s)):
+    for made in (refscore.bind_evaluator(s, {"output": "out"}), copy.copy(s)):
         assert type(made) is Slotted and made.level == 3
     v = pickle.loads(pickle.dumps(Verdict("kept").bind({"q": "question"})))
     assert type(v) is Verdict and v.note == "kept" and v.input_mapping == {"q": "question"}
@@ -601,7 +602,7 @@ def test_an_async_evaluator_in_the_sync_call_is_refused_before_any_row():
 
     df = pd.DataFrame({"output": ["a", "b"]})
     for frame in (df, pl.from_pandas(df)):
-        for evs in ([judge_later], [counted, refscore.metrics.exact_match(), judge_later.bind({"output": "output"})]):
+        for evs in ([judge_later], [counted, refscore.metrics.exact_match(), refscore.bind_evaluator(judge_later, {"output": "output"})]):
             with pytest.raises(TypeError, match="evaluator `judge_later` is async: .*async_evaluate_dataframe"):
                 evaluate_dataframe(frame, evs)
     assert calls == []

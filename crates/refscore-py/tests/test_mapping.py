@@ -27,7 +27,7 @@ def test_path_mapping_with_bind_evaluator():
 
 
 def test_array_indexing_and_dollar_paths():
-    bound = echo.bind({"query": "input.documents[0]", "context": "input.documents", "response": "$.input.documents[-1]"})
+    bound = bind_evaluator(echo, {"query": "input.documents[0]", "context": "input.documents", "response": "$.input.documents[-1]"})
     [s] = bound.evaluate(EVAL_INPUT)
     assert s.metadata["query"] == "Manual" and s.metadata["response"] == "Guide"
 
@@ -36,7 +36,7 @@ def test_callables_one_parameter_gets_the_row_several_by_name():
     def extract_context(eval_input):
         return " ".join(eval_input.get("input", {}).get("documents", [])[:3])
 
-    bound = echo.bind(
+    bound = bind_evaluator(echo, 
         {
             "query": lambda x: x["input"]["query"].lower(),
             "context": extract_context,
@@ -48,7 +48,7 @@ def test_callables_one_parameter_gets_the_row_several_by_name():
 
 
 def test_a_key_with_dots_wins_over_the_path():
-    bound = echo.bind({"query": "a.b", "context": "c", "response": "c"})
+    bound = bind_evaluator(echo, {"query": "a.b", "context": "c", "response": "c"})
     [s] = bound.evaluate({"a.b": "direct", "a": {"b": "nested"}, "c": "x"})
     assert s.metadata["query"] == "direct"
     [s] = bound.evaluate({"a": {"b": "nested"}, "c": "x"})
@@ -63,20 +63,20 @@ def test_missing_or_empty_required_inputs_raise_value_error():
     with pytest.raises(ValueError, match="missing"):
         echo.evaluate({"query": None, "context": [], "response": "r"})
     with pytest.raises(ValueError):
-        echo.bind({"query": "input.nothing"}).evaluate({"input": {}, "context": [], "response": "r"})
+        bind_evaluator(echo, {"query": "input.nothing"}).evaluate({"input": {}, "context": [], "response": "r"})
 
 
 def test_bind_checks_paths_and_sources_at_once():
     with pytest.raises(ValueError):
-        echo.bind({"query": "$.a["})
+        bind_evaluator(echo, {"query": "$.a["})
     with pytest.raises(TypeError):
-        echo.bind({"query": 3})  # type: ignore[dict-item]
+        bind_evaluator(echo, {"query": 3})  # type: ignore[dict-item]
 
 
 def test_a_mapping_naming_an_input_the_evaluator_lacks_is_refused():
     # A typo would be ignored, and the input it meant read from its own key.
     with pytest.raises(ValueError, match=r"evaluator `echo` has no input `qeury`; its inputs: query, context, response"):
-        echo.bind({"qeury": "input.query"})
+        bind_evaluator(echo, {"qeury": "input.query"})
     with pytest.raises(ValueError, match="has no input `outptu`"):
         refscore.metrics.json_distance().bind({"outptu": "a"})
     with pytest.raises(ValueError, match="has no input `answer`"):
@@ -97,7 +97,7 @@ def test_a_mapping_naming_an_input_the_evaluator_lacks_is_refused():
 
 
 def test_describe_shows_schema_and_mapping():
-    d = echo.bind({"query": "input.query", "context": lambda r: r}).describe()
+    d = bind_evaluator(echo, {"query": "input.query", "context": lambda r: r}).describe()
     assert d["name"] == "echo" and d["kind"] == "code" and d["direction"] == "maximize"
     assert d["input_schema"]["required"] == ["query", "context", "response"]
     assert d["input_schema"]["properties"]["query"]["type"] == "string"
@@ -124,7 +124,7 @@ def test_a_path_converts_only_the_keys_it_reads():
     # A set, a custom object or a key that is not a string elsewhere in
     # the row has no JSON form; a path that does not read it never fails
     # on it.
-    bound = echo.bind({"query": "input.query", "context": "input.documents", "response": "$.out"})
+    bound = bind_evaluator(echo, {"query": "input.query", "context": "input.documents", "response": "$.out"})
     row = {
         "input": {"query": "q", "documents": ["d"]},
         "out": "r",
@@ -134,7 +134,7 @@ def test_a_path_converts_only_the_keys_it_reads():
     }
     assert bound.evaluate(row)[0].score == 1.0
     # A path that reads every key still fails on the one without a JSON form.
-    anything = echo.bind({"query": "input.query", "context": "$.*", "response": "$.out"})
+    anything = bind_evaluator(echo, {"query": "input.query", "context": "$.*", "response": "$.out"})
     with pytest.raises(TypeError, match="set has no JSON form"):
         anything.evaluate(row)
 
@@ -164,7 +164,7 @@ def test_a_path_reads_the_column_its_first_step_names_only():
     assert refscore.metrics.exact_match().bind({"output": "$['outputs'].answer"}).evaluate(row)[0].score == 1.0
     assert refscore.metrics.json_distance().evaluate({"output": "{}", "expected": "{}", "when": datetime.datetime.now()})[0].score == 0.0
     # A Python evaluator's path likewise.
-    bound = echo.bind({"query": "input.query", "context": "input.documents", "response": "input.query"})
+    bound = bind_evaluator(echo, {"query": "input.query", "context": "input.documents", "response": "input.query"})
     assert bound.evaluate({"input": {"query": "q", "documents": []}, "in": datetime.datetime.now()})[0].score == 1.0
 
 

@@ -63,7 +63,7 @@ def test_an_evaluator_without_a_schema_takes_its_fields_from_the_mapping():
     # Per call too, and over a frame.
     [s] = _Echo(name="echo").evaluate({"x": "a"}, input_mapping={"output": "x"})
     assert s.metadata["input"] == {"output": "a"}
-    out = evaluate_dataframe(pd.DataFrame({"output": ["a", "bb"], "k": [1, 2]}), [bound.bind({"answer": "output"})])
+    out = evaluate_dataframe(pd.DataFrame({"output": ["a", "bb"], "k": [1, 2]}), [refscore.bind_evaluator(bound, {"answer": "output"})])
     assert [d["metadata"]["input"] for d in out["echo_score"]] == [{"answer": "a", "k": 1}, {"answer": "bb", "k": 2}]
     back = pickle.loads(pickle.dumps(bound))
     assert back.evaluate({"output": "abc", "doc": {"question": "why"}})[0].metadata["input"] == {"answer": "abc", "q": "why"}
@@ -546,3 +546,29 @@ def test_a_progress_bar_counts_every_evaluation_unless_hidden(fake_tqdm):
     assert (bar.total, bar.n, bar.bar_format, bar.closed) == (10, 10, "{n_fmt}", True)
     evaluate_dataframe(df, evaluators, hide_tqdm_bar=True)
     assert len(fake_tqdm.made) == 2
+
+
+# -- 11. bind in place ----------------------------------------------------------
+
+
+def test_bind_binds_in_place_as_phoenix_does_and_bind_evaluator_copies():
+    ev = _Echo(name="echo")
+    # phoenix-evals' idiom: bind as a statement, then use the evaluator.
+    ev.bind({"answer": "output"})
+    assert ev.input_mapping == {"answer": "output"}
+    out = evaluate_dataframe(pd.DataFrame({"output": ["abc"]}), [ev])
+    assert out["echo_score"][0]["metadata"]["input"] == {"answer": "abc"}
+    # Chaining reads as well; a failed bind keeps the mapping it had.
+    assert ev.bind({"answer": "output"}) is ev
+    with pytest.raises(ValueError):
+        ev.bind({"answer": "$.a["})
+    assert ev.input_mapping == {"answer": "output"}
+    copy_ = refscore.bind_evaluator(ev, {"answer": "other"})
+    assert copy_ is not ev and copy_.input_mapping == {"answer": "other"}
+    assert ev.input_mapping == {"answer": "output"}
+    # A per-call mapping changes nothing either.
+    ev.evaluate({"x": "y"}, input_mapping={"answer": "x"})
+    assert ev.input_mapping == {"answer": "output"}
+    ev.unbind()
+    assert ev.input_mapping == {}
+

@@ -144,11 +144,25 @@ class Evaluator:
         return dict(self._mapping)
 
     def bind(self, input_mapping: InputMapping) -> "Evaluator":
-        """A copy of this evaluator with ``input_mapping`` bound to it.
+        """Binds ``input_mapping`` to this evaluator, as phoenix-evals'
+        ``bind`` does (in place), and returns the evaluator, so that
+        ``ev = ev.bind(...)`` reads as well. :func:`bind_evaluator`
+        returns a bound copy instead, leaving the evaluator unchanged.
 
         Paths are checked here: a malformed JSONPath raises ``ValueError``
-        now. The evaluator itself is not changed.
+        now, and the evaluator keeps the mapping it had.
         """
+        self._set_mapping(input_mapping)
+        return self
+
+    def unbind(self) -> None:
+        """Removes the bound input mapping (phoenix-evals' ``unbind``):
+        inputs read the keys of their own names again."""
+        self._set_mapping({})
+
+    def _bound_copy(self, input_mapping: InputMapping) -> "Evaluator":
+        """A copy of this evaluator with ``input_mapping`` bound to it; the
+        evaluator itself is not changed."""
         bound = copy.copy(self)
         bound._set_mapping(input_mapping)
         return bound
@@ -445,7 +459,7 @@ class MetricEvaluator(Evaluator):
         self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping], stop: Optional[_refscore.Stop]
     ) -> list[Score]:
         """:meth:`evaluate`, ended early (raising) once ``stop`` is stopped."""
-        ev = self if input_mapping is None else self.bind(input_mapping)
+        ev = self if input_mapping is None else self._bound_copy(input_mapping)
         row = dict(eval_input)
         keys: dict[str, str] = {}
         for name, source in ev._mapping.items():
@@ -852,9 +866,10 @@ def create_evaluator(
 
 
 def bind_evaluator(evaluator: Evaluator, input_mapping: InputMapping) -> Evaluator:
-    """A copy of ``evaluator`` with ``input_mapping`` bound (see
-    :meth:`Evaluator.bind`)."""
-    return evaluator.bind(input_mapping)
+    """A copy of ``evaluator`` with ``input_mapping`` bound, as
+    phoenix-evals' ``bind_evaluator`` returns; ``evaluator`` itself is not
+    changed (:meth:`Evaluator.bind` binds in place)."""
+    return evaluator._bound_copy(input_mapping)
 
 
 AsyncScores = Awaitable[list[Score]]

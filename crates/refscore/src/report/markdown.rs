@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use super::text::{
-    cell, change, cut, gate_actual, gate_required, md_text, num, opt, percent, points, status,
+    cell, change, cut, gate_actual, gate_required, md_code, md_text, num, opt, percent, points,
+    status,
 };
 use super::{EvalStatus, Options, ReportError, RowIter, RowStatus, failed_details, main_score};
 use crate::runner::RowResult;
@@ -133,7 +134,7 @@ fn header(s: &RunSummary) -> String {
         facts.push(String::from("**cancelled**"));
     }
     for (label, value) in super::run_facts(s) {
-        facts.push(format!("{label} <code>{}</code>", md_text(&value, 200)));
+        facts.push(format!("{label} {}", md_code(&value, 200, false)));
     }
     let _ = writeln!(h, "{}", facts.join(" · "));
     h
@@ -145,7 +146,7 @@ fn gate(s: &RunSummary) -> String {
         let _ = writeln!(
             g,
             "| {} | {} | {} | {} |",
-            md_text(&c.name, ID_CHARS),
+            md_code(&c.name, ID_CHARS, true),
             gate_required(c),
             gate_actual(c),
             if c.passed { "✅" } else { "❌" }
@@ -179,8 +180,8 @@ fn evaluators(s: &RunSummary) -> String {
         let _ = write!(
             t,
             "| {} | {} | {} | {} | {} | {} | {} |",
-            md_text(&e.name, ID_CHARS),
-            md_text(&e.metric, ID_CHARS),
+            md_code(&e.name, ID_CHARS, true),
+            md_code(&e.metric, ID_CHARS, true),
             opt(e.mean),
             opt(e.median),
             e.pass_rate.map_or_else(|| String::from("—"), percent),
@@ -232,16 +233,16 @@ fn comparison(s: &RunSummary) -> String {
         from.push(format!("run {id}"));
     }
     if let Some(f) = &b.folder {
-        from.push(format!("folder <code>{}</code>", md_text(f, 200)));
+        from.push(format!("folder {}", md_code(f, 200, false)));
     }
     if let Some(g) = &b.git_commit {
         from.push(format!(
-            "commit <code>{}</code>",
-            md_text(&g.chars().take(12).collect::<String>(), 12)
+            "commit {}",
+            md_code(&g.chars().take(12).collect::<String>(), 12, false)
         ));
     }
     if let Some(at) = &b.started_at {
-        from.push(format!("started {}", md_text(at, 40)));
+        from.push(format!("started {}", md_code(at, 40, false)));
     }
     let _ = writeln!(
         t,
@@ -266,9 +267,9 @@ fn comparison(s: &RunSummary) -> String {
         for r in c.regressed_rows.iter().take(REGRESSED_SHOWN) {
             let _ = writeln!(
                 t,
-                "| {} | <code>{}</code> | {} | {} | {} |",
-                md_text(&r.evaluator, ID_CHARS),
-                md_text(&r.id, ID_CHARS),
+                "| {} | {} | {} | {} | {} |",
+                md_code(&r.evaluator, ID_CHARS, true),
+                md_code(&r.id, ID_CHARS, true),
                 cell(r.baseline),
                 cell(r.current),
                 change(r.change)
@@ -284,9 +285,9 @@ fn comparison(s: &RunSummary) -> String {
         for f in dropped.iter().take(REGRESSED_SHOWN) {
             let _ = writeln!(
                 t,
-                "| {} | <code>{}</code> | {} | {} | {} |",
-                md_text(&f.evaluator, ID_CHARS),
-                md_text(&f.path, 200),
+                "| {} | {} | {} | {} | {} |",
+                md_code(&f.evaluator, ID_CHARS, true),
+                md_code(&f.path, 200, true),
                 f.baseline_accuracy.map_or_else(|| String::from("—"), percent),
                 f.current_accuracy.map_or_else(|| String::from("—"), percent),
                 points(f.change)
@@ -308,13 +309,12 @@ fn fields(s: &RunSummary) -> String {
         "\n## Fields that fail most\n\n| Evaluator | Path | Accuracy | Seen | Wrong | Partial | Missing | Extra | Example rows |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for f in bad.iter().take(FIELDS_SHOWN) {
-        let examples: Vec<String> =
-            f.examples.iter().map(|x| format!("<code>{}</code>", md_text(x, 40))).collect();
+        let examples: Vec<String> = f.examples.iter().map(|x| md_code(x, 40, true)).collect();
         let _ = writeln!(
             t,
-            "| {} | <code>{}</code> | {} | {} | {} | {} | {} | {} | {} |",
-            md_text(&f.evaluator, ID_CHARS),
-            md_text(&f.path, 200),
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            md_code(&f.evaluator, ID_CHARS, true),
+            md_code(&f.path, 200, true),
             percent(f.accuracy),
             f.total,
             f.wrong,
@@ -334,14 +334,14 @@ fn fields(s: &RunSummary) -> String {
     t
 }
 
-/// A value from the data in a table cell: in `<code>`, where GitHub links
+/// A value from the data in a table cell: a code span, where GitHub links
 /// no `@mention` or `#123`; empty when there is none.
 fn value(v: Option<&str>, max: usize) -> String {
-    v.map_or_else(String::new, |v| format!("<code>{}</code>", md_text(v, max)))
+    v.map_or_else(String::new, |v| md_code(v, max, true))
 }
 
 fn failed_row(s: &RunSummary, row: &RowResult) -> String {
-    let mut b = format!("\n### <code>{}</code> (row {})\n\n", md_text(&row.id, ID_CHARS), row.row);
+    let mut b = format!("\n### {} (row {})\n\n", md_code(&row.id, ID_CHARS, false), row.row);
     if let Some(e) = &row.error {
         let _ = writeln!(b, "Unreadable: {}\n", md_text(e, MESSAGE_CHARS));
         return b;
@@ -388,8 +388,8 @@ fn failed_row(s: &RunSummary, row: &RowResult) -> String {
                 };
                 let _ = writeln!(
                     b,
-                    "| <code>{}</code> | {} | {} | {} |",
-                    md_text(check, 200),
+                    "| {} | {} | {} | {} |",
+                    md_code(check, 200, true),
                     value(d.expected.as_deref(), 100),
                     value(d.actual.as_deref(), 100),
                     md_text(&reason, MESSAGE_CHARS + 20)

@@ -93,6 +93,31 @@ pub(crate) fn md_text(text: &str, max: usize) -> String {
     out
 }
 
+/// Text from the data as a Markdown code span, cut to `max` characters:
+/// shown literally by GitHub-flavoured Markdown (no emphasis, links, HTML,
+/// mentions or emoji inside a code span) and readable as written in the
+/// raw file, where [`md_text`]'s character references are not. [`hidden`]
+/// characters as escapes; a fence one backtick longer than the longest run
+/// of backticks inside, with a space inside it when the text starts or
+/// ends with a backtick or a space (the renderer takes one off each side);
+/// in a table cell (`table`), `|` written `\|`, which GFM reads as a pipe
+/// of the cell's text, even inside a code span. An empty text is an empty
+/// `<code></code>`.
+pub(crate) fn md_code(text: &str, max: usize, table: bool) -> String {
+    let cut = cut(text, max);
+    let shown = visible(&cut);
+    let shown = if table { shown.replace('|', "\\|") } else { shown.into_owned() };
+    if shown.is_empty() {
+        return String::from("<code></code>");
+    }
+    let longest = shown.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = !shown.bytes().all(|b| b == b' ')
+        && (shown.starts_with(['`', ' ']) || shown.ends_with(['`', ' ']));
+    let space = if pad { " " } else { "" };
+    format!("{fence}{space}{shown}{space}{fence}")
+}
+
 /// What a gate check requires, as reports show it: `≥ 0.9`, `≤ 0`; for a
 /// `regression.<evaluator>` check, the statuses it lets pass (`not
 /// critical`, `clean or new`), not the ranks `summary.json` compares.

@@ -67,6 +67,45 @@ fn markdown_text_shows_as_written() {
     assert_eq!(md_text("a*b", 1), "a…");
 }
 
+/// What GitHub-flavoured Markdown shows for a code span [`md_code`]
+/// wrote (in a table cell when `table`): the text between the fences, one
+/// space off each side when both have one (and it is not all spaces), and
+/// in a table cell `\|` read as `|` before the span is.
+fn code_span(md: &str, table: bool) -> String {
+    if md == "<code></code>" {
+        return String::new();
+    }
+    let fence = md.chars().take_while(|&c| c == '`').count();
+    assert!(fence > 0 && md.ends_with(&"`".repeat(fence)), "{md:?}");
+    let inner = &md[fence..md.len() - fence];
+    assert!(!inner.contains(&"`".repeat(fence)), "a fence inside: {md:?}");
+    let inner = if table { inner.replace("\\|", "|") } else { inner.to_owned() };
+    let all_spaces = inner.bytes().all(|b| b == b' ');
+    if !all_spaces && inner.len() >= 2 && inner.starts_with(' ') && inner.ends_with(' ') {
+        return inner[1..inner.len() - 1].to_owned();
+    }
+    inner
+}
+
+#[test]
+fn code_spans_show_as_written() {
+    let more: &[&str] = &["", " ", "  ", " a", "a ", "`", "``a``", "a``b`c", "` x `", "|", "\\|"];
+    for &text in HOSTILE.iter().chain(more) {
+        for table in [false, true] {
+            let md = md_code(text, 1000, table);
+            assert!(!md.chars().any(hidden), "{text:?} → {md:?}");
+            if table {
+                // No pipe that would end the cell: each is escaped.
+                let bare = md.match_indices('|').filter(|(i, _)| !md[..*i].ends_with('\\'));
+                assert_eq!(bare.count(), 0, "{text:?} → {md:?}");
+            }
+            assert_eq!(code_span(&md, table), visible(text), "{text:?} → {md:?}");
+        }
+    }
+    assert_eq!(md_code("$.a[*]", 100, true), "`$.a[*]`");
+    assert_eq!(md_code("abcdef", 3, false), "`abc…`");
+}
+
 #[test]
 fn hidden_characters_show_as_escapes() {
     let cases = [

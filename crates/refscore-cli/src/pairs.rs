@@ -66,10 +66,18 @@ pub(crate) fn run(
     };
     let out = std::sync::Mutex::new(BufWriter::with_capacity(1 << 20, std::io::stdout()));
     let lines = || out.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut on_row = |_: &RowResult, line: &str| -> std::io::Result<()> {
+    // Whether a line given out was not scored: a reader that stops early
+    // (`| head -1`) must not turn that into a success.
+    let mut told_unscored = false;
+    let mut on_row = |row: &RowResult, line: &str| -> std::io::Result<()> {
+        let unscored = row.error.is_some()
+            || row.execution.values().any(|x| x.error.is_some())
+            || row.scores.iter().any(refscore::Score::is_invalid);
         let mut out = lines();
         out.write_all(line.as_bytes())?;
-        out.write_all(b"\n")
+        out.write_all(b"\n")?;
+        told_unscored |= unscored;
+        Ok(())
     };
     // Each batch's lines go out once it is done: pairs piped in from a
     // program still writing are answered as they come. A write error here
@@ -77,8 +85,16 @@ pub(crate) fn run(
     let on_batch = |_: &runner::Progress| {
         let _ = lines().flush();
     };
-    let summary = runner::run_rows(&suite, rows, &opts, &mut on_row, &on_batch)?;
-    lines().flush()?;
+    let ran = runner::run_rows(&suite, rows, &opts, &mut on_row, &on_batch)
+        .map_err(anyhow::Error::from)
+        .and_then(|summary| Ok(lines().flush().map(|()| summary)?));
+    let summary = match ran {
+        Ok(summary) => summary,
+        // The reader went away (`| head -1`) after a line that was not
+        // scored: the command failed, whatever it could not write after.
+        Err(e) if told_unscored && crate::is_broken_pipe(&e) => return Ok(ExitCode::from(1)),
+        Err(e) => return Err(e),
+    };
     drop(out);
     let mut err = std::io::stderr().lock();
     for e in &suite.evaluators {

@@ -195,3 +195,40 @@ fn compare_answers_pairs_piped_in_as_they_come() {
     let o = child.wait_with_output().unwrap();
     assert!(code(&o) <= 1, "{}", stderr(&o));
 }
+
+/// A reader that stops early (`compare --pairs … | head -1`) after a line
+/// that was not scored leaves the command failed (exit 1), as reading
+/// every line would; after scored lines only, it is no failure (exit 0).
+#[test]
+fn pairs_read_partly_after_an_unscored_line_still_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let good: String = (0..20_000)
+        .map(|i| {
+            format!("{{\"id\": \"{i}\", \"output\": {{\"a\": 1}}, \"reference\": {{\"a\": 1}}}}\n")
+        })
+        .collect();
+    for (first, want) in [("{bad\n", 1), ("", 0)] {
+        let path = dir.path().join("pairs.jsonl");
+        std::fs::write(&path, format!("{first}{good}")).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_refscore"))
+            .args(["compare", "--metric", "json_distance", "--pairs", path.to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawns");
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+        assert!(line.contains("\"id\":"), "{line}");
+        drop(out);
+        let started = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(started.elapsed() < Duration::from_secs(60), "refscore did not end");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(want), "first line {first:?}");
+    }
+}

@@ -60,7 +60,10 @@ pub(super) fn render_spilling(
             let score = main_score(&row, &e.name);
             suite.add(&row.id, classname, time, score, problem(e, &row).as_ref());
             if suite.body.len() >= spill {
-                suite.spill()?;
+                suite.spill().map_err(|e| ReportError::TempFile {
+                    dir: std::env::temp_dir(),
+                    message: e.to_string(),
+                })?;
             }
         }
     }

@@ -125,15 +125,28 @@ pub enum ReportError {
         /// What is wrong.
         message: String,
     },
-    /// Writing the report failed.
+    /// Writing the report failed. (Not a `source`: the message holds the
+    /// cause once, however the error is printed.)
     #[error("writing the report: {0}")]
-    Write(#[from] std::io::Error),
+    Write(std::io::Error),
+    /// A temporary file the report needed (the JUnit report's test cases
+    /// past a few MiB per suite) could not be made or written.
+    #[error("a temporary file of the report in {} (set TMPDIR to use another folder): {message}", dir.display())]
+    TempFile {
+        /// The folder of temporary files.
+        dir: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
     /// The HTML template failed (a bug).
     #[error("rendering the HTML template: {0}")]
     Template(String),
-    /// The JUnit XML could not be written.
-    #[error("writing JUnit XML: {0}")]
-    Junit(String),
+}
+
+impl From<std::io::Error> for ReportError {
+    fn from(e: std::io::Error) -> Self {
+        ReportError::Write(e)
+    }
 }
 
 /// The rows of a run, each read back or the error that stopped it.

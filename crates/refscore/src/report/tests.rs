@@ -369,3 +369,19 @@ fn a_baseline_adds_change_status_and_regressed_rows() {
 }
 
 mod hostile;
+
+/// A write error says its cause once however it is printed (it is no
+/// `source` of its own), and a temporary file's error names the folder
+/// and how to choose another.
+#[test]
+fn report_errors_say_their_cause_once_and_name_the_temporary_folder() {
+    use std::error::Error as _;
+    let e = ReportError::from(std::io::Error::other("disk full"));
+    assert_eq!(e.to_string(), "writing the report: disk full");
+    assert!(e.source().is_none());
+    let e = ReportError::TempFile { dir: "/tmp/x".into(), message: String::from("disk full") };
+    assert_eq!(
+        e.to_string(),
+        "a temporary file of the report in /tmp/x (set TMPDIR to use another folder): disk full"
+    );
+}

@@ -10,7 +10,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use caseless::Caseless;
-use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick, is_nfkc_quick};
 
 use crate::unicode_class::is_punctuation;
 
@@ -167,10 +167,62 @@ pub fn normalize<'a>(s: &'a str, steps: &[Normalizer]) -> Cow<'a, str> {
     out
 }
 
+/// `s` with the differences that have one reading removed: in Unicode
+/// Normalization Form C (canonical equivalents, such as `e` + U+0301
+/// COMBINING ACUTE and `é`, become one), with the full-width forms of
+/// ASCII (U+FF01–U+FF5E: `Ａ`, `１`, `＄`) read as ASCII. Unlike
+/// [`Normalizer::Nfkc`], no other compatibility mapping applies (`m²`
+/// stays `m²`, `ﬁ` stays `ﬁ`). Borrows `s` when nothing changes; an ASCII
+/// string costs one check.
+pub fn canonical(s: &str) -> Cow<'_, str> {
+    if s.is_ascii() {
+        return Cow::Borrowed(s);
+    }
+    let full_width = |c: char| ('\u{ff01}'..='\u{ff5e}').contains(&c);
+    let narrow: Cow<'_, str> = if s.chars().any(full_width) {
+        Cow::Owned(
+            s.chars()
+                .map(|c| {
+                    if full_width(c) {
+                        char::from_u32(u32::from(c) - 0xfee0).unwrap_or(c)
+                    } else {
+                        c
+                    }
+                })
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(s)
+    };
+    if is_nfc_quick(narrow.chars()) == IsNormalized::Yes {
+        return narrow;
+    }
+    Cow::Owned(narrow.nfc().collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use Normalizer::*;
+
+    #[test]
+    fn canonical_reads_one_meaning_differences() {
+        let cases = [
+            ("Mari\u{301}a", "María"),
+            ("María", "María"),
+            ("ＵＳＢ-Ｃ", "USB-C"),
+            ("１２.９９", "12.99"),
+            ("ＡＢＣ\u{3000}ｘ", "ABC\u{3000}x"),
+            ("m²", "m²"),
+            ("ﬁle", "ﬁle"),
+            ("plain ascii", "plain ascii"),
+        ];
+        for (s, want) in cases {
+            assert_eq!(canonical(s), want, "{s:?}");
+        }
+        assert!(matches!(canonical("ascii"), Cow::Borrowed(_)));
+        assert!(matches!(canonical("María"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn table() {

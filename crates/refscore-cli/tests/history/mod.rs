@@ -116,7 +116,12 @@ fn runs_are_recorded_compared_with_the_last_passing_one_and_gated() {
     let md = std::fs::read_to_string(d.join("rep3/report.md")).unwrap();
     assert!(md.contains("critical") && md.contains("r1"), "{md}");
     let junit = std::fs::read_to_string(d.join("rep3/junit.xml")).unwrap();
-    assert_eq!(junit.matches("<testcase").count(), 80, "40 rows × 2 evaluators");
+    let gate = json(&d.join("o3/summary.json"))["gate"]["checks"].as_array().unwrap().len();
+    assert_eq!(
+        junit.matches("<testcase").count(),
+        80 + gate,
+        "40 rows × 2 evaluators, and the gate's checks"
+    );
     assert!(d.join("rep3/report.html").is_file());
     let o = at(d, &store, &["report", "42"]);
     assert_eq!(code(&o), 2);

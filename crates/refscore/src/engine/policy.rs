@@ -64,8 +64,9 @@ pub enum Align {
     },
     /// Best one-to-one pairing by similarity (see [`Pairing`]).
     Assignment(Pairing),
-    /// [`Align::Assignment`] for arrays of objects, [`Align::Unordered`]
-    /// for arrays of scalars.
+    /// [`Align::Assignment`] for arrays of objects, [`Align::Positional`]
+    /// for arrays of numbers only (a vector or tuple: swapped coordinates
+    /// are an error), [`Align::Unordered`] for other arrays of scalars.
     Auto(Pairing),
 }
 

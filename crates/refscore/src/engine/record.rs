@@ -56,7 +56,7 @@ impl Record {
         let what = if self.element { "element" } else { "key" };
         let msg = match self.outcome {
             Outcome::Match => return if let Some(n) = self.note { d.message(n) } else { d },
-            Outcome::Partial => format!("Partial match ({:.3})", self.score),
+            Outcome::Partial => format!("Partial match ({})", partial_digits(self.score)),
             Outcome::Missing => format!("Missing {what}"),
             Outcome::Extra => format!("Unexpected {what}"),
             Outcome::TypeMismatch => String::from("Type mismatch"),
@@ -65,6 +65,40 @@ impl Record {
         match self.note {
             Some(n) => d.message(format!("{msg}: {n}")),
             None => d.message(msg),
+        }
+    }
+}
+
+/// A partial score in the fewest digits (three or more) that show it is
+/// neither 1 nor 0: `0.995`, `0.99998`, never `1.000` or `0.000`.
+fn partial_digits(score: f64) -> String {
+    for digits in 3..=17 {
+        let s = format!("{score:.digits$}");
+        let zero = s.bytes().all(|b| matches!(b, b'0' | b'.' | b'-'));
+        if !s.starts_with("1.") && !zero {
+            return s;
+        }
+    }
+    format!("{score:e}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::partial_digits;
+
+    #[test]
+    fn a_partial_score_never_reads_as_whole() {
+        let cases = [
+            (0.995, "0.995"),
+            (0.5, "0.500"),
+            (0.999_977, "0.99998"),
+            (0.999_5, "0.9995"),
+            (1.0 - f64::EPSILON / 2.0, "0.9999999999999999"),
+            (0.000_4, "0.0004"),
+            (1e-300, "1e-300"),
+        ];
+        for (score, want) in cases {
+            assert_eq!(partial_digits(score), want, "{score}");
         }
     }
 }

@@ -468,10 +468,11 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if pol.absent == Absent::AsNull && !self.element {
             return self.as_null(ev, self.null, Outcome::Missing, rule);
         }
-        if !self.element && rule.absent_is_null.unwrap_or(false) && ev.is_null() {
+        if !self.element && rule.absent_is_null.unwrap_or(false) && self.nullish(ev, &rule) {
             self.counts.matched += 1;
             self.counts.credit += 1.0;
-            self.emit(Outcome::Match, Some(ev), None, 1.0);
+            let note = self.null_note(ev, &rule);
+            self.emit_noted(Outcome::Match, Some(ev), None, 1.0, note);
             return Tally::new(1.0, 1.0);
         }
         if rule.optional || pol.missing == Cost::Free {
@@ -491,15 +492,31 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if c == Cost::Free || rule.ignore {
             return None;
         }
-        if !self.element && rule.absent_is_null.unwrap_or(false) && av.is_null() {
+        if !self.element && rule.absent_is_null.unwrap_or(false) && self.nullish(av, &rule) {
             self.counts.matched += 1;
             self.counts.credit += 1.0;
-            self.emit(Outcome::Match, None, Some(av), 1.0);
+            let note = self.null_note(av, &rule);
+            self.emit_noted(Outcome::Match, None, Some(av), 1.0, note);
             return Some(Tally::new(1.0, 1.0));
         }
         self.counts.extra += self.leaves(av).max(1) as u64;
         self.emit(Outcome::Extra, None, Some(av), 0.0);
         Some(Tally::new(0.0, self.cost(c, av)))
+    }
+
+    /// Whether `v` equals `null` under `rule`: `null` itself, or a string
+    /// the metric compares equal to `null` (an empty string under its
+    /// null policy), so that it equals an absent key as `null` does.
+    fn nullish(&self, v: Node<'v>, rule: &NodeRule) -> bool {
+        v.is_null()
+            || (v.kind() == crate::tree::Kind::String
+                && self.m.leaf(self.null, v, rule).outcome == Outcome::Match)
+    }
+
+    /// Why a value that is not `null` itself equals an absent key, for
+    /// its record.
+    fn null_note(&self, v: Node<'v>, rule: &NodeRule) -> Option<String> {
+        (!v.is_null() && self.keeps(Outcome::Match)).then(|| self.m.explain(self.null, v, rule))?
     }
 
     fn object(&mut self, em: Node<'v>, am: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {

@@ -14,6 +14,13 @@ const KEY_OR_ORDER: &str = "give the array a rule that pairs it by key (`array: 
 const KEYS_OR_ORDER: &str = "give the array keys that tell its elements apart (`keys: [FIELD, \
                              ...]`) or compare it in order (`array: ordered`)";
 
+/// Whether every element of both arrays is a number: a vector or tuple
+/// (coordinates, a blood pressure, a colour), compared by position under
+/// [`Align::Auto`].
+fn numbers_only(ea: &[Node<'_>], aa: &[Node<'_>]) -> bool {
+    ea.iter().chain(aa).all(|v| v.kind() == crate::tree::Kind::Number)
+}
+
 impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     pub(super) fn array(&mut self, ea: Node<'v>, aa: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
         let ea: &[Node<'v>] = &ea.items().collect::<Vec<_>>();
@@ -54,6 +61,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 paired.unwrap_or_else(|over| self.oversized(over))
             }
             Align::Unordered => self.assign(ea, aa, None, &ids),
+            Align::Auto(_) if scalars && numbers_only(ea, aa) => {
+                align::positional(ea.len(), aa.len())
+            }
             Align::Auto(_) if scalars => self.assign(ea, aa, None, &ids),
             Align::Assignment(p) | Align::Auto(p) => self.assign(ea, aa, Some(*p), &ids),
         };

@@ -202,16 +202,19 @@ impl JsonMatch {
     }
 
     /// The metric from compiled rules: defaults become the policy. Unless
-    /// `strict`, leaves without a comparator compare as `auto` and an
-    /// absent key equals `null` (where the rules' defaults do not say).
+    /// `strict`, leaves without a comparator compare as `auto`, and an
+    /// absent key and an empty string equal `null` (where the rules'
+    /// defaults do not say).
     fn assemble(
         mut compiled: CompiledRules,
         preset: Option<Preset>,
         settings: JsonSettings,
         strict: bool,
     ) -> Self {
-        if !strict && compiled.base.absent_is_null.is_none() {
-            compiled.base.absent_is_null = Some(true);
+        if !strict {
+            let base = &mut compiled.base;
+            base.absent_is_null = base.absent_is_null.or(Some(true));
+            base.empty_string_is_null = base.empty_string_is_null.or(Some(true));
         }
         compiled.fallback = if strict { Comparator::Default } else { Comparator::Auto };
         let extra = compiled.base.extra.unwrap_or(Cost::LeavesAtLeastOne);

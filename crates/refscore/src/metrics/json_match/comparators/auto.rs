@@ -1,51 +1,103 @@
 //! The `auto` comparator: json_match's zero-config comparison, where a
 //! difference with exactly one reading is no error.
 //!
-//! After the rule's normalizers, and with leading and trailing white
-//! space ignored:
-//! - numbers written as text (grouping commas, a currency symbol or code)
-//!   compare by value with numbers and with each other;
+//! After the rule's normalizers, with Unicode canonical equivalents and
+//! full-width ASCII forms read alike ([`crate::normalize::canonical`]),
+//! and with leading and trailing white space ignored:
+//! - numbers written as text (grouping commas, a currency symbol or code,
+//!   a decimal comma after another grouping separator) compare by value
+//!   with numbers and with each other;
+//! - `true` and `false` written as text (any letter case) equal the
+//!   booleans;
 //! - dates and datetimes in unambiguous forms compare as calendar dates
 //!   (a date alone is midnight); `03/05/2024` or `05.03.2024`, whose day
 //!   and month could be swapped, are not read as dates;
 //! - free text (a value with white space inside) ignores case and runs of
 //!   white space; identifier-like values (no white space) keep their case;
+//! - two different integers (JSON integers, or numbers written as text
+//!   without a fraction) are wrong: ids, years, counts and ZIP codes get
+//!   no partial credit;
 //! - everything else as the `default` comparator: numbers equal by value,
 //!   partial credit within 1 % or from a string similarity of 0.8.
 //!
 //! A match reached through one of these readings carries a [`Note`] that
 //! names it.
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use super::date::{DateError, DateTime, DayMonth, parse_date};
-use super::number_string::{Amount, parse_number_string};
+use super::number_string::{Amount, is_group_separator, parse_number_string};
 use super::{Checked, Normalization, Normalizer, Note, default, is_currency_symbol, normalize};
 use crate::engine::Leaf;
+use crate::normalize::canonical;
+use crate::number::{as_i128, exact_eq};
 
 /// Compares under the zero-config readings.
 pub(super) fn compare(e: &Value, a: &Value, normalizers: &[Normalizer]) -> Checked {
     match (e, a) {
         (Value::Number(n), Value::String(s)) | (Value::String(s), Value::Number(n)) => {
-            match text_number(&normalize(s, normalizers)) {
-                Some((x, _)) => numbers(&Amount::from_number(n), &x),
+            match text_number(&canonical(&normalize(s, normalizers))) {
+                Some((x, _)) => numbers(Num::json(n), x),
                 None => Leaf::TYPE.into(),
             }
+        }
+        (Value::Bool(b), Value::String(s)) | (Value::String(s), Value::Bool(b)) => {
+            match text_bool(&canonical(&normalize(s, normalizers))) {
+                Some(t) if t == *b => noted(Normalization::BoolAsText),
+                Some(_) => Leaf::WRONG.into(),
+                None => Leaf::TYPE.into(),
+            }
+        }
+        (Value::Number(x), Value::Number(y))
+            if as_i128(x).is_some() && as_i128(y).is_some() && !exact_eq(x, y) =>
+        {
+            Leaf::WRONG.into()
         }
         (Value::String(x), Value::String(y)) => strings(x, y, normalizers),
         _ => default::compare(e, a, normalizers).into(),
     }
 }
 
+/// A number, and whether it was written as an integer (a JSON integer, or
+/// text without a fraction part).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Num {
+    /// The value.
+    pub(super) amount: Amount,
+    /// Written as an integer.
+    pub(super) whole: bool,
+}
+
+impl Num {
+    fn json(n: &Number) -> Num {
+        Num { amount: Amount::from_number(n), whole: as_i128(n).is_some() }
+    }
+}
+
+/// `true` or `false` in any letter case, once trimmed; `yes`, `no`, `1`
+/// and the like have more than one reading and are not read.
+fn text_bool(s: &str) -> Option<bool> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if t.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// Two amounts: equal values match (as a number written as text), others
 /// as the default comparator compares numbers.
-fn numbers(x: &Amount, y: &Amount) -> Checked {
-    if x.same(y) {
+/// Two integers that differ are wrong, never partial credit.
+fn numbers(x: Num, y: Num) -> Checked {
+    if x.amount.same(&y.amount) {
         return noted(Normalization::NumberAsText);
     }
-    // Exact integers stay exact: two that differ are never a match, even
-    // past `u64` where both round to the same double (partial credit then).
-    match (x.to_number().map(Value::Number), y.to_number().map(Value::Number)) {
+    if x.whole && y.whole {
+        return Leaf::WRONG.into();
+    }
+    match (x.amount.to_number().map(Value::Number), y.amount.to_number().map(Value::Number)) {
         (Some(p), Some(q)) => match default::compare(&p, &q, &[]) {
             Leaf::MATCH => super::below_one(1.0).into(),
             leaf => leaf.into(),
@@ -63,7 +115,11 @@ fn strings(e: &str, a: &str, normalizers: &[Normalizer]) -> Checked {
     if ne == na {
         return Leaf::MATCH.into();
     }
-    let (x, y) = (ne.trim(), na.trim());
+    let (ce, ca) = (canonical(&ne), canonical(&na));
+    if ce == ca {
+        return noted(Normalization::Unicode);
+    }
+    let (x, y) = (ce.trim(), ca.trim());
     if x == y {
         return noted(Normalization::Trimmed);
     }
@@ -86,7 +142,7 @@ fn strings(e: &str, a: &str, normalizers: &[Normalizer]) -> Checked {
     if let (Some((p, cp)), Some((q, cq))) = (text_number(x), text_number(y))
         && (cp.is_none() || cq.is_none() || cp == cq)
     {
-        return numbers(&p, &q);
+        return numbers(p, q);
     }
     if x.contains(char::is_whitespace) || y.contains(char::is_whitespace) {
         let (fx, fy) = (free_text(x), free_text(y));
@@ -123,18 +179,21 @@ const CURRENCY_CODES: [&str; 24] = [
 
 /// A number written as text in zero config: an optional currency (a
 /// currency symbol, or one of [`CURRENCY_CODES`]) before or after, an
-/// optional minus sign, digits (grouped in threes by commas, or not) and
-/// an optional fraction after a point. Nothing else: no percent sign, no
-/// accounting parentheses, no other separators (each has more than one
-/// reading). The currency, when written, comes back with the amount.
-pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
+/// optional minus sign (`-` or U+2212 MINUS SIGN), digits (grouped in
+/// threes by commas, or not) and an optional fraction after a point; or
+/// digits grouped by another separator than a comma and a fraction after
+/// a decimal comma (`1.234,50`, `1 234,50`: see [`decimal_comma`]).
+/// Nothing else: no percent sign, no accounting parentheses, no lone
+/// decimal comma (`1,5`: each has more than one reading). The currency,
+/// when written, comes back with the number.
+pub(super) fn text_number(s: &str) -> Option<(Num, Option<String>)> {
     // Every reading below needs a digit: most texts are refused here.
     if !s.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
     let mut t = s.trim();
     // A minus sign may come before the currency (`-$5`) or after it (`$-5`).
-    let minus_first = t.strip_prefix('-');
+    let minus_first = t.strip_prefix(MINUS);
     if let Some(rest) = minus_first {
         t = rest;
     }
@@ -173,13 +232,17 @@ pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
             t = rest.trim_end();
         }
     }
-    let minus_after = t.strip_prefix('-');
+    let minus_after = t.strip_prefix(MINUS);
     if minus_first.is_some() && minus_after.is_some() {
         // `--5`, `-$-5`.
         return None;
     }
     let negative = minus_first.is_some() || minus_after.is_some();
     let body = minus_after.unwrap_or(t);
+    let sign = if negative { "-" } else { "" };
+    if let Some(amount) = decimal_comma(body, sign) {
+        return Some((Num { amount, whole: false }, currency));
+    }
     if !body.bytes().all(|b| b.is_ascii_digit() || b == b',' || b == b'.') {
         return None;
     }
@@ -203,8 +266,29 @@ pub(super) fn text_number(s: &str) -> Option<(Amount, Option<String>)> {
     if int.len() > 1 && int.starts_with('0') {
         return None;
     }
-    let signed = format!("{}{}", if negative { "-" } else { "" }, body.replace(',', ""));
-    parse_number_string(&signed, '.').map(|a| (a, currency))
+    let signed = format!("{sign}{}", body.replace(',', ""));
+    let whole = frac.is_none();
+    parse_number_string(&signed, '.').map(|amount| (Num { amount, whole }, currency))
+}
+
+/// The minus signs: `-` and U+2212 MINUS SIGN.
+const MINUS: [char; 2] = ['-', '\u{2212}'];
+
+/// `body` (unsigned, without currency) read with a decimal comma when
+/// grouping by another separator comes before it (`1.234,50`,
+/// `1 234,50`, with a no-break or narrow no-break space too): its only
+/// reading. A comma with no other separator (`1,5`, `1,234`) is `None`.
+fn decimal_comma(body: &str, sign: &str) -> Option<Amount> {
+    let (int, frac) = body.split_once(',')?;
+    if frac.is_empty() || !frac.bytes().all(|b| b.is_ascii_digit()) || int.starts_with('0') {
+        return None;
+    }
+    let sep = int.chars().find(|c| !c.is_ascii_digit())?;
+    if !is_group_separator(sep, ',') {
+        return None;
+    }
+    // The grammar checks that the groups are whole and of one separator.
+    parse_number_string(&format!("{sign}{body}"), ',')
 }
 
 /// A date in a form with one reading: numeric `A/B/YYYY`, `A-B-YYYY` and
@@ -261,6 +345,33 @@ mod tests {
     }
 
     #[test]
+    fn different_integers_are_wrong_not_partial() {
+        let wrong = [
+            (json!(84712), json!(84721)),
+            (json!(2023), json!(2024)),
+            (json!("94105"), json!("94107")),
+            (json!("100243"), json!("100234")),
+            (json!(84712), json!("84,721")),
+            (json!("$1,000"), json!(1001)),
+            (json!(9_007_199_254_740_992_u64), json!("9,007,199,254,740,993")),
+        ];
+        for (e, a) in wrong {
+            assert_eq!(cmp(e.clone(), a.clone()), Leaf::WRONG.into(), "{e} vs {a}");
+        }
+        // A fraction on either side keeps the partial credit.
+        let partial = [
+            (json!(100.5), json!(100)),
+            (json!(100), json!("100.50")),
+            (json!("1,234.50"), json!("1,234.51")),
+            (json!(1000), json!("1.000,50")),
+        ];
+        for (e, a) in partial {
+            let got = cmp(e.clone(), a.clone()).leaf;
+            assert_eq!(got.outcome, Outcome::Partial, "{e} vs {a}: {got:?}");
+        }
+    }
+
+    #[test]
     fn one_reading_is_no_error() {
         use Normalization::*;
         let cases = [
@@ -284,6 +395,22 @@ mod tests {
             (json!("2024-03-13"), json!("13/03/2024"), CalendarDate),
             (json!("ACME"), json!("  ACME "), Trimmed),
             (json!("Acme Corp"), json!("ACME   corp"), FreeText),
+            (json!(-150), json!("\u{2212}150.00"), NumberAsText),
+            (json!(-150), json!("\u{2212}$150"), NumberAsText),
+            (json!(1234.5), json!("1.234,50"), NumberAsText),
+            (json!(1234.5), json!("\u{20ac}1.234,50"), NumberAsText),
+            (json!(1234.5), json!("1.234,50 EUR"), NumberAsText),
+            (json!(1234.5), json!("1 234,50"), NumberAsText),
+            (json!(1234.5), json!("1\u{a0}234,50"), NumberAsText),
+            (json!(1234.5), json!("1\u{202f}234,50 \u{20ac}"), NumberAsText),
+            (json!(-1_234_567.5), json!("-1.234.567,50"), NumberAsText),
+            (json!("1,234.50"), json!("1.234,50"), NumberAsText),
+            (json!(true), json!("true"), BoolAsText),
+            (json!(true), json!(" True "), BoolAsText),
+            (json!("FALSE"), json!(false), BoolAsText),
+            (json!("Mari\u{301}a"), json!("María"), Unicode),
+            (json!("USB-C"), json!("\u{ff35}\u{ff33}\u{ff22}-\u{ff23}"), Unicode),
+            (json!(12.99), json!("\u{ff11}\u{ff12}.\u{ff19}\u{ff19}"), NumberAsText),
         ];
         for (e, a, n) in cases {
             assert_eq!(cmp(e.clone(), a.clone()), noted(n), "{e} vs {a}");
@@ -315,17 +442,35 @@ mod tests {
             (json!(12.5), json!("12.5%")),
             (json!(12), json!("(12)")),
             (json!("Acme Corp"), json!("Acme Corp.")),
-            (json!(true), json!("true")),
+            (json!(true), json!("false")),
+            (json!(false), json!("TRUE")),
+            (json!(true), json!("yes")),
+            (json!(false), json!("no")),
+            (json!(true), json!("1")),
+            (json!("m\u{b2}"), json!("m2")),
+            (json!("\u{fb01}le"), json!("file")),
+            (json!("Maria"), json!("Mari\u{301}a")),
             (json!("EIN 123456789"), json!("EIM 123456789")),
             (json!("TNR-12345"), json!("TMR-12345")),
             (json!("$5"), json!("5 EUR")),
-            (json!(1234.5), json!("1.234,50")),
+            (json!(1.5), json!("1,5")),
+            (json!(1234), json!("1,234.00,5")),
+            (json!(1234.5), json!("1.234,5.0")),
+            (json!(12.345), json!("12.34,5")),
+            (json!(0.1235), json!("0.123,5")),
+            (json!(-1234.5), json!("(1.234,50)")),
+            (json!(12.5), json!("1.234,50%")),
+            (json!(-150), json!("\u{2212}-150")),
             (json!(1234), json!("12,34")),
         ];
         for (e, a) in cases {
             let got = cmp(e.clone(), a.clone());
             assert_ne!(got.leaf.outcome, Outcome::Match, "{e} vs {a}: {got:?}");
         }
+        // A different boolean written as text is a wrong value, a word
+        // that is no boolean a wrong type.
+        assert_eq!(cmp(json!(true), json!("False")).leaf, Leaf::WRONG);
+        assert_eq!(cmp(json!(true), json!("yes")).leaf, Leaf::TYPE);
         let amb = cmp(json!("2024-03-05"), json!("03/05/2024"));
         assert_eq!(amb.note, Some(Note::AmbiguousDate(super::super::Side::Actual)));
     }

@@ -168,6 +168,14 @@ pub enum Normalization {
     CalendarDate,
     /// The same free text but for case and runs of white space.
     FreeText,
+    /// `true` or `false` written as text (any letter case).
+    BoolAsText,
+    /// The same text once Unicode canonical equivalents and full-width
+    /// ASCII forms read alike ([`crate::normalize::canonical`]).
+    Unicode,
+    /// An empty string where the other side is `null` (or absent), under
+    /// [`NullPolicy::empty_string_is_null`].
+    EmptyAsNull,
 }
 
 impl Normalization {
@@ -178,6 +186,11 @@ impl Normalization {
             Normalization::NumberAsText => "equal as numbers (a number written as text)",
             Normalization::CalendarDate => "equal as calendar dates",
             Normalization::FreeText => "equal as free text (case and spacing ignored)",
+            Normalization::BoolAsText => "equal as booleans (a boolean written as text)",
+            Normalization::Unicode => {
+                "equal as Unicode text (canonical equivalents and full-width forms read alike)"
+            }
+            Normalization::EmptyAsNull => "equal as null (an empty string)",
         }
     }
 }
@@ -266,6 +279,12 @@ impl Comparator {
             _ => false,
         };
         match (is_null(e), is_null(a)) {
+            (true, true) if e.is_string() != a.is_string() => {
+                return Checked {
+                    leaf: Leaf::MATCH,
+                    note: Some(Note::Equal(Normalization::EmptyAsNull)),
+                };
+            }
             (true, true) => return Leaf::MATCH.into(),
             (true, false) | (false, true) => return Leaf::TYPE.into(),
             (false, false) => {}

@@ -118,7 +118,8 @@ fn currency_suffix(t: &str) -> Option<&str> {
     (code.bytes().all(|b| b.is_ascii_uppercase()) && before_ok).then_some(rest)
 }
 
-fn is_group_separator(c: char, decimal: char) -> bool {
+/// Whether `c` groups digits where `decimal` is the decimal separator.
+pub(super) fn is_group_separator(c: char, decimal: char) -> bool {
     c != decimal
         && matches!(c, ',' | '.' | ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\'' | '\u{2019}')
 }

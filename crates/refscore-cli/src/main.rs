@@ -11,6 +11,7 @@ mod color;
 mod compare;
 mod describe;
 mod history;
+mod output_folder;
 mod output_lock;
 mod overwrite;
 mod pairs;

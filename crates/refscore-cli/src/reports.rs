@@ -73,18 +73,54 @@ pub(crate) fn write(
     let mut written = Vec::new();
     for &format in formats {
         let path = out_dir.join(format.file_name());
-        let out = BufWriter::with_capacity(
-            1 << 20,
-            File::create(&path).with_context(|| format!("creating {}", path.display()))?,
-        );
-        // A report that could not be rendered whole is not left behind.
-        if let Err(e) = render(source, summary, suite, format, opts, out) {
+        // A report is renamed into place once whole (a process ended while
+        // writing it leaves none); one that could not be rendered whole is
+        // not left behind, nor is an earlier one of that name.
+        let rendered = write_whole(&path, |out| render(source, summary, suite, format, opts, out));
+        if let Err(e) = rendered {
             let _ = std::fs::remove_file(&path);
             return Err(e.context(format!("writing {}", path.display())));
         }
         written.push(path);
     }
     Ok(written)
+}
+
+/// Writes `path` whole or not at all: `write` fills `<name>.partial`
+/// beside it, which is renamed over `path` once flushed and synced. When
+/// anything fails the partial file is removed and `path` is left as it was.
+pub(crate) fn write_whole(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".partial");
+    let partial = path.with_file_name(name);
+    // A partial file left by a process killed while writing is replaced,
+    // never written through (it could be a link to another file).
+    match std::fs::remove_file(&partial) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("removing {}", partial.display()));
+        }
+        _ => {}
+    }
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&partial)
+        .with_context(|| format!("creating {}", partial.display()))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let done = write(&mut out)
+        .and_then(|()| {
+            let file = out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+            file.sync_all()?;
+            Ok(())
+        })
+        .and_then(|()| Ok(std::fs::rename(&partial, path)?));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    done
 }
 
 /// Renders one report into `out` and flushes it.
@@ -94,14 +130,14 @@ fn render(
     suite: Option<&Suite>,
     format: Format,
     opts: &Options,
-    mut out: BufWriter<File>,
+    out: &mut BufWriter<File>,
 ) -> anyhow::Result<()> {
     match format {
         Format::Markdown => {
-            report::markdown::render(summary, &mut source.rows(summary.rows)?, opts, &mut out)?
+            report::markdown::render(summary, &mut source.rows(summary.rows)?, opts, out)?
         }
         Format::Junit => {
-            report::junit::render(summary, &mut source.rows(summary.rows)?, opts, &mut out)?
+            report::junit::render(summary, &mut source.rows(summary.rows)?, opts, out)?
         }
         Format::Html => {
             let sides = match suite {
@@ -117,7 +153,7 @@ fn render(
                 &mut source.rows(summary.rows)?,
                 sides.as_ref(),
                 opts,
-                &mut out,
+                out,
             )?;
         }
     }

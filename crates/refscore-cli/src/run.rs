@@ -1,11 +1,10 @@
 //! `refscore run`: score a whole golden dataset with a suite.
 
-use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -21,6 +20,7 @@ use refscore::suite::{LoadOptions, Suite};
 use crate::args::RunArgs;
 use crate::color::Palette;
 use crate::history;
+use crate::output_folder::{ResultsFile, claim_fresh_dir, open_results};
 use crate::output_lock;
 use crate::overwrite::Inputs;
 
@@ -67,6 +67,53 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // file: a dataset that cannot be read leaves nothing behind.
     let dataset = refscore::dataset::open(&suite.dataset, suite.format)
         .with_context(|| format!("the dataset of {}", args.suite.display()))?;
+    // The stop signals are caught from here on, before the store records
+    // the run or the output folder is touched: a stop at any moment after
+    // this ends the run as cancelled (exit 1), never killed half-way with
+    // a `running` record. (Before it, nothing is recorded or written, and
+    // opening a dataset that is a pipe, which waits for a writer, can
+    // still be stopped.)
+    let cancel = Arc::new(AtomicBool::new(false));
+    let results: Arc<Mutex<Option<BufWriter<ResultsFile>>>> = Arc::new(Mutex::new(None));
+    // The output folder, once known: a second signal removes the summary
+    // or report being written there (under its `.partial` name).
+    let out_dir: Arc<OnceLock<PathBuf>> = Arc::new(OnceLock::new());
+    {
+        let cancel = Arc::clone(&cancel);
+        let judges = suite.judges.cancel_flag();
+        let results = Arc::clone(&results);
+        let out_dir = Arc::clone(&out_dir);
+        // The first Ctrl-C, SIGTERM or SIGHUP stops reading rows and sending
+        // judge requests (those in flight finish), and the run ends as
+        // cancelled with its summary; a second one flushes the whole lines
+        // written so far and ends the process at once. One stop can arrive
+        // twice at once (`timeout` signals the process and then its group;
+        // so does a kill of the group): a signal within
+        // `SAME_STOP` of the first is the same stop.
+        let mut first: Option<Instant> = None;
+        let _ = ctrlc::set_handler(move || {
+            judges.store(true, Ordering::SeqCst);
+            cancel.store(true, Ordering::SeqCst);
+            match first {
+                None => first = Some(Instant::now()),
+                Some(at) if at.elapsed() < SAME_STOP => {}
+                Some(_) => {
+                    let mut w = results.lock().unwrap_or_else(PoisonError::into_inner);
+                    if let Some(w) = w.as_mut()
+                        && w.flush().is_err()
+                    {
+                        let _ = w.get_ref().cut();
+                    }
+                    if let Some(dir) = out_dir.get() {
+                        for name in crate::overwrite::output_files() {
+                            let _ = std::fs::remove_file(dir.join(format!("{name}.partial")));
+                        }
+                    }
+                    std::process::exit(130);
+                }
+            }
+        });
+    }
     let store = match &store_path {
         None => None,
         Some(path) => Some(Store::open(path)?),
@@ -143,48 +190,19 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // when inside it, as the user wrote it.
     let dir = crate::history::shown(Path::new(info.output.as_deref().unwrap_or("refscore-out")));
     let results_path = dir.join("results.jsonl");
-    let results =
-        match open_results(&locked, &results_path, store.as_ref().zip(run_id), !prior.is_empty()) {
-            Ok(w) => Arc::new(Mutex::new(Some(w))),
-            Err(e) => {
-                // A recorded run that cannot write its results failed; it does
-                // not stay `running`.
-                if let (Some(store), Some(id)) = (&store, run_id) {
-                    let _ = store.mark(id, RunStatus::Failed);
-                }
-                return Err(e);
+    let _ = out_dir.set(dir.clone());
+    match open_results(&locked, &results_path, store.as_ref().zip(run_id), !prior.is_empty()) {
+        Ok(w) => *results.lock().unwrap_or_else(PoisonError::into_inner) = Some(w),
+        Err(e) => {
+            // A recorded run that cannot write its results failed; it does
+            // not stay `running`.
+            if let (Some(store), Some(id)) = (&store, run_id) {
+                let _ = store.mark(id, RunStatus::Failed);
             }
-        };
-
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = Arc::clone(&cancel);
-        let judges = suite.judges.cancel_flag();
-        let results = Arc::clone(&results);
-        // The first Ctrl-C, SIGTERM or SIGHUP stops reading rows and sending
-        // judge requests (those in flight finish), and the run ends as
-        // cancelled with its summary; a second one flushes the whole lines
-        // written so far and ends the process at once. One stop can arrive
-        // twice at once (`timeout` signals the process and then its group;
-        // so does a kill of the group): a signal within
-        // `SAME_STOP` of the first is the same stop.
-        let mut first: Option<Instant> = None;
-        let _ = ctrlc::set_handler(move || {
-            judges.store(true, Ordering::SeqCst);
-            cancel.store(true, Ordering::SeqCst);
-            match first {
-                None => first = Some(Instant::now()),
-                Some(at) if at.elapsed() < SAME_STOP => {}
-                Some(_) => {
-                    let mut w = results.lock().unwrap_or_else(PoisonError::into_inner);
-                    if let Some(w) = w.as_mut() {
-                        let _ = w.flush();
-                    }
-                    std::process::exit(130);
-                }
-            }
-        });
+            return Err(e);
+        }
     }
+
     let opts = RunOptions {
         threads: args.threads,
         cancel: Arc::clone(&cancel),
@@ -238,10 +256,31 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // Every batch handed to the store is committed before the run's end is.
     let recorded = recorder.as_mut().map_or(Ok(()), refscore::history::Recorder::finish);
     let written = results.lock().unwrap_or_else(PoisonError::into_inner).take();
-    let flushed = written.map_or(Ok(()), |mut w| {
-        w.flush().with_context(|| format!("writing {}", results_path.display()))
+    let (flushed, cut) = match written {
+        None => (Ok(()), false),
+        Some(mut w) => {
+            let flushed = w.flush();
+            // A write that failed part-way (a full disk) may have left half
+            // a line: the file is cut back to its last whole line, and what
+            // is still buffered is dropped, not written after it.
+            let cut = if flushed.is_err() || outcome.is_err() {
+                let (file, _) = w.into_parts();
+                file.cut().unwrap_or(false)
+            } else {
+                false
+            };
+            (flushed, cut)
+        }
+    };
+    let whole = if cut { "; it was cut back to its last whole line" } else { "" };
+    let in_results =
+        |e: std::io::Error| anyhow::anyhow!("writing {}: {e}{whole}", results_path.display());
+    let flushed = flushed.map_err(in_results);
+    let outcome = outcome.map_err(|e| match e {
+        runner::RunError::Output(e) => in_results(e),
+        e => anyhow::Error::from(e),
     });
-    let mut summary = match outcome.map_err(anyhow::Error::from).and_then(|s| {
+    let mut summary = match outcome.and_then(|s| {
         flushed?;
         recorded.map_err(|e| anyhow::anyhow!("recording the run: {e}"))?;
         Ok(s)
@@ -267,25 +306,47 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         Err(why) => Comparison::without_baseline(&current, &suite.regression, &why),
     };
     summary.set_comparison(comparison, &suite.gate);
-    if let (Some(store), Some(id)) = (&store, run_id) {
-        let status = if summary.cancelled { RunStatus::Cancelled } else { RunStatus::Completed };
-        store.finish(id, status, &summary)?;
-    }
+    // The summary and the reports are written before the store records
+    // the run's end: a run whose outputs could not be written is `failed`
+    // there (it exits 2), never `completed` with a gate that passed. Each
+    // file is written whole or not at all.
     let summary_path = dir.join("summary.json");
-    std::fs::write(&summary_path, serde_json::to_string_pretty(&summary)?)
+    let written = (|| -> anyhow::Result<Vec<PathBuf>> {
+        crate::reports::write_whole(&summary_path, |w| {
+            serde_json::to_writer_pretty(&mut *w, &summary)?;
+            Ok(())
+        })
         .with_context(|| format!("writing {}", summary_path.display()))?;
-
-    let formats = crate::reports::formats(&args.report);
+        let formats = crate::reports::formats(&args.report);
+        let reports = crate::reports::write(
+            &crate::reports::Source::Folder(&dir),
+            &dir,
+            &summary,
+            Some(&suite),
+            &formats,
+            &refscore::report::Options::default(),
+        )?;
+        crate::reports::step_summary(&crate::reports::Source::Folder(&dir), &summary)?;
+        Ok(reports)
+    })();
+    let finished = written.and_then(|reports| {
+        if let (Some(store), Some(id)) = (&store, run_id) {
+            let status =
+                if summary.cancelled { RunStatus::Cancelled } else { RunStatus::Completed };
+            store.finish(id, status, &summary)?;
+        }
+        Ok(reports)
+    });
+    let reports = match finished {
+        Ok(reports) => reports,
+        Err(e) => {
+            if let (Some(store), Some(id)) = (&store, run_id) {
+                let _ = store.mark(id, RunStatus::Failed);
+            }
+            return Err(e);
+        }
+    };
     let opts = refscore::report::Options::default();
-    let reports = crate::reports::write(
-        &crate::reports::Source::Folder(&dir),
-        &dir,
-        &summary,
-        Some(&suite),
-        &formats,
-        &opts,
-    )?;
-    crate::reports::step_summary(&crate::reports::Source::Folder(&dir), &summary)?;
 
     let mut out = std::io::stdout().lock();
     if args.format.as_deref() == Some("json") {
@@ -445,6 +506,33 @@ fn resume(
     if let Some(o) = &args.output {
         info.output = Some(crate::history::absolute(o));
     }
+    // A folder a later run wrote holds that run's results now (a run killed
+    // outright, then run again into its folder): the resume does not write
+    // over them.
+    if let Some(folder) = info.output.as_deref() {
+        let later = store.list(None, None)?.into_iter().find(|r| {
+            r.id > id
+                && r.info.output.as_deref().is_some_and(|o| {
+                    o == folder || crate::overwrite::same_file(Path::new(o), Path::new(folder))
+                })
+        });
+        if let Some(later) = later {
+            let shown = crate::history::shown(Path::new(folder));
+            let prune = if entry.status == RunStatus::Running {
+                String::new()
+            } else {
+                String::from(", or leave it for `refscore runs prune` to delete")
+            };
+            anyhow::bail!(
+                "refusing to resume run {id} into {}: run {} (started {}, {}) wrote that folder since, and resuming would overwrite its results; resume run {id} into another folder with `refscore run {} --resume {id} -o DIR`{prune}",
+                shown.display(),
+                later.id,
+                later.started_at,
+                later.status.as_str(),
+                args.suite.display()
+            );
+        }
+    }
     Ok((info, id))
 }
 
@@ -542,62 +630,4 @@ fn note_errors(kept: &mut Vec<String>, r: &RowResult) -> u64 {
     }
     kept.truncate(SHOWN_ERRORS);
     count
-}
-
-/// Creates the first of `base`, `base-2`, `base-3`, ... that does not
-/// exist yet and returns it: two runs started in the same second keep
-/// their own outputs.
-fn claim_fresh_dir(base: &Path) -> anyhow::Result<PathBuf> {
-    if let Some(parent) = base.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    let candidates = std::iter::once(base.to_path_buf())
-        .chain((2..10_000).map(|n| PathBuf::from(format!("{}-{n}", base.display()))));
-    for dir in candidates {
-        // Creating the folder claims it: of two runs started in the same
-        // second, one gets `<time>`, the other `<time>-2`.
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e).with_context(|| format!("creating {}", dir.display())),
-        }
-    }
-    anyhow::bail!("no free output folder next to {}: pass -o DIR", base.display())
-}
-
-/// Empties the output folder's `results.jsonl` (checked beforehand not to
-/// be an input, and `locked` for this run) and returns a writer of it; a
-/// resumed run's file starts with the rows recorded before.
-fn open_results(
-    locked: &File,
-    results_path: &Path,
-    recorded: Option<(&Store, i64)>,
-    resumed: bool,
-) -> anyhow::Result<BufWriter<File>> {
-    let file = locked
-        .try_clone()
-        .and_then(|f| f.set_len(0).map(|()| f))
-        .with_context(|| format!("creating {}", results_path.display()))?;
-    // What an earlier run left beside its results describes other rows: a
-    // run that ends early must not leave them to be read as its own.
-    if let Some(dir) = results_path.parent() {
-        for name in crate::overwrite::output_files().filter(|n| *n != "results.jsonl") {
-            let path = dir.join(name);
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(e).with_context(|| format!("removing {}", path.display()));
-                }
-                _ => {}
-            }
-        }
-    }
-    let mut results = BufWriter::with_capacity(1 << 20, file);
-    if let (Some((store, id)), true) = (recorded, resumed) {
-        store.for_each_line(id, |line| {
-            results.write_all(line.as_bytes())?;
-            results.write_all(b"\n")
-        })?;
-    }
-    Ok(results)
 }

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::{code, refscore, stderr, stdout, write};
 
+mod failures;
 mod limits;
 
 /// `refscore` with its own store, in `dir`.

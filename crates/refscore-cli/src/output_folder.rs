@@ -98,9 +98,9 @@ fn remove_stale(dir: &Path) -> anyhow::Result<()> {
     }
     // Files half written by a run killed outright go too (see
     // `reports::write_whole`).
-    let partials: Vec<String> = stale.iter().map(|n| format!("{n}.partial")).collect();
-    for name in stale.iter().copied().chain(partials.iter().map(String::as_str)) {
-        let path = dir.join(name);
+    let files = stale.iter().map(|n| dir.join(n));
+    let partials: Vec<PathBuf> = files.clone().map(|p| crate::reports::partial_path(&p)).collect();
+    for path in files.chain(partials) {
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(e).with_context(|| format!("removing {} ({kept})", path.display()));

@@ -93,9 +93,7 @@ pub(crate) fn write_whole(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".partial");
-    let partial = path.with_file_name(name);
+    let partial = partial_path(path);
     // A partial file left by a process killed while writing is replaced,
     // never written through (it could be a link to another file).
     match std::fs::remove_file(&partial) {
@@ -121,6 +119,14 @@ pub(crate) fn write_whole(
         let _ = std::fs::remove_file(&partial);
     }
     done
+}
+
+/// Where [`write_whole`] writes `path` before it is whole: `<name>.partial`
+/// beside it.
+pub(crate) fn partial_path(path: &Path) -> std::path::PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".partial");
+    path.with_file_name(name)
 }
 
 /// Renders one report into `out` and flushes it.

@@ -106,7 +106,8 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                     }
                     if let Some(dir) = out_dir.get() {
                         for name in crate::overwrite::output_files() {
-                            let _ = std::fs::remove_file(dir.join(format!("{name}.partial")));
+                            let _ =
+                                std::fs::remove_file(crate::reports::partial_path(&dir.join(name)));
                         }
                     }
                     std::process::exit(130);

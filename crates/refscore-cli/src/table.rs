@@ -15,18 +15,13 @@ pub(crate) fn fmt(v: f64) -> String {
 }
 
 /// Text as the terminal is shown it: control characters (an escape
-/// sequence in a row id or a suite name, a newline in a tag) written as
-/// escapes (`\u{1b}`, `\n`), never sent raw. Every text from the user or
-/// the data that the console prints goes through this.
+/// sequence in a row id or a suite name, a newline in a tag) and the
+/// bidirectional controls that reorder text written as escapes
+/// (`\u{1b}`, `\n`, `\u{202e}`), never sent raw, as the reports show them
+/// ([`refscore::report::visible`]). Every text from the user or the data
+/// that the console prints goes through this.
 pub(crate) fn printable(cell: &str) -> std::borrow::Cow<'_, str> {
-    if cell.chars().any(char::is_control) {
-        cell.chars()
-            .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
-            .collect::<String>()
-            .into()
-    } else {
-        cell.into()
-    }
+    refscore::report::visible(cell)
 }
 
 /// Colours a cell's text (already escaped and cut) for the console.
@@ -95,6 +90,9 @@ mod tests {
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
         assert_eq!(text.lines().count(), 2, "{text:?}");
         assert!(text.contains("a\\u{1b}[31mred") && text.contains("x\\ny\\u{7}"), "{text:?}");
+        // A right-to-left override would make an id read as another: shown
+        // as its escape, as in the reports.
+        assert_eq!(printable("user\u{202e}gnp.exe"), "user\\u{202e}gnp.exe");
     }
 
     #[test]

@@ -24,6 +24,7 @@ use crate::runner::{RowResult, Status};
 use crate::summary::RunSummary;
 
 pub use sides::Sides;
+pub use text::visible;
 
 /// A report format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -51,8 +51,9 @@ pub(crate) fn push_escaped(out: &mut String, c: char) {
 /// `text` with every [`hidden`] character written as its escape, so a
 /// terminal sequence shows whole (`\u{1b}[31mRED`, not a stray `[31mRED`)
 /// and a right-to-left override shows as `\u{202e}` instead of reversing
-/// what follows it.
-pub(crate) fn visible(text: &str) -> Cow<'_, str> {
+/// what follows it. Every report and the command line's console show text
+/// from the data through it.
+pub fn visible(text: &str) -> Cow<'_, str> {
     if !text.chars().any(hidden) {
         return text.into();
     }

@@ -84,14 +84,14 @@ fn compare_prints_a_readable_field_table() {
     assert_eq!(
         lines[..2],
         [
-            "json_match  score 0.99697  partial",
-            "32 matched, 1 partial, 0 wrong, 0 missing, 0 extra; precision 0.997, recall 0.997, F1 0.997",
+            "json_match  score 0.969697  partial",
+            "32 matched, 0 partial, 1 wrong, 0 missing, 0 extra; precision 0.970, recall 0.970, F1 0.970",
         ],
         "{out}"
     );
     // One row per failed path: path, verdict, expected, actual (the
-    // swapped line items, the written date and the number as text are no
-    // difference). Columns start where their
+    // swapped line items, the written date, the number as text and the
+    // name in capitals are no difference). Columns start where their
     // headers do; values may hold double spaces.
     let header = lines[3];
     let starts: Vec<usize> = ["PATH", "VERDICT", "EXPECTED", "ACTUAL"]
@@ -109,15 +109,15 @@ fn compare_prints_a_readable_field_table() {
         })
         .collect();
     assert_eq!(lines[2], "", "{out}");
-    assert_eq!(rows, [["$.vendor.name", "partial 0.90", "Acme Corp", "ACME  Corp."]], "{out}");
+    assert_eq!(rows, [["$.due_date", "value_mismatch", "2024-04-04", "2024-04-14"]], "{out}");
     // Exactly as the README shows it.
     assert_eq!(
         out,
-        "json_match  score 0.99697  partial
-32 matched, 1 partial, 0 wrong, 0 missing, 0 extra; precision 0.997, recall 0.997, F1 0.997
+        "json_match  score 0.969697  partial
+32 matched, 0 partial, 1 wrong, 0 missing, 0 extra; precision 0.970, recall 0.970, F1 0.970
 
-  PATH           VERDICT       EXPECTED   ACTUAL
-  $.vendor.name  partial 0.90  Acme Corp  ACME  Corp.
+  PATH        VERDICT         EXPECTED    ACTUAL
+  $.due_date  value_mismatch  2024-04-04  2024-04-14
 "
     );
 }

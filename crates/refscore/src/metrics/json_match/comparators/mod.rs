@@ -16,6 +16,7 @@
 //! `docs/json_match.md` (Comparators and normalizers).
 
 mod auto;
+mod auto_text;
 mod date;
 mod date_parse;
 mod default;
@@ -176,6 +177,23 @@ pub enum Normalization {
     /// An empty string where the other side is `null` (or absent), under
     /// [`NullPolicy::empty_string_is_null`].
     EmptyAsNull,
+    /// `n/a`, `none` or `null` written as text where the other side is
+    /// `null` (or absent), under [`NullPolicy::empty_string_is_null`]
+    /// (the `auto` comparator only).
+    NullWord,
+    /// The same text but for white space that carries no meaning (beside
+    /// a symbol, between a number and its unit) or, in free text, a final
+    /// full stop.
+    Spacing,
+    /// The same text with the letter case of whole words changed
+    /// (`EUR`, `eur`).
+    LetterCase,
+    /// The same identifier written with other grouping separators
+    /// (spaces, hyphens, parentheses).
+    Grouping,
+    /// A percent written as text of the same value as a fraction
+    /// (`19%`, `0.19`).
+    Percent,
 }
 
 impl Normalization {
@@ -191,6 +209,13 @@ impl Normalization {
                 "equal as Unicode text (canonical equivalents and full-width forms read alike)"
             }
             Normalization::EmptyAsNull => "equal as null (an empty string)",
+            Normalization::NullWord => "equal as null (a word for no value)",
+            Normalization::Spacing => {
+                "equal but for spacing (or a final full stop) that carries no meaning"
+            }
+            Normalization::LetterCase => "equal but for the letter case of whole words",
+            Normalization::Grouping => "equal as identifiers (grouping separators ignored)",
+            Normalization::Percent => "equal as numbers (a percent written as text)",
         }
     }
 }
@@ -286,7 +311,21 @@ impl Comparator {
                 };
             }
             (true, true) => return Leaf::MATCH.into(),
-            (true, false) | (false, true) => return Leaf::TYPE.into(),
+            (true, false) | (false, true) => {
+                let other = if is_null(e) { a } else { e };
+                let word = nulls.empty_string_is_null
+                    && matches!(self, Comparator::Auto)
+                    && other
+                        .as_str()
+                        .is_some_and(|s| auto_text::is_null_word(&normalize(s, normalizers)));
+                if word {
+                    return Checked {
+                        leaf: Leaf::MATCH,
+                        note: Some(Note::Equal(Normalization::NullWord)),
+                    };
+                }
+                return Leaf::TYPE.into();
+            }
             (false, false) => {}
         }
         if is_container(e) || is_container(a) {

@@ -251,7 +251,11 @@ pub(crate) fn suite_baseline(
 
 /// A recorded run's entry and scores, or, when its record is damaged, why
 /// (`run 7: stored summary cannot be read: …`). Other failures of the
-/// store are errors.
+/// store are errors (a baseline too large for the memory left among them).
+/// The scores read are the baseline the run is compared with, not only a
+/// check that they decode: [`Store::scores`] decodes them one batch at a
+/// time into a list of their size, so a damaged run passed over costs at
+/// most what it decoded before its damage.
 fn readable(
     store: &Store,
     id: i64,

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use refscore::history::{Comparison, RunEntry, Store};
+use refscore::history::{Comparison, RunEntry, RunStatus, Store};
 use refscore::suite::Suite;
 
 use crate::args::{RunsCommand, StoreArgs};
@@ -22,9 +22,9 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
                 Some(s) if is_suite_file(s) => {
                     let suite = Suite::load(Path::new(s))?;
                     let path = a.store.store.clone().unwrap_or_else(|| store_beside(&suite.path));
-                    (Store::open_existing(&path)?, Some(suite_name(&suite)))
+                    (Store::open_read_only(&path)?, Some(suite_name(&suite)))
                 }
-                other => (open(&a.store)?, other.clone()),
+                other => (open_reading(&a.store)?, other.clone()),
             };
             let runs = store.list(suite.as_deref(), Some(a.limit))?;
             if a.format.format == "json" {
@@ -36,7 +36,7 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
             }
         }
         RunsCommand::Show(a) => {
-            let store = open(&a.store)?;
+            let store = open_reading(&a.store)?;
             let id = run_id(&store, &a.run, None)?;
             let entry = store.get(id)?;
             let summary: Option<serde_json::Value> =
@@ -75,7 +75,10 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
         }
         RunsCommand::Prune(a) => {
             let store = open(&a.store)?;
-            let gone = store.prune(a.keep)?;
+            // The folders of abandoned runs stay locked against a resume
+            // until the runs are deleted.
+            let (abandoned, _locks) = abandoned(&store)?;
+            let gone = store.prune_with(a.keep, &abandoned)?;
             writeln!(out, "deleted {} run(s) from {}", gone.len(), store.path().display())?;
         }
     }
@@ -91,13 +94,47 @@ fn open(args: &StoreArgs) -> anyhow::Result<Store> {
     Ok(Store::open_existing(&store_for_runs(args.store.as_ref()))?)
 }
 
-/// The store when one exists (a diff of two folders needs none).
+/// The store, for a command that only reads it: a store on a read-only
+/// mount or in a read-only folder is read too.
+fn open_reading(args: &StoreArgs) -> anyhow::Result<Store> {
+    Ok(Store::open_read_only(&store_for_runs(args.store.as_ref()))?)
+}
+
+/// The store when one exists (a diff of two folders needs none), read-only.
 fn open_if_any(args: &StoreArgs) -> anyhow::Result<Option<Store>> {
     let path: PathBuf = store_for_runs(args.store.as_ref());
     if !path.exists() {
         return Ok(None);
     }
-    Ok(Some(Store::open_existing(&path)?))
+    Ok(Some(Store::open_read_only(&path)?))
+}
+
+/// The runs still marked `running` that no process is writing: a run
+/// holds its output folder's lock (`results.jsonl`, see `output_lock`)
+/// from before it is recorded until it ends, however it ends, so a
+/// `running` run whose folder this process can lock for reading, or whose
+/// `results.jsonl` is gone, was killed outright (SIGKILL, a crash, a power
+/// loss). The read locks are returned: held until the prune is committed,
+/// they keep a `--resume` of those runs from starting meanwhile. A run
+/// whose folder is locked by a run, cannot be opened, or is not recorded
+/// counts as live.
+fn abandoned(store: &Store) -> anyhow::Result<(Vec<i64>, Vec<std::fs::File>)> {
+    let mut ids = Vec::new();
+    let mut locks = Vec::new();
+    for run in store.list(None, None)? {
+        if run.status != RunStatus::Running || run.damaged.is_some() {
+            continue;
+        }
+        let Some(folder) = run.info.output.as_deref() else { continue };
+        match crate::output_lock::for_reading(Path::new(folder)) {
+            Ok(lock) => {
+                ids.push(run.id);
+                locks.extend(lock);
+            }
+            Err(_) => continue,
+        }
+    }
+    Ok((ids, locks))
 }
 
 fn list(out: &mut impl Write, runs: &[RunEntry], p: Palette) -> std::io::Result<()> {

@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use super::{code, stderr, stdout, write};
 
+mod store_io;
+
 /// Runs the binary in `dir` with the store `store`.
 fn at(dir: &Path, store: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_refscore"))

@@ -12,11 +12,10 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use rayon::prelude::*;
 use rusqlite::{Transaction, TransactionBehavior, params};
 
 use super::scores::{Cell, RowRecord, RowScores, RunScores};
-use super::store::Store;
+use super::store::{Damage, Store};
 use super::store_error::{StoreError, describe};
 use super::summary_header;
 use crate::runner::{BatchRecord, BatchSink, PriorBatch};
@@ -72,19 +71,23 @@ impl Store {
         let (tx, rx) = sync_channel::<BatchRecord>(QUEUE);
         let path = self.path.clone();
         let started = Instant::now();
+        // The writer shares what this connection knows of the file: whether
+        // it was checked, and damage either of them finds.
+        let shared = (std::sync::Arc::clone(&self.damage), self.checked.get(), self.wrote.get());
         let worker = std::thread::Builder::new()
             .name("refscore-store".to_owned())
-            .spawn(move || write_batches(&path, id, rx, base, started))
+            .spawn(move || write_batches(&path, id, rx, base, started, shared))
             .map_err(|e| StoreError::Io { path: self.path.clone(), message: e.to_string() })?;
         Ok(Recorder { tx: Some(tx), worker: Some(worker), started, base_duration: base })
     }
 
-    /// Calls `f` with one column of each recorded batch of a run, in order.
+    /// Calls `f` with one column of each recorded batch of a run, in order,
+    /// one batch at a time.
     fn each_batch(
         &self,
         id: i64,
         column: Column,
-        mut f: impl FnMut(Vec<u8>) -> Result<(), StoreError>,
+        mut f: impl FnMut(&[u8]) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let sql = format!("SELECT {} FROM batches WHERE run = ?1 ORDER BY first", column.name());
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.io(&e))?;
@@ -93,9 +96,7 @@ impl Store {
             // Bytes of any type are handed on (their decoding then says
             // they are damaged); a value that holds none is damaged here.
             let bytes = match r.get_ref(0).map_err(|e| self.io(&e))? {
-                rusqlite::types::ValueRef::Blob(b) | rusqlite::types::ValueRef::Text(b) => {
-                    b.to_vec()
-                }
+                rusqlite::types::ValueRef::Blob(b) | rusqlite::types::ValueRef::Text(b) => b,
                 other => {
                     let found = format!("a batch holds {:?}, not bytes", other.data_type());
                     return Err(self.damaged(id, column.what(), found));
@@ -121,12 +122,12 @@ impl Store {
     pub fn prior_batches(&self, id: i64) -> Result<Vec<PriorBatch>, StoreError> {
         let mut records = Vec::new();
         self.each_batch(id, Column::Records, |r| {
-            records.push(self.records(id, &r)?);
+            records.push(self.records(id, r)?);
             Ok(())
         })?;
         let mut fields = Vec::new();
         self.each_batch(id, Column::Fields, |f| {
-            let text = String::from_utf8(self.unpack(id, "field statistics", &f)?)
+            let text = String::from_utf8(self.unpack(id, "field statistics", f)?)
                 .map_err(|e| self.damaged(id, "field statistics", e))?;
             fields.push(text);
             Ok(())
@@ -153,7 +154,7 @@ impl Store {
         mut f: impl FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), StoreError> {
         self.each_batch(id, Column::Lines, |lines| {
-            let raw = self.unpack(id, "results", &lines)?;
+            let raw = self.unpack(id, "results", lines)?;
             let text = String::from_utf8_lossy(&raw);
             for line in text.split('\n').filter(|l| !l.is_empty()) {
                 f(line).map_err(|e| StoreError::Io {
@@ -173,7 +174,7 @@ impl Store {
     pub fn results_reader(&self, id: i64) -> Result<ResultsReader, StoreError> {
         let mut batches = Vec::new();
         self.each_batch(id, Column::Lines, |b| {
-            batches.push(b);
+            batches.push(b.to_vec());
             Ok(())
         })?;
         batches.reverse();
@@ -182,26 +183,86 @@ impl Store {
 
     /// A finished run reduced to what a comparison reads.
     ///
+    /// The batches are read and decoded one at a time, each row straight
+    /// into one list sized for the rows recorded: beyond that list, the
+    /// memory used is one batch's, however long the run. A list larger
+    /// than the memory available is an error, not an abort.
+    ///
     /// # Errors
     /// No such run, it has not finished, or its data cannot be read.
     pub fn scores(&self, id: i64) -> Result<RunScores, StoreError> {
-        let summary = self.summary(id)?;
-        let value: serde_json::Value =
-            serde_json::from_str(&summary).map_err(|e| self.damaged(id, "summary", e))?;
-        let mut scores = summary_header(&value);
-        let mut blobs: Vec<Vec<u8>> = Vec::new();
-        self.each_batch(id, Column::Cells, |c| {
-            blobs.push(c);
-            Ok(())
+        let mut scores = {
+            let summary = self.summary(id)?;
+            let value: serde_json::Value =
+                serde_json::from_str(&summary).map_err(|e| self.damaged(id, "summary", e))?;
+            summary_header(&value)
+        };
+        // The rows its batches say they hold, and at most the rows the run
+        // says it recorded: a damaged count alone reserves no more.
+        let recorded: i64 = self
+            .conn
+            .query_row(
+                "SELECT min(coalesce((SELECT sum(count) FROM batches WHERE run = ?1), 0),
+                            coalesce((SELECT rows_done FROM runs WHERE id = ?1), 0))",
+                [id],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.io(&e))?;
+        let recorded = usize::try_from(recorded).unwrap_or(0);
+        scores.rows.try_reserve_exact(recorded).map_err(|e| StoreError::Io {
+            path: self.path.clone(),
+            message: format!(
+                "run {id}: not enough memory for the scores of its {recorded} rows ({e})"
+            ),
         })?;
-        // Batches decode independently: on every core.
-        let parts: Vec<Vec<RowScores>> = blobs
-            .par_iter()
-            .map(|b| decode_cells(&zstd::decode_all(b.as_slice()).map_err(|e| e.to_string())?))
-            .collect::<Result<_, String>>()
-            .map_err(|e| self.damaged(id, "scores", e))?;
-        scores.rows = parts.into_iter().flatten().collect();
+        let mut unpack = Unpacker::new().map_err(|e| self.io_message(e))?;
+        self.each_batch(id, Column::Cells, |c| {
+            let raw = unpack.unpack(c).map_err(|e| self.damaged(id, "scores", e))?;
+            decode_cells_into(raw, &mut scores.rows).map_err(|e| self.damaged(id, "scores", e))
+        })?;
         Ok(scores)
+    }
+
+    fn io_message(&self, message: String) -> StoreError {
+        StoreError::Io { path: self.path.clone(), message }
+    }
+}
+
+/// Decompresses blobs one after another with one zstd context and one
+/// buffer, failing (never aborting) when memory runs short.
+struct Unpacker {
+    ctx: zstd::zstd_safe::DCtx<'static>,
+    buf: Vec<u8>,
+}
+
+impl Unpacker {
+    fn new() -> Result<Unpacker, String> {
+        let ctx = zstd::zstd_safe::DCtx::try_create()
+            .ok_or_else(|| "not enough memory to decompress the store's data".to_owned())?;
+        Ok(Unpacker { ctx, buf: Vec::new() })
+    }
+
+    /// One blob's bytes (a zstd frame that says its size, as the recorder
+    /// writes them).
+    fn unpack(&mut self, data: &[u8]) -> Result<&[u8], String> {
+        self.buf.clear();
+        match zstd::zstd_safe::get_frame_content_size(data) {
+            Ok(Some(size)) => {
+                let size = usize::try_from(size).map_err(|e| e.to_string())?;
+                self.buf
+                    .try_reserve_exact(size)
+                    .map_err(|e| format!("a batch of {size} bytes: {e}"))?;
+                self.ctx
+                    .decompress(&mut self.buf, data)
+                    .map_err(|code| zstd::zstd_safe::get_error_name(code).to_owned())?;
+            }
+            // Written without its size: decoded as a stream.
+            Ok(None) => {
+                zstd::stream::copy_decode(data, &mut self.buf).map_err(|e| e.to_string())?;
+            }
+            Err(_) => return Err("not a zstd frame".to_owned()),
+        }
+        Ok(&self.buf)
     }
 }
 
@@ -283,16 +344,27 @@ impl BatchSink for Recorder {
     }
 }
 
-/// The writer thread: one transaction per batch, in order.
+/// The writer thread: one transaction per batch, in order. Nothing is
+/// written once the file is known to be damaged (`shared`: what the run's
+/// connection found, whether it checked the file, and whether it wrote).
 fn write_batches(
     path: &std::path::Path,
     id: i64,
     rx: Receiver<BatchRecord>,
     base: f64,
     started: Instant,
+    shared: (Damage, bool, bool),
 ) -> Result<(), String> {
-    let store = Store::open_existing(path).map_err(|e| e.to_string())?;
-    let fail = |e: rusqlite::Error| format!("{}: {}", path.display(), describe(&e));
+    let mut store = Store::open_existing(path).map_err(|e| e.to_string())?;
+    store.damage = shared.0;
+    store.checked.set(shared.1);
+    store.wrote.set(shared.2);
+    let store = store;
+    let fail = |e: rusqlite::Error| {
+        // Notes damage for both connections.
+        let _ = store.io(&e);
+        format!("{}: {}", path.display(), describe(&e))
+    };
     // One compression context for the whole run: creating one per blob
     // costs more than compressing a small batch.
     let mut zstd = zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(|e| e.to_string())?;
@@ -314,6 +386,7 @@ fn write_batches(
         let lines = pack(&joined)?;
         let count = job.records.len() as i64;
         let first = i64::try_from(job.first).unwrap_or(i64::MAX);
+        store.before_write().map_err(|e| e.to_string())?;
         let tx = Transaction::new_unchecked(&store.conn, TransactionBehavior::Immediate)
             .map_err(fail)?;
         // Earlier versions could record an empty batch when a stop came
@@ -364,7 +437,16 @@ fn encode_cells(records: &[RowRecord]) -> Vec<u8> {
 }
 
 /// The rows of [`encode_cells`]; an error for damaged bytes.
-fn decode_cells(mut b: &[u8]) -> Result<Vec<RowScores>, String> {
+#[cfg(test)]
+fn decode_cells(b: &[u8]) -> Result<Vec<RowScores>, String> {
+    let mut out = Vec::new();
+    decode_cells_into(b, &mut out)?;
+    Ok(out)
+}
+
+/// The rows of [`encode_cells`], appended to `out`; an error for damaged
+/// bytes.
+fn decode_cells_into(mut b: &[u8], out: &mut Vec<RowScores>) -> Result<(), String> {
     fn take<'a>(b: &mut &'a [u8], n: usize) -> Result<&'a [u8], String> {
         if b.len() < n {
             return Err("truncated scores".to_owned());
@@ -373,7 +455,6 @@ fn decode_cells(mut b: &[u8]) -> Result<Vec<RowScores>, String> {
         *b = rest;
         Ok(head)
     }
-    let mut out = Vec::new();
     while !b.is_empty() {
         let len = u32::from_le_bytes(take(&mut b, 4)?.try_into().map_err(|_| "bad length")?);
         let id =
@@ -393,7 +474,7 @@ fn decode_cells(mut b: &[u8]) -> Result<Vec<RowScores>, String> {
         }
         out.push(RowScores { id, cells });
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -413,6 +413,14 @@ fn row_change(direction: Direction, before: Cell, after: Cell) -> (RowChange, Op
 /// unique: one map of first positions, and a second one only for ids that
 /// repeat.
 fn match_rows(baseline: &RunScores, current: &RunScores) -> Vec<(usize, usize)> {
+    // The usual case, the same rows in the same order (a rerun of the same
+    // dataset): paired by position, without a map of a run's ids. The k-th
+    // row with an id is at the same position in both runs.
+    if baseline.rows.len() == current.rows.len()
+        && baseline.rows.iter().zip(&current.rows).all(|(b, c)| b.id == c.id)
+    {
+        return (0..current.rows.len()).map(|i| (i, i)).collect();
+    }
     let mut first: HashMap<&str, usize> = HashMap::with_capacity(baseline.rows.len());
     let mut repeated: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, r) in baseline.rows.iter().enumerate() {

@@ -10,8 +10,16 @@
 //!   of `results.jsonl`, zstd-compressed), what the summary needs of each
 //!   row, and the batch's field statistics. A run killed at any point
 //!   keeps every batch committed before, and resumes after the last one.
+//! * A damaged file is never written to: `PRAGMA quick_check` runs before
+//!   a command's first write, and once SQLite has reported the file
+//!   malformed, nothing more is written through any connection of the
+//!   command.
+//! * A store that cannot be written (a read-only folder or mount) can
+//!   still be read ([`Store::open_read_only`]).
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 // Write transactions are IMMEDIATE: they take the write lock at once and
 // wait for it (busy timeout), instead of failing when another process
@@ -62,6 +70,11 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;",
 ];
 
+/// The largest store whose whole file is checked before the first write
+/// (`PRAGMA quick_check`: about 0.3 s per 176 MB from the page cache, 2-3 s
+/// from a slow disk); a larger one has its `runs` table checked.
+const FULL_CHECK_MAX_BYTES: u64 = 1 << 30;
+
 /// How long a writer waits for another one to finish, in milliseconds.
 const BUSY_TIMEOUT_MS: u64 = 60_000;
 
@@ -106,11 +119,26 @@ struct StoreState {
     version: i64,
 }
 
+/// What SQLite found wrong with a damaged file, shared by a command's
+/// connections to it (the recorder's thread has its own): once set,
+/// nothing more is written.
+pub(super) type Damage = Arc<Mutex<Option<String>>>;
+
 /// An open run store.
 #[derive(Debug)]
 pub struct Store {
     pub(super) conn: Connection,
     pub(super) path: PathBuf,
+    /// Set when SQLite reports the file damaged.
+    pub(super) damage: Damage,
+    /// Whether `PRAGMA quick_check` passed (it runs before the first write).
+    pub(super) checked: Cell<bool>,
+    /// Whether this command wrote anything yet (through this connection,
+    /// or the one that started the recorder's).
+    pub(super) wrote: Cell<bool>,
+    /// The code of the last SQLite error seen, for [`Store::open_existing`]'s
+    /// fallback.
+    last_code: Cell<Option<rusqlite::ErrorCode>>,
 }
 
 impl Store {
@@ -129,7 +157,10 @@ impl Store {
         Store::open_with(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
     }
 
-    /// Opens an existing store.
+    /// Opens an existing store. A store that cannot be written here (a
+    /// read-only folder or mount: SQLite cannot create its `-shm` file
+    /// beside it) is opened read-only as by [`Store::open_read_only`]: it
+    /// can be read, and a write fails with SQLite's "read-only" error.
     ///
     /// # Errors
     /// No store at `path`, or as [`Store::open`].
@@ -137,19 +168,108 @@ impl Store {
         if !path.is_file() {
             return Err(StoreError::Missing { path: path.to_path_buf() });
         }
-        Store::open_with(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+        match Store::connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE) {
+            Ok(store) => Ok(store),
+            Err((e, Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly))) => {
+                Store::open_read_only(path).map_err(|_| e)
+            }
+            Err((e, _)) => Err(e),
+        }
+    }
+
+    /// Opens an existing store for reading only: nothing is written to it,
+    /// nor beside it when its folder cannot be written.
+    ///
+    /// SQLite reads a store in WAL mode through an index file beside it
+    /// (`runs.db-shm`), which it creates when absent. When it cannot (a
+    /// read-only folder or mount) and no write-ahead log beside the store
+    /// holds changes (`runs.db-wal` absent or empty: every commit is in the
+    /// file), the store is read as an immutable file, without locks: a
+    /// process that can write there after all (one with more rights) and
+    /// writes while it is read could make the reading command fail; it
+    /// never changes the file. With changes in its write-ahead log, such a
+    /// store cannot be read here, and the error says to copy it.
+    ///
+    /// # Errors
+    /// No store at `path`, not a refscore store, newer than this build, or
+    /// it cannot be read.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::Missing { path: path.to_path_buf() });
+        }
+        match Store::connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY) {
+            Ok(store) => Ok(store),
+            Err((e, Some(rusqlite::ErrorCode::CannotOpen))) => {
+                let wal = wal_path(path);
+                if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+                    return Err(StoreError::Io {
+                        path: path.to_path_buf(),
+                        message: format!(
+                            "cannot be read here: its folder cannot be written, and its write-ahead log {} holds changes that SQLite reads only with a writable folder; copy the store together with that file to a writable folder and read the copy ({e})",
+                            wal.display()
+                        ),
+                    });
+                }
+                Store::connect(path, IMMUTABLE).map_err(|(e, _)| e)
+            }
+            Err((e, _)) => Err(e),
+        }
     }
 
     fn open_with(path: &Path, flags: OpenFlags) -> Result<Store, StoreError> {
-        check_header(path)?;
-        let io =
-            |e: rusqlite::Error| StoreError::Io { path: path.to_path_buf(), message: describe(&e) };
-        let conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .map_err(io)?;
+        Store::connect(path, flags).map_err(|(e, _)| e)
+    }
+
+    /// Opens the file with `flags` ([`IMMUTABLE`]: read-only, as an
+    /// immutable file) and checks it; on failure, the error and SQLite's
+    /// code for it.
+    fn connect(
+        path: &Path,
+        flags: OpenFlags,
+    ) -> Result<Store, (StoreError, Option<rusqlite::ErrorCode>)> {
+        check_header(path).map_err(|e| (e, None))?;
+        let io = |e: rusqlite::Error| {
+            let code = e.sqlite_error_code();
+            (StoreError::Io { path: path.to_path_buf(), message: describe(&e) }, code)
+        };
+        let conn = if flags == IMMUTABLE {
+            let uri = immutable_uri(path).ok_or_else(|| {
+                (
+                    StoreError::Io {
+                        path: path.to_path_buf(),
+                        message: "its folder cannot be written, and its path cannot be given to SQLite as an immutable file (not UTF-8, or not a Unix path): it cannot be read here".to_owned(),
+                    },
+                    None,
+                )
+            })?;
+            Connection::open_with_flags(
+                uri,
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_URI
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+        } else {
+            Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        }
+        .map_err(io)?;
         conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS)).map_err(io)?;
-        let store = Store { conn, path: path.to_path_buf() };
-        store.migrate()?;
-        Ok(store)
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+            damage: Arc::default(),
+            checked: Cell::new(false),
+            wrote: Cell::new(false),
+            last_code: Cell::new(None),
+        };
+        let opened = if flags.contains(OpenFlags::SQLITE_OPEN_READ_WRITE) {
+            store.migrate()
+        } else {
+            store.current()
+        };
+        match opened {
+            Ok(()) => Ok(store),
+            Err(e) => Err((e, store.last_code.get())),
+        }
     }
 
     /// The file.
@@ -158,7 +278,106 @@ impl Store {
     }
 
     pub(super) fn io(&self, e: &rusqlite::Error) -> StoreError {
+        let code = e.sqlite_error_code();
+        self.last_code.set(code);
+        if matches!(
+            code,
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+        ) {
+            let mut damage = self.damage.lock().unwrap_or_else(PoisonError::into_inner);
+            damage.get_or_insert_with(|| e.to_string());
+        }
         StoreError::Io { path: self.path.clone(), message: describe(e) }
+    }
+
+    /// Called before each write: refuses to write to a damaged file.
+    ///
+    /// The first time, the file is checked ([`Store::check`]). Once SQLite
+    /// has reported the file malformed to any connection of this command,
+    /// nothing more is written.
+    pub(super) fn before_write(&self) -> Result<(), StoreError> {
+        let seen = self.damage.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if let Some(found) = seen {
+            return Err(self.corrupt(found));
+        }
+        if !self.checked.get() {
+            self.check(FULL_CHECK_MAX_BYTES)?;
+            self.checked.set(true);
+        }
+        Ok(())
+    }
+
+    /// `PRAGMA quick_check` of a store of at most `full_max` bytes: the
+    /// structure of the whole file (every b-tree page, overflow chain and
+    /// the free list; not the bytes of the values stored, which their
+    /// decoders check). A larger store: of the `runs` table and its index
+    /// alone (`PRAGMA quick_check(runs)`), whose cost does not grow with
+    /// the rows recorded.
+    fn check(&self, full_max: u64) -> Result<(), StoreError> {
+        let fail = |e: rusqlite::Error| {
+            let io = self.io(&e);
+            let seen = self.damage.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            seen.map_or(io, |found| self.corrupt(found))
+        };
+        let bytes: i64 = self
+            .conn
+            .query_row(
+                "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(fail)?;
+        let sql = if u64::try_from(bytes).unwrap_or(u64::MAX) <= full_max {
+            "PRAGMA quick_check(1)"
+        } else {
+            "PRAGMA quick_check(runs)"
+        };
+        let found = self.conn.query_row(sql, [], |r| r.get::<_, String>(0)).map_err(fail)?;
+        if found == "ok" {
+            return Ok(());
+        }
+        // Its report begins with `*** in database main ***`.
+        let found = found
+            .lines()
+            .filter(|l| !l.starts_with("***") && !l.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        let found = format!("PRAGMA quick_check: {found}");
+        *self.damage.lock().unwrap_or_else(PoisonError::into_inner) = Some(found.clone());
+        Err(self.corrupt(found))
+    }
+
+    /// Notes that this connection wrote.
+    fn wrote(&self) {
+        self.wrote.set(true);
+    }
+
+    fn corrupt(&self, found: String) -> StoreError {
+        StoreError::Corrupt { path: self.path.clone(), found, untouched: !self.wrote.get() }
+    }
+
+    /// Checks, without writing, that the file is a refscore store of this
+    /// build's schema.
+    fn current(&self) -> Result<(), StoreError> {
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Deferred)
+            .map_err(|e| self.io(&e))?;
+        let state = self.state(&tx)?;
+        tx.commit().map_err(|e| self.io(&e))?;
+        let known = MIGRATIONS.len() as i64;
+        if state.version < known {
+            return Err(StoreError::Io {
+                path: self.path.clone(),
+                message: if state.version == 0 {
+                    "an empty file: no run recorded yet".to_owned()
+                } else {
+                    format!(
+                        "store schema version {} is older than this refscore's ({known}), and only a command that writes (`refscore run`) brings it up to date",
+                        state.version
+                    )
+                },
+            });
+        }
+        Ok(())
     }
 
     /// Checks that the file is ours and brings its schema up to date.
@@ -269,6 +488,7 @@ impl Store {
     /// # Errors
     /// The store cannot be written.
     pub fn begin(&self, info: &RunInfo, policy: &RegressionPolicy) -> Result<i64, StoreError> {
+        self.before_write()?;
         let info_json = serde_json::to_string(info).unwrap_or_default();
         let policy_json = serde_json::to_string(policy).unwrap_or_default();
         self.conn
@@ -287,6 +507,7 @@ impl Store {
                 ],
             )
             .map_err(|e| self.io(&e))?;
+        self.wrote();
         let id = self.conn.last_insert_rowid();
         let mut info = info.clone();
         info.id = Some(id);
@@ -299,6 +520,7 @@ impl Store {
     /// # Errors
     /// The store cannot be written.
     pub fn set_info(&self, id: i64, info: &RunInfo) -> Result<(), StoreError> {
+        self.before_write()?;
         let json = serde_json::to_string(info).unwrap_or_default();
         self.conn
             .execute(
@@ -306,6 +528,7 @@ impl Store {
                 params![json, id],
             )
             .map_err(|e| self.io(&e))?;
+        self.wrote();
         Ok(())
     }
 
@@ -319,6 +542,7 @@ impl Store {
         status: RunStatus,
         summary: &crate::summary::RunSummary,
     ) -> Result<(), StoreError> {
+        self.before_write()?;
         let ended = summary.run.as_ref().and_then(|r| r.ended_at.clone());
         let json = serde_json::to_string(summary).unwrap_or_default();
         let info = summary.run.as_ref().map(|r| serde_json::to_string(r).unwrap_or_default());
@@ -337,6 +561,7 @@ impl Store {
                 ],
             )
             .map_err(|e| self.io(&e))?;
+        self.wrote();
         Ok(())
     }
 
@@ -345,12 +570,14 @@ impl Store {
     /// # Errors
     /// The store cannot be written.
     pub fn mark(&self, id: i64, status: RunStatus) -> Result<(), StoreError> {
+        self.before_write()?;
         self.conn
             .execute(
                 "UPDATE runs SET status = ?1, ended_at = ?2 WHERE id = ?3",
                 params![status.as_str(), super::now_rfc3339(), id],
             )
             .map_err(|e| self.io(&e))?;
+        self.wrote();
         Ok(())
     }
 
@@ -541,6 +768,7 @@ impl Store {
                 ),
             });
         }
+        self.before_write()?;
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
             .map_err(|e| self.io(&e))?;
         if pinned {
@@ -549,7 +777,9 @@ impl Store {
         }
         tx.execute("UPDATE runs SET pinned = ?1 WHERE id = ?2", params![pinned, id])
             .map_err(|e| self.io(&e))?;
-        tx.commit().map_err(|e| self.io(&e))
+        tx.commit().map_err(|e| self.io(&e))?;
+        self.wrote();
+        Ok(())
     }
 
     /// Deletes all but the `keep` newest runs of each suite; pinned runs
@@ -558,18 +788,32 @@ impl Store {
     /// # Errors
     /// The store cannot be written.
     pub fn prune(&self, keep: usize) -> Result<Vec<i64>, StoreError> {
+        self.prune_with(keep, &[])
+    }
+
+    /// As [`Store::prune`], where the runs `abandoned`, still marked
+    /// `running` but known to the caller to have no process behind them (a
+    /// run killed outright), are deleted like finished runs. Ids of runs
+    /// that are not `running` change nothing.
+    ///
+    /// # Errors
+    /// The store cannot be written.
+    pub fn prune_with(&self, keep: usize, abandoned: &[i64]) -> Result<Vec<i64>, StoreError> {
+        self.before_write()?;
         let keep = i64::try_from(keep).unwrap_or(i64::MAX);
+        let abandoned = serde_json::to_string(abandoned).unwrap_or_else(|_| "[]".to_owned());
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
             .map_err(|e| self.io(&e))?;
         let ids: Vec<i64> = {
             let mut stmt = tx
                 .prepare(
-                    "SELECT id FROM runs r WHERE pinned = 0 AND status != 'running' AND
-                       (SELECT count(*) FROM runs n WHERE n.suite = r.suite AND n.id > r.id) >= ?1
+                    "SELECT id FROM runs r WHERE pinned = 0
+                       AND (status != 'running' OR id IN (SELECT value FROM json_each(?2)))
+                       AND (SELECT count(*) FROM runs n WHERE n.suite = r.suite AND n.id > r.id) >= ?1
                      ORDER BY id",
                 )
                 .map_err(|e| self.io(&e))?;
-            stmt.query_map([keep], |r| r.get(0))
+            stmt.query_map(params![keep, abandoned], |r| r.get(0))
                 .map_err(|e| self.io(&e))?
                 .collect::<Result<_, _>>()
                 .map_err(|e| self.io(&e))?
@@ -579,6 +823,7 @@ impl Store {
             tx.execute("DELETE FROM runs WHERE id = ?1", [id]).map_err(|e| self.io(&e))?;
         }
         tx.commit().map_err(|e| self.io(&e))?;
+        self.wrote();
         Ok(ids)
     }
 
@@ -595,6 +840,30 @@ impl Store {
             .map_err(|e| self.io(&e))?
             .ok_or(StoreError::NoRun { path: self.path.clone(), id })
     }
+}
+
+/// [`Store::connect`]'s flags for a store read as an immutable file.
+const IMMUTABLE: OpenFlags = OpenFlags::SQLITE_OPEN_READ_ONLY.union(OpenFlags::SQLITE_OPEN_URI);
+
+/// The write-ahead log beside a store.
+fn wal_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+/// `file:PATH?immutable=1`, the path absolute and percent-encoded; `None`
+/// for a path that is not UTF-8, and off Unix (where a path is not a URI
+/// path as it is).
+fn immutable_uri(path: &Path) -> Option<String> {
+    use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+    if !cfg!(unix) {
+        return None;
+    }
+    const KEEP: &AsciiSet = &NON_ALPHANUMERIC.remove(b'/').remove(b'-').remove(b'_').remove(b'.');
+    let absolute = std::path::absolute(path).ok()?;
+    let text = absolute.to_str()?;
+    Some(format!("file:{}?immutable=1", utf8_percent_encode(text, KEEP)))
 }
 
 /// The parts of a run's record [`RunEntry::damaged`] names.

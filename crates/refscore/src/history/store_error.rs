@@ -63,6 +63,20 @@ pub enum StoreError {
         /// The decoder's complaint.
         message: String,
     },
+    /// The file is damaged: `PRAGMA quick_check`, run before a command's
+    /// first write, found a fault in its structure, or SQLite reported the
+    /// file malformed while reading it. The command writes nothing to it
+    /// from then on.
+    #[error("{}: the store is damaged ({found}); {}: move it away to start a new one", path.display(), if *untouched { "it was left untouched" } else { "nothing more was written to it" })]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite found.
+        found: String,
+        /// Whether the damage was found before this command wrote
+        /// anything (else it wrote before the damage showed).
+        untouched: bool,
+    },
     /// SQLite or file-system failure (read-only location, full disk,
     /// corrupt file).
     #[error("{}: {message}", path.display())]
@@ -83,7 +97,7 @@ pub(super) fn describe(e: &rusqlite::Error) -> String {
         }
         Some(ErrorCode::DiskFull) => " (the disk is full)",
         Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
-            " (the store is damaged; it was left untouched: move it away to start a new one)"
+            " (the store is damaged; refscore writes nothing more to it: move it away to start a new one)"
         }
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
             " (another process held the store for too long)"

@@ -1,4 +1,5 @@
 use super::*;
+use crate::history::Cell;
 use crate::history::run_info::RunInfo;
 
 fn info(suite: &str) -> RunInfo {
@@ -180,4 +181,292 @@ fn an_empty_batch_recorded_by_an_older_version_does_not_block_a_resume() {
     let prior = s.prior_batches(id).unwrap();
     let counts: Vec<usize> = prior.iter().map(|b| b.records.len()).collect();
     assert_eq!(counts, [2, 1]);
+}
+
+/// A store of `runs` completed runs of suite `a` (gate passed), each of
+/// `batches` batches of 100 rows with two cells and a line of some 200
+/// bytes: a `batches` b-tree of several pages.
+fn recorded(path: &Path, runs: usize, batches: u64) -> Vec<i64> {
+    use crate::runner::{BatchRecord, BatchSink};
+    let s = Store::open(path).unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..runs {
+        let id = s.begin(&info("a"), &RegressionPolicy::default()).unwrap();
+        let mut r = s.recorder(id).unwrap();
+        for b in 0..batches {
+            let rows = (b * 100..b * 100 + 100).collect::<Vec<u64>>();
+            r.batch(BatchRecord {
+                first: b * 100,
+                records: rows
+                    .iter()
+                    .map(|i| crate::history::RowRecord {
+                        scores: crate::history::RowScores {
+                            id: format!("row-{i}"),
+                            cells: vec![Cell::Score(*i as f64 / 7.0), Cell::Failed],
+                        },
+                        row_score: None,
+                        extra: Vec::new(),
+                        unreadable: false,
+                    })
+                    .collect(),
+                lines: rows
+                    .iter()
+                    .map(|i| {
+                        format!("{{\"id\": \"row-{i}\", \"v\": \"{}\"}}", i * 7_919 % 1_000_003)
+                            .repeat(6)
+                    })
+                    .collect(),
+                fields: String::new(),
+            })
+            .unwrap();
+        }
+        r.finish().unwrap();
+        s.conn
+            .execute(
+                "UPDATE runs SET status = 'completed', gate_passed = 1,
+                   summary = '{\"evaluators\": []}' WHERE id = ?1",
+                [id],
+            )
+            .unwrap();
+        ids.push(id);
+    }
+    ids
+}
+
+/// Pages of the `batches` b-tree: its root, and the leaf its first cell
+/// leads to (read from the file: SQLite's b-tree page format).
+fn batches_pages(path: &Path) -> (u32, u32) {
+    let root: u32 = {
+        let c = Connection::open(path).unwrap();
+        c.query_row("SELECT rootpage FROM sqlite_master WHERE name = 'batches'", [], |r| r.get(0))
+            .unwrap()
+    };
+    let file = std::fs::read(path).unwrap();
+    let page = |n: u32| &file[(n as usize - 1) * 4096..n as usize * 4096];
+    let mut at = root;
+    // 0x02: an interior page of an index b-tree (a WITHOUT ROWID table);
+    // its first cell begins with the page number of its left child.
+    while page(at)[0] == 0x02 {
+        let p = page(at);
+        let first = usize::from(u16::from_be_bytes([p[12], p[13]]));
+        at = u32::from_be_bytes([p[first], p[first + 1], p[first + 2], p[first + 3]]);
+    }
+    assert_ne!(at, root, "the test needs a b-tree of more than one page");
+    (root, at)
+}
+
+/// Overwrites page `n` of the file with garbage, as the I/O probe did.
+fn overwrite_page(path: &Path, n: u32) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.seek(SeekFrom::Start(u64::from(n - 1) * 4096)).unwrap();
+    f.write_all(&b"garbage!".repeat(512)).unwrap();
+}
+
+#[test]
+fn a_damaged_store_is_found_before_the_first_write_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = dir.path().join("pristine.db");
+    recorded(&pristine, 3, 5);
+    let (root, leaf) = batches_pages(&pristine);
+    // A leaf that no new run reads or writes, and the root every batch
+    // goes through.
+    for (what, page) in [("a leaf of `batches`", leaf), ("the root of `batches`", root)] {
+        let path = dir.path().join(format!("p{page}.db"));
+        std::fs::copy(&pristine, &path).unwrap();
+        overwrite_page(&path, page);
+        let before = std::fs::read(&path).unwrap();
+        {
+            let s = Store::open(&path).unwrap();
+            let e = s.begin(&info("a"), &RegressionPolicy::default()).unwrap_err();
+            assert!(matches!(&e, StoreError::Corrupt { untouched: true, .. }), "{what}: {e:?}");
+            let text = e.to_string();
+            assert!(text.contains(&format!("p{page}.db")) && text.contains("damaged"), "{text}");
+            assert!(text.contains("it was left untouched"), "{text}");
+            // Nor any other write.
+            assert!(matches!(s.mark(1, RunStatus::Failed), Err(StoreError::Corrupt { .. })));
+            assert!(matches!(s.prune(0), Err(StoreError::Corrupt { .. })));
+            assert!(matches!(s.pin(1, true), Err(StoreError::Corrupt { .. })));
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), before, "{what}: the file is unchanged");
+    }
+    // An undamaged store passes the check once, then is written.
+    let s = Store::open(&pristine).unwrap();
+    s.begin(&info("a"), &RegressionPolicy::default()).unwrap();
+    assert!(s.checked.get());
+}
+
+#[test]
+fn once_sqlite_finds_the_file_malformed_nothing_more_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    let ids = recorded(&path, 3, 5);
+    let (_, leaf) = batches_pages(&path);
+    overwrite_page(&path, leaf);
+    let before = std::fs::read(&path).unwrap();
+    {
+        let s = Store::open(&path).unwrap();
+        // Stands in for damage the check before the first write cannot
+        // see (changed bytes inside a stored value) but SQLite trips on
+        // when it reads them: here the check is skipped.
+        s.checked.set(true);
+        let e = s.scores(ids[0]).unwrap_err();
+        assert!(e.to_string().contains("malformed"), "{e}");
+        let e = s.begin(&info("a"), &RegressionPolicy::default()).unwrap_err();
+        assert!(matches!(e, StoreError::Corrupt { .. }), "{e:?}");
+        assert!(matches!(s.mark(ids[2], RunStatus::Failed), Err(StoreError::Corrupt { .. })));
+        // The recorder's own connection writes nothing either.
+        let mut r = s.recorder(ids[2]).unwrap();
+        use crate::runner::BatchSink;
+        let refused = r.batch(crate::runner::BatchRecord {
+            first: 1_000,
+            records: Vec::new(),
+            lines: Vec::new(),
+            fields: String::new(),
+        });
+        let finished = r.finish();
+        assert!(refused.is_err() || finished.is_err(), "the recorder wrote");
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the file is unchanged");
+}
+
+#[test]
+fn scores_are_read_batch_by_batch_into_a_list_of_their_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    let ids = recorded(&path, 1, 13);
+    let s = Store::open(&path).unwrap();
+    let scores = s.scores(ids[0]).unwrap();
+    assert_eq!(scores.rows.len(), 1_300);
+    // One allocation of the rows' size, not a list grown by doubling.
+    assert_eq!(scores.rows.capacity(), scores.rows.len());
+    assert_eq!(scores.rows[1_299].id, "row-1299");
+    assert_eq!(scores.rows[7].cells, vec![Cell::Score(1.0), Cell::Failed]);
+    assert!(scores.rows.iter().all(|r| r.cells.capacity() == 2 && r.id.capacity() == r.id.len()));
+}
+
+#[test]
+fn abandoned_running_runs_are_pruned_when_the_caller_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("runs.db")).unwrap();
+    let p = RegressionPolicy::default();
+    let done = s.begin(&info("a"), &p).unwrap();
+    s.mark(done, RunStatus::Cancelled).unwrap();
+    let killed = s.begin(&info("a"), &p).unwrap();
+    let live = s.begin(&info("a"), &p).unwrap();
+    assert_eq!(s.prune(0).unwrap(), vec![done], "running runs stay");
+    // A finished run named as abandoned changes nothing.
+    let kept = s.begin(&info("b"), &p).unwrap();
+    s.mark(kept, RunStatus::Failed).unwrap();
+    assert_eq!(s.prune_with(1, &[killed, kept]).unwrap(), vec![killed]);
+    let left: Vec<i64> = s.list(None, None).unwrap().iter().map(|r| r.id).collect();
+    assert_eq!(left, vec![kept, live]);
+}
+
+/// Makes a folder immutable (`chattr +i`: nothing can be created in it,
+/// even by root, for whom permissions do not count) for as long as it
+/// lives; `None` where the file system or the process cannot.
+struct Immutable(PathBuf);
+
+impl Immutable {
+    fn new(dir: &Path) -> Option<Immutable> {
+        let ok = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Immutable(dir.to_path_buf()))
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr").arg("-i").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_store_in_a_folder_that_cannot_be_written_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("ro");
+    let path = folder.join("runs.db");
+    let ids = recorded(&path, 2, 2);
+    let before = std::fs::read(&path).unwrap();
+    let Some(_frozen) = Immutable::new(&folder) else {
+        // Proves nothing here: say so rather than pass silently.
+        eprintln!("SKIPPED: `chattr +i` is not available on {}", folder.display());
+        return;
+    };
+    // SQLite cannot create `runs.db-shm` beside it.
+    assert!(std::fs::write(folder.join("probe"), "x").is_err(), "the folder is read-only");
+    for s in [Store::open_read_only(&path).unwrap(), Store::open_existing(&path).unwrap()] {
+        assert_eq!(s.list(None, None).unwrap().len(), 2);
+        assert_eq!(s.scores(ids[1]).unwrap().rows.len(), 200);
+        let mut lines = 0;
+        s.for_each_line(ids[0], |_| {
+            lines += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(lines, 200);
+        // A write fails and says why.
+        let e = s.mark(ids[0], RunStatus::Failed).unwrap_err().to_string();
+        assert!(e.contains("readonly") || e.contains("read-only"), "{e}");
+    }
+    assert!(Store::open(&path).is_err(), "a run cannot record here");
+    assert!(!folder.join("runs.db-shm").exists() && !folder.join("runs.db-wal").exists());
+    drop(_frozen);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[test]
+fn a_read_only_store_whose_log_holds_changes_is_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    recorded(&path, 1, 1);
+    // A writer still open: its last commit is in the write-ahead log only.
+    let writer = Store::open(&path).unwrap();
+    writer.conn.execute_batch("PRAGMA wal_autocheckpoint = 0").unwrap();
+    writer.begin(&info("late"), &RegressionPolicy::default()).unwrap();
+    let copy = dir.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    for name in ["runs.db", "runs.db-wal"] {
+        std::fs::copy(dir.path().join(name), copy.join(name)).unwrap();
+    }
+    drop(writer);
+    let Some(_frozen) = Immutable::new(&copy) else {
+        eprintln!("SKIPPED: `chattr +i` is not available on {}", copy.display());
+        return;
+    };
+    // Read as an immutable file, the store would miss run 2.
+    let e = Store::open_read_only(&copy.join("runs.db")).unwrap_err().to_string();
+    assert!(e.contains("runs.db-wal") && e.contains("copy the store"), "{e}");
+}
+
+#[test]
+fn a_store_too_large_for_the_whole_check_has_its_runs_table_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    recorded(&path, 3, 5);
+    let (_, leaf) = batches_pages(&path);
+    let runs_root: u32 = Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT rootpage FROM sqlite_master WHERE name = 'runs'", [], |r| r.get(0))
+        .unwrap();
+    let s = Store::open(&path).unwrap();
+    assert!(s.check(0).is_ok());
+    drop(s);
+    // Past the size bound (here 0 bytes), a damaged `batches` leaf is not
+    // seen before writing (SQLite finds it when it reads it) ...
+    overwrite_page(&path, leaf);
+    let s = Store::open(&path).unwrap();
+    assert!(s.check(0).is_ok(), "only the runs table is checked");
+    assert!(matches!(s.check(u64::MAX), Err(StoreError::Corrupt { untouched: true, .. })));
+    drop(s);
+    // ... a damaged `runs` table is.
+    overwrite_page(&path, runs_root);
+    let s = Store::open(&path).unwrap();
+    let e = s.check(0).unwrap_err();
+    assert!(matches!(e, StoreError::Corrupt { .. }), "{e:?}");
 }

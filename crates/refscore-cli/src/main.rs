@@ -9,6 +9,7 @@
 mod args;
 mod color;
 mod compare;
+mod dataset_stamp;
 mod describe;
 mod history;
 mod output_folder;
@@ -19,6 +20,7 @@ mod regression;
 mod render;
 mod report;
 mod reports;
+mod resume_warnings;
 mod run;
 mod runs;
 mod table;

@@ -15,11 +15,14 @@ use anyhow::Context;
 /// The file a folder's lock is taken on.
 const LOCKED: &str = "results.jsonl";
 
-/// Creates `dir` and its `results.jsonl` (without truncating it) and locks
-/// the file for this run alone. The file is returned, unchanged: the run
+/// Creates `dir` (refused when it is a file, see
+/// [`refuse_non_folder`](crate::output_folder::refuse_non_folder)) and its
+/// `results.jsonl` (without truncating it) and locks the file for this run
+/// alone. The file is returned, unchanged: the run
 /// truncates it once it holds it, and the lock lasts as long as it (or a
 /// clone of it) is open.
 pub(crate) fn for_run(dir: &Path) -> anyhow::Result<File> {
+    crate::output_folder::refuse_non_folder(dir)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join(LOCKED);
     let file = OpenOptions::new()

@@ -1,5 +1,6 @@
 //! `refscore run`: score a whole golden dataset with a suite.
 
+use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -19,10 +20,12 @@ use refscore::suite::{LoadOptions, Suite};
 
 use crate::args::RunArgs;
 use crate::color::Palette;
+use crate::dataset_stamp::{DatasetStamp, refuse_stream_resume};
 use crate::history;
 use crate::output_folder::{ResultsFile, claim_fresh_dir, open_results};
 use crate::output_lock;
 use crate::overwrite::Inputs;
+use crate::resume_warnings::{Earlier, Standing, current_warnings, with_standing};
 
 /// Signals closer together than this are one stop, delivered twice.
 const SAME_STOP: Duration = Duration::from_millis(250);
@@ -60,9 +63,20 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // run's once its record is read. A folder of its own (no `-o`) is new,
     // so it holds no input: it is claimed once the dataset is open.
     if let (None, Some(dir)) = (&args.resume, &args.output) {
+        crate::output_folder::refuse_non_folder(dir)?;
         inputs.refuse_output_folder(dir, &report_files)?;
     }
     inputs.refuse_step_summary(args.output.as_deref())?;
+    // A resume reads its dataset again and checks it against the run's
+    // hash: a pipe or a device cannot be either. It is refused from the
+    // file's type, before it is opened (opening a pipe waits for a writer).
+    if args.resume.is_some() {
+        refuse_stream_resume(&suite.dataset)?;
+    }
+    // What the dataset file is before it is opened and hashed: a file
+    // that changes while the run reads it fails the run (see
+    // `DatasetStamp`).
+    let stamp = DatasetStamp::of(&suite.dataset);
     // The dataset is opened before the store, a run record or any output
     // file: a dataset that cannot be read leaves nothing behind.
     let dataset = refscore::dataset::open(&suite.dataset, suite.format)
@@ -227,11 +241,19 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut rows: Vec<RowScores> =
         prior.iter().flat_map(|b| b.records.iter().map(|r| r.scores.clone())).collect();
+    let replayed = rows.len();
+    let earlier = Earlier::of(&prior);
     let mut recorder = match (&store, run_id) {
         (Some(s), Some(id)) => Some(s.recorder(id)?),
         _ => None,
     };
-    let mut sink = Collect { rows: &mut rows, inner: recorder.as_mut() };
+    let mut sink = Collect {
+        rows: &mut rows,
+        inner: recorder.as_mut(),
+        suite: &suite,
+        earlier: &earlier,
+        stored: None,
+    };
     let mut replay = prior.into_iter().map(Ok);
     let resume = (run_id.is_some() && args.resume.is_some())
         .then_some(Resume { batches: &mut replay as &mut dyn Iterator<Item = _> });
@@ -284,6 +306,12 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let mut summary = match outcome.and_then(|s| {
         flushed?;
         recorded.map_err(|e| anyhow::anyhow!("recording the run: {e}"))?;
+        if let Some(change) = stamp.as_ref().and_then(|s| s.change(&suite.dataset)) {
+            anyhow::bail!(
+                "the dataset {} changed while the run read it ({change}): the rows scored need not be those of the file the run hashed, so the run is not recorded as completed and writes no summary; run it again once the file no longer changes",
+                suite.dataset.display()
+            );
+        }
         Ok(s)
     }) {
         Ok(s) => s,
@@ -301,6 +329,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     info.ended_at = Some(refscore::history::now_rfc3339());
     summary.run = Some(info);
+    let scored_now = rows.len().saturating_sub(replayed);
     let current = summary.scores(rows);
     let comparison = match baseline {
         Ok((base, why)) => Comparison::new(&base, why, &current, &suite.regression),
@@ -391,10 +420,21 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             writeln!(err, "  {}", crate::table::printable(e))?;
         }
     }
+    // Over every row of the run, the rows of its earlier parts included.
+    let (standing, caveat) = match earlier.standing(&suite) {
+        Some(standing) => (standing, ""),
+        // Rows recorded without the warnings they left standing (by an
+        // earlier version): those of this part alone, said so.
+        None if scored_now > 0 => (
+            current_warnings(&suite),
+            " in the rows scored since the resume (the rows recorded before it were not checked)",
+        ),
+        None => (BTreeMap::new(), ""),
+    };
     for e in &suite.evaluators {
-        for w in e.evaluator.warnings() {
-            let (name, w) = (crate::table::printable(&e.name), crate::table::printable(&w));
-            writeln!(err, "warning: {name}: {w}")?;
+        for w in standing.get(&e.name).into_iter().flatten() {
+            let (name, w) = (crate::table::printable(&e.name), crate::table::printable(w));
+            writeln!(err, "warning: {name}: {w}{caveat}")?;
         }
     }
     // A run from a pipe or a device cannot be resumed (see `resume`).
@@ -538,19 +578,33 @@ fn resume(
 }
 
 /// Hands batches to the store (when there is one) and keeps each row's
-/// cells for the comparison.
+/// cells for the comparison. A batch recorded when the warnings standing
+/// over the run so far changed (and the first of each part of the run)
+/// carries them, for a resume (see [`Earlier`]).
 struct Collect<'a> {
     rows: &'a mut Vec<RowScores>,
     inner: Option<&'a mut Recorder>,
+    suite: &'a Suite,
+    /// What the rows recorded before a resume left standing.
+    earlier: &'a Earlier,
+    /// The standing warnings the last batch of this part carried.
+    stored: Option<Standing>,
 }
 
 impl BatchSink for Collect<'_> {
-    fn batch(&mut self, b: BatchRecord) -> Result<(), String> {
+    fn batch(&mut self, mut b: BatchRecord) -> Result<(), String> {
         self.rows.extend(b.records.iter().map(|r| r.scores.clone()));
-        match self.inner.as_deref_mut() {
-            Some(s) => s.batch(b),
-            None => Ok(()),
+        let Some(store) = self.inner.as_deref_mut() else { return Ok(()) };
+        // The batch's rows are evaluated: the evaluators' warnings are
+        // those of every row up to its last.
+        if let Some(now) = self.earlier.standing(self.suite)
+            && self.stored.as_ref() != Some(&now)
+            && let Some(fields) = with_standing(&b.fields, &now)
+        {
+            b.fields = fields;
+            self.stored = Some(now);
         }
+        store.batch(b)
     }
 }
 

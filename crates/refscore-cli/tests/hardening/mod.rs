@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::{code, refscore, stderr, stdout, write};
 
 mod failures;
+mod io_probe;
 mod limits;
 
 /// `refscore` with its own store, in `dir`.

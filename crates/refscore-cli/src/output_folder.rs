@@ -33,40 +33,6 @@ pub(crate) fn claim_fresh_dir(base: &Path) -> anyhow::Result<PathBuf> {
     anyhow::bail!("no free output folder next to {}: pass -o DIR", base.display())
 }
 
-/// Refuses an output folder `dir` that exists but is not a folder (a
-/// file, or a folder path through one): a run writes its files into it.
-/// Read only, so nothing is created or written before the refusal.
-pub(crate) fn refuse_non_folder(dir: &Path) -> anyhow::Result<()> {
-    let remedy = "-o names the folder a run writes results.jsonl and summary.json into; remove the file or choose another folder with -o";
-    // The nearest of `dir` and its parents that exists must be a folder.
-    for at in dir.ancestors().filter(|a| !a.as_os_str().is_empty()) {
-        match std::fs::metadata(at) {
-            Ok(m) if m.is_dir() => return Ok(()),
-            Ok(_) if at == dir => {
-                anyhow::bail!(
-                    "the output folder {} is a file, not a folder: {remedy}",
-                    dir.display()
-                )
-            }
-            Ok(_) => anyhow::bail!(
-                "the output folder {} is inside {}, which is a file, not a folder: {remedy}",
-                dir.display(),
-                at.display()
-            ),
-            // Missing, or under a file (looked for further up).
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-                ) => {}
-            // Anything else (no permission) is left to creating the folder,
-            // which says what it is.
-            Err(_) => return Ok(()),
-        }
-    }
-    Ok(())
-}
-
 /// Empties the output folder's `results.jsonl` (checked beforehand not to
 /// be an input, and `locked` for this run) and returns a writer of it; a
 /// resumed run's file starts with the rows recorded before.

@@ -16,13 +16,13 @@ use anyhow::Context;
 const LOCKED: &str = "results.jsonl";
 
 /// Creates `dir` (refused when it is a file, see
-/// [`refuse_non_folder`](crate::output_folder::refuse_non_folder)) and its
+/// [`refuse_non_folder`]) and its
 /// `results.jsonl` (without truncating it) and locks the file for this run
 /// alone. The file is returned, unchanged: the run
 /// truncates it once it holds it, and the lock lasts as long as it (or a
 /// clone of it) is open.
 pub(crate) fn for_run(dir: &Path) -> anyhow::Result<File> {
-    crate::output_folder::refuse_non_folder(dir)?;
+    refuse_non_folder(dir)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join(LOCKED);
     let file = OpenOptions::new()
@@ -69,6 +69,40 @@ fn unlocked(file: File, path: &Path, e: std::io::Error) -> anyhow::Result<File> 
     } else {
         Err(e).with_context(|| format!("locking {}", path.display()))
     }
+}
+
+/// Refuses an output folder `dir` that exists but is not a folder (a
+/// file, or a folder path through one): a run writes its files into it.
+/// Read only, so nothing is created or written before the refusal.
+pub(crate) fn refuse_non_folder(dir: &Path) -> anyhow::Result<()> {
+    let remedy = "-o names the folder a run writes results.jsonl and summary.json into; remove the file or choose another folder with -o";
+    // The nearest of `dir` and its parents that exists must be a folder.
+    for at in dir.ancestors().filter(|a| !a.as_os_str().is_empty()) {
+        match std::fs::metadata(at) {
+            Ok(m) if m.is_dir() => return Ok(()),
+            Ok(_) if at == dir => {
+                anyhow::bail!(
+                    "the output folder {} is a file, not a folder: {remedy}",
+                    dir.display()
+                )
+            }
+            Ok(_) => anyhow::bail!(
+                "the output folder {} is inside {}, which is a file, not a folder: {remedy}",
+                dir.display(),
+                at.display()
+            ),
+            // Missing, or under a file (looked for further up).
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) => {}
+            // Anything else (no permission) is left to creating the folder,
+            // which says what it is.
+            Err(_) => return Ok(()),
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

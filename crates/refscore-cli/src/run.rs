@@ -63,7 +63,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // run's once its record is read. A folder of its own (no `-o`) is new,
     // so it holds no input: it is claimed once the dataset is open.
     if let (None, Some(dir)) = (&args.resume, &args.output) {
-        crate::output_folder::refuse_non_folder(dir)?;
+        crate::output_lock::refuse_non_folder(dir)?;
         inputs.refuse_output_folder(dir, &report_files)?;
     }
     inputs.refuse_step_summary(args.output.as_deref())?;

@@ -19,6 +19,7 @@
 
 pub mod baseline;
 pub mod invoice;
+pub mod labelled;
 pub mod mistakes;
 pub mod quality;
 pub mod rows;

@@ -8,14 +8,21 @@
 //! path, and the ROC AUC of the row score for "has an error"; for
 //! comparison, also under `strict: true` (raw values, absent is not
 //! null). Run from the repository root.
+//!
+//! `jm-quality --labelled crates/refscore-bench/data/zero-config-labelled.jsonl`
+//! scores hand-labelled pairs ([`refscore_bench::labelled`]) with no
+//! configuration instead: failed details on harmless differences and real
+//! errors missed, by category.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
 use rand::SeedableRng;
 use refscore::EvalInput;
 use refscore::metrics::{BuildContext, build};
+use refscore_bench::labelled;
 use refscore_bench::quality::{self, Case};
 use serde_json::{Map, Value, json};
 
@@ -34,6 +41,10 @@ struct Args {
     /// Print the paths missed and wrongly flagged, per case.
     #[arg(long)]
     verbose: bool,
+    /// Score the hand-labelled pairs of this JSONL file with no
+    /// configuration, instead of generated cases.
+    #[arg(long)]
+    labelled: Option<PathBuf>,
 }
 
 /// Counts of one configuration.
@@ -139,7 +150,39 @@ fn main() -> ExitCode {
     }
 }
 
+fn labelled_report(path: &Path, verbose: bool) -> anyhow::Result<()> {
+    let pairs = labelled::read(path)?;
+    let metric = build("json_match", &Map::new(), &BuildContext::default())?;
+    let o = labelled::judge(&pairs, |p| labelled::flags(metric.as_ref(), p));
+    let (harmless, flagged, errors, missed) = o.totals();
+    println!(
+        "{} labelled pairs ({}), json_match with no configuration: {flagged} failed details on {harmless} harmless differences, {missed} of {errors} real errors missed",
+        pairs.len(),
+        path.display()
+    );
+    println!("\n| harmless difference | labelled | failed details on them |\n|---|---:|---:|");
+    for (cat, (n, f)) in &o.harmless {
+        println!("| {cat} | {n} | {f} |");
+    }
+    println!("\n| real error | labelled | missed |\n|---|---:|---:|");
+    for (cat, (n, m)) in &o.errors {
+        println!("| {cat} | {n} | {m} |");
+    }
+    if verbose {
+        for (id, path) in &o.false_flags {
+            println!("flagged harmless: {id} {path}");
+        }
+        for (id, path) in &o.misses {
+            println!("missed: {id} {path}");
+        }
+    }
+    Ok(())
+}
+
 fn run(args: &Args) -> anyhow::Result<()> {
+    if let Some(path) = &args.labelled {
+        return labelled_report(path, args.verbose);
+    }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(args.seed);
     let cases: Vec<Case> = (0..args.count).map(|_| quality::case(&mut rng)).collect();
     let planted: usize = cases.iter().map(|c| c.errors.len()).sum();

@@ -25,7 +25,7 @@
 
 use serde_json::{Number, Value};
 
-use super::auto_text::{CaseReading, case_reading, spacing, ungrouped_id};
+use super::auto_text::{CaseReading, case_reading, same_letters_and_digits, spacing, ungrouped_id};
 use super::date::{DateError, DateTime, DayMonth, parse_date};
 use super::number_string::{Amount, is_group_separator, parse_number_string};
 use super::{Checked, Normalization, Normalizer, Note, default, is_currency_symbol, normalize};
@@ -156,6 +156,24 @@ fn strings(e: &str, a: &str, normalizers: &[Normalizer]) -> Checked {
         return numbers(p, q);
     }
     let free = x.contains(char::is_whitespace) || y.contains(char::is_whitespace);
+    // Every reading below keeps the letters and digits in order: most
+    // strings that differ (elements weighed for pairing) stop here.
+    if same_letters_and_digits(x, y)
+        && let Some(c) = same_text(x, y, free)
+    {
+        return c;
+    }
+    if free {
+        let (cx, cy) = (spacing(x, free, false), spacing(y, free, false));
+        return default::compare(&text(&free_text(&cx)), &text(&free_text(&cy)), &[]).into();
+    }
+    default::compare(&text(x), &text(y), &[]).into()
+}
+
+/// `x` and `y` read as the same text (letter case, spacing, grouping), or
+/// compared as written when they differ in letter case inside a word;
+/// `None` when no reading applies.
+fn same_text(x: &str, y: &str, free: bool) -> Option<Checked> {
     // Word by word first (`"Diabetes. Currently"`), then with the white
     // space that carries no meaning left out (`"72 kg"`, `"72kg"`).
     let (cx, cy) = (spacing(x, free, false), spacing(y, free, false));
@@ -167,23 +185,18 @@ fn strings(e: &str, a: &str, normalizers: &[Normalizer]) -> Checked {
         }
     }
     match reading {
-        CaseReading::Equal if same => return noted(Normalization::Spacing),
-        CaseReading::Equal if free => return noted(Normalization::FreeText),
-        CaseReading::Equal => return noted(Normalization::LetterCase),
+        CaseReading::Equal if same => return Some(noted(Normalization::Spacing)),
+        CaseReading::Equal if free => return Some(noted(Normalization::FreeText)),
+        CaseReading::Equal => return Some(noted(Normalization::LetterCase)),
         // Letter case changed inside a word (`MB/s`, `Mb/s`): compared
         // as written.
-        CaseReading::InsideAWord => return default::compare(&text(x), &text(y), &[]).into(),
+        CaseReading::InsideAWord => {
+            return Some(default::compare(&text(x), &text(y), &[]).into());
+        }
         CaseReading::Different => {}
     }
-    if let (Some(p), Some(q)) = (ungrouped_id(x), ungrouped_id(y))
-        && case_reading(&p, &q) == CaseReading::Equal
-    {
-        return noted(Normalization::Grouping);
-    }
-    if free {
-        return default::compare(&text(&free_text(&cx)), &text(&free_text(&cy)), &[]).into();
-    }
-    default::compare(&text(x), &text(y), &[]).into()
+    let (p, q) = (ungrouped_id(x)?, ungrouped_id(y)?);
+    (case_reading(&p, &q) == CaseReading::Equal).then(|| noted(Normalization::Grouping))
 }
 
 fn text(s: &str) -> Value {

@@ -106,6 +106,23 @@ fn one_case(s: &str) -> bool {
         && (!s.chars().any(char::is_uppercase) || !s.chars().any(char::is_lowercase))
 }
 
+/// Whether `x` and `y` hold the same letters and digits in the same
+/// order, letter case aside: what every reading of this module keeps.
+/// One pass, nothing allocated.
+pub(super) fn same_letters_and_digits(x: &str, y: &str) -> bool {
+    small_letters(x).eq(small_letters(y))
+}
+
+/// The letters and digits of `s` in small letters. A final sigma
+/// lower-cases to itself as a character and `Σ` to `σ`: both read as `σ`,
+/// since a word's lower-casing may give either.
+fn small_letters(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .map(|c| if c == 'ς' { 'σ' } else { c })
+}
+
 /// Han ideographs, kana: scripts written without spaces between words.
 fn unspaced_script(c: char) -> bool {
     matches!(c,
@@ -198,6 +215,15 @@ pub(super) fn is_null_word(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn letters_and_digits_in_order() {
+        assert!(same_letters_and_digits("DE89 3704-00", "de8937 0400"));
+        assert!(same_letters_and_digits("ΟΔΟΣ", "οδος"));
+        assert!(same_letters_and_digits("Acme Corp.", "ACME  corp"));
+        assert!(!same_letters_and_digits("Acme Corp", "Acme Crop"));
+        assert!(!same_letters_and_digits("12", "123"));
+    }
 
     #[test]
     fn shapes() {

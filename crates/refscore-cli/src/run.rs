@@ -559,13 +559,10 @@ fn resume(
         });
         if let Some(later) = later {
             let shown = crate::history::shown(Path::new(folder));
-            let prune = if entry.status == RunStatus::Running {
-                String::new()
-            } else {
-                String::from(", or leave it for `refscore runs prune` to delete")
-            };
+            // A `running` run reaches here only when no process holds its
+            // folder (see above): `runs prune` deletes it like a finished one.
             anyhow::bail!(
-                "refusing to resume run {id} into {}: run {} (started {}, {}) wrote that folder since, and resuming would overwrite its results; resume run {id} into another folder with `refscore run {} --resume {id} -o DIR`{prune}",
+                "refusing to resume run {id} into {}: run {} (started {}, {}) wrote that folder since, and resuming would overwrite its results; resume run {id} into another folder with `refscore run {} --resume {id} -o DIR`, or leave it for `refscore runs prune` to delete",
                 shown.display(),
                 later.id,
                 later.started_at,

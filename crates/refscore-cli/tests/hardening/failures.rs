@@ -330,7 +330,8 @@ fn a_resume_does_not_overwrite_a_folder_a_later_run_wrote() {
     assert!(
         e.contains("refusing to resume run 1 into out")
             && e.contains("run 2")
-            && e.contains("--resume 1 -o DIR"),
+            && e.contains("--resume 1 -o DIR")
+            && e.contains("or leave it for `refscore runs prune` to delete"),
         "{e}"
     );
     assert_eq!(read()["run"]["id"], 2, "the later run's summary stays");
@@ -338,4 +339,9 @@ fn a_resume_does_not_overwrite_a_folder_a_later_run_wrote() {
     assert!(now == results, "the later run's results stay");
     let all = runs(d);
     assert_eq!(all[1]["status"], Value::from("running"), "{all:?}");
+    // As the refusal says: no process holds its folder, so prune deletes it.
+    let o = at(d, &["runs", "prune", "--keep", "1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let left: Vec<Value> = runs(d).iter().map(|r| r["id"].clone()).collect();
+    assert_eq!(left, [Value::from(2)], "{}", stderr(&o));
 }

@@ -303,7 +303,8 @@ impl Comparator {
             Value::String(s) => nulls.empty_string_is_null && normalize(s, normalizers).is_empty(),
             _ => false,
         };
-        match (is_null(e), is_null(a)) {
+        let (e_null, a_null) = (is_null(e), is_null(a));
+        match (e_null, a_null) {
             (true, true) if e.is_string() != a.is_string() => {
                 return Checked {
                     leaf: Leaf::MATCH,
@@ -312,7 +313,8 @@ impl Comparator {
             }
             (true, true) => return Leaf::MATCH.into(),
             (true, false) | (false, true) => {
-                let other = if is_null(e) { a } else { e };
+                // A word for no value (`N/A`) against `null`, under `auto`.
+                let other = if e_null { a } else { e };
                 let word = nulls.empty_string_is_null
                     && matches!(self, Comparator::Auto)
                     && other

@@ -12,8 +12,14 @@
 //! - dates and datetimes in unambiguous forms compare as calendar dates
 //!   (a date alone is midnight); `03/05/2024` or `05.03.2024`, whose day
 //!   and month could be swapped, are not read as dates;
-//! - free text (a value with white space inside) ignores case and runs of
-//!   white space; identifier-like values (no white space) keep their case;
+//! - a time of day alone compares by the time it names on either clock
+//!   (`19:00`, `7:00 PM`: [`time_of_day`]);
+//! - a currency symbol with one reading equals its ISO 4217 code, alone
+//!   (`€`, `EUR`) or beside an amount ([`same_currency`]);
+//! - text compares word by word: the letter case of whole words, white
+//!   space that carries no meaning and the grouping of identifiers are
+//!   ignored ([`super::auto_text`]); free text (a value with white space
+//!   inside) is otherwise weighed by its similarity, case ignored;
 //! - two different integers (JSON integers, or numbers written as text
 //!   without a fraction) are wrong: ids, years, counts and ZIP codes get
 //!   no partial credit;
@@ -26,8 +32,10 @@
 use serde_json::{Number, Value};
 
 use super::auto_text::{CaseReading, case_reading, same_letters_and_digits, spacing, ungrouped_id};
+use super::currency::same_currency;
 use super::date::{DateError, DateTime, DayMonth, parse_date};
 use super::number_string::{Amount, is_group_separator, parse_number_string};
+use super::time_of_day::time_of_day;
 use super::{Checked, Normalization, Normalizer, Note, default, is_currency_symbol, normalize};
 use crate::engine::Leaf;
 use crate::normalize::canonical;
@@ -150,10 +158,19 @@ fn strings(e: &str, a: &str, normalizers: &[Normalizer]) -> Checked {
         }
         _ => {}
     }
+    if let (Some(p), Some(q)) = (time_of_day(x), time_of_day(y)) {
+        return if p == q { noted(Normalization::TimeOfDay) } else { Leaf::WRONG.into() };
+    }
     if let (Some((p, cp)), Some((q, cq))) = (text_number(x), text_number(y))
-        && (cp.is_none() || cq.is_none() || cp == cq)
+        && match (&cp, &cq) {
+            (Some(c), Some(d)) => c == d || same_currency(c, d),
+            _ => true,
+        }
     {
         return numbers(p, q);
+    }
+    if same_currency(x, y) {
+        return noted(Normalization::Currency);
     }
     let free = x.contains(char::is_whitespace) || y.contains(char::is_whitespace);
     // Every reading below keeps the letters and digits in order: most

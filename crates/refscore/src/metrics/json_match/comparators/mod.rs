@@ -17,6 +17,7 @@
 
 mod auto;
 mod auto_text;
+mod currency;
 mod date;
 mod date_parse;
 mod default;
@@ -28,6 +29,7 @@ mod numeric;
 mod properties;
 mod spec;
 mod string;
+mod time_of_day;
 
 pub use date::{CalendarDate, DateError, DateTime, DayMonth, TimeOfDay, parse_date};
 pub use default::{NUMBER_PARTIAL_WITHIN, STRING_PARTIAL_FROM};
@@ -194,6 +196,12 @@ pub enum Normalization {
     /// A percent written as text of the same value as a fraction
     /// (`19%`, `0.19`).
     Percent,
+    /// The same time of day on the 12- or 24-hour clock (`7:00 PM`,
+    /// `19:00`).
+    TimeOfDay,
+    /// A currency symbol with one reading and its ISO 4217 code (`€`,
+    /// `EUR`).
+    Currency,
 }
 
 impl Normalization {
@@ -216,6 +224,8 @@ impl Normalization {
             Normalization::LetterCase => "equal but for the letter case of whole words",
             Normalization::Grouping => "equal as identifiers (grouping separators ignored)",
             Normalization::Percent => "equal as numbers (a percent written as text)",
+            Normalization::TimeOfDay => "equal as times of day",
+            Normalization::Currency => "equal as currencies (a symbol and its code)",
         }
     }
 }

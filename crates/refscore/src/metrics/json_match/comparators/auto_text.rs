@@ -7,7 +7,8 @@
 //! error: `"EUR"` and `"eur"`, `"72 kg"` and `"72kg"`, an IBAN with and
 //! without its spaces. A change that may carry meaning stays a
 //! difference: letter case changed inside a word (`"MB/s"` and `"Mb/s"`,
-//! `"mW"` and `"MW"`), white space between two digits or two words.
+//! `"mW"` and `"MW"`; the litre's `l` and `L` excepted), white space
+//! between two digits or two words.
 
 /// How the cased letters of one word are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +53,34 @@ fn is_email(word: &str) -> bool {
     })
 }
 
+/// Whether `p` and `q` differ only in the case of litre symbols: `l` and
+/// `L` are both the litre's symbol (`mmol/l`, `mmol/L`; `mg/dl`, `mg/dL`;
+/// `5ml`, `5mL`). A litre symbol stands alone or after one SI prefix
+/// (`m`, `c`, `d`, `k`, `h`, `n`, `µ`, `μ`), and neither it nor its
+/// prefix touches another letter (`McLean` is not `Mclean`).
+fn litre_case(p: &str, q: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (p.chars().collect(), q.chars().collect());
+    if a.len() != b.len() {
+        return false;
+    }
+    let letter = |i: Option<usize>| i.and_then(|i| a.get(i)).is_some_and(|c| c.is_alphabetic());
+    let prefix = |c: char| matches!(c, 'm' | 'c' | 'd' | 'k' | 'h' | 'n' | 'µ' | 'μ');
+    a.iter().zip(&b).enumerate().all(|(i, (x, y))| {
+        if x == y {
+            return true;
+        }
+        if !matches!((x, y), ('l', 'L') | ('L', 'l')) || letter(Some(i + 1)) {
+            return false;
+        }
+        match i.checked_sub(1).map(|j| (j, a[j])) {
+            Some((j, c)) if c.is_alphabetic() => {
+                prefix(c) && b[j] == c && !letter(j.checked_sub(1))
+            }
+            _ => true,
+        }
+    })
+}
+
 /// How two texts compare when letter case is set aside, word by word
 /// (words are separated by white space).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +112,7 @@ pub(super) fn case_reading(x: &str, y: &str) -> CaseReading {
                     return CaseReading::Different;
                 }
                 let whole = shape(p) != Shape::Mixed && shape(q) != Shape::Mixed;
-                if !(whole || is_email(p) && is_email(q)) {
+                if !(whole || is_email(p) && is_email(q) || litre_case(p, q)) {
                     inside = true;
                 }
             }
@@ -265,7 +294,8 @@ mod tests {
             ("Acme GmbH", "Acme GMBH", InsideAWord),
             ("OUTPUT 5 MW", "output 5 mw", Equal),
             ("5 MW", "5 mW", InsideAWord),
-            ("mg/dL", "mg/dl", InsideAWord),
+            ("mg/dL", "mg/dl", Equal),
+            ("mg/dL", "Mg/dL", InsideAWord),
             ("iPhone", "IPHONE", InsideAWord),
             ("EUR", "USD", Different),
             ("\u{fb01}le", "file", Different),
@@ -277,6 +307,19 @@ mod tests {
             assert_eq!(case_reading(x, y), want, "{x} vs {y}");
             assert_eq!(case_reading(y, x), want, "{y} vs {x}");
         }
+    }
+
+    #[test]
+    fn the_litre_symbol_in_either_case() {
+        for (p, q) in [("mmol/L", "mmol/l"), ("mg/dL", "mg/dl"), ("5mL", "5ml"), ("L", "l")] {
+            assert!(litre_case(p, q), "{p} {q}");
+            assert_eq!(case_reading(&format!("4.2 {p}"), &format!("4.2 {q}")), CaseReading::Equal);
+        }
+        // Other letters, another prefix's case, a litre inside a word.
+        for (p, q) in [("MB/s", "Mb/s"), ("mg/dL", "Mg/dL"), ("McLean", "Mclean"), ("mL", "ML")] {
+            assert!(!litre_case(p, q), "{p} {q}");
+        }
+        assert_eq!(case_reading("4.2 mg/dL", "4.2 mg/Dl"), CaseReading::InsideAWord);
     }
 
     #[test]

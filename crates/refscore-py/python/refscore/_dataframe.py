@@ -14,6 +14,7 @@ from typing import Any, Iterator, Optional, Sequence
 from . import _refscore
 from ._columns import MAX_ARROW_DEPTH, arrow_depth, check_result_names, check_unique, read_columns
 from ._evaluator import _CALLABLE_KEY, Evaluator, FunctionEvaluator, MetricEvaluator, call_source, check_threads
+from ._interrupt import _CtrlC, _done_first, _wind_down
 from ._score import Score
 
 _COMPLETED = "completed"
@@ -186,6 +187,15 @@ class _Results:
         for values in self.scores.get(name, {}).values():
             values[i] = None
 
+    def merge(self, other: _Results) -> None:
+        """Takes in the columns of ``other``, a built-in metrics' call
+        gathered on its own (see ``async_evaluate_dataframe``), whose
+        evaluators have none here."""
+        for owner, columns in other.scores.items():
+            self.scores.setdefault(owner, {}).update(columns)
+        self.executions.update(other.executions)
+        self.failures += other.failures
+
     def did_not_run(self, names: Sequence[str]) -> None:
         """Marks the rows of evaluators ``names`` that never ran (Ctrl-C,
         or ``exit_on_error`` after a failure, came first) ``did not run``."""
@@ -297,6 +307,9 @@ def _run_native(
                 key = f"{_CALLABLE_KEY}{j}_{name}"
                 values: list[Any] = []
                 for i, rec in enumerate(records or []):
+                    if stop is not None and stop.stopped:
+                        # Python code, which `stop` reaches only here.
+                        raise RuntimeError("the evaluation was stopped")
                     try:
                         values.append(call_source(source, rec))
                     except Exception as e:  # a failing row never stops the frame
@@ -572,6 +585,27 @@ async def async_evaluate_dataframe(
     ``hide_tqdm_bar`` are as in :func:`evaluate_dataframe`; here a Python
     evaluation that fails under ``exit_on_error=True`` also stops the
     built-in metrics' rows not yet started.
+
+    On Ctrl-C the ``KeyboardInterrupt`` raised carries the frame of the
+    rows finished so far as its ``partial_result`` attribute, as in
+    :func:`evaluate_dataframe`, under ``asyncio.run`` and with ``await``
+    in a notebook alike: where it can (awaited on the main thread, on a
+    loop that takes signal handlers: not on Windows), the call hears
+    Ctrl-C itself while it runs, and puts the handler in place before
+    back when it returns. It then cancels the Python evaluations in
+    flight, stops the built-in rows (those not started are skipped, a
+    judge's request in flight is given up after about 2 s) and waits for
+    the rows they finished. Another Ctrl-C meanwhile stops the wait for
+    Python evaluations that ignore being cancelled, not for the built-in
+    rows (at most those 2 s).
+
+    Cancelled (``task.cancel()``, ``asyncio.wait_for``'s timeout, or
+    Ctrl-C where the call cannot hear it: asyncio.run cancels the task),
+    the call winds down the same way and the ``CancelledError`` it raises
+    carries ``partial_result`` (best effort): asyncio.run's own
+    ``KeyboardInterrupt`` then has it as its ``__context__``. There a
+    second Ctrl-C is asyncio.run's: a ``KeyboardInterrupt`` at once,
+    without the rows.
     """
     if concurrency is not None and (
         isinstance(concurrency, bool) or not isinstance(concurrency, numbers.Integral) or concurrency < 1
@@ -583,7 +617,8 @@ async def async_evaluate_dataframe(
     native, python = _split(evaluators)
     _check_frame(dataframe, native, python)
     n = len(dataframe)
-    results = _Results(n, _score_format(kind, score_format))
+    fmt = _score_format(kind, score_format)
+    results = _Results(n, fmt)
     order = list(native) + list(python)
     bar = _Progress(n * len(order), tqdm_bar_format, hide_tqdm_bar)
     needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
@@ -593,9 +628,24 @@ async def async_evaluate_dataframe(
     code = [e for e in native if e not in judged]
     gate = asyncio.Semaphore(slots)
     # The built-in rows run on worker threads, which no signal reaches:
-    # when this task is cancelled (Ctrl-C under asyncio.run), `stop` ends
-    # them, so that the loop's shutdown does not wait for every row.
+    # on Ctrl-C, or when this task is cancelled, `stop` ends them, so that
+    # their finished rows come back soon and the loop's shutdown does not
+    # wait for every row.
     stop = _refscore.Stop()
+
+    async def native_column(evs: list[MetricEvaluator], cap: Optional[int]) -> None:
+        # Its own results, taken in on the loop's thread once the call has
+        # returned: a call still stopping when the frame gives up on it
+        # (the task cancelled again while it winds down) never writes into
+        # the partial frame being built.
+        own = _Results(n, fmt)
+        try:
+            await asyncio.to_thread(_run_native, dataframe, kind, evs, records, own, cap, stop)
+        except Exception:
+            results.merge(own)  # stopped: the rows finished before it
+            raise
+        results.merge(own)
+        bar.update(n * len(evs))
 
     async def judges() -> None:
         # Every slot, taken at once (before any Python evaluation starts:
@@ -604,21 +654,18 @@ async def async_evaluate_dataframe(
         for _ in range(slots):
             await gate.acquire()
         try:
-            cap = slots if not threads else min(threads, slots)
-            await asyncio.to_thread(_run_native, dataframe, kind, judged, records, results, cap, stop)
-            bar.update(n * len(judged))
+            await native_column(judged, slots if not threads else min(threads, slots))
         finally:
             for _ in range(slots):
                 gate.release()
 
-    async def code_column() -> None:
-        await asyncio.to_thread(_run_native, dataframe, kind, code, records, results, threads, stop)
-        bar.update(n * len(code))
-
     native_tasks = []
     if judged:
         native_tasks.append(asyncio.create_task(judges()))
-    native_tasks.append(asyncio.create_task(code_column()))
+    native_tasks.append(asyncio.create_task(native_column(code, threads)))
+    # Awaited through `asyncio.wait`, never directly: cancelling this task
+    # must not cancel them (their thread would run on, its rows lost).
+    natives = asyncio.gather(*native_tasks, return_exceptions=True)
 
     def halted() -> bool:
         return opts.exit_on_error and results.failures > 0
@@ -643,23 +690,33 @@ async def async_evaluate_dataframe(
                 # The built-in rows not yet started are not started.
                 stop.stop()
 
+    rows = asyncio.gather(*(one(i, ev, row) for ev in python for i, row in enumerate(records or [])))
+    ctrl_c = _CtrlC(asyncio.get_running_loop())
     try:
-        await asyncio.gather(*(one(i, ev, row) for ev in python for i, row in enumerate(records or [])))
-        for task in native_tasks:
-            try:
-                await task
-            except RuntimeError:
-                # Stopped by a failure under exit_on_error: the rows it
-                # finished are kept (`_run_native`), the others did not run.
-                if not halted():
-                    raise
-    except BaseException:
-        stop.stop()
-        # The stopped calls raise; nobody awaits them any more.
-        for task in native_tasks:
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
-        raise
+        ctrl_c.install()
+        try:
+            ctrl_c_heard = ctrl_c.next()
+            if not await _done_first(rows, ctrl_c_heard) or not await _done_first(natives, ctrl_c_heard):
+                raise KeyboardInterrupt  # Ctrl-C, heard by the loop
+            rows.result()
+            for task in native_tasks:
+                try:
+                    task.result()
+                except RuntimeError:
+                    # Stopped by a failure under exit_on_error: the rows it
+                    # finished are kept (`_run_native`), the others did not run.
+                    if not halted():
+                        raise
+        except BaseException as e:
+            stop.stop()
+            rows.cancel()
+            rows.add_done_callback(lambda f: f.cancelled() or f.exception())
+            if isinstance(e, (KeyboardInterrupt, asyncio.CancelledError)):
+                await _wind_down(rows, natives, ctrl_c)
+                _keep_partial(e, dataframe, kind, results, order)
+            raise
     finally:
+        ctrl_c.remove()
         bar.close()
     if halted():
         results.did_not_run([ev.name for ev in order])

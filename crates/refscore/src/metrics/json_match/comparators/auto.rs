@@ -600,7 +600,7 @@ mod tests {
             (json!(1234.5), json!("1'23.50")),
             (json!("100 MB/s"), json!("100 Mb/s")),
             (json!("5 MW"), json!("5 mW")),
-            (json!("mg/dL"), json!("mg/dl")),
+            (json!("mg/dL"), json!("Mg/dL")),
             (json!("1 2"), json!("12")),
             (json!("192.168.1.10"), json!("192.168.11.0")),
             (json!("+1 555 010 2000"), json!("555 010 2000")),

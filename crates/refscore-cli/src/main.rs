@@ -20,7 +20,6 @@ mod regression;
 mod render;
 mod report;
 mod reports;
-mod resume_warnings;
 mod run;
 mod runs;
 mod table;

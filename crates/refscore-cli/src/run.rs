@@ -1,6 +1,5 @@
 //! `refscore run`: score a whole golden dataset with a suite.
 
-use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,7 +13,8 @@ use refscore::history::{
 };
 use refscore::judge::{CacheMode, CacheSettings};
 use refscore::runner::{
-    self, BatchRecord, BatchSink, Progress, Recording, Resume, RowResult, RunOptions,
+    self, BatchRecord, BatchSink, Progress, RecordedRun, Recording, Resume, RowResult, RunOptions,
+    WarningScope,
 };
 use refscore::suite::{LoadOptions, Suite};
 
@@ -25,7 +25,6 @@ use crate::history;
 use crate::output_folder::{ResultsFile, claim_fresh_dir, open_results};
 use crate::output_lock;
 use crate::overwrite::Inputs;
-use crate::resume_warnings::{Earlier, Standing, current_warnings, with_standing};
 
 /// Signals closer together than this are one stop, delivered twice.
 const SAME_STOP: Duration = Duration::from_millis(250);
@@ -241,19 +240,11 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut rows: Vec<RowScores> =
         prior.iter().flat_map(|b| b.records.iter().map(|r| r.scores.clone())).collect();
-    let replayed = rows.len();
-    let earlier = Earlier::of(&prior);
     let mut recorder = match (&store, run_id) {
         (Some(s), Some(id)) => Some(s.recorder(id)?),
         _ => None,
     };
-    let mut sink = Collect {
-        rows: &mut rows,
-        inner: recorder.as_mut(),
-        suite: &suite,
-        earlier: &earlier,
-        stored: None,
-    };
+    let mut sink = Collect { rows: &mut rows, inner: recorder.as_mut() };
     let mut replay = prior.into_iter().map(Ok);
     let resume = (run_id.is_some() && args.resume.is_some())
         .then_some(Resume { batches: &mut replay as &mut dyn Iterator<Item = _> });
@@ -303,7 +294,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         runner::RunError::Output(e) => in_results(e),
         e => anyhow::Error::from(e),
     });
-    let mut summary = match outcome.and_then(|s| {
+    let RecordedRun { mut summary, warnings } = match outcome.and_then(|s| {
         flushed?;
         recorded.map_err(|e| anyhow::anyhow!("recording the run: {e}"))?;
         if let Some(change) = stamp.as_ref().and_then(|s| s.change(&suite.dataset)) {
@@ -329,7 +320,6 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     info.ended_at = Some(refscore::history::now_rfc3339());
     summary.run = Some(info);
-    let scored_now = rows.len().saturating_sub(replayed);
     let current = summary.scores(rows);
     let comparison = match baseline {
         Ok((base, why)) => Comparison::new(&base, why, &current, &suite.regression),
@@ -420,19 +410,18 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             writeln!(err, "  {}", crate::table::printable(e))?;
         }
     }
-    // Over every row of the run, the rows of its earlier parts included.
-    let (standing, caveat) = match earlier.standing(&suite) {
-        Some(standing) => (standing, ""),
-        // Rows recorded without the warnings they left standing (by an
-        // earlier version): those of this part alone, said so.
-        None if scored_now > 0 => (
-            current_warnings(&suite),
-            " in the rows scored since the resume (the rows recorded before it were not checked)",
-        ),
-        None => (BTreeMap::new(), ""),
+    // Over every row of the run, the rows of its earlier parts included;
+    // those of this part alone when the rows recorded before it were
+    // recorded without the warnings they left standing (by an earlier
+    // version), said so.
+    let caveat = match warnings.scope {
+        WarningScope::Run => "",
+        WarningScope::SinceResume => {
+            " in the rows scored since the resume (the rows recorded before it were not checked)"
+        }
     };
-    for e in &suite.evaluators {
-        for w in standing.get(&e.name).into_iter().flatten() {
+    for e in &warnings.evaluators {
+        for w in &e.warnings {
             let (name, w) = (crate::table::printable(&e.name), crate::table::printable(w));
             writeln!(err, "warning: {name}: {w}{caveat}")?;
         }
@@ -575,33 +564,16 @@ fn resume(
 }
 
 /// Hands batches to the store (when there is one) and keeps each row's
-/// cells for the comparison. A batch recorded when the warnings standing
-/// over the run so far changed (and the first of each part of the run)
-/// carries them, for a resume (see [`Earlier`]).
+/// cells for the comparison.
 struct Collect<'a> {
     rows: &'a mut Vec<RowScores>,
     inner: Option<&'a mut Recorder>,
-    suite: &'a Suite,
-    /// What the rows recorded before a resume left standing.
-    earlier: &'a Earlier,
-    /// The standing warnings the last batch of this part carried.
-    stored: Option<Standing>,
 }
 
 impl BatchSink for Collect<'_> {
-    fn batch(&mut self, mut b: BatchRecord) -> Result<(), String> {
+    fn batch(&mut self, b: BatchRecord) -> Result<(), String> {
         self.rows.extend(b.records.iter().map(|r| r.scores.clone()));
-        let Some(store) = self.inner.as_deref_mut() else { return Ok(()) };
-        // The batch's rows are evaluated: the evaluators' warnings are
-        // those of every row up to its last.
-        if let Some(now) = self.earlier.standing(self.suite)
-            && self.stored.as_ref() != Some(&now)
-            && let Some(fields) = with_standing(&b.fields, &now)
-        {
-            b.fields = fields;
-            self.stored = Some(now);
-        }
-        store.batch(b)
+        self.inner.as_deref_mut().map_or(Ok(()), |store| store.batch(b))
     }
 }
 

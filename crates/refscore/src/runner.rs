@@ -25,10 +25,16 @@ use crate::summary::{Collector, FieldStats, RunSummary};
 mod batches;
 mod evaluate_row;
 mod pool;
+mod recording;
+mod standing;
+mod warnings;
 
 use batches::{Batches, CHUNK_ROWS, SLOW_BATCH, Source};
 use evaluate_row::{Evaluated, evaluate_item, fast_reader_columns};
 pub use pool::{MAX_THREADS, WORKER_STACK, worker_pool};
+pub use recording::{BatchRecord, BatchSink, PriorBatch, RecordedRun, Recording, Resume};
+use standing::Standing;
+pub use warnings::{EvaluatorWarnings, RunWarnings, WarningScope};
 
 /// Rows read and evaluated together (fewer when an evaluator asks an LLM).
 pub const BATCH_ROWS: usize = 1024;
@@ -171,68 +177,6 @@ pub enum RunError {
     Resume(String),
 }
 
-/// One finished batch, handed over to a [`BatchSink`] (owned: a sink
-/// that writes on another thread takes it as is, without copying).
-#[derive(Debug)]
-pub struct BatchRecord {
-    /// Rows of the dataset before this batch (0-based index of its first row).
-    pub first: u64,
-    /// Per row: what the summary needs to be rebuilt.
-    pub records: Vec<RowRecord>,
-    /// Per row: its line of `results.jsonl`.
-    pub lines: Vec<String>,
-    /// The batch's per-field statistics, serialised (opaque).
-    pub fields: String,
-}
-
-/// Receives each batch once its rows went to `on_row`, in order: the run
-/// store records them so that an interrupted run can resume.
-pub trait BatchSink {
-    /// Records one batch.
-    ///
-    /// # Errors
-    /// The batch could not be recorded; the run stops with
-    /// [`RunError::Record`].
-    fn batch(&mut self, batch: BatchRecord) -> Result<(), String>;
-}
-
-/// A batch recorded by an earlier, interrupted part of a run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PriorBatch {
-    /// Its rows.
-    pub records: Vec<RowRecord>,
-    /// Its per-field statistics, as the [`BatchRecord`] gave them.
-    pub fields: String,
-}
-
-/// How an interrupted run continues: its recorded batches are replayed
-/// into the summary and their rows skipped in the dataset.
-pub struct Resume<'a> {
-    /// The recorded batches, in order.
-    pub batches: &'a mut dyn Iterator<Item = Result<PriorBatch, String>>,
-}
-
-impl std::fmt::Debug for Resume<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Resume").finish_non_exhaustive()
-    }
-}
-
-/// Where a recorded run's batches go and where a resumed one starts.
-#[derive(Debug, Default)]
-pub struct Recording<'a> {
-    /// The sink receiving each batch.
-    pub sink: Option<&'a mut dyn BatchSink>,
-    /// The recorded part of an interrupted run.
-    pub resume: Option<Resume<'a>>,
-}
-
-impl std::fmt::Debug for dyn BatchSink + '_ {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("BatchSink")
-    }
-}
-
 /// Runs a suite: every row through every evaluator.
 ///
 /// `on_row` receives each row's result in input order, with the result
@@ -266,13 +210,19 @@ pub fn run_rows(
     on_row: &mut dyn FnMut(&RowResult, &str) -> std::io::Result<()>,
     on_progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<RunSummary, RunError> {
-    run_recorded(suite, rows, opts, on_row, on_progress, Recording::default())
+    run_recorded(suite, rows, opts, on_row, on_progress, Recording::default()).map(|r| r.summary)
 }
 
 /// Runs a suite over rows, handing each batch to `recording.sink` and,
 /// when `recording.resume` is set, continuing an interrupted run: its
 /// recorded batches are replayed into the summary (not handed to
 /// `on_row`) and as many rows skipped in `rows`. Otherwise as [`run`].
+///
+/// Gives the summary and the warnings that only a whole run reveals
+/// ([`RunWarnings`]): each recorded batch keeps those standing after it,
+/// so that a resumed run gives them over every row, as an uninterrupted
+/// one does, where the evaluators' own [`crate::Evaluator::warnings`]
+/// only know the rows evaluated since the resume.
 ///
 /// # Errors
 /// The worker threads cannot start, `on_row` or the sink fails, or the
@@ -284,7 +234,7 @@ pub fn run_recorded(
     on_row: &mut dyn FnMut(&RowResult, &str) -> std::io::Result<()>,
     on_progress: &(dyn Fn(&Progress) + Sync),
     recording: Recording<'_>,
-) -> Result<RunSummary, RunError> {
+) -> Result<RecordedRun, RunError> {
     let Recording { mut sink, resume } = recording;
     let start = Instant::now();
     let pool = worker_pool(opts.threads.unwrap_or_else(|| default_threads(suite)), "refscore")
@@ -299,10 +249,12 @@ pub fn run_recorded(
     );
     let mut remaining = opts.limit;
     let mut next_index: u64 = 0;
+    let mut standing = Standing::new();
     if let Some(resume) = resume {
         for prior in resume.batches {
             let prior = prior.map_err(RunError::Resume)?;
             collector.fields(FieldStats::from_snapshot(&prior.fields).map_err(RunError::Resume)?);
+            standing.replayed(&prior.fields);
             for r in &prior.records {
                 record(&mut collector, r);
             }
@@ -430,13 +382,17 @@ pub fn run_recorded(
                 }
                 let first = next_index;
                 next_index += records.len() as u64;
+                standing.scored(records.len() as u64);
                 // A stop before the batch's first row leaves nothing to
                 // record: an empty batch would hold the next one's `first`,
                 // and the resumed run could not record that one.
                 if let Some(sink) = sink.as_deref_mut().filter(|_| !records.is_empty()) {
                     let lines: Vec<String> =
                         evaluated.iter_mut().map(|ev| std::mem::take(&mut ev.line)).collect();
-                    let b = BatchRecord { first, records, lines, fields: snapshot };
+                    // The batch's rows are evaluated: the evaluators'
+                    // warnings are those of every row up to its last.
+                    let fields = standing.record(suite, snapshot);
+                    let b = BatchRecord { first, records, lines, fields };
                     sink.batch(b).map_err(RunError::Record)?;
                 }
                 // Freed where it was made: the allocator frees fastest on the
@@ -479,7 +435,7 @@ pub fn run_recorded(
         &suite.gate,
         suite.judges.usage(),
     );
-    Ok(summary)
+    Ok(RecordedRun { summary, warnings: standing.finish(suite) })
 }
 
 /// The [`LineFormat::Scores`] lines of a row, written into one buffer:

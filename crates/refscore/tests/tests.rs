@@ -1,4 +1,5 @@
-//! Integration tests: the data-driven case suite and property tests.
+//! Integration tests: the data-driven case suite, property tests and the
+//! warnings of a resumed run.
 //!
 //! One binary with its own harness ([`libtest_mimic`]): every case of
 //! `tests/cases/*.json` is a trial of its own, named `file::case name`, so
@@ -11,6 +12,7 @@ mod fuzz;
 mod fuzz_regressions;
 mod match_properties;
 mod properties;
+mod resume_warnings;
 
 use std::fmt::Debug;
 
@@ -25,6 +27,7 @@ fn main() {
     trials.extend(match_properties::trials());
     trials.extend(fuzz::trials());
     trials.extend(fuzz_regressions::trials());
+    trials.extend(resume_warnings::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 

@@ -78,7 +78,7 @@ pub struct EvaluatorComparison {
     pub current_mean: Option<f64>,
     /// `current_mean − baseline_mean`.
     pub change: Option<f64>,
-    /// Seed 001's relative change, oriented so that negative is worse.
+    /// Regtrace's relative change, oriented so that negative is worse.
     pub relative_change: Option<f64>,
     /// The status.
     pub status: RegressionStatus,

@@ -3,7 +3,7 @@
 //!
 //! * [`RunScores`]: what a comparison reads of a run, from the run being
 //!   recorded, the store or an output folder;
-//! * [`Comparison`]: per-evaluator status (seed 001's clean / warning /
+//! * [`Comparison`]: per-evaluator status (Regtrace's clean / warning /
 //!   critical / new), row deltas, field moves, the paired test;
 //! * [`RegressionPolicy`]: the suite's baseline strategy, tolerances and
 //!   the status that fails the gate.

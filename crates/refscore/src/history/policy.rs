@@ -1,7 +1,7 @@
 //! The regression policy of a suite: which baseline to compare with, how
 //! far each evaluator may drop, and which status fails the gate.
 //!
-//! Seed 001's rule: `delta = (current − baseline) / baseline` (a baseline
+//! Regtrace's rule: `delta = (current − baseline) / baseline` (a baseline
 //! of 0 gives 1 when the current mean is above 0, else 0); the status is
 //! `clean` when `delta ≥ −tolerance`, `warning` when
 //! `delta ≥ −critical_threshold`, else `critical`, and `new` when there is
@@ -115,7 +115,7 @@ pub struct RegressionPolicy {
     /// evaluator (absent: [`DEFAULT_CRITICAL`]).
     pub critical_threshold: BTreeMap<String, f64>,
     /// Significance level of the paired test; a drop the test does not
-    /// find significant stays `clean`. `None`: no test, seed 001's rule
+    /// find significant stays `clean`. `None`: no test, Regtrace's rule
     /// alone.
     pub alpha: Option<f64>,
 }
@@ -143,7 +143,7 @@ impl RegressionPolicy {
     }
 }
 
-/// Seed 001's relative change, oriented so that a negative value is a
+/// Regtrace's relative change, oriented so that a negative value is a
 /// drop in quality whatever the direction.
 pub fn relative_change(direction: Direction, baseline: f64, current: f64) -> f64 {
     let raw = if baseline == 0.0 {
@@ -167,7 +167,7 @@ pub fn relative_change(direction: Direction, baseline: f64, current: f64) -> f64
     crate::number::finite(oriented) + 0.0
 }
 
-/// The status for an oriented relative change (seed 001's table).
+/// The status for an oriented relative change (Regtrace's table).
 pub fn status_for(delta: f64, tolerance: f64, critical: f64) -> RegressionStatus {
     // Slack so that a drop of exactly the tolerance stays clean despite
     // rounding (0.95 / 1.0 − 1 is −0.050000000000000044).

@@ -37,7 +37,7 @@ fn info() -> BaselineInfo {
 }
 
 fn seed_policy() -> RegressionPolicy {
-    // Seed 001's rule alone, without the paired test.
+    // Regtrace's rule alone, without the paired test.
     RegressionPolicy { alpha: None, ..RegressionPolicy::default() }
 }
 

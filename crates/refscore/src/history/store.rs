@@ -782,8 +782,12 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes all but the `keep` newest runs of each suite; pinned runs
-    /// and runs still running are kept. Returns the ids deleted.
+    /// Deletes all but the `keep` newest runs of each suite; pinned runs,
+    /// runs still running and each suite's baselines are kept: the newest
+    /// completed run whose gate passed, per row limit (the run the next
+    /// run with that limit compares with, see [`Store::passing`]), so that
+    /// a smoke run kept as the newest does not cost the full runs their
+    /// baseline. Returns the ids deleted.
     ///
     /// # Errors
     /// The store cannot be written.
@@ -810,6 +814,11 @@ impl Store {
                     "SELECT id FROM runs r WHERE pinned = 0
                        AND (status != 'running' OR id IN (SELECT value FROM json_each(?2)))
                        AND (SELECT count(*) FROM runs n WHERE n.suite = r.suite AND n.id > r.id) >= ?1
+                       AND NOT (r.status = 'completed' AND r.gate_passed = 1 AND r.id = (
+                           SELECT max(b.id) FROM runs b
+                            WHERE b.suite = r.suite AND b.status = 'completed' AND b.gate_passed = 1
+                              AND (CASE WHEN json_valid(b.info) THEN json_extract(b.info, '$.limit') END)
+                                  IS (CASE WHEN json_valid(r.info) THEN json_extract(r.info, '$.limit') END)))
                      ORDER BY id",
                 )
                 .map_err(|e| self.io(&e))?;

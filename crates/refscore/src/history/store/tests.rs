@@ -470,3 +470,29 @@ fn a_store_too_large_for_the_whole_check_has_its_runs_table_checked() {
     let e = s.check(0).unwrap_err();
     assert!(matches!(e, StoreError::Corrupt { .. }), "{e:?}");
 }
+
+#[test]
+fn pruning_keeps_the_baseline_of_each_row_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("runs.db")).unwrap();
+    let p = RegressionPolicy::default();
+    let run = |limit: Option<u64>, passed: bool| {
+        let id = s.begin(&RunInfo { limit, ..info("a") }, &p).unwrap();
+        let info = serde_json::to_string(&RunInfo { limit, ..info("a") }).unwrap();
+        s.conn
+            .execute(
+                "UPDATE runs SET status = 'completed', gate_passed = ?1, info = ?2 WHERE id = ?3",
+                params![passed, info, id],
+            )
+            .unwrap();
+        id
+    };
+    let (full_old, full, full_failed) = (run(None, true), run(None, true), run(None, false));
+    let (smoke, smoke_failed) = (run(Some(5), true), run(Some(5), false));
+    // The newest run is a smoke run whose gate failed: kept as the newest.
+    // The full runs' baseline (`full`) and the smoke runs' (`smoke`) stay.
+    assert_eq!(s.prune(1).unwrap(), vec![full_old, full_failed]);
+    let left: Vec<i64> = s.list(None, None).unwrap().iter().map(|r| r.id).collect();
+    assert_eq!(left, vec![smoke_failed, smoke, full]);
+    assert_eq!(s.passing("a", None, None).unwrap(), vec![full]);
+}

@@ -24,7 +24,8 @@ pub(crate) enum Command {
     Run(RunArgs),
     /// List the metrics, or describe one: inputs, options, an example.
     Metrics(MetricsArgs),
-    /// Render the reports of a finished run again from its output folder.
+    /// Render the reports of a finished run again, from its output folder
+    /// or the run store.
     Report(ReportArgs),
     /// The run store: list, show, pin, compare and prune recorded runs.
     #[command(subcommand, after_help = EXIT_CODES)]
@@ -147,13 +148,30 @@ pub(crate) struct RunArgs {
     pub(crate) resume: Option<String>,
 }
 
-/// Where the run store is.
+/// Where `run` records its run.
 #[derive(Debug, Args)]
 pub(crate) struct StoreArgs {
-    /// The run store (default: `.refscore/runs.db` beside the suite for
-    /// `run`, in the current folder for `runs`; also `REFSCORE_STORE`).
+    /// The run store (default: `.refscore/runs.db` beside the suite; also
+    /// `REFSCORE_STORE`).
     #[arg(long, env = "REFSCORE_STORE", value_name = "PATH")]
     pub(crate) store: Option<PathBuf>,
+}
+
+/// Where the commands that read recorded runs (`runs ...`, `report RUN`)
+/// find them, and whose runs they mean: `--store` and `--suite`, resolved
+/// by `history::Recorded::locate`.
+#[derive(Debug, Args)]
+pub(crate) struct RecordedArgs {
+    /// The run store (default: `.refscore/runs.db` beside the `--suite`
+    /// file, else in the current folder). Also `REFSCORE_STORE`; either
+    /// wins over the store beside a `--suite` file.
+    #[arg(long, env = "REFSCORE_STORE", value_name = "PATH")]
+    pub(crate) store: Option<PathBuf>,
+    /// Only runs of this suite: its suite file (then the run store beside
+    /// it is used) or its name. `latest` is then its latest run, and a
+    /// run of another suite is refused.
+    #[arg(long, value_name = "FILE|NAME")]
+    pub(crate) suite: Option<String>,
 }
 
 /// `refscore runs ...`.
@@ -169,7 +187,8 @@ pub(crate) enum RunsCommand {
     Unpin(RunsPinArgs),
     /// Compare run B with baseline A (run ids or output folders).
     Diff(RunsDiffArgs),
-    /// Delete all but the newest runs of each suite (pinned and running ones are kept).
+    /// Delete all but the newest runs of each suite (or of `--suite` alone); pinned runs, running
+    /// ones and each suite's baselines are kept.
     Prune(RunsPruneArgs),
 }
 
@@ -185,10 +204,7 @@ pub(crate) struct FormatArg {
 #[derive(Debug, Args)]
 pub(crate) struct RunsListArgs {
     #[command(flatten)]
-    pub(crate) store: StoreArgs,
-    /// Only runs of this suite: its name, or its file (then the store beside it is used).
-    #[arg(long)]
-    pub(crate) suite: Option<String>,
+    pub(crate) at: RecordedArgs,
     /// At most this many runs.
     #[arg(long, default_value_t = 20)]
     pub(crate) limit: usize,
@@ -200,7 +216,7 @@ pub(crate) struct RunsListArgs {
 #[derive(Debug, Args)]
 pub(crate) struct RunsShowArgs {
     #[command(flatten)]
-    pub(crate) store: StoreArgs,
+    pub(crate) at: RecordedArgs,
     /// The run: its id, or `latest`.
     pub(crate) run: String,
     #[command(flatten)]
@@ -211,7 +227,7 @@ pub(crate) struct RunsShowArgs {
 #[derive(Debug, Args)]
 pub(crate) struct RunsPinArgs {
     #[command(flatten)]
-    pub(crate) store: StoreArgs,
+    pub(crate) at: RecordedArgs,
     /// The run: its id, or `latest`.
     pub(crate) run: String,
 }
@@ -220,7 +236,7 @@ pub(crate) struct RunsPinArgs {
 #[derive(Debug, Args)]
 pub(crate) struct RunsDiffArgs {
     #[command(flatten)]
-    pub(crate) store: StoreArgs,
+    pub(crate) at: RecordedArgs,
     /// The baseline: a run id, `latest`, or an output folder.
     pub(crate) a: String,
     /// The run compared with it: a run id, `latest`, or an output folder.
@@ -233,7 +249,7 @@ pub(crate) struct RunsDiffArgs {
 #[derive(Debug, Args)]
 pub(crate) struct RunsPruneArgs {
     #[command(flatten)]
-    pub(crate) store: StoreArgs,
+    pub(crate) at: RecordedArgs,
     /// Runs kept per suite.
     #[arg(long)]
     pub(crate) keep: usize,
@@ -253,10 +269,10 @@ pub(crate) struct MetricsArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReportArgs {
     /// An output folder of `refscore run` (holding summary.json and
-    /// results.jsonl), or a run id of the store (or `latest`).
+    /// results.jsonl), or a run id of the run store (or `latest`).
     pub(crate) run: String,
     #[command(flatten)]
-    pub(crate) store: StoreArgs,
+    pub(crate) at: RecordedArgs,
     /// Reports to write: any of md, junit, html, comma-separated (default: all three).
     #[arg(long, value_delimiter = ',', value_parser = ["md", "markdown", "junit", "html"])]
     pub(crate) report: Vec<String>,

@@ -8,9 +8,13 @@ use std::process::Command;
 use anyhow::Context;
 use refscore::Suite;
 use refscore::history::{
-    BaselineInfo, GitInfo, RunInfo, RunScores, RunStatus, Store, Strategy, hash_input, now_rfc3339,
-    read_folder,
+    BaselineInfo, GitInfo, RunInfo, RunScores, RunStatus, Store, StoreError, Strategy, hash_input,
+    now_rfc3339, read_folder,
 };
+use refscore::judge::{CacheMode, CacheSettings};
+use refscore::suite::LoadOptions;
+
+use crate::args::RecordedArgs;
 
 /// The store's file name inside `.refscore/`.
 const STORE_FILE: &str = "runs.db";
@@ -20,9 +24,122 @@ pub(crate) fn store_beside(suite_file: &Path) -> PathBuf {
     suite_file.parent().unwrap_or_else(|| Path::new("")).join(".refscore").join(STORE_FILE)
 }
 
-/// The store the `runs` commands read: `--store`/`REFSCORE_STORE`, else
-/// `.refscore/runs.db` in the current folder.
-pub(crate) fn store_for_runs(explicit: Option<&PathBuf>) -> PathBuf {
+/// Where the commands that read recorded runs (`runs ...`, `report RUN`)
+/// find them: the store, and the suite `--suite` names.
+pub(crate) struct Recorded {
+    /// The store's file: `--store`/`REFSCORE_STORE`, else
+    /// `.refscore/runs.db` beside the `--suite` file, else in the current
+    /// folder.
+    pub(crate) path: PathBuf,
+    /// The name of the suite whose runs are meant (`--suite`).
+    pub(crate) suite: Option<String>,
+    /// The suite file `--suite` named, if it named one.
+    suite_file: Option<PathBuf>,
+}
+
+impl Recorded {
+    /// Resolves `--store` and `--suite`: a `--suite` that is a suite file
+    /// (`.yaml`, `.yml`, `.toml`) is loaded for its name, and the store
+    /// beside it is read unless `--store`/`REFSCORE_STORE` names one;
+    /// anything else is a suite's name. A `--suite` that names no file but
+    /// looks like one (a suite file's extension) is refused: a mistyped
+    /// path would otherwise match no run.
+    pub(crate) fn locate(args: &RecordedArgs) -> anyhow::Result<Recorded> {
+        let Some(given) = &args.suite else {
+            return Ok(Recorded {
+                path: default_store(args.store.as_ref()),
+                suite: None,
+                suite_file: None,
+            });
+        };
+        let file = Path::new(given);
+        if refscore::SuiteFormat::from_path(file).is_none() {
+            return Ok(Recorded {
+                path: default_store(args.store.as_ref()),
+                suite: Some(given.clone()),
+                suite_file: None,
+            });
+        }
+        if !file.is_file() {
+            anyhow::bail!(
+                "--suite {given}: no suite file there (--suite takes a suite file, or a suite's name)"
+            );
+        }
+        // Only its name and path are needed: its judges' reply cache is
+        // not opened.
+        let load = LoadOptions { cache: CacheSettings { path: None, mode: CacheMode::Off } };
+        let suite = Suite::load_with(file, &load)?;
+        Ok(Recorded {
+            path: args.store.clone().unwrap_or_else(|| store_beside(&suite.path)),
+            suite: Some(suite_name(&suite)),
+            suite_file: Some(suite.path),
+        })
+    }
+
+    /// Where runs are recorded, and how to name their store: said when
+    /// there is no store at [`Recorded::path`].
+    fn hint(&self) -> String {
+        match &self.suite_file {
+            Some(file) => format!(
+                "no run of {} is recorded yet: `refscore run {}` records its runs there",
+                file.display(),
+                file.display()
+            ),
+            None => String::from(
+                "`refscore run` records runs in `.refscore/runs.db` beside the suite file: name the suite file with --suite FILE, or the store with --store or REFSCORE_STORE",
+            ),
+        }
+    }
+
+    /// There is no store at [`Recorded::path`]: the error.
+    fn missing(&self) -> anyhow::Error {
+        anyhow::anyhow!("{}: no run store here ({})", self.path.display(), self.hint())
+    }
+
+    /// The store, read-only: a store on a read-only mount or in a
+    /// read-only folder is read too.
+    pub(crate) fn read(&self) -> anyhow::Result<Store> {
+        self.explained(Store::open_read_only(&self.path))
+    }
+
+    /// The store, to write to (or read only when it cannot be written).
+    pub(crate) fn open(&self) -> anyhow::Result<Store> {
+        self.explained(Store::open_existing(&self.path))
+    }
+
+    /// The store when there is one (a command given output folders needs
+    /// none), else why not, as [`run_not_folder`] says it; `open` opens it.
+    pub(crate) fn if_any(
+        &self,
+        open: fn(&Recorded) -> anyhow::Result<Store>,
+    ) -> anyhow::Result<Result<Store, String>> {
+        if !self.path.exists() {
+            return Ok(Err(format!(
+                "no run store at {} to find a run in ({})",
+                self.path.display(),
+                self.hint()
+            )));
+        }
+        open(self).map(Ok)
+    }
+
+    fn explained(&self, opened: Result<Store, StoreError>) -> anyhow::Result<Store> {
+        match opened {
+            Err(StoreError::Missing { .. }) => Err(self.missing()),
+            other => Ok(other?),
+        }
+    }
+
+    /// The run `what` names (an id, or `latest`: the latest run of the
+    /// `--suite`), refused when it is a run of another suite.
+    pub(crate) fn run(&self, store: &Store, what: &str) -> anyhow::Result<i64> {
+        stored_run(store, what, self.suite.as_deref())
+    }
+}
+
+/// The store `.refscore/runs.db` in the current folder, unless `--store`
+/// or `REFSCORE_STORE` names one.
+fn default_store(explicit: Option<&PathBuf>) -> PathBuf {
     explicit.cloned().unwrap_or_else(|| Path::new(".refscore").join(STORE_FILE))
 }
 
@@ -114,20 +231,75 @@ fn git_info(dir: &Path) -> Option<GitInfo> {
     Some(GitInfo { commit, branch, dirty })
 }
 
-/// A run id from the command line: a number or `latest`.
+/// A run id from the command line: a number or `latest` (the latest run
+/// of `suite`, when given).
 pub(crate) fn run_id(store: &Store, s: &str, suite: Option<&str>) -> anyhow::Result<i64> {
     if s == "latest" {
-        return store
-            .latest(suite)?
-            .with_context(|| format!("{}: no run recorded yet", store.path().display()));
+        return store.latest(suite)?.with_context(|| match suite {
+            Some(name) => {
+                format!("{}: no run of suite `{name}` recorded yet", store.path().display())
+            }
+            None => format!("{}: no run recorded yet", store.path().display()),
+        });
     }
     s.parse::<i64>().with_context(|| format!("`{s}` is not a run id (a number, or `latest`)"))
 }
 
-/// A run to compare: from the store by id, or from an output folder.
-pub(crate) fn load_run(
-    store: Option<&Store>,
+/// The run of `store` that `what` names ([`run_id`]); with `suite`, a run
+/// of another suite is refused.
+fn stored_run(store: &Store, what: &str, suite: Option<&str>) -> anyhow::Result<i64> {
+    let id = run_id(store, what, suite)?;
+    of_suite(store, id, suite)?;
+    Ok(id)
+}
+
+/// Refuses run `id` when `suite` is given and the run is of another suite.
+fn of_suite(store: &Store, id: i64, suite: Option<&str>) -> anyhow::Result<()> {
+    let Some(name) = suite else { return Ok(()) };
+    let entry = store.get(id)?;
+    if entry.suite != name {
+        anyhow::bail!(
+            "{}: run {id} is a run of suite `{}`, not of `{name}` (--suite)",
+            store.path().display(),
+            entry.suite
+        );
+    }
+    Ok(())
+}
+
+/// The run a `RUN_OR_FOLDER` argument that is not a folder names: a run
+/// of `store` ([`stored_run`]), or, without a store (`Err`: why there is
+/// none, a clause: `the run store is off (--no-store)`), an error saying
+/// that `what` is neither. Every command taking an output folder or a run
+/// id (`run --baseline`, `runs diff`, `report`) says it so.
+pub(crate) fn run_not_folder<'s>(
+    store: Result<&'s Store, &str>,
     what: &str,
+    suite: Option<&str>,
+) -> anyhow::Result<(&'s Store, i64)> {
+    match store {
+        Ok(store) => {
+            let id = run_id(store, what, suite).with_context(|| {
+                format!(
+                    "`{what}` is neither an output folder (a folder holding a run's summary.json) nor a run id of {}",
+                    store.path().display()
+                )
+            })?;
+            of_suite(store, id, suite)?;
+            Ok((store, id))
+        }
+        Err(why) => anyhow::bail!(
+            "`{what}` is neither an output folder (a folder holding a run's summary.json) nor a run id: there is no folder `{what}`, and {why}"
+        ),
+    }
+}
+
+/// A run to compare: from the store by id (of `suite`, when given), or
+/// from an output folder; `store` is `Err(why)` when there is none.
+pub(crate) fn load_run(
+    store: Result<&Store, &str>,
+    what: &str,
+    suite: Option<&str>,
 ) -> anyhow::Result<(RunScores, BaselineInfo)> {
     let path = Path::new(what);
     if path.is_dir() {
@@ -144,12 +316,7 @@ pub(crate) fn load_run(
             },
         ));
     }
-    let Some(store) = store else {
-        anyhow::bail!("`{what}` is not a folder, and there is no run store to find a run id in");
-    };
-    let id = run_id(store, what, None).with_context(|| {
-        format!("`{what}` is neither an output folder nor a run id of {}", store.path().display())
-    })?;
+    let (store, id) = run_not_folder(store, what, suite)?;
     let entry = store.get(id)?;
     if entry.status != RunStatus::Completed {
         anyhow::bail!(

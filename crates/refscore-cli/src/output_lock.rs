@@ -12,17 +12,19 @@ use std::path::Path;
 
 use anyhow::Context;
 
+use crate::overwrite::Inputs;
+
 /// The file a folder's lock is taken on.
 const LOCKED: &str = "results.jsonl";
 
 /// Creates `dir` (refused when it is a file, see
-/// [`refuse_non_folder`]) and its
+/// [`refuse_non_folder`]: one of the run's `inputs` is named so) and its
 /// `results.jsonl` (without truncating it) and locks the file for this run
 /// alone. The file is returned, unchanged: the run
 /// truncates it once it holds it, and the lock lasts as long as it (or a
 /// clone of it) is open.
-pub(crate) fn for_run(dir: &Path) -> anyhow::Result<File> {
-    refuse_non_folder(dir)?;
+pub(crate) fn for_run(dir: &Path, inputs: &Inputs) -> anyhow::Result<File> {
+    refuse_non_folder(dir, inputs)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join(LOCKED);
     let file = OpenOptions::new()
@@ -73,23 +75,32 @@ fn unlocked(file: File, path: &Path, e: std::io::Error) -> anyhow::Result<File> 
 
 /// Refuses an output folder `dir` that exists but is not a folder (a
 /// file, or a folder path through one): a run writes its files into it.
+/// A file that is one of the run's `inputs` (the dataset, the suite) is
+/// named as such. The only advice is another folder: the file may be
+/// anything, an input of this run or another's included.
 /// Read only, so nothing is created or written before the refusal.
-pub(crate) fn refuse_non_folder(dir: &Path) -> anyhow::Result<()> {
-    let remedy = "-o names the folder a run writes results.jsonl and summary.json into; remove the file or choose another folder with -o";
+pub(crate) fn refuse_non_folder(dir: &Path, inputs: &Inputs) -> anyhow::Result<()> {
+    let remedy = "-o names the folder a run writes results.jsonl and summary.json into: choose another folder with -o";
+    let which = |file: &Path| match inputs.role_of(file) {
+        Some(role) => format!(" (it is {role} of this run)"),
+        None => String::new(),
+    };
     // The nearest of `dir` and its parents that exists must be a folder.
     for at in dir.ancestors().filter(|a| !a.as_os_str().is_empty()) {
         match std::fs::metadata(at) {
             Ok(m) if m.is_dir() => return Ok(()),
             Ok(_) if at == dir => {
                 anyhow::bail!(
-                    "the output folder {} is a file, not a folder: {remedy}",
-                    dir.display()
+                    "the output folder {} is a file, not a folder{}; {remedy}",
+                    dir.display(),
+                    which(at)
                 )
             }
             Ok(_) => anyhow::bail!(
-                "the output folder {} is inside {}, which is a file, not a folder: {remedy}",
+                "the output folder {} is inside {}, which is a file, not a folder{}; {remedy}",
                 dir.display(),
-                at.display()
+                at.display(),
+                which(at)
             ),
             // Missing, or under a file (looked for further up).
             Err(e)
@@ -116,17 +127,18 @@ mod tests {
         assert!(for_reading(&out).unwrap().is_none(), "nothing to lock yet");
         std::fs::create_dir(&out).unwrap();
         std::fs::write(out.join("results.jsonl"), "kept\n").unwrap();
-        let first = for_run(&out).unwrap();
+        let none = Inputs::new();
+        let first = for_run(&out, &none).unwrap();
         assert_eq!(std::fs::read_to_string(out.join("results.jsonl")).unwrap(), "kept\n");
-        let e = for_run(&out).unwrap_err().to_string();
+        let e = for_run(&out, &none).unwrap_err().to_string();
         assert!(e.contains("another refscore run is writing to") && e.contains("out"), "{e}");
         let e = for_reading(&out).unwrap_err().to_string();
         assert!(e.contains("a refscore run is writing to"), "{e}");
         drop(first);
         let readers = (for_reading(&out).unwrap(), for_reading(&out).unwrap());
         assert!(readers.0.is_some() && readers.1.is_some(), "readers share the folder");
-        assert!(for_run(&out).is_err(), "no run while it is read");
+        assert!(for_run(&out, &none).is_err(), "no run while it is read");
         drop(readers);
-        assert!(for_run(&out).is_ok());
+        assert!(for_run(&out, &none).is_ok());
     }
 }

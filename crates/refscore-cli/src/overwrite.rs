@@ -27,6 +27,11 @@ impl Inputs {
         self.files.push((role, path.to_path_buf()));
     }
 
+    /// What `path` is when it is one of the inputs (`the dataset`).
+    pub(crate) fn role_of(&self, path: &Path) -> Option<&'static str> {
+        self.files.iter().find(|(_, input)| same_file(path, input)).map(|(role, _)| *role)
+    }
+
     /// Refuses `output` (described as `what`) when it is one of the inputs;
     /// the message names both paths and `remedy`.
     pub(crate) fn refuse_overlap(

@@ -14,7 +14,7 @@ use refscore::suite::{LoadOptions, Suite};
 use refscore::summary::RunSummary;
 
 use crate::args::ReportArgs;
-use crate::history::{run_id, store_for_runs};
+use crate::history::{Recorded, run_not_folder};
 use crate::output_lock;
 use crate::overwrite::Inputs;
 
@@ -196,12 +196,12 @@ pub(crate) fn step_summary(source: &Source<'_>, summary: &RunSummary) -> anyhow:
 /// evaluating, from an output folder or a run of the store.
 pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let folder = Path::new(&args.run);
+    let at = Recorded::locate(&args.at)?;
     let store;
-    let is_run_id = args.run == "latest" || args.run.parse::<i64>().is_ok();
     // A folder a run is still writing is neither read nor written into:
     // its summary and rows would not belong together.
     let mut locks = Vec::new();
-    let (source, summary, default_out) = if folder.is_dir() || !is_run_id {
+    let (source, summary, default_out) = if folder.is_dir() {
         locks.extend(output_lock::for_reading(folder)?);
         let summary_path = folder.join("summary.json");
         if !summary_path.exists() && folder.join("results.jsonl").exists() {
@@ -212,16 +212,25 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                 folder.join("results.jsonl").display()
             );
         }
+        let absent = std::fs::symlink_metadata(&summary_path)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+        if absent {
+            anyhow::bail!(
+                "{} is no output folder: it holds no summary.json (`refscore run` writes summary.json and results.jsonl into its output folder)",
+                folder.display()
+            );
+        }
         let text = refscore::limits::read_text(&summary_path, refscore::limits::MAX_SUMMARY_BYTES)?;
         (Source::Folder(folder), report::read_summary(&text, &summary_path)?, folder.to_path_buf())
     } else {
-        store = Store::open_existing(&store_for_runs(args.store.store.as_ref())).with_context(
-            || format!("`{}` is not an output folder; looking for a run id", args.run),
-        )?;
-        let id = run_id(&store, &args.run, None)?;
+        // Not a folder: a run of the store, or neither (said as by
+        // `--baseline` and `runs diff`).
+        store = at.if_any(Recorded::open)?;
+        let (store, id) =
+            run_not_folder(store.as_ref().map_err(String::as_str), &args.run, at.suite.as_deref())?;
         let text = store.summary(id)?;
         let shown = PathBuf::from(format!("{} (run {id})", store.path().display()));
-        (Source::Store(&store, id), report::read_summary(&text, &shown)?, PathBuf::from("."))
+        (Source::Store(store, id), report::read_summary(&text, &shown)?, PathBuf::from("."))
     };
     let out_dir = args.output.clone().unwrap_or(default_out);
     let formats = if args.report.is_empty() { Format::ALL.to_vec() } else { formats(&args.report) };

@@ -62,7 +62,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // run's once its record is read. A folder of its own (no `-o`) is new,
     // so it holds no input: it is claimed once the dataset is open.
     if let (None, Some(dir)) = (&args.resume, &args.output) {
-        crate::output_lock::refuse_non_folder(dir)?;
+        crate::output_lock::refuse_non_folder(dir, &inputs)?;
         inputs.refuse_output_folder(dir, &report_files)?;
     }
     inputs.refuse_step_summary(args.output.as_deref())?;
@@ -136,7 +136,10 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // recorded or any row evaluated. The suite's own strategy is applied
     // once the run's row limit is known (a resumed run keeps its own).
     let explicit = match args.baseline.as_deref() {
-        Some(what) => Some(history::load_run(store.as_ref(), what)?),
+        Some(what) => {
+            let store = store.as_ref().ok_or("the run store is off (--no-store)");
+            Some(history::load_run(store, what, None)?)
+        }
         None => None,
     };
     // A new run, or the continuation of an interrupted one. The output
@@ -147,7 +150,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             let (info, id) = resume(store, &suite, which, args)?;
             let dir = Path::new(info.output.as_deref().unwrap_or("refscore-out"));
             inputs.refuse_output_folder(dir, &report_files)?;
-            let locked = output_lock::for_run(dir)?;
+            let locked = output_lock::for_run(dir, &inputs)?;
             store.set_info(id, &info)?;
             let prior = store.prior_batches(id)?;
             (info, Some(id), prior, locked)
@@ -167,7 +170,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 )?,
             };
             info.output = Some(crate::history::absolute(&dir));
-            let locked = output_lock::for_run(&dir)?;
+            let locked = output_lock::for_run(&dir, &inputs)?;
             let id = match store {
                 Some(s) => {
                     let id = s.begin(&info, &suite.regression)?;

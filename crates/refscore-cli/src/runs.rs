@@ -1,15 +1,14 @@
 //! `refscore runs`: the recorded runs of a store.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use refscore::history::{Comparison, RunEntry, RunStatus, Store};
-use refscore::suite::Suite;
 
-use crate::args::{RunsCommand, StoreArgs};
+use crate::args::RunsCommand;
 use crate::color::Palette;
-use crate::history::{load_run, run_id, store_beside, store_for_runs, suite_name};
+use crate::history::{Recorded, load_run};
 use crate::table::{fmt, painted, printable, table};
 
 pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
@@ -17,16 +16,9 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
     let p = Palette::detect();
     match cmd {
         RunsCommand::List(a) => {
-            let (store, suite) = match &a.suite {
-                // A suite file: the store beside it, runs of its name.
-                Some(s) if is_suite_file(s) => {
-                    let suite = Suite::load(Path::new(s))?;
-                    let path = a.store.store.clone().unwrap_or_else(|| store_beside(&suite.path));
-                    (Store::open_read_only(&path)?, Some(suite_name(&suite)))
-                }
-                other => (open_reading(&a.store)?, other.clone()),
-            };
-            let runs = store.list(suite.as_deref(), Some(a.limit))?;
+            let at = Recorded::locate(&a.at)?;
+            let store = at.read()?;
+            let runs = store.list(at.suite.as_deref(), Some(a.limit))?;
             if a.format.format == "json" {
                 writeln!(out, "{}", serde_json::to_string_pretty(&runs)?)?;
             } else if runs.is_empty() {
@@ -36,8 +28,9 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
             }
         }
         RunsCommand::Show(a) => {
-            let store = open_reading(&a.store)?;
-            let id = run_id(&store, &a.run, None)?;
+            let at = Recorded::locate(&a.at)?;
+            let store = at.read()?;
+            let id = at.run(&store, &a.run)?;
             let entry = store.get(id)?;
             let summary: Option<serde_json::Value> =
                 store.summary(id).ok().and_then(|s| serde_json::from_str(&s).ok());
@@ -50,22 +43,29 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
         }
         RunsCommand::Pin(a) | RunsCommand::Unpin(a) => {
             let pin = matches!(cmd, RunsCommand::Pin(_));
-            let store = open(&a.store)?;
-            let id = run_id(&store, &a.run, None)?;
+            let at = Recorded::locate(&a.at)?;
+            let store = at.open()?;
+            let id = at.run(&store, &a.run)?;
             store.pin(id, pin)?;
             let entry = store.get(id)?;
             let what = if pin { "pinned as the baseline of suite" } else { "unpinned from suite" };
             writeln!(out, "run {id} {what} `{}`", printable(&entry.suite))?;
         }
         RunsCommand::Diff(a) => {
-            let store = open_if_any(&a.store)?;
-            let (base, info) = load_run(store.as_ref(), &a.a)?;
-            let (current, _) = load_run(store.as_ref(), &a.b)?;
-            // The later run's own regression settings, when it has them.
-            let policy = store
-                .as_ref()
-                .and_then(|s| run_id(s, &a.b, None).ok().and_then(|id| s.policy(id).ok()))
-                .unwrap_or_default();
+            let at = Recorded::locate(&a.at)?;
+            // A diff of two folders needs no store.
+            let store = at.if_any(Recorded::read)?;
+            let store = store.as_ref().map_err(String::as_str);
+            let suite = at.suite.as_deref();
+            let (base, info) = load_run(store, &a.a, suite)?;
+            let (current, current_info) = load_run(store, &a.b, suite)?;
+            // The later run's own regression settings, when it is a run of
+            // the store.
+            let policy = match (store, current_info.folder, current_info.run_id) {
+                (Ok(s), None, Some(id)) => s.policy(id).ok(),
+                _ => None,
+            }
+            .unwrap_or_default();
             let c = Comparison::new(&base, info, &current, &policy);
             if a.format.format == "json" {
                 writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
@@ -74,39 +74,16 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
             }
         }
         RunsCommand::Prune(a) => {
-            let store = open(&a.store)?;
+            let at = Recorded::locate(&a.at)?;
+            let store = at.open()?;
             // The folders of abandoned runs stay locked against a resume
             // until the runs are deleted.
             let (abandoned, _locks) = abandoned(&store)?;
-            let gone = store.prune_with(a.keep, &abandoned)?;
+            let gone = store.prune_with(a.keep, &abandoned, at.suite.as_deref())?;
             writeln!(out, "deleted {} run(s) from {}", gone.len(), store.path().display())?;
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn is_suite_file(s: &str) -> bool {
-    let p = Path::new(s);
-    p.is_file() && refscore::SuiteFormat::from_path(p).is_some()
-}
-
-fn open(args: &StoreArgs) -> anyhow::Result<Store> {
-    Ok(Store::open_existing(&store_for_runs(args.store.as_ref()))?)
-}
-
-/// The store, for a command that only reads it: a store on a read-only
-/// mount or in a read-only folder is read too.
-fn open_reading(args: &StoreArgs) -> anyhow::Result<Store> {
-    Ok(Store::open_read_only(&store_for_runs(args.store.as_ref()))?)
-}
-
-/// The store when one exists (a diff of two folders needs none), read-only.
-fn open_if_any(args: &StoreArgs) -> anyhow::Result<Option<Store>> {
-    let path: PathBuf = store_for_runs(args.store.as_ref());
-    if !path.exists() {
-        return Ok(None);
-    }
-    Ok(Some(Store::open_read_only(&path)?))
 }
 
 /// The runs still marked `running` that no process is writing: a run

@@ -435,6 +435,40 @@ fn run_never_writes_over_its_own_dataset() {
     assert_eq!(std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap(), data);
 }
 
+/// `-o` naming the run's dataset (or suite) is refused saying what the
+/// file is, and advising only another folder: removing the file, which it
+/// advised before, would lose an input. Any other file is refused with
+/// the same advice.
+#[test]
+fn run_refuses_an_output_folder_that_is_its_dataset_and_never_advises_removing_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n";
+    let dataset = write(dir.path(), "data.jsonl", data);
+    let suite =
+        write(dir.path(), "s.yaml", "dataset: data.jsonl\nevaluators: [{metric: json_diff}]\n");
+    let notes = write(dir.path(), "notes.txt", "mine\n");
+    let inside = format!("{dataset}/out");
+    for (out, what) in [
+        (&dataset, Some("the dataset")),
+        (&inside, Some("the dataset")),
+        (&suite, Some("the suite")),
+        (&notes, None),
+    ] {
+        let o = refscore(&["run", &suite, "-o", out, "--quiet", "--no-store"]);
+        assert_eq!(code(&o), 2, "-o {out}: {}", stdout(&o));
+        let e = stderr(&o);
+        assert!(e.contains("is a file, not a folder"), "-o {out}: {e}");
+        match what {
+            Some(role) => assert!(e.contains(&format!("(it is {role} of this run)")), "{e}"),
+            None => assert!(!e.contains("(it is"), "{e}"),
+        }
+        assert!(e.trim_end().ends_with("choose another folder with -o"), "-o {out}: {e}");
+        assert!(!e.contains("remove"), "-o {out}: {e}");
+    }
+    assert_eq!(std::fs::read_to_string(&dataset).unwrap(), data);
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine\n");
+}
+
 #[test]
 fn run_a_failing_gate_exits_1_and_json_summary() {
     let dir = tempfile::tempdir().unwrap();
@@ -518,6 +552,24 @@ fn metrics_lists_every_metric_and_describes_each() {
     let o = refscore(&["metrics", "nope"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("unknown metric `nope`"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("did you mean"), "nothing is close: {}", stderr(&o));
+}
+
+/// A misspelt metric name gets the name it most likely meant, after the
+/// list of all of them.
+#[test]
+fn an_unknown_metric_close_to_a_known_one_says_which_was_meant() {
+    for args in [
+        &["compare", "--metric", "json_mach", PAIR[0], PAIR[1]][..],
+        &["compare", "-m", "Json-Match", PAIR[0], PAIR[1]],
+        &["metrics", "json_mach"],
+    ] {
+        let o = refscore(args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let e = stderr(&o);
+        assert!(e.contains("(known: json_match, "), "{args:?}: {e}");
+        assert!(e.trim_end().ends_with("; did you mean `json_match`?"), "{args:?}: {e}");
+    }
 }
 
 #[test]

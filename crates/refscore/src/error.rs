@@ -57,7 +57,7 @@ pub enum EvalError {
 #[non_exhaustive]
 pub enum ConfigError {
     /// No metric or evaluator has this name.
-    #[error("unknown metric `{name}` (known: {})", known.join(", "))]
+    #[error("unknown metric `{name}` (known: {}){}", known.join(", "), did_you_mean(name, known))]
     UnknownMetric {
         /// The name asked for.
         name: String,
@@ -116,6 +116,13 @@ impl ConfigError {
             other => ConfigError::File { path: path.to_path_buf(), message: other.to_string() },
         }
     }
+}
+
+/// `; did you mean `NAME`?` when one of `known` is close to `name` (a
+/// misspelling), else nothing.
+fn did_you_mean(name: &str, known: &[String]) -> String {
+    crate::text::closest(name, known.iter().map(String::as_str))
+        .map_or_else(String::new, |meant| format!("; did you mean `{meant}`?"))
 }
 
 #[cfg(test)]

@@ -195,6 +195,35 @@ impl InputMapping {
         Ok(input)
     }
 
+    /// Checks the required inputs of `specs` against `columns`, the keys of
+    /// every row of a dataset (a CSV or Parquet header): an input that
+    /// reads a column by its name (a source that is no path, or no
+    /// mapping: its own column, or `expected` for `reference`) whose column
+    /// is not among them would be missing from every row. Optional inputs
+    /// are not checked, nor inputs mapped to a path (it may reach into
+    /// another column, or match a column named as the whole path).
+    ///
+    /// # Errors
+    /// The first such input, with the error each row would give.
+    pub fn check_columns(
+        &self,
+        specs: &[InputSpec],
+        columns: &[String],
+    ) -> Result<(), MappingError> {
+        let has = |name: &str| columns.iter().any(|c| c == name);
+        for spec in specs.iter().filter(|s| s.required) {
+            let name = spec.name.as_ref();
+            let found = match self.entries.get(name) {
+                Some(src) => src.path.is_some() || has(&src.text),
+                None => has(name) || (name == "reference" && has("expected")),
+            };
+            if !found {
+                return Err(self.missing(columns.iter().map(String::as_str), columns.len(), name));
+            }
+        }
+        Ok(())
+    }
+
     fn missing_in_row(&self, row: &Row, name: &str) -> MappingError {
         let map = row.value.as_object();
         let names = map.into_iter().flat_map(|m| m.keys().map(String::as_str));
@@ -473,6 +502,42 @@ mod tests {
         let r = row(json!({"output": 1}));
         let input = InputMapping::new().resolve(&r, &specs).unwrap();
         assert_eq!(input.names().collect::<Vec<_>>(), vec!["output"]);
+    }
+
+    #[test]
+    fn columns_every_row_lacks_are_found_from_the_header() {
+        let header = |names: &[&str]| names.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let none = InputMapping::new();
+        // Each required input's own column, or `expected` for `reference`.
+        assert!(none.check_columns(PAIR, &header(&["id", "output", "reference"])).is_ok());
+        assert!(none.check_columns(PAIR, &header(&["output", "expected"])).is_ok());
+        let e = none.check_columns(PAIR, &header(&["id", "output"])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "input `reference` from `reference`: no column `reference` or `expected` and no mapping for it (columns: id, output)"
+        );
+        // The same error a row with these columns gives.
+        let r = row(json!({"id": "1", "output": "x"}));
+        assert_eq!(none.resolve(&r, PAIR).unwrap_err(), e);
+        let e = none.check_columns(PAIR, &header(&["reference"])).unwrap_err();
+        assert_eq!(e.input, "output");
+        // A mapped column name is looked for as it is, not the input's name.
+        let m = mapping(&[("reference", "gold")]).unwrap();
+        assert!(m.check_columns(PAIR, &header(&["output", "gold"])).is_ok());
+        let e = m.check_columns(PAIR, &header(&["output", "reference"])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "input `reference` from `gold`: no such column (columns: output, reference)"
+        );
+        // A path may reach into another column: never refused.
+        let m = mapping(&[("reference", "gold.answer"), ("output", "$.o")]).unwrap();
+        assert!(m.check_columns(PAIR, &header(&["id"])).is_ok());
+        // Optional inputs may be missing.
+        let specs = [
+            InputSpec::required("output", InputType::Json, ""),
+            InputSpec::optional("weights", InputType::Json, ""),
+        ];
+        assert!(none.check_columns(&specs, &header(&["output"])).is_ok());
     }
 
     #[test]

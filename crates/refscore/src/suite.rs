@@ -170,7 +170,32 @@ impl Suite {
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let suite = Suite::parse(&text, format, path, &base, opts)?;
         suite.check_judge_inputs().map_err(|e| e.in_file(path))?;
+        suite.check_header_columns().map_err(|e| e.in_file(path))?;
         Ok(suite)
+    }
+
+    /// Checks that every column an evaluator reads by its name in every
+    /// row (see [`InputMapping::check_columns`]) is in the dataset's header
+    /// (CSV, Parquet), so that a column the file lacks is a load error
+    /// naming it, the file and its columns, rather than a failed
+    /// evaluation on every row. A dataset without a header (JSONL, JSON),
+    /// a stream, or one that cannot be opened yet is left to the run.
+    fn check_header_columns(&self) -> Result<(), ConfigError> {
+        let Some(columns) = crate::dataset::header_columns(&self.dataset, self.format) else {
+            return Ok(());
+        };
+        for (i, e) in self.evaluators.iter().enumerate() {
+            if let Err(missing) = e.mapping.check_columns(e.evaluator.inputs(), &columns) {
+                return Err(ConfigError::invalid(
+                    format!("evaluators[{i}] `{}`", e.name),
+                    format!(
+                        "the header of {} lacks a column this evaluator reads in every row: {missing}",
+                        self.dataset.display()
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Checks that every input of an LLM evaluator (a template's

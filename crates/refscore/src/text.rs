@@ -74,6 +74,37 @@ fn over_limit(a: &str, b: &str) -> bool {
         && (a.chars().count() as u64).saturating_mul(b.chars().count() as u64) > EDIT_DISTANCE_LIMIT
 }
 
+/// How alike an unknown name and a known one must be (normalized
+/// Levenshtein similarity, case and `-`/`_` aside) for [`closest`] to
+/// suggest it: one edit in four characters, as `json_mach` is to
+/// `json_match` (0.9), not `tone` to `nope` (0.5).
+const CLOSE: f64 = 0.75;
+
+/// The name among `known` that an unknown `name` most likely meant (a
+/// misspelling): the one whose similarity to it is highest and at least
+/// [`CLOSE`], or `None` when no name is that close or two are equally so.
+pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let key = |s: &str| s.to_lowercase().replace('-', "_");
+    let wanted = key(name);
+    let mut best: Option<(f64, &'a str)> = None;
+    let mut tied = false;
+    for candidate in known {
+        let s = normalized_levenshtein(&wanted, &key(candidate));
+        if s < CLOSE {
+            continue;
+        }
+        match best {
+            Some((b, _)) if s < b => {}
+            Some((b, _)) if s == b => tied = true,
+            _ => {
+                best = Some((s, candidate));
+                tied = false;
+            }
+        }
+    }
+    best.filter(|_| !tied).map(|(_, candidate)| candidate)
+}
+
 /// `1 − levenshtein(a, b) / max(len(a), len(b))`, lengths in Unicode scalar
 /// values (as Python counts them); `1.0` when both are empty. Bounded in
 /// cost for long strings: see [`EDIT_DISTANCE_LIMIT`].

@@ -1,5 +1,6 @@
-//! Integration tests: the data-driven case suite, property tests and the
-//! warnings of a resumed run.
+//! Integration tests: the data-driven case suite, property tests, the
+//! warnings of a resumed run and what a dataset's shape tells before its
+//! rows are scored.
 //!
 //! One binary with its own harness ([`libtest_mimic`]): every case of
 //! `tests/cases/*.json` is a trial of its own, named `file::case name`, so
@@ -8,6 +9,7 @@
 //! one trial each.
 
 mod cases;
+mod dataset_checks;
 mod fuzz;
 mod fuzz_regressions;
 mod match_properties;
@@ -28,6 +30,7 @@ fn main() {
     trials.extend(fuzz::trials());
     trials.extend(fuzz_regressions::trials());
     trials.extend(resume_warnings::trials());
+    trials.extend(dataset_checks::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 

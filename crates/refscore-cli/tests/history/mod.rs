@@ -176,7 +176,7 @@ fn runs_are_recorded_compared_with_the_last_passing_one_and_gated() {
     assert!(s6["run"]["id"].is_null());
     let o = at(d, &store, &["run", "suite.yaml", "-o", "o7", "-q", "--baseline", "nope"]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("neither an output folder nor a run id"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("`nope` is neither an output folder ("), "{}", stderr(&o));
     let o = at(d, &store, &["runs", "prune", "--keep", "1"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let o = at(d, &store, &["runs", "list", "--format", "json"]);
@@ -577,4 +577,172 @@ fn the_console_shows_names_tags_and_links_escaped() {
         let out = stdout(&at(d, &store, args));
         assert!(!raw(&out) && out.contains(name), "{args:?}: {out:?}");
     }
+}
+
+/// Runs the binary in `dir` with no `REFSCORE_STORE`: the store is found
+/// as a user without that variable finds it.
+fn bare(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(args)
+        .env_remove("REFSCORE_STORE")
+        .current_dir(dir)
+        .output()
+        .expect("runs")
+}
+
+/// From the folder above a suite's (the repository root above
+/// `examples/invoices/`), every command that reads recorded runs finds
+/// the store beside the suite with `--suite FILE`, as `runs list` does;
+/// without it, the "no run store here" error says to give `--suite`.
+/// `--suite` also means "only runs of this suite": `latest` is its latest
+/// run, a run of another suite is refused, and a prune that would delete
+/// another suite's runs deletes nothing.
+#[test]
+fn every_command_reading_runs_finds_the_store_beside_its_suite_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = d.join("suites");
+    std::fs::create_dir(&s).unwrap();
+    write(&s, "data.jsonl", &dataset(5, |_| false));
+    write(&s, "suite.yaml", SUITE);
+    write(&s, "other.yaml", &SUITE.replace("name: invoices", "name: receipts"));
+    for (suite, out) in
+        [("suites/suite.yaml", "o1"), ("suites/suite.yaml", "o2"), ("suites/other.yaml", "o3")]
+    {
+        let o = bare(d, &["run", suite, "-o", out, "-q"]);
+        assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    }
+    assert!(s.join(".refscore/runs.db").is_file());
+    let file = ["--suite", "suites/suite.yaml"];
+    let with = |args: &[&str]| bare(d, &[args, &file[..]].concat());
+
+    // Without --suite: no store in the current folder, and the error says
+    // how to name it, for every command that takes --suite.
+    for args in [
+        &["runs", "list"][..],
+        &["runs", "show", "1"],
+        &["runs", "pin", "1"],
+        &["runs", "unpin", "1"],
+        &["runs", "prune", "--keep", "1"],
+    ] {
+        let o = bare(d, args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stdout(&o));
+        let e = stderr(&o);
+        assert!(e.contains("no run store here") && e.contains("--suite FILE"), "{args:?}: {e}");
+    }
+    // Given what may be an output folder, as `run --baseline` says it.
+    for args in [&["runs", "diff", "1", "2"][..], &["report", "1"]] {
+        let e = stderr(&bare(d, args));
+        assert!(
+            e.contains("no run store at .refscore/runs.db") && e.contains("--suite FILE"),
+            "{args:?}: {e}"
+        );
+    }
+
+    // With it: the store beside the suite file.
+    let o = with(&["runs", "show", "1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("Run 1 invoices"), "{}", stdout(&o));
+    // `latest` is the suite's latest run, not the store's (3, of `receipts`).
+    let o = with(&["runs", "show", "latest", "--format", "json"]);
+    assert_eq!(serde_json::from_str::<Value>(&stdout(&o)).unwrap()["run"]["id"], 2);
+    let o = with(&["runs", "pin", "latest"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "run 2 pinned as the baseline of suite `invoices`\n");
+    let o = with(&["runs", "unpin", "2"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = with(&["runs", "diff", "1", "latest", "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let diff: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(diff["baseline"]["run_id"], 1);
+    assert_eq!(diff["rows"]["matched"], 5);
+    let o = with(&["report", "latest", "-o", "rep", "--report", "md"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(d.join("rep/report.md").is_file());
+    // A suite's name reads the store named otherwise.
+    let o = bare(
+        d,
+        &["runs", "show", "latest", "--suite", "receipts", "--store", "suites/.refscore/runs.db"],
+    );
+    assert!(stdout(&o).starts_with("Run 3 receipts"), "{}{}", stdout(&o), stderr(&o));
+
+    // Run 3 is of another suite.
+    for args in [
+        &["runs", "show", "3"][..],
+        &["runs", "pin", "3"],
+        &["runs", "diff", "1", "3"],
+        &["report", "3", "-o", "rep3"],
+    ] {
+        let o = with(args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stdout(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("run 3 is a run of suite `receipts`, not of `invoices` (--suite)"),
+            "{args:?}: {e}"
+        );
+    }
+    assert!(!d.join("rep3").exists());
+    // A mistyped suite file is no suite name that matches nothing.
+    let o = bare(d, &["runs", "show", "1", "--suite", "suites/suit.yaml"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--suite suites/suit.yaml: no suite file there"), "{}", stderr(&o));
+
+    // A prune for one suite prunes that suite's runs alone: run 1 goes,
+    // run 2 (its newest, and its baseline) and `receipts`' run 3 stay.
+    let ids = |o: &Output| -> Vec<i64> {
+        let runs: Value = serde_json::from_str(&stdout(o)).unwrap();
+        runs.as_array().unwrap().iter().map(|r| r["id"].as_i64().unwrap()).collect()
+    };
+    let all = ["runs", "list", "--format", "json", "--store", "suites/.refscore/runs.db"];
+    assert_eq!(ids(&bare(d, &all)), [3, 2, 1]);
+    let o = with(&["runs", "prune", "--keep", "0"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("deleted 1 run(s)"), "{}", stdout(&o));
+    assert_eq!(ids(&bare(d, &all)), [3, 2]);
+}
+
+/// `report` given neither a folder nor a run says so as `--baseline` and
+/// `runs diff` do (it said `nothere/summary.json: No such file or
+/// directory`), with a store or without one.
+#[test]
+fn report_of_neither_a_folder_nor_a_run_says_so() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    let neither = "`nothere` is neither an output folder (a folder holding a run's summary.json) nor a run id";
+    let o = at(d, &store, &["report", "nothere"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains(neither) && stderr(&o).contains("no run store at"),
+        "{}",
+        stderr(&o)
+    );
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for args in [
+        &["report", "nothere"][..],
+        &["runs", "diff", "1", "nothere"],
+        &["run", "suite.yaml", "-o", "o2", "-q", "--baseline", "nothere"],
+    ] {
+        let o = at(d, &store, args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let e = stderr(&o);
+        assert!(
+            e.starts_with(&format!("refscore: {neither} of {}", store.display())),
+            "{args:?}: {e}"
+        );
+    }
+}
+
+/// `report --help` says where `report` finds the store, not where `run`
+/// and `runs` do.
+#[test]
+fn report_help_says_where_report_finds_the_store() {
+    let o = bare(Path::new("."), &["report", "--help"]);
+    assert_eq!(code(&o), 0);
+    let help = stdout(&o).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("--store <PATH> The run store (default: `.refscore/runs.db` beside the `--suite` file, else in the current folder)"),
+        "{help}"
+    );
+    assert!(!help.contains("for `run`") && !help.contains("for `runs`"), "{help}");
 }

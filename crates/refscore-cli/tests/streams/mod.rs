@@ -13,6 +13,8 @@ use serde_json::Value;
 
 use super::{code, stderr, stdout, write};
 
+mod dataset_checks;
+
 /// `n` dataset rows, each output equal to its reference.
 fn rows(n: usize) -> String {
     (0..n)

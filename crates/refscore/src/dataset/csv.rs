@@ -87,6 +87,11 @@ impl<R: Read> CsvRows<R> {
         })
     }
 
+    /// The header's column names, in file order.
+    pub(crate) fn headers(&self) -> &[String] {
+        &self.headers
+    }
+
     fn row(&self) -> Result<Value, String> {
         if self.record.len() != self.headers.len() {
             return Err(format!(

@@ -8,9 +8,11 @@
 //! A file that is empty (or white space only) or does not open with `[`
 //! is no dataset: [`JsonArrayRows::from_reader`] refuses it before any row
 //! is read, as an empty CSV file is refused. What goes wrong after the
-//! last element (an array never closed, text after the closing `]`) is
-//! one row error numbered after the last element, never reusing a row's
-//! number; text after the `]` is located by its byte offset.
+//! last element (a comma before the closing `]`, an array never closed,
+//! text after the closing `]`) is one row error numbered after the last
+//! element, never reusing a row's number nor counted as an element; a
+//! trailing comma is located by its line and byte offset, text after the
+//! `]` by its byte offset.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -22,6 +24,11 @@ use crate::limits::MAX_ROW_BYTES;
 /// byte-order mark.
 fn before_array(b: u8) -> bool {
     b.is_ascii_whitespace() || matches!(b, 0xEF | 0xBB | 0xBF)
+}
+
+/// How many line feeds `bytes` holds.
+fn newlines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +55,11 @@ pub(crate) struct JsonArrayRows<R> {
     index: u64,
     /// Bytes consumed from `reader`.
     offset: u64,
+    /// The 1-based line of the next byte to consume.
+    line: u64,
+    /// Where the comma after the last element read is: its byte offset
+    /// and its line.
+    comma: (u64, u64),
     /// The current element's length; only its first `max_row` bytes are
     /// kept in `buf`.
     length: u64,
@@ -67,6 +79,7 @@ impl<R: BufRead> JsonArrayRows<R> {
     pub(crate) fn from_reader(path: &Path, mut reader: R) -> Result<Self, DatasetError> {
         let invalid = |message: String| DatasetError::Invalid { path: path.to_path_buf(), message };
         let mut offset = 0u64;
+        let mut line = 1u64;
         loop {
             let chunk = reader.fill_buf().map_err(|e| DatasetError::Io {
                 path: path.to_path_buf(),
@@ -80,10 +93,12 @@ impl<R: BufRead> JsonArrayRows<R> {
             match chunk.iter().position(|&b| !before_array(b)) {
                 None => {
                     let n = chunk.len();
+                    line += newlines(chunk);
                     reader.consume(n);
                     offset += n as u64;
                 }
                 Some(i) if chunk[i] == b'[' => {
+                    line += newlines(&chunk[..i]);
                     reader.consume(i + 1);
                     offset += i as u64 + 1;
                     break;
@@ -107,6 +122,8 @@ impl<R: BufRead> JsonArrayRows<R> {
             escaped: false,
             index: 0,
             offset,
+            line,
+            comma: (0, 0),
             length: 0,
             trailing: 0,
             max_row: MAX_ROW_BYTES,
@@ -143,12 +160,21 @@ impl<R: BufRead> JsonArrayRows<R> {
             }
             let mut used = 0;
             let mut found = false;
+            // The comma that ended the element, at this byte offset.
+            let mut comma = None;
             let mut i = 0;
             while i < chunk.len() {
                 let b = chunk[i];
                 match self.state {
                     State::Before { after_comma } => {
-                        if b == b']' && !after_comma {
+                        if b == b']' && after_comma {
+                            // Not an empty element: nothing follows the comma.
+                            let (at, line) = self.comma;
+                            return Err(format!(
+                                "trailing comma after the last element (element {}), at line {line} (byte offset {at}): a JSON array has no comma before its closing `]`",
+                                self.index
+                            ));
+                        } else if b == b']' {
                             self.state = State::End;
                         } else if !b.is_ascii_whitespace() {
                             self.state = State::Element;
@@ -180,6 +206,7 @@ impl<R: BufRead> JsonArrayRows<R> {
                                     self.state = if b == b']' {
                                         State::End
                                     } else {
+                                        comma = Some(self.offset + i as u64);
                                         State::Before { after_comma: true }
                                     };
                                     used = i + 1;
@@ -208,8 +235,13 @@ impl<R: BufRead> JsonArrayRows<R> {
                 i += 1;
                 used = i;
             }
+            self.line += newlines(&chunk[..used]);
             self.reader.consume(used);
             self.offset += used as u64;
+            if let Some(at) = comma {
+                // The comma ends what was consumed: it is on the last line.
+                self.comma = (at, self.line);
+            }
             if found {
                 return Ok(true);
             }
@@ -231,8 +263,8 @@ impl<R: BufRead> Iterator for JsonArrayRows<R> {
             }
             Err(message) => {
                 // An element cut short keeps its own number; anything else
-                // (a missing element or `]`, text after the array) is
-                // numbered after the last element.
+                // (a comma before `]`, a missing element or `]`, text after
+                // the array) is numbered after the last element.
                 let number = if self.state == State::Element { self.index } else { self.index + 1 };
                 self.fail(number, message)
             }
@@ -339,8 +371,62 @@ mod tests {
         let e = r[1].as_ref().unwrap_err();
         assert_eq!(e.number, 2);
         assert!(e.message.contains("not closed"), "{e}");
-        let r = rows("[{\"a\":1},]");
-        assert!(r[1].as_ref().unwrap_err().message.contains("empty array element"));
+        // An empty element between two commas is one, numbered as such.
+        let r = rows("[{\"a\":1}, ,{\"a\":3}]");
+        assert_eq!(r.len(), 3);
+        let e = r[1].as_ref().unwrap_err();
+        assert_eq!((e.number, e.message.as_str()), (2, "empty array element"));
+        assert_eq!(r[2].as_ref().unwrap().number, 3);
+    }
+
+    #[test]
+    fn a_trailing_comma_is_named_and_is_no_element() {
+        // Pretty-printed, as an editor leaves it: the comma after the last
+        // element is one error numbered after it, saying where the comma is.
+        let text = "[\n  {\"a\": 1},\n  {\"a\": 2},\n]\n";
+        let r = rows(text);
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[0].as_ref().unwrap().value, json!({"a": 1}));
+        assert_eq!(r[1].as_ref().unwrap().value, json!({"a": 2}));
+        let e = r[2].as_ref().unwrap_err();
+        assert_eq!(text.find("},\n]").unwrap() + 1, 24);
+        assert_eq!(
+            e.to_string(),
+            "d.json:3: trailing comma after the last element (element 2), at line 3 (byte offset 24): a JSON array has no comma before its closing `]`"
+        );
+        // On one line, with white space before the `]`, after a first line
+        // of white space before the `[`.
+        let r = rows("\n[{\"a\":1} ,  ]");
+        assert_eq!(r.len(), 2);
+        let e = r[1].as_ref().unwrap_err();
+        assert_eq!(e.number, 2);
+        assert!(
+            e.message.starts_with(
+                "trailing comma after the last element (element 1), at line 2 (byte offset 10):"
+            ),
+            "{e}"
+        );
+        // Whatever the chunks the file is read in.
+        let text = "[{\"a\":1},\r\n{\"b\":[1,2]}\t,\r\n\r\n]";
+        for capacity in 1..text.len() + 2 {
+            let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+            let r: Vec<_> =
+                JsonArrayRows::from_reader(Path::new("d.json"), reader).unwrap().collect();
+            assert_eq!(r.len(), 3, "capacity {capacity}");
+            assert_eq!(r[1].as_ref().unwrap().value, json!({"b": [1, 2]}));
+            let e = r[2].as_ref().unwrap_err();
+            assert_eq!(e.number, 3);
+            assert!(
+                e.message.starts_with(
+                    "trailing comma after the last element (element 2), at line 2 (byte offset 23):"
+                ),
+                "capacity {capacity}: {e}"
+            );
+        }
+        // A comma inside the last element is the element's own error.
+        let r = rows("[{\"a\":[1,]}]");
+        assert_eq!(r.len(), 1);
+        assert!(r[0].as_ref().unwrap_err().message.starts_with("invalid JSON"));
     }
 
     #[test]

@@ -338,6 +338,36 @@ pub fn open(path: &Path, format: Option<DatasetFormat>) -> Result<Rows, DatasetE
     Ok(Rows { inner, format, read: Some(read), size, stream, ready })
 }
 
+/// The columns every row of a dataset has, from its header, read without
+/// reading a row: a CSV file's header row, a Parquet file's top-level
+/// columns; the format comes from `format`, else from the file's
+/// extension.
+///
+/// `None` for a format without a header (JSONL, JSON array), for a stream
+/// (a pipe, standard input, a device: its header would be read away from
+/// the run, and a pipe with no writer would be waited on), and for a file
+/// that [`open`] refuses (it says why when the dataset is opened).
+pub(crate) fn header_columns(path: &Path, format: Option<DatasetFormat>) -> Option<Vec<String>> {
+    let format = format.or_else(|| DatasetFormat::from_path(path))?;
+    if !matches!(format, DatasetFormat::Csv | DatasetFormat::Parquet) {
+        return None;
+    }
+    // The file's type first: opening a pipe waits for a writer.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    match format {
+        DatasetFormat::Csv => {
+            let reader = std::io::BufReader::with_capacity(1 << 16, file);
+            Some(csv::CsvRows::from_reader(path, reader).ok()?.headers().to_vec())
+        }
+        #[cfg(feature = "parquet")]
+        DatasetFormat::Parquet => Some(parquet::ParquetRows::new(path, file).ok()?.columns()),
+        _ => None,
+    }
+}
+
 /// Reads a dataset from a stream (standard input, a pipe): JSONL, JSON or
 /// CSV; `name` is what errors call the stream. Rows are read as they are
 /// needed, so memory stays flat whatever the stream's length.

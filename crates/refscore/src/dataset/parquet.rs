@@ -88,6 +88,11 @@ impl ParquetRows {
         })
     }
 
+    /// The top-level column names, in file order: the keys of every row.
+    pub(crate) fn columns(&self) -> Vec<String> {
+        self.metadata.schema().fields().iter().map(|f| f.name().clone()).collect()
+    }
+
     /// Opens the next row group after checking its declared sizes; `None`
     /// when there is none left.
     fn next_group(&mut self) -> Option<Result<(), String>> {

@@ -792,17 +792,23 @@ impl Store {
     /// # Errors
     /// The store cannot be written.
     pub fn prune(&self, keep: usize) -> Result<Vec<i64>, StoreError> {
-        self.prune_with(keep, &[])
+        self.prune_with(keep, &[], None)
     }
 
     /// As [`Store::prune`], where the runs `abandoned`, still marked
     /// `running` but known to the caller to have no process behind them (a
-    /// run killed outright), are deleted like finished runs. Ids of runs
-    /// that are not `running` change nothing.
+    /// run killed outright), are deleted like finished runs (ids of runs
+    /// that are not `running` change nothing), and, given `suite` (a suite
+    /// name), only that suite's runs are pruned.
     ///
     /// # Errors
     /// The store cannot be written.
-    pub fn prune_with(&self, keep: usize, abandoned: &[i64]) -> Result<Vec<i64>, StoreError> {
+    pub fn prune_with(
+        &self,
+        keep: usize,
+        abandoned: &[i64],
+        suite: Option<&str>,
+    ) -> Result<Vec<i64>, StoreError> {
         self.before_write()?;
         let keep = i64::try_from(keep).unwrap_or(i64::MAX);
         let abandoned = serde_json::to_string(abandoned).unwrap_or_else(|_| "[]".to_owned());
@@ -811,7 +817,7 @@ impl Store {
         let ids: Vec<i64> = {
             let mut stmt = tx
                 .prepare(
-                    "SELECT id FROM runs r WHERE pinned = 0
+                    "SELECT id FROM runs r WHERE pinned = 0 AND (?3 IS NULL OR r.suite = ?3)
                        AND (status != 'running' OR id IN (SELECT value FROM json_each(?2)))
                        AND (SELECT count(*) FROM runs n WHERE n.suite = r.suite AND n.id > r.id) >= ?1
                        AND NOT (r.status = 'completed' AND r.gate_passed = 1 AND r.id = (
@@ -822,7 +828,7 @@ impl Store {
                      ORDER BY id",
                 )
                 .map_err(|e| self.io(&e))?;
-            stmt.query_map(params![keep, abandoned], |r| r.get(0))
+            stmt.query_map(params![keep, abandoned, suite], |r| r.get(0))
                 .map_err(|e| self.io(&e))?
                 .collect::<Result<_, _>>()
                 .map_err(|e| self.io(&e))?

@@ -180,6 +180,13 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     all().iter().map(|s| s.name)
 }
 
+/// The metric name an unknown `name` most likely meant
+/// ([`crate::text::closest`] among the registry's names), for "did you
+/// mean" beside [`ConfigError::UnknownMetric`].
+pub fn closest(name: &str) -> Option<&'static str> {
+    crate::text::closest(name, names())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,6 +275,25 @@ mod tests {
                 assert!(known.iter().any(|k| k == "json_match"));
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_close_unknown_name_suggests_the_metric_meant() {
+        for (typed, meant) in [
+            ("json_mach", "json_match"),
+            ("json-match", "json_match"),
+            ("JSON_Match", "json_match"),
+            ("jsonmatch", "json_match"),
+            ("json_dif", "json_diff"),
+            ("exact_mach", "exact_match"),
+            ("factualty", "factuality"),
+        ] {
+            assert_eq!(closest(typed), Some(meant), "{typed}");
+        }
+        // Nothing close: no guess.
+        for typed in ["nope", "json", "bleu", "", "match"] {
+            assert_eq!(closest(typed), None, "{typed}");
         }
     }
 

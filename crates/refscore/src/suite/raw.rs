@@ -20,10 +20,10 @@ pub(super) struct RawSuite {
     pub(super) judge: Option<Value>,
     /// Judges by name.
     pub(super) judges: Option<Value>,
-    /// Labels recorded with every run (seed 001's run label).
+    /// Labels recorded with every run (Regtrace's run label).
     #[serde(default)]
     pub(super) tags: std::collections::BTreeMap<String, String>,
-    /// Links recorded with every run: label → address (seed 001's href).
+    /// Links recorded with every run: label → address (Regtrace's href).
     #[serde(default)]
     pub(super) links: std::collections::BTreeMap<String, String>,
     /// How runs are compared with their baseline.

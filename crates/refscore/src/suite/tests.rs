@@ -158,6 +158,10 @@ fn unknown_keys_are_errors_naming_the_key_and_the_file() {
 fn bad_metrics_names_thresholds_and_gates_are_errors() {
     let e = err("dataset: d.jsonl\nevaluators: [{metric: json_magic}]\n");
     assert!(e.contains("unknown metric `json_magic`"), "{e}");
+    // A misspelling names the metric meant, once.
+    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_mach}]\n");
+    assert_eq!(e.matches("did you mean `json_match`?").count(), 1, "{e}");
+    assert!(!err("dataset: d.jsonl\nevaluators: [{metric: nope}]\n").contains("did you mean"));
     let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff}, {metric: json_diff}]\n");
     assert!(e.contains("duplicate evaluator name") && e.contains("`json_diff`"), "{e}");
     for evaluators in [

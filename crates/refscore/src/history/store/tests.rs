@@ -358,9 +358,11 @@ fn abandoned_running_runs_are_pruned_when_the_caller_names_them() {
     // A finished run named as abandoned changes nothing.
     let kept = s.begin(&info("b"), &p).unwrap();
     s.mark(kept, RunStatus::Failed).unwrap();
-    assert_eq!(s.prune_with(1, &[killed, kept]).unwrap(), vec![killed]);
+    // Only suite b's runs, when asked: suite a's killed run stays.
+    assert_eq!(s.prune_with(0, &[killed, kept], Some("b")).unwrap(), vec![kept]);
+    assert_eq!(s.prune_with(1, &[killed, kept], None).unwrap(), vec![killed]);
     let left: Vec<i64> = s.list(None, None).unwrap().iter().map(|r| r.id).collect();
-    assert_eq!(left, vec![kept, live]);
+    assert_eq!(left, vec![live]);
 }
 
 /// Makes a folder immutable (`chattr +i`: nothing can be created in it,

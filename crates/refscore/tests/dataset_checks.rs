@@ -1,0 +1,183 @@
+//! What a dataset's own shape tells before its rows are scored: a JSON
+//! array's trailing comma is named, as what follows its last element,
+//! and a CSV or Parquet header that lacks a column the suite reads in
+//! every row stops the suite's loading, naming the column, the file and
+//! the header's columns.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use libtest_mimic::Trial;
+use refscore::runner::{self, RunOptions};
+use refscore::suite::{Suite, SuiteFormat};
+use serde_json::Value;
+
+use crate::plain;
+
+pub(crate) fn trials() -> Vec<Trial> {
+    vec![
+        plain(
+            "dataset_checks::a_json_arrays_trailing_comma_is_named_after_its_last_row",
+            a_json_arrays_trailing_comma_is_named_after_its_last_row,
+        ),
+        plain(
+            "dataset_checks::a_csv_header_without_a_column_read_in_every_row_fails_the_load",
+            a_csv_header_without_a_column_read_in_every_row_fails_the_load,
+        ),
+        plain(
+            "dataset_checks::a_parquet_file_without_a_column_read_in_every_row_fails_the_load",
+            a_parquet_file_without_a_column_read_in_every_row_fails_the_load,
+        ),
+    ]
+}
+
+/// Runs the suite over its dataset: its result lines, and its rows and
+/// unreadable rows as the summary counts them.
+fn run(suite: &Suite) -> (Vec<Value>, u64, u64) {
+    let mut lines = Vec::new();
+    let summary = runner::run(
+        suite,
+        &RunOptions { threads: Some(1), ..RunOptions::default() },
+        &mut |_, line| {
+            lines.push(serde_json::from_str(line).unwrap());
+            Ok(())
+        },
+        &|_| {},
+    )
+    .unwrap();
+    (lines, summary.rows, summary.rows_unreadable)
+}
+
+fn a_json_arrays_trailing_comma_is_named_after_its_last_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("arr.json"),
+        "[\n  {\"id\": \"a\", \"output\": {\"x\": 1}, \"reference\": {\"x\": 1}},\n  {\"id\": \"b\", \"output\": {\"x\": 2}, \"reference\": {\"x\": 2}},\n]\n",
+    )
+    .unwrap();
+    let yaml = "dataset: arr.json\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n";
+    let suite = Suite::from_str(yaml, SuiteFormat::Yaml, d).unwrap();
+    let (lines, rows, unreadable) = run(&suite);
+    assert_eq!(lines.len(), 3);
+    assert_eq!((lines[0]["id"].as_str(), lines[1]["id"].as_str()), (Some("a"), Some("b")));
+    assert!(lines[..2].iter().all(|l| l["scores"][0]["score"] == 1.0));
+    // The comma is no third element: one error after the last row, as an
+    // array left open or text after its `]` would be.
+    let error = lines[2]["error"].as_str().unwrap();
+    let file = d.join("arr.json");
+    assert_eq!(
+        error,
+        format!(
+            "{}:3: trailing comma after the last element (element 2), at line 3 (byte offset 116): a JSON array has no comma before its closing `]`",
+            file.display()
+        )
+    );
+    assert_eq!((rows, unreadable), (3, 1));
+}
+
+/// The error loading the suite `yaml` (written to `suite.yaml` in `d`).
+fn load_error(d: &Path, yaml: &str) -> String {
+    let path = d.join("suite.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    Suite::load(&path).err().map(|e| e.to_string()).unwrap_or_default()
+}
+
+fn loads(d: &Path, yaml: &str) -> bool {
+    let path = d.join("suite.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    Suite::load(&path).is_ok()
+}
+
+fn a_csv_header_without_a_column_read_in_every_row_fails_the_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("d.csv"), "id,output\n1,\"{\"\"x\"\":1}\"\n2,\"{\"\"x\"\":2}\"\n")
+        .unwrap();
+    let suite = "dataset: d.csv\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n";
+    // json_match needs `reference` (or `expected`) in every row.
+    let e = load_error(d, suite);
+    assert_eq!(
+        e,
+        format!(
+            "{}: evaluators[0] `m`: the header of {} lacks a column this evaluator reads in every row: input `reference` from `reference`: no column `reference` or `expected` and no mapping for it (columns: id, output)",
+            d.join("suite.yaml").display(),
+            d.join("d.csv").display()
+        )
+    );
+    // A mapped column the header lacks: named as the mapping names it,
+    // whether the suite or the evaluator maps it, and for the evaluator
+    // that reads it.
+    let e = load_error(
+        d,
+        "dataset: d.csv\nmapping: {reference: gold}\nevaluators:\n  - {name: a, metric: json_match, mapping: {reference: output}}\n  - {name: b, metric: json_match}\n",
+    );
+    assert!(e.contains("evaluators[1] `b`: the header of "), "{e}");
+    assert!(
+        e.ends_with("input `reference` from `gold`: no such column (columns: id, output)"),
+        "{e}"
+    );
+    // A format set in the suite, not the extension, says the file has a header.
+    std::fs::copy(d.join("d.csv"), d.join("d.txt")).unwrap();
+    let e = load_error(d, &suite.replace("d.csv", "d.txt").replace("id: id", "format: csv"));
+    assert!(e.contains("d.txt lacks a column"), "{e}");
+
+    // Whatever a row with these columns can give: an input's column, or
+    // `expected` for `reference`; a path, which may reach into another
+    // column; an optional input (json_diff's `weights`).
+    assert!(loads(d, &format!("{suite}mapping: {{reference: output}}\n")));
+    assert!(loads(d, &format!("{suite}mapping: {{reference: output.x}}\n")));
+    assert!(loads(d, &format!("{suite}mapping: {{reference: '$.anything'}}\n")));
+    std::fs::write(d.join("e.csv"), "id,output,expected\n1,2,2\n").unwrap();
+    assert!(loads(d, &suite.replace("d.csv", "e.csv")));
+    let weights = "dataset: e.csv\nmapping: {weights: w}\nevaluators: [{metric: json_diff}]\n";
+    assert!(loads(d, weights));
+    // Without a header, rows are left to say what they lack, one by one:
+    // a JSONL file or a JSON array.
+    std::fs::write(d.join("d.jsonl"), "{\"id\": 1, \"output\": 1}\n").unwrap();
+    assert!(loads(d, &suite.replace("d.csv", "d.jsonl")));
+    std::fs::write(d.join("d.json"), "[{\"id\": 1, \"output\": 1}]").unwrap();
+    assert!(loads(d, &suite.replace("d.csv", "d.json")));
+    // A dataset that cannot be opened is left to the run to report (a
+    // missing file, a header naming a column twice).
+    assert!(loads(d, &suite.replace("d.csv", "none.csv")));
+    std::fs::write(d.join("twice.csv"), "id,id\n1,2\n").unwrap();
+    assert!(loads(d, &suite.replace("d.csv", "twice.csv")));
+    // A stream is neither opened nor read by the load: its header is the
+    // run's to read (a named pipe with no writer would block the open).
+    #[cfg(unix)]
+    {
+        let fifo = d.join("pipe.csv");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(loads(d, &suite.replace("d.csv", "pipe.csv")));
+    }
+}
+
+fn a_parquet_file_without_a_column_read_in_every_row_fails_the_load() {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("output", DataType::Utf8, false),
+    ]));
+    let columns: Vec<ArrayRef> =
+        vec![Arc::new(Int64Array::from(vec![1, 2])), Arc::new(StringArray::from(vec!["a", "b"]))];
+    let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+    let file = std::fs::File::create(d.join("d.parquet")).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let suite = "dataset: d.parquet\nid: id\nevaluators:\n  - name: m\n    metric: exact_match\n";
+    let e = load_error(d, suite);
+    assert!(
+        e.ends_with(&format!(
+            "evaluators[0] `m`: the header of {} lacks a column this evaluator reads in every row: input `reference` from `reference`: no column `reference` or `expected` and no mapping for it (columns: id, output)",
+            d.join("d.parquet").display()
+        )),
+        "{e}"
+    );
+    assert!(loads(d, &format!("{suite}mapping: {{reference: output}}\n")));
+}

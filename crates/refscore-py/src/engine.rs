@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
-use refscore::{Evaluator, InputMapping, Row, Score};
+use refscore::{Evaluator, InputMapping, InputSpec, MappingError, Row, Score};
+use serde_json::Value;
 
 /// Stack that must be left for work on the caller's thread to run on it;
 /// with less (a Python thread started after `threading.stack_size(256 KiB)`,
@@ -55,11 +56,39 @@ pub(crate) struct Outcome {
     pub(crate) duration_ms: f64,
 }
 
-/// Evaluates one row with one evaluator, never panicking.
-pub(crate) fn evaluate_one(b: &Bound, row: &Row) -> Outcome {
+/// Every column name of a frame or batch (or key of a row) as a row of
+/// nulls: what a mapping error lists, where only the columns the
+/// evaluators read were converted ([`listing_all`]).
+pub(crate) fn names_row(names: Vec<String>) -> Row {
+    let value = Value::Object(names.into_iter().map(|n| (n, Value::Null)).collect());
+    Row { number: 0, value, text_cells: false }
+}
+
+/// `e`, the error of an input of `specs` that `mapping` could not find in
+/// a row holding only the columns converted, listing instead the columns
+/// of `all` ([`names_row`]: every column of the frame): the input that
+/// failed is looked up again there. As the CLI lists a row's columns.
+pub(crate) fn listing_all(
+    mapping: &InputMapping,
+    specs: &[InputSpec],
+    e: MappingError,
+    all: Option<&Row>,
+) -> MappingError {
+    let Some(all) = all else { return e };
+    let Some(spec) = specs.iter().find(|s| s.name == e.input.as_str()) else { return e };
+    mapping.resolve(all, std::slice::from_ref(spec)).err().unwrap_or(e)
+}
+
+/// Evaluates one row with one evaluator, never panicking; a mapping
+/// error lists the columns of `all` (see [`listing_all`]).
+pub(crate) fn evaluate_one(b: &Bound, row: &Row, all: Option<&Row>) -> Outcome {
     let t0 = Instant::now();
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let input = b.mapping.resolve(row, b.evaluator.inputs()).map_err(|e| e.to_string())?;
+        let specs = b.evaluator.inputs();
+        let input = b
+            .mapping
+            .resolve(row, specs)
+            .map_err(|e| listing_all(&b.mapping, specs, e, all).to_string())?;
         b.evaluator.evaluate(&input).map_err(|e| e.to_string())
     }));
     let duration_ms = refscore::number::finite(t0.elapsed().as_secs_f64() * 1000.0);
@@ -102,7 +131,9 @@ pub(crate) fn rename(b: &Bound, mut scores: Vec<Score>) -> Vec<Score> {
 pub(crate) type RowInput = Result<Row, String>;
 
 /// Evaluates every row with every evaluator; `result[row][evaluator]`.
-/// Once `stop` is set, the rows not yet started fail as cancelled.
+/// Once `stop` is set, the rows not yet started fail as cancelled. A
+/// mapping error lists the columns of `all`, when given (the frame's
+/// every column: the rows hold only those read).
 ///
 /// # Errors
 /// The worker threads cannot be started.
@@ -111,6 +142,7 @@ pub(crate) fn evaluate_rows(
     rows: &[RowInput],
     threads: Option<usize>,
     stop: &AtomicBool,
+    all: Option<&Row>,
 ) -> Result<Vec<Vec<Outcome>>, String> {
     // Rows that ask an LLM mostly wait on the network: each goes to a
     // thread of its own, and there are as many threads as the judges keep
@@ -122,7 +154,7 @@ pub(crate) fn evaluate_rows(
             .with_min_len(min_len)
             .map(|row| match row {
                 _ if stop.load(Ordering::Relaxed) => failed(evaluators, "cancelled"),
-                Ok(row) => evaluators.iter().map(|b| evaluate_one(b, row)).collect(),
+                Ok(row) => evaluators.iter().map(|b| evaluate_one(b, row, all)).collect(),
                 Err(e) => failed(evaluators, e),
             })
             .collect()

@@ -5,16 +5,16 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::{PyConnectionError, PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use refscore::judge::{CacheMode, CacheSettings, Judges};
+use refscore::judge::{CacheMode, CacheSettings, JudgeError, Judges};
 use refscore::metrics::{self, BuildContext};
 use refscore::{EvalInput, Evaluator, InputMapping, InputSpec, InputType, Row, Score};
 use serde_json::{Map, Value};
 
 use crate::convert::{to_py, to_value};
-use crate::engine::{Bound as BoundEval, on_big_stack, rename};
+use crate::engine::{Bound as BoundEval, listing_all, names_row, on_big_stack, rename};
 use crate::interrupt::{Stop, interruptible};
 
 /// A built-in metric, built once from its name and options, evaluated in
@@ -224,6 +224,10 @@ impl MetricEvaluator {
     /// returns its scores as dicts, the interpreter released meanwhile.
     /// A judged evaluation ends early, raising, on Ctrl-C or once `stop`
     /// (set from another thread) is stopped.
+    ///
+    /// A failed evaluation raises `ValueError`, but `ConnectionError` when
+    /// its judge's server could not be reached or did not answer in time
+    /// ([`evaluation_error`]).
     #[pyo3(signature = (input, stop=None))]
     fn evaluate_input<'py>(
         &self,
@@ -257,7 +261,7 @@ impl MetricEvaluator {
             };
             match result {
                 Ok(Ok(scores)) => scores_list(py, &scores),
-                Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),
+                Ok(Err(e)) => Err(evaluation_error(e.to_string())),
                 Err(_) => Err(PyValueError::new_err("evaluator panicked")),
             }
         })
@@ -278,6 +282,18 @@ impl MetricEvaluator {
 
     fn __repr__(&self) -> String {
         format!("MetricEvaluator(metric={:?}, name={:?})", self.metric, self.name)
+    }
+}
+
+/// The exception of an evaluation that failed with `message`:
+/// `ConnectionError` when a judge's server could not be reached or did not
+/// answer in time, after its retries (a network failure is not a bad
+/// value), `ValueError` for any other failure.
+fn evaluation_error(message: String) -> PyErr {
+    if JudgeError::is_transport_message(&message) {
+        PyConnectionError::new_err(message)
+    } else {
+        PyValueError::new_err(message)
     }
 }
 
@@ -359,14 +375,18 @@ impl Mapping {
     /// their own name. Returns the inputs found.
     ///
     /// Raises KeyError naming the input and source when a required one is
-    /// not found.
+    /// not found, listing the keys `all_keys` names (every key of the row,
+    /// when `row` holds only those read), else `row`'s.
+    #[pyo3(signature = (row, inputs, all_keys=None))]
     fn resolve<'py>(
         &self,
         py: Python<'py>,
         row: &Bound<'py, PyAny>,
         inputs: Vec<(String, bool)>,
+        all_keys: Option<Vec<String>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         on_big_stack(|| {
+            let all = all_keys.map(names_row);
             let row = Row { number: 1, value: to_value(row)?, text_cells: false };
             let specs: Vec<InputSpec> = inputs
                 .into_iter()
@@ -384,7 +404,10 @@ impl Mapping {
                     }
                     Ok(out)
                 }
-                Err(e) => Err(PyKeyError::new_err(e.to_string())),
+                Err(e) => {
+                    let e = listing_all(&self.mapping, &specs, e, all.as_ref());
+                    Err(PyKeyError::new_err(e.to_string()))
+                }
             }
         })
     }

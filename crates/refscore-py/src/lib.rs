@@ -88,13 +88,16 @@ fn bound_list(evaluators: &Bound<'_, PyList>) -> PyResult<Vec<BoundEval>> {
 /// Evaluates rows given as columns of Python values (`columns`: name →
 /// list of `n_rows` values) with each `(evaluator, mapping or None)` of
 /// `evaluators`, on `threads` Rust threads (default: one per core).
+/// `all_columns`, the names of every column of the frame (only those read
+/// are given in `columns`), are what an input that cannot be found lists.
 ///
 /// Returns `(scores, executions)`: score name → one value per row (the
 /// score as a dict, or as JSON text with `score_format="json"`, or None),
 /// and evaluator name → one dict per row (`status`, `duration_ms`,
 /// `error`).
 #[pyfunction]
-#[pyo3(signature = (evaluators, columns, n_rows, threads=None, score_format="dict", stop=None))]
+#[pyo3(signature = (evaluators, columns, n_rows, threads=None, score_format="dict", stop=None, all_columns=None))]
+#[allow(clippy::too_many_arguments)]
 fn evaluate_columns<'py>(
     py: Python<'py>,
     evaluators: &Bound<'py, PyList>,
@@ -103,9 +106,11 @@ fn evaluate_columns<'py>(
     threads: Option<usize>,
     score_format: &str,
     stop: Option<Bound<'py, Stop>>,
+    all_columns: Option<Vec<String>>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     on_big_stack(|| {
         let bound = bound_list(evaluators)?;
+        let all = all_columns.map(engine::names_row);
         let mut cols: Vec<(String, Vec<Bound<'py, PyAny>>)> = Vec::new();
         for (k, v) in columns.iter() {
             let values: Vec<Bound<'py, PyAny>> = v.try_iter()?.collect::<PyResult<_>>()?;
@@ -146,7 +151,7 @@ fn evaluate_columns<'py>(
         drop(cols);
         let handle = stop.as_ref().map(Bound::get);
         let (outcomes, raised) = interruptible_partial(py, &cancels(&bound), handle, |stop| {
-            let out = engine::evaluate_rows(&bound, &rows, threads, stop);
+            let out = engine::evaluate_rows(&bound, &rows, threads, stop, all.as_ref());
             engine::drop_rows(rows);
             out
         });
@@ -181,9 +186,11 @@ fn finish<'py>(
 }
 
 /// Evaluates the rows of Arrow record batches (pyarrow `RecordBatch`es, or
-/// anything with `__arrow_c_array__`); returns as [`evaluate_columns`].
+/// anything with `__arrow_c_array__`); returns as [`evaluate_columns`],
+/// and takes `all_columns` as it does.
 #[pyfunction]
-#[pyo3(signature = (evaluators, batches, threads=None, score_format="dict", stop=None))]
+#[pyo3(signature = (evaluators, batches, threads=None, score_format="dict", stop=None, all_columns=None))]
+#[allow(clippy::too_many_arguments)]
 fn evaluate_arrow<'py>(
     py: Python<'py>,
     evaluators: &Bound<'py, PyList>,
@@ -191,9 +198,13 @@ fn evaluate_arrow<'py>(
     threads: Option<usize>,
     score_format: &str,
     stop: Option<Bound<'py, Stop>>,
+    all_columns: Option<Vec<String>>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let handle = stop.as_ref().map(Bound::get);
-    on_big_stack(|| arrow_on_stack(py, evaluators, batches, threads, score_format, handle))
+    let all = all_columns.map(engine::names_row);
+    on_big_stack(|| {
+        arrow_on_stack(py, evaluators, batches, threads, score_format, handle, all.as_ref())
+    })
 }
 
 fn arrow_on_stack<'py>(
@@ -203,6 +214,7 @@ fn arrow_on_stack<'py>(
     threads: Option<usize>,
     score_format: &str,
     handle: Option<&Stop>,
+    all: Option<&Row>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let bound = bound_list(evaluators)?;
     // Imported here, not as an argument: the import recurses over the
@@ -215,7 +227,7 @@ fn arrow_on_stack<'py>(
             for b in &batches {
                 rows.extend(arrow_rows::batch_rows(b, rows.len() as u64 + 1));
             }
-            let out: Vec<Vec<Outcome>> = engine::evaluate_rows(&bound, &rows, threads, stop)?;
+            let out: Vec<Vec<Outcome>> = engine::evaluate_rows(&bound, &rows, threads, stop, all)?;
             engine::drop_rows(rows);
             Ok(out)
         });
@@ -225,17 +237,19 @@ fn arrow_on_stack<'py>(
 /// Scores one Arrow record batch and returns a pyarrow `RecordBatch`: the
 /// input columns (with `keep_columns`), then per evaluator `<name>`
 /// (float64 main score), `<name>_label`, `<name>_explanation` and
-/// `<name>_error`.
+/// `<name>_error`. `all_columns` as in [`evaluate_columns`].
 #[pyfunction]
-#[pyo3(signature = (evaluators, batch, threads=None, keep_columns=true))]
+#[pyo3(signature = (evaluators, batch, threads=None, keep_columns=true, all_columns=None))]
 fn score_arrow(
     py: Python<'_>,
     evaluators: &Bound<'_, PyList>,
     batch: &Bound<'_, PyAny>,
     threads: Option<usize>,
     keep_columns: bool,
+    all_columns: Option<Vec<String>>,
 ) -> PyResult<PyArrowType<RecordBatch>> {
-    on_big_stack(|| score_on_stack(py, evaluators, batch, threads, keep_columns))
+    let all = all_columns.map(engine::names_row);
+    on_big_stack(|| score_on_stack(py, evaluators, batch, threads, keep_columns, all.as_ref()))
 }
 
 fn score_on_stack(
@@ -244,6 +258,7 @@ fn score_on_stack(
     batch: &Bound<'_, PyAny>,
     threads: Option<usize>,
     keep_columns: bool,
+    all: Option<&Row>,
 ) -> PyResult<PyArrowType<RecordBatch>> {
     let bound = bound_list(evaluators)?;
     let names: Vec<String> = bound.iter().map(|b| b.name.clone()).collect();
@@ -251,7 +266,7 @@ fn score_on_stack(
     let batch = batch.extract::<PyArrowType<RecordBatch>>()?.0;
     let out = interruptible(py, &cancels(&bound), None, |stop| -> Result<RecordBatch, String> {
         let rows = arrow_rows::batch_rows(&batch, 1);
-        let outcomes = engine::evaluate_rows(&bound, &rows, threads, stop)?;
+        let outcomes = engine::evaluate_rows(&bound, &rows, threads, stop, all)?;
         engine::drop_rows(rows);
         arrow_rows::result_batch(&batch, keep_columns, &names, &outcomes)
     })?

@@ -175,3 +175,13 @@ def test_an_infinite_float_fails_its_row_through_arrow_as_through_pandas():
         details = out["json_match_execution_details"]
         error = (details.to_list() if hasattr(details, "to_list") else list(details))[1]["error"]
         assert error.startswith("row 1: column `output`"), error
+
+
+def test_an_input_not_found_lists_every_column_of_the_batch_not_only_those_read():
+    batch = pa.record_batch({"output": ['{"a": 1}'], "gold": ['{"a": 1}'], "id": [1]})
+    [error] = Suite([refscore.metrics.json_match()]).score_batch(batch).column("json_match_error").to_pylist()
+    assert error.endswith("no column `reference` or `expected` and no mapping for it (columns: gold, id, output)"), error
+    # No column read at all: the batch's columns, not an internal one.
+    batch = pa.record_batch({"answer": ["x"], "id": [1]})
+    [error] = Suite([refscore.metrics.exact_match()]).score_batch(batch).column("exact_match_error").to_pylist()
+    assert error.endswith("(columns: answer, id)"), error

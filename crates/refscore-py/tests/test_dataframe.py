@@ -4,6 +4,7 @@ import asyncio
 import json
 import threading
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -609,3 +610,77 @@ def test_an_async_evaluator_in_the_sync_call_is_refused_before_any_row():
     # The awaitable call takes it.
     out = asyncio.run(async_evaluate_dataframe(df, [judge_later]))
     assert [s["score"] for s in out["judge_later_score"]] == [1.0, 1.0]
+
+
+def test_an_input_not_found_lists_every_column_of_the_frame_not_only_those_read():
+    # Only the columns read are converted; the error still lists the
+    # frame's columns, as the CLI lists a row's (pandas object and string
+    # columns, and polars through Arrow, alike).
+    for df in (
+        pd.DataFrame({"output": ["{}"], "gold": ["{}"], "id": [7]}),
+        pd.DataFrame({"output": ["{}"], "gold": ["{}"], "id": [7]}).astype({"output": "string", "gold": "string"}),
+        pl.DataFrame({"output": ["{}"], "gold": ["{}"], "id": [7]}),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the input missing from every row: warned about below
+            out = evaluate_dataframe(df, [refscore.metrics.json_match()], score_format="dict")
+        [details] = out["json_match_execution_details"].to_list()
+        assert details["status"] == "failed"
+        assert details["error"].endswith("no column `reference` or `expected` and no mapping for it (columns: gold, id, output)"), details
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars"])
+def test_a_required_input_no_column_holds_is_warned_about_once_and_still_fails_each_row(kind):
+    data = {"output": ["{}", '{"a": 1}'], "gold": ["{}", "{}"]}
+    df = pd.DataFrame(data) if kind == "pandas" else pl.DataFrame(data)
+    with pytest.warns(UserWarning) as caught:
+        out = evaluate_dataframe(df, [refscore.metrics.json_match()], score_format="dict")
+    [w] = [w for w in caught if "json_match" in str(w.message)]
+    assert str(w.message) == (
+        "evaluator `json_match`: the frame has no column `reference` (nor `expected`) for its required input"
+        " `reference`, so every row will fail (the frame's columns: output, gold); map the input to a column:"
+        " `evaluator.bind({'reference': '<column>'})`"
+    )
+    assert w.filename == __file__  # it points at the call
+    # As in phoenix-evals (and as docs/python.md says), the frame completes,
+    # every row failing on the input alone.
+    assert [d["status"] for d in out["json_match_execution_details"].to_list()] == ["failed", "failed"]
+    assert out["json_match_score"].to_list() == [None, None]
+    # Bound to the column, nothing is said and the rows score.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = evaluate_dataframe(df, [refscore.metrics.json_match().bind({"reference": "gold"})], score_format="dict")
+    assert [s["score"] for s in out["json_match_score"].to_list()] == [1.0, 0.0]
+
+
+def test_missing_inputs_are_warned_about_for_mappings_and_python_evaluators_too():
+    df = pd.DataFrame({"answer": ["x"], "doc": [{"a": "x"}]})
+    evs = [
+        refscore.metrics.exact_match().bind({"output": "answer", "reference": "gold.text"}),
+        length,
+    ]
+    async def run():
+        return await async_evaluate_dataframe(df, evs)
+
+    with pytest.warns(UserWarning) as caught:
+        asyncio.run(run())
+    messages = sorted(str(w.message) for w in caught)
+    assert len(messages) == 2, messages
+    assert messages[0].startswith("evaluator `exact_match`: its required input `reference` is mapped to `gold.text`,"
+                                  " which reads no column of the frame, so every row will fail (the frame's columns: answer, doc)")
+    assert messages[1].startswith("evaluator `length`: the frame has no column `output` for its required input `output`")
+    assert all(w.filename == __file__ for w in caught)
+    # What cannot be known before a row runs is not warned about: a
+    # callable, a path whose first step is a column, a wildcard; nor an
+    # optional input, nor a frame without rows.
+    quiet = [
+        refscore.metrics.exact_match().bind({"output": "answer", "reference": lambda row: row["doc"]["a"]}),
+        refscore.metrics.exact_match(name="path").bind({"output": "answer", "reference": "doc.b"}),
+        refscore.metrics.exact_match(name="any").bind({"output": "answer", "reference": "$.*.zz"}),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = evaluate_dataframe(df, quiet)
+        evaluate_dataframe(df.head(0), [refscore.metrics.json_match(), length])
+    assert out["exact_match_score"][0]["score"] == 1.0
+    assert out["path_execution_details"][0]["status"] == "failed"

@@ -248,3 +248,64 @@ def test_a_header_value_of_the_wrong_type_is_named_but_never_shown():
     assert "SECRET" not in str(e.value)
     # Text values are taken as before.
     assert refscore.metrics.toxicity(judge={**base, "headers": {"api-key": "sk-ok"}}).kind == "llm"
+
+
+def _closed_port():
+    """A port of 127.0.0.1 nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_unreachable_judge_raises_connection_error_naming_the_address_never_its_secrets():
+    import asyncio
+
+    port = _closed_port()
+    judge = refscore.ClassificationEvaluator(
+        name="verdict",
+        prompt_template="{answer}",
+        choices=["good", "bad"],
+        judge={
+            "model": "m",
+            "base_url": f"http://me:pw-SECRET-1@127.0.0.1:{port}/v1?api-key=SECRET-2&api-version=1",
+            "api_key_env": "",
+            "retries": 0,
+        },
+    )
+    address = f"http://127.0.0.1:{port}/v1/chat/completions after 1 attempt(s)"
+    for call in (
+        lambda: judge.evaluate({"answer": "a"}),
+        lambda: asyncio.run(judge.async_evaluate({"answer": "a"})),
+    ):
+        # A network failure is not a bad value.
+        with pytest.raises(ConnectionError) as e:
+            call()
+        text = str(e.value)
+        assert not isinstance(e.value, ValueError)
+        assert text.startswith(f"judge `default`: no answer from {address}: "), text
+        assert "check the judge's base_url" in text and "reachable" in text, text
+        assert "SECRET" not in text and "me:" not in text, text
+    # Over a frame the row fails with the same message.
+    out = refscore.evaluate_dataframe(pd.DataFrame({"answer": ["a"]}), [judge])
+    [details] = out["verdict_execution_details"].tolist()
+    assert details["status"] == "failed" and address in details["error"], details
+    # Other failed judgements stay ValueError: a judge that is not defined.
+    with pytest.raises(ValueError, match="judge `default` is not defined"):
+        refscore.metrics.hallucination().evaluate({"input": "q", "context": "c", "output": "a"})
+
+
+def test_inline_judge_settings_are_named_judge_in_errors_not_judges_default():
+    # The judge given inline was never named: its errors say `judge`.
+    for build in (
+        lambda judge: refscore.ClassificationEvaluator(name="c", prompt_template="{x}", choices=["a", "b"], judge=judge),
+        lambda judge: refscore.metrics.toxicity(judge=judge),
+    ):
+        with pytest.raises(ValueError, match=r"^judge: model must not be empty$"):
+            build({"model": " "})
+        with pytest.raises(ValueError, match=r"^judge: timeout must be in \(0, 3600\] seconds$"):
+            build({"model": "m", "timeout": 0})
+        # An api_key_env naming an unset variable fails when the evaluator is made.
+        with pytest.raises(ValueError, match=r"^judge: api_key_env names the environment variable `REFSCORE_TEST_SURELY_UNSET_VAR`"):
+            build({"model": "m", "api_key_env": "REFSCORE_TEST_SURELY_UNSET_VAR"})

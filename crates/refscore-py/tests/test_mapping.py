@@ -1,4 +1,4 @@
-"""Input mapping and binding, as seed 004 shows them."""
+"""Input mapping and binding, as phoenix-evals documents them."""
 
 import pytest
 
@@ -173,3 +173,15 @@ def test_an_int_column_and_a_str_column_of_the_same_digits_are_two_columns():
     df = pd.DataFrame({"output": ["a"], "expected": ["a"], 5: ["x"], "5": ["y"]})
     out = refscore.evaluate_dataframe(df, [refscore.metrics.exact_match().bind({"reference": "5", "output": "5"})])
     assert out["exact_match_score"][0]["score"] == 1.0
+
+
+def test_an_input_not_found_lists_every_key_of_the_row_not_only_those_read():
+    # Only the keys read are converted; the error lists the row's keys, as
+    # the CLI lists a row's columns.
+    with pytest.raises(ValueError, match=r"no column `reference` or `expected` and no mapping for it \(columns: gold, output\)$"):
+        refscore.metrics.json_match().evaluate({"output": "{}", "gold": "{}"})
+    with pytest.raises(ValueError, match=r"input `reference` from `answer`: no such column \(columns: gold, output\)$"):
+        refscore.metrics.json_match().bind({"reference": "answer"}).evaluate({"output": "{}", "gold": "{}"})
+    # A Python evaluator's mapping likewise.
+    with pytest.raises(ValueError, match=r"input `query` from `question`: no such column \(columns: context, q, response\)$"):
+        bind_evaluator(echo, {"query": "question"}).evaluate({"q": "x", "context": [], "response": "r"})

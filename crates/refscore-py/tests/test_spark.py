@@ -42,3 +42,28 @@ def test_score_a_spark_dataframe(spark):
             assert r["json_distance"] == (0.0 if i % 7 == 3 else 1.0) and r["json_distance_error"] is None
         else:
             assert r["json_distance"] is None and "reference" in r["json_distance_error"]
+
+
+def test_the_guides_spark_block_runs_as_pasted(tmp_path):
+    """docs/python.md's Spark block, run as a user pastes it: in a venv
+    not activated (`PYSPARK_PYTHON` unset and the venv's interpreter not
+    the `python3` on the PATH), its workers must still import refscore."""
+    import re
+    import subprocess
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "python.md").read_text()
+    [block] = [b for b in re.findall(r"```python\n(.*?)```", guide, flags=re.S) if "SparkSession" in b]
+    pq.write_table(
+        pa.table({"output": ['{"a": 1}', '{"a": 2}'], "expected": ['{"a": 1}', '{"a": 1}']}), tmp_path / "pairs.parquet"
+    )
+    venv_bin = os.path.abspath(os.path.dirname(sys.executable))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "VIRTUAL_ENV")}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if os.path.abspath(p) != venv_bin)
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    r = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "avg(json_distance)" in r.stdout and "0.5" in r.stdout, r.stdout

@@ -137,3 +137,67 @@ fn a_401_without_the_default_key_says_it_was_not_set() {
     let e = error(&results(dir.path()), 0);
     assert!(e.contains("HTTP 401") && e.contains("OPENAI_API_KEY is not set"), "{e}");
 }
+
+#[test]
+fn an_unreachable_judge_names_its_address_and_what_to_check() {
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &base, &["Hello"], &json!({"retries": 0}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let e = error(&results(dir.path()), 0);
+    assert!(
+        e.starts_with(&format!(
+            "judge `default`: no answer from {base}/chat/completions after 1 attempt(s): "
+        )),
+        "{e}"
+    );
+    assert!(
+        e.ends_with(
+            "(check the judge's base_url, and that the server is running and reachable from here)"
+        ),
+        "{e}"
+    );
+    // An address from OPENAI_BASE_URL (the judge has no base_url) says so.
+    setup(dir.path(), "unused", &["Hello"], &json!({"retries": 0, "base_url": null}), "{}");
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .arg("run")
+        .arg(dir.path().join("suite.yaml"))
+        .arg("-o")
+        .arg(dir.path().join("out"))
+        .arg("--no-cache")
+        .env("TEST_JUDGE_KEY", KEY)
+        .env("OPENAI_BASE_URL", &base)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let e = error(&results(dir.path()), 0);
+    assert!(
+        e.contains(&format!("no answer from {base}/chat/completions after 1 attempt(s)")),
+        "{e}"
+    );
+    assert!(
+        e.contains("(the judge has no base_url, so OPENAI_BASE_URL was asked: check it"),
+        "{e}"
+    );
+    // A load error of the suite's `judge:` says `judge`, as written.
+    setup(
+        dir.path(),
+        &base,
+        &["Hello"],
+        &json!({"api_key_env": "REFSCORE_TEST_SURELY_UNSET"}),
+        "{}",
+    );
+    let o = run(dir.path(), &[]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "judge: api_key_env names the environment variable `REFSCORE_TEST_SURELY_UNSET`"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("judges.default"), "{err}");
+}

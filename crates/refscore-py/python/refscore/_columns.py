@@ -72,6 +72,37 @@ def read_columns(columns: Sequence[Any], evaluators: Sequence[Any]) -> list[str]
     return [c for c in names if c in needed]
 
 
+def missing_inputs(columns: Sequence[Any], evaluators: Sequence[Any]) -> list[tuple[Any, str, Optional[str]]]:
+    """The required inputs no row of a frame with ``columns`` can hold:
+    ``(evaluator, input, source)`` for each input read from no column of
+    the frame (``source`` ``None``: unmapped, it reads its own name, and
+    ``reference`` also ``expected``; else the string it is mapped to, which
+    names no column and whose path starts at none). Inputs mapped to a
+    callable, or to a path that may read any column (a wildcard), are not
+    known before they run."""
+    names = [c for c in columns if isinstance(c, str)]
+    out: list[tuple[Any, str, Optional[str]]] = []
+    for ev in evaluators:
+        for input_name, required in ev._fields():
+            if not required:
+                continue
+            source = ev._mapping.get(input_name)
+            if source is None:
+                if input_name in names or (input_name == "reference" and "expected" in names):
+                    continue
+            elif not isinstance(source, str) or path_reads(names, source):
+                continue
+            out.append((ev, input_name, source))
+    return out
+
+
+def shown_columns(columns: Sequence[Any]) -> str:
+    """The first column names, for a message (as the Rust library lists
+    a row's columns: at most 12, then ``…``)."""
+    names = [str(c) for c in columns]
+    return ", ".join(names[:12] + (["…"] if len(names) > 12 else []))
+
+
 def arrow_depth(t: Any) -> int:
     """The nesting depth of a pyarrow type (a flat type is 0), counted
     without recursion."""

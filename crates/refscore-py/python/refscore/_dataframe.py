@@ -12,7 +12,15 @@ import warnings
 from typing import Any, Iterator, Optional, Sequence
 
 from . import _refscore
-from ._columns import MAX_ARROW_DEPTH, arrow_depth, check_result_names, check_unique, read_columns
+from ._columns import (
+    MAX_ARROW_DEPTH,
+    arrow_depth,
+    check_result_names,
+    check_unique,
+    missing_inputs,
+    read_columns,
+    shown_columns,
+)
 from ._evaluator import _CALLABLE_KEY, Evaluator, FunctionEvaluator, MetricEvaluator, call_source, check_threads
 from ._interrupt import _CtrlC, _done_first, _wind_down
 from ._score import Score
@@ -319,17 +327,19 @@ def _run_native(
                 keys[name] = key
         pairs.append((ev._native, ev._native_mapping(keys)))
     needed = read_columns(list(df.columns), evaluators)
+    # Only the columns read are converted; an input not found lists them all.
+    every = [c for c in df.columns if isinstance(c, str)]
     fmt = "json" if results.json else "dict"
     batches = _arrow_batches(df, kind, needed) if not columns and needed else []
     with _gc_paused():
         try:
             if batches:
                 # polars columns reach Rust as Arrow buffers, without Python objects.
-                scores, executions = _refscore.evaluate_arrow(pairs, batches, threads, fmt, stop)
+                scores, executions = _refscore.evaluate_arrow(pairs, batches, threads, fmt, stop, every)
             else:
                 for c in needed:
                     columns[c] = _column(df, kind, c)
-                scores, executions = _refscore.evaluate_columns(pairs, columns, n, threads, fmt, stop)
+                scores, executions = _refscore.evaluate_columns(pairs, columns, n, threads, fmt, stop, every)
         except BaseException as e:
             # Stopped (Ctrl-C): the rows finished before it come with it.
             partial = getattr(e, "refscore_partial", None)
@@ -392,15 +402,38 @@ def _split(evaluators: Sequence[Evaluator]) -> tuple[list[MetricEvaluator], list
 def _check_frame(df: Any, native: Sequence[MetricEvaluator], python: Sequence[Evaluator]) -> None:
     """Before any evaluation: the columns read are unique, and the result
     columns known now (execution details, main scores) take no input
-    column's name."""
+    column's name. A required input no column of the frame holds is
+    warned about (every row will fail on it, as in phoenix-evals)."""
     columns = list(df.columns)
     check_unique(columns, read_columns(columns, [*native, *python]))
+    if len(df):
+        _warn_missing_inputs(columns, [*native, *python])
     columns = [c for c in columns if isinstance(c, str)]
     results = [f"{ev.name}_execution_details" for ev in [*native, *python]]
     results += [f"{ev.name}_score" for ev in [*native, *python]]
     extras = {m["name"]: m["extra_scores"] for m in _refscore.registry()}
     results += [f"{ev.name}.{x}_score" for ev in native for x in extras.get(ev.metric, [])]
     check_result_names(columns, results)
+
+
+def _warn_missing_inputs(columns: list[Any], evaluators: Sequence[Evaluator]) -> None:
+    """One ``UserWarning`` per required input that no column of the frame
+    holds, before any row runs: the rows still run and each fails on it
+    (the frame completes, as phoenix-evals' does), but a frame of ``None``
+    scores no longer comes back unexplained."""
+    listed = shown_columns([c for c in columns if isinstance(c, str)])
+    for ev, name, source in missing_inputs(columns, evaluators):
+        if source is None:
+            also = " (nor `expected`)" if name == "reference" else ""
+            what = f"the frame has no column `{name}`{also} for its required input `{name}`"
+        else:
+            what = f"its required input `{name}` is mapped to `{source}`, which reads no column of the frame"
+        warnings.warn(
+            f"evaluator `{ev.name}`: {what}, so every row will fail (the frame's columns: {listed});"
+            f" map the input to a column: `evaluator.bind({{{name!r}: '<column>'}})`",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _output(df: Any, kind: str, results: _Results, order: Sequence[Evaluator]) -> Any:

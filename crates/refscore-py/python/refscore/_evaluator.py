@@ -223,7 +223,9 @@ class Evaluator:
             for source in path_sources.values():
                 read.update(path_reads(keys, source))
             try:
-                found = m.resolve({k: row[k] for k in keys if k in read}, paths)
+                # A key not found lists every key of the row, not only those read.
+                every = [k for k in keys if isinstance(k, str)]
+                found = m.resolve({k: row[k] for k in keys if k in read}, paths, every)
             except KeyError as e:
                 raise ValueError(e.args[0] if e.args else str(e)) from None
             out.update(found)
@@ -452,7 +454,11 @@ class MetricEvaluator(Evaluator):
 
     def evaluate(self, eval_input: Mapping[str, Any], input_mapping: Optional[InputMapping] = None) -> list[Score]:
         """Evaluates one row in Rust; mapping as a suite run does (an
-        unmapped ``reference`` also reads an ``expected`` key)."""
+        unmapped ``reference`` also reads an ``expected`` key).
+
+        A failed evaluation raises ``ValueError``; ``ConnectionError`` when
+        its judge's server could not be reached or did not answer in time
+        (after the judge's retries), the message naming the address asked."""
         return self._evaluate_row(eval_input, input_mapping, None)
 
     def _evaluate_row(
@@ -476,7 +482,8 @@ class MetricEvaluator(Evaluator):
         read = set(read_columns(list(row), [ev])) | set(keys.values())
         row = {k: v for k, v in row.items() if k in read}
         try:
-            inputs = mapping.resolve(row, fields)
+            # An input not found lists every key given, not only those read.
+            inputs = mapping.resolve(row, fields, [k for k in eval_input if isinstance(k, str)])
         except KeyError as e:
             raise ValueError(e.args[0] if e.args else str(e)) from None
         return [Score.from_dict(d) for d in self._native.evaluate_input(inputs, stop)]

@@ -37,7 +37,9 @@ class Mapping:
     def __init__(self, sources: Mapping[str, str]) -> None: ...
     @property
     def sources(self) -> dict[str, str]: ...
-    def resolve(self, row: Mapping[str, Any], inputs: Sequence[tuple[str, bool]]) -> dict[str, Any]: ...
+    def resolve(
+        self, row: Mapping[str, Any], inputs: Sequence[tuple[str, bool]], all_keys: Optional[Sequence[str]] = None
+    ) -> dict[str, Any]: ...
 
 class Stop:
     """Stops a native call made on another thread (see ``stop`` below)."""
@@ -59,6 +61,7 @@ def evaluate_columns(
     threads: Optional[int] = None,
     score_format: str = "dict",
     stop: Optional[Stop] = None,
+    all_columns: Optional[Sequence[str]] = None,
 ) -> tuple[dict[str, list[Any]], dict[str, list[dict[str, Any]]]]: ...
 def evaluate_arrow(
     evaluators: _Pairs,
@@ -66,5 +69,12 @@ def evaluate_arrow(
     threads: Optional[int] = None,
     score_format: str = "dict",
     stop: Optional[Stop] = None,
+    all_columns: Optional[Sequence[str]] = None,
 ) -> tuple[dict[str, list[Any]], dict[str, list[dict[str, Any]]]]: ...
-def score_arrow(evaluators: _Pairs, batch: Any, threads: Optional[int] = None, keep_columns: bool = True) -> Any: ...
+def score_arrow(
+    evaluators: _Pairs,
+    batch: Any,
+    threads: Optional[int] = None,
+    keep_columns: bool = True,
+    all_columns: Optional[Sequence[str]] = None,
+) -> Any: ...

@@ -110,7 +110,8 @@ class Suite:
         if sub.num_columns == 0:
             # No column read: the rows still count (each fails on its missing inputs).
             sub = pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], names=["__refscore_rows__"])
-        out = _refscore.score_arrow(self._pairs, sub, threads or self.threads, False)
+        # Only the columns read reach Rust; an input not found lists them all.
+        out = _refscore.score_arrow(self._pairs, sub, threads or self.threads, False, list(names))
         if not keep_columns:
             return out
         schema = pa.schema(list(batch.schema) + list(out.schema), metadata=batch.schema.metadata)
@@ -126,7 +127,9 @@ class Suite:
 
     def score_table(self, table: Any, *, keep_columns: bool = True, threads: Optional[int] = None) -> "pa.Table":
         """Scores a pyarrow ``Table`` (or anything ``pyarrow.table()``
-        reads: a polars DataFrame, an Arrow stream)."""
+        reads: a polars DataFrame, an Arrow stream) and returns a pyarrow
+        ``Table``, whatever it was given (``polars.from_arrow`` makes it a
+        polars DataFrame again)."""
         import pyarrow as pa
 
         if not isinstance(table, pa.Table):

@@ -1,8 +1,12 @@
 """Scoring a Spark DataFrame with :class:`refscore.Suite`, partition by
 partition through ``mapInArrow``.
 
-Example::
+Example (Spark's Python workers must import refscore: they run
+``PYSPARK_PYTHON``, by default the ``python3`` on the ``PATH``, so a
+local session in a venv sets it to the interpreter running it)::
 
+    import os, sys
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
     import refscore, refscore.spark
 

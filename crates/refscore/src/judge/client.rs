@@ -54,7 +54,12 @@ pub enum JudgeError {
         hint: String,
     },
     /// No answer in time, or the connection failed, after the last retry.
-    #[error("judge `{judge}`: {reason} after {attempts} attempt(s)")]
+    /// The text names the address asked and what to check
+    /// ([`JudgeError::is_transport_message`] recognizes it).
+    #[error(
+        "judge `{judge}`: {lead}{url} after {attempts} attempt(s): {reason}{hint}",
+        lead = TRANSPORT_LEAD
+    )]
     Transport {
         /// The judge.
         judge: String,
@@ -62,6 +67,12 @@ pub enum JudgeError {
         reason: String,
         /// Requests sent.
         attempts: u32,
+        /// The address asked, as it may be shown: without its query and
+        /// user part, secrets redacted.
+        url: String,
+        /// What to check (the base URL, where it came from, the network,
+        /// the timeout).
+        hint: String,
     },
     /// The reply is not a chat completion (not JSON, no choices, no
     /// message); `raw` is what was received.
@@ -123,7 +134,23 @@ pub enum JudgeError {
     },
 }
 
+/// What the text of a [`JudgeError::Transport`] says right after
+/// ``judge `NAME`: ``.
+const TRANSPORT_LEAD: &str = "no answer from ";
+
 impl JudgeError {
+    /// Whether `message`, the text of an evaluation's error (metrics pass
+    /// a judge's error on as text), is that of a [`JudgeError::Transport`]:
+    /// the judge's server could not be reached, or did not answer in time,
+    /// after the last retry. For callers that only see the text (the
+    /// Python binding chooses its exception type by it).
+    pub fn is_transport_message(message: &str) -> bool {
+        message
+            .strip_prefix("judge `")
+            .and_then(|rest| rest.split_once("`: "))
+            .is_some_and(|(_, said)| said.starts_with(TRANSPORT_LEAD))
+    }
+
     /// Whether the server rejected the request's shape (a 4xx other than
     /// 408 and 429): the caller may try another structured-output mode.
     ///
@@ -217,6 +244,9 @@ pub struct Judge {
     io: super::io::IoPool,
     /// Why no request can be sent (a key that cannot be a header value).
     unusable: Option<String>,
+    /// What to check when the server cannot be reached: the base URL,
+    /// named by where it came from (see [`Judge::transport`]).
+    check_address: &'static str,
     /// Whether the server kept a connection open after an answer: a
     /// request that then finds its connection closed is sent again on a
     /// new one without counting as a retry.
@@ -333,6 +363,7 @@ impl Judge {
             adapted: std::sync::atomic::AtomicU8::new(0),
             io: super::io::IoPool::new(concurrency, agent_config),
             unusable,
+            check_address: check_address(&config),
             kept_alive: AtomicBool::new(false),
             config,
         }
@@ -476,6 +507,22 @@ impl Judge {
     }
 }
 
+/// What to check when a judge's server cannot be reached, by where its
+/// base URL came from: the judge's `base_url`, `OPENAI_BASE_URL`, or
+/// neither (the default, OpenAI's).
+fn check_address(config: &JudgeConfig) -> &'static str {
+    let from_env = std::env::var("OPENAI_BASE_URL").is_ok_and(|u| !u.trim().is_empty());
+    if config.base_url.is_some() {
+        "check the judge's base_url, and that the server is running and reachable from here"
+    } else if from_env {
+        "the judge has no base_url, so OPENAI_BASE_URL was asked: check it, and that the \
+         server is running and reachable from here"
+    } else {
+        "the judge has no base_url (nor OPENAI_BASE_URL), so the default was asked: set \
+         base_url to ask another server, or check the network"
+    }
+}
+
 /// A token count a server reported: a number ≥ 0, rounded down, and
 /// `u64::MAX` at most (a larger one never wraps); anything else (a
 /// negative number, text, null) counts 0.
@@ -601,6 +648,59 @@ mod tests {
         let secret = judge(&[("api-key", "sk-very-secret"), ("X-Auth-Token", "t0k")]).cache_scope();
         assert_eq!(secret, plain);
         assert!(!secret.contains("sk-very-secret"));
+    }
+
+    #[test]
+    fn transport_failures_are_told_from_other_failures_by_their_text() {
+        let transport = JudgeError::Transport {
+            judge: String::from("strict"),
+            reason: String::from("timed out"),
+            attempts: 2,
+            url: String::from("http://h/v1/chat/completions"),
+            hint: String::new(),
+        };
+        let text = transport.to_string();
+        assert_eq!(
+            text,
+            "judge `strict`: no answer from http://h/v1/chat/completions after 2 attempt(s): timed out"
+        );
+        assert!(JudgeError::is_transport_message(&text));
+        let status = JudgeError::Status {
+            judge: String::from("strict"),
+            status: 400,
+            attempts: 1,
+            body: String::from("no answer from anyone"),
+            hint: String::new(),
+        };
+        let malformed = JudgeError::Malformed {
+            judge: String::from("j"),
+            reason: String::from("no answer from http://h"),
+            raw: String::new(),
+        };
+        for other in [status.to_string(), malformed.to_string()] {
+            assert!(!JudgeError::is_transport_message(&other), "{other}");
+        }
+        assert!(!JudgeError::is_transport_message("no answer from http://h/v1 after 1 attempt(s)"));
+        assert!(!JudgeError::is_transport_message(
+            &JudgeError::Cancelled { judge: "j".into() }.to_string()
+        ));
+    }
+
+    #[test]
+    fn what_to_check_says_where_the_base_url_came_from() {
+        let mut c = JudgeConfig::new("m");
+        c.base_url = Some(String::from("http://127.0.0.1:9/v1"));
+        assert!(check_address(&c).starts_with("check the judge's base_url"));
+        // The environment is the process's, shared with every test.
+        if std::env::var_os("OPENAI_BASE_URL").is_none() {
+            c.base_url = None;
+            assert!(
+                check_address(&c)
+                    .starts_with("the judge has no base_url (nor OPENAI_BASE_URL), so the default"),
+                "{}",
+                check_address(&c)
+            );
+        }
     }
 
     #[test]

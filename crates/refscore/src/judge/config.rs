@@ -159,7 +159,14 @@ impl JudgeConfig {
     /// # Errors
     /// Unknown keys, wrong types or values out of range.
     pub fn from_value(name: &str, v: &Value) -> Result<Self, ConfigError> {
-        let ctx = format!("judges.{name}");
+        JudgeConfig::read(&format!("judges.{name}"), v)
+    }
+
+    /// [`JudgeConfig::from_value`], its errors starting with `ctx` (where
+    /// the settings were written: `judges.NAME`, or `judge` for a suite's
+    /// single judge).
+    pub(crate) fn read(ctx: &str, v: &Value) -> Result<Self, ConfigError> {
+        let ctx = ctx.to_owned();
         // Headers are checked first: serde's message would quote a bad
         // value, and a header's value may be a credential.
         if let Some(h) = v.get("headers") {

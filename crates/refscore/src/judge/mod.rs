@@ -44,6 +44,9 @@ use crate::error::ConfigError;
 /// The name of a suite's single `judge:`.
 pub const DEFAULT_JUDGE: &str = "default";
 
+/// Where a suite's single judge is written (`judge:`), as its errors say.
+const SINGLE_JUDGE: &str = "judge";
+
 /// Cosine similarity of two embeddings, computed in `f64`: in [−1, 1] and
 /// always finite. Vectors of different lengths, empty vectors and vectors
 /// of norm 0 (or whose products overflow) give 0.
@@ -101,7 +104,10 @@ impl Judges {
     ) -> Result<Self, ConfigError> {
         let mut configs: Vec<(String, JudgeConfig)> = Vec::new();
         if let Some(v) = single {
-            configs.push((DEFAULT_JUDGE.to_owned(), JudgeConfig::from_value(DEFAULT_JUDGE, v)?));
+            // Named `default`, but errors say where it was written: `judge`
+            // (a suite's `judge:`, or the settings given inline to a Python
+            // evaluator), not a `judges.default` nobody wrote.
+            configs.push((DEFAULT_JUDGE.to_owned(), JudgeConfig::read(SINGLE_JUDGE, v)?));
         }
         match named {
             None => {}
@@ -129,9 +135,14 @@ impl Judges {
             tls::root_certs().map_err(|m| ConfigError::invalid("judges", m))?;
         }
         let mut keyed = Vec::with_capacity(configs.len());
-        for (name, c) in configs {
+        for (i, (name, c)) in configs.into_iter().enumerate() {
+            let at = if i == 0 && single.is_some() {
+                SINGLE_JUDGE.to_owned()
+            } else {
+                format!("judges.{name}")
+            };
             let key = ApiKey::for_judge(c.api_key_env.as_deref())
-                .map_err(|m| ConfigError::invalid(format!("judges.{name}"), m))?;
+                .map_err(|m| ConfigError::invalid(at, m))?;
             keyed.push((name, c, key));
         }
         let cancel = Arc::new(AtomicBool::new(false));
@@ -210,6 +221,36 @@ impl Judges {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_of_the_single_judge_say_judge_and_of_named_ones_judges_name() {
+        use serde_json::json;
+        let off = CacheSettings { path: None, mode: CacheMode::Off };
+        let load = |single: Option<Value>, named: Option<Value>| {
+            Judges::from_suite(single.as_ref(), named.as_ref(), Path::new("."), &off)
+                .unwrap_err()
+                .to_string()
+        };
+        let unset = "REFSCORE_TEST_SURELY_UNSET_VARIABLE";
+        // `judge:` (or settings given inline in Python) is written `judge`,
+        // never `judges.default`.
+        assert_eq!(load(Some(json!({"model": ""})), None), "judge: model must not be empty");
+        let e = load(Some(json!({"model": "m", "api_key_env": unset})), None);
+        assert!(
+            e.starts_with(&format!("judge: api_key_env names the environment variable `{unset}`")),
+            "{e}"
+        );
+        let e = load(Some(json!({"model": "m", "extra_body": {"seed": 1}})), None);
+        assert!(e.starts_with("judge.extra_body: `seed` cannot be set here"), "{e}");
+        let e = load(Some(json!({"model": "m", "headers": {"api-key": 5}})), None);
+        assert!(e.starts_with("judge.headers.api-key: expected a text"), "{e}");
+        // Named judges keep their names, beside a single one too.
+        let named = json!({"strict": {"model": "m", "api_key_env": unset}});
+        let e = load(Some(json!({"model": "m"})), Some(named));
+        assert!(e.starts_with("judges.strict: api_key_env names"), "{e}");
+        let e = load(None, Some(json!({"strict": {"model": ""}})));
+        assert_eq!(e, "judges.strict: model must not be empty");
+    }
 
     #[test]
     fn cosine_is_bounded_and_finite() {

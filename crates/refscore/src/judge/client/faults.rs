@@ -407,4 +407,68 @@ fn a_422_from_a_closed_request_model_drops_the_seed() {
     assert_eq!(j.usage()[0].adapted, ["the server refused seed: left out"]);
 }
 
+/// A port of 127.0.0.1 nothing listens on (bound, then closed).
+fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn a_server_that_cannot_be_reached_is_named_with_what_to_check_never_its_secrets() {
+    let port = closed_port();
+    let base = format!("http://me:pw-SECRET-1@127.0.0.1:{port}/v1?api-key=SECRET-2&api-version=1");
+    let j = keyless("m", base, |c| c.retries = Some(0));
+    let AskError::Request(e) = j
+        .ask("ev", Some(StructuredMode::Text), |_| Map::new(), |r| Ok(r.message.clone()))
+        .unwrap_err()
+    else {
+        panic!()
+    };
+    let text = e.to_string();
+    assert!(matches!(e, JudgeError::Transport { attempts: 1, .. }), "{text}");
+    let at = format!("http://127.0.0.1:{port}/v1/chat/completions");
+    assert!(
+        text.starts_with(&format!("judge `j`: no answer from {at} after 1 attempt(s): ")),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            " (check the judge's base_url, and that the server is running and reachable from here)"
+        ),
+        "{text}"
+    );
+    // The address without its user part and query: they may hold secrets.
+    assert!(!text.contains("SECRET") && !text.contains("me:") && !text.contains('?'), "{text}");
+    assert!(JudgeError::is_transport_message(&text), "{text}");
+    // Embeddings likewise, at their own address.
+    let e = j.embed("ev", None, &["a", "b"]).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("no answer from http://127.0.0.1:{port}/v1/embeddings after")),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_server_that_does_not_answer_in_time_is_named_and_the_timeout_suggested() {
+    // Connections are taken (the kernel's backlog) but never answered.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let j = keyless("m", base.clone(), |c| {
+        c.retries = Some(0);
+        c.timeout = Some(0.3);
+    });
+    let text = j.chat("ev", Map::new()).unwrap_err().to_string();
+    assert!(
+        text.starts_with(&format!(
+            "judge `j`: no answer from {base}/chat/completions after 1 attempt(s): timed out"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("(no answer within the judge's timeout of 0.3 s: raise `timeout` for a slow server; else check the judge's base_url"),
+        "{text}"
+    );
+    assert!(JudgeError::is_transport_message(&text), "{text}");
+    drop(listener);
+}
+
 mod quirks;

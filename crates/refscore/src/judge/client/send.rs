@@ -83,7 +83,7 @@ impl Judge {
                 Err(e) => {
                     let reason = self.redactor.text(&e.reason);
                     if attempt > retries {
-                        return Err(self.transport(reason, attempt));
+                        return Err(self.transport(reason, attempt, &url));
                     }
                     self.backoff(attempt)
                 }
@@ -141,7 +141,7 @@ impl Judge {
             }
             Err(BodyFailure::Transport(why)) if ok => {
                 if attempt > retries {
-                    return Err(self.transport(self.redactor.text(&why), attempt));
+                    return Err(self.transport(self.redactor.text(&why), attempt, url));
                 }
                 return Ok(Step::Retry(None));
             }
@@ -235,8 +235,23 @@ impl Judge {
         }
     }
 
-    pub(super) fn transport(&self, reason: String, attempts: u32) -> JudgeError {
-        JudgeError::Transport { judge: self.name.clone(), reason, attempts }
+    /// The server at `url` could not be reached, or did not answer in
+    /// time, after `attempts` requests: the error names the address (as
+    /// the 404 hint does: without its query and user part, secrets
+    /// redacted) and says what to check.
+    pub(super) fn transport(&self, reason: String, attempts: u32, url: &str) -> JudgeError {
+        let shown = self.redactor.text(&crate::judge::config::shown_url(url));
+        let hint = if reason.starts_with("timed out") {
+            format!(
+                " (no answer within the judge's timeout of {} s: raise `timeout` for a slow \
+                 server; else {})",
+                self.config.timeout().as_secs_f64(),
+                self.check_address
+            )
+        } else {
+            format!(" ({})", self.check_address)
+        };
+        JudgeError::Transport { judge: self.name.clone(), reason, attempts, url: shown, hint }
     }
 
     /// Sleeps `wait` in short steps; `false` when the run was cancelled.

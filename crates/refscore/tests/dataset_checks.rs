@@ -28,7 +28,40 @@ pub(crate) fn trials() -> Vec<Trial> {
             "dataset_checks::a_parquet_file_without_a_column_read_in_every_row_fails_the_load",
             a_parquet_file_without_a_column_read_in_every_row_fails_the_load,
         ),
+        plain(
+            "dataset_checks::a_suite_with_a_judge_loads_without_opening_a_pipe_dataset",
+            a_suite_with_a_judge_loads_without_opening_a_pipe_dataset,
+        ),
     ]
+}
+
+/// A suite with an LLM evaluator checks its template's inputs against the
+/// dataset's first row, but never a pipe's: opening a named pipe waits
+/// for a writer (the load hung), and the row read would be the run's.
+fn a_suite_with_a_judge_loads_without_opening_a_pipe_dataset() {
+    #[cfg(unix)]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let fifo = d.join("rows.jsonl");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let suite = d.join("suite.yaml");
+        std::fs::write(
+            &suite,
+            "dataset: rows.jsonl\njudge: {model: m, base_url: \"http://127.0.0.1:9/v1\"}\nevaluators:\n  - {name: g, metric: hallucination}\n",
+        )
+        .unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let loading = std::thread::spawn(move || tx.send(Suite::load(&suite).is_ok()));
+        let loaded = rx.recv_timeout(std::time::Duration::from_secs(20));
+        if loaded.is_err() {
+            // Blocked opening the pipe: a writer that closes at once
+            // releases it, so that the test ends.
+            drop(std::fs::OpenOptions::new().write(true).open(&fifo));
+        }
+        loading.join().unwrap().ok();
+        assert_eq!(loaded, Ok(true), "the load opened the pipe (or failed)");
+    }
 }
 
 /// Runs the suite over its dataset: its result lines, and its rows and

@@ -129,11 +129,13 @@ fn file_uri(path: &std::path::Path) -> Option<String> {
 }
 
 impl JsonSchema {
-    /// From `true`, `{infer: true, additional_properties}`, `{file}` or `{schema}`.
+    /// From `true`, `{infer: true, additional_properties}`, `{file}`,
+    /// `{schema}` or a file path alone (as `{file}`).
     pub(super) fn from_setting(
         s: Setting<'_>,
         ctx: &BuildContext,
     ) -> Result<Option<Self>, ConfigError> {
+        let path_alone;
         let map = match s {
             Setting::Off => return Ok(None),
             Setting::On => {
@@ -142,8 +144,15 @@ impl JsonSchema {
                 }));
             }
             Setting::With(Value::Object(m)) => m,
+            Setting::With(Value::String(f)) => {
+                path_alone = serde_json::Map::from_iter([(String::from("file"), f.clone().into())]);
+                &path_alone
+            }
             Setting::With(other) => {
-                return Err(bad("json_schema", format!("expected true or an object, got {other}")));
+                return Err(bad(
+                    "json_schema",
+                    format!("expected true, a file path or an object, got {other}"),
+                ));
             }
         };
         let o = Opts::new("format.json_schema", map);

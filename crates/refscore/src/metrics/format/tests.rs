@@ -96,6 +96,16 @@ fn configuration_errors() {
     assert!(
         e(json!({"json_schema": {"file": "/nonexistent/s.json"}})).contains("/nonexistent/s.json")
     );
+    // A path alone is a file, as `{file}` (the option's type says "file or
+    // value"); a number is neither.
+    assert!(e(json!({"json_schema": "/nonexistent/s.json"})).contains("/nonexistent/s.json"));
+    assert!(e(json!({"json_schema": 3})).contains("expected true, a file path or an object"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.json");
+    std::fs::write(&path, r#"{"type": "object", "required": ["id"]}"#).unwrap();
+    let options = json!({"json_schema": path.to_str().unwrap()});
+    let s = run(options, EvalInput::new().with("output", json!({"name": "x"})));
+    assert_eq!(s.score, Some(0.0), "{:?}", s.details);
     assert!(e(json!({"regex_match": "x".repeat(501)})).contains("501 characters"));
     assert!(crate::metrics::registry::names().any(|n| n == "format"));
 }

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::args::CompareArgs;
 
 pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let spec = crate::describe::find(&args.metric)?;
+    let spec = metrics::registry::find(&args.metric)?;
     let options = options(args, spec)?;
     let ctx = BuildContext { base_dir: std::env::current_dir().ok(), ..BuildContext::default() };
     let metric = metrics::build(&args.metric, &options, &ctx)?;

@@ -20,7 +20,7 @@ pub(crate) fn run(args: &MetricsArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     };
-    let spec = find(name)?;
+    let spec = registry::find(name)?;
     if args.json {
         // As one element of `metrics --json`: the metric's own options,
         // with `"json": true` when the shared JSON options apply too.
@@ -58,10 +58,4 @@ pub(crate) fn run(args: &MetricsArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "  {line}")?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The metric named `name`; when there is none, the registry's error,
-/// which names the metric most likely meant when one is close.
-pub(crate) fn find(name: &str) -> anyhow::Result<&'static registry::MetricSpec> {
-    Ok(registry::find(name)?)
 }

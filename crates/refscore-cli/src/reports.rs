@@ -225,7 +225,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     } else {
         // Not a folder: a run of the store, or neither (said as by
         // `--baseline` and `runs diff`).
-        store = at.if_any(Recorded::open)?;
+        store = at.if_any(Recorded::read)?;
         let (store, id) =
             run_not_folder(store.as_ref().map_err(String::as_str), &args.run, at.suite.as_deref())?;
         let text = store.summary(id)?;

@@ -39,6 +39,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     let load = LoadOptions { cache: CacheSettings { path: args.cache.clone(), mode } };
     let suite = Suite::load_with(&args.suite, &load)?;
+    suite.check_dataset()?;
     // Nothing is opened for writing over a file the run reads: the store
     // and each output file are checked before any of them is touched.
     let mut inputs = Inputs::new();

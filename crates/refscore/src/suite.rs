@@ -5,6 +5,7 @@
 //! `docs/suite.md` for the reference. Relative paths (the dataset, files
 //! named in metric options) resolve against the suite file's folder.
 
+mod dataset_check;
 mod raw;
 
 use std::collections::BTreeMap;
@@ -156,7 +157,9 @@ impl Suite {
         Suite::load_with(path, &LoadOptions::default())
     }
 
-    /// Loads a suite file with settings from the command line.
+    /// Loads a suite file with settings from the command line. The
+    /// dataset is not read: a run checks it first with
+    /// [`Suite::check_dataset`].
     ///
     /// # Errors
     /// The file cannot be read or is not a valid suite; the error names
@@ -168,83 +171,7 @@ impl Suite {
         })?;
         let text = crate::limits::read_text(path, crate::limits::MAX_CONFIG_BYTES)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let suite = Suite::parse(&text, format, path, &base, opts)?;
-        suite.check_judge_inputs().map_err(|e| e.in_file(path))?;
-        suite.check_header_columns().map_err(|e| e.in_file(path))?;
-        Ok(suite)
-    }
-
-    /// Checks that every column an evaluator reads by its name in every
-    /// row (see [`InputMapping::check_columns`]) is in the dataset's header
-    /// (CSV, Parquet), so that a column the file lacks is a load error
-    /// naming it, the file and its columns, rather than a failed
-    /// evaluation on every row. A dataset without a header (JSONL, JSON),
-    /// a stream, or one that cannot be opened yet is left to the run.
-    fn check_header_columns(&self) -> Result<(), ConfigError> {
-        let Some(columns) = crate::dataset::header_columns(&self.dataset, self.format) else {
-            return Ok(());
-        };
-        for (i, e) in self.evaluators.iter().enumerate() {
-            if let Err(missing) = e.mapping.check_columns(e.evaluator.inputs(), &columns) {
-                return Err(ConfigError::invalid(
-                    format!("evaluators[{i}] `{}`", e.name),
-                    format!(
-                        "the header of {} lacks a column this evaluator reads in every row: {missing}",
-                        self.dataset.display()
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Checks that every input of an LLM evaluator (a template's
-    /// placeholders) is mapped or is a column of the dataset's first row,
-    /// so that a misspelt placeholder is a load error naming it rather
-    /// than a failed evaluation on every row. A dataset that cannot be
-    /// read yet is left to the run to report.
-    fn check_judge_inputs(&self) -> Result<(), ConfigError> {
-        let asks: Vec<&SuiteEvaluator> = self
-            .evaluators
-            .iter()
-            .filter(|e| e.evaluator.kind() == crate::score::Kind::Llm)
-            .collect();
-        if asks.is_empty() {
-            return Ok(());
-        }
-        // A stream (a named pipe) is the run's to read: opening one waits
-        // for a writer, and its first row read here would be lost to the run.
-        if !std::fs::metadata(&self.dataset).is_ok_and(|m| m.is_file()) {
-            return Ok(());
-        }
-        let Ok(mut rows) = crate::dataset::open(&self.dataset, self.format) else { return Ok(()) };
-        let Some(Ok(first)) = rows.next() else { return Ok(()) };
-        let columns: std::collections::BTreeSet<String> =
-            first.value.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
-        // A first row may be nested deep: freed without recursion.
-        crate::json::drop_deep(first.value);
-        for (i, e) in self.evaluators.iter().enumerate() {
-            if !asks.iter().any(|a| std::ptr::eq(*a, e)) {
-                continue;
-            }
-            for input in e.evaluator.inputs().iter().filter(|s| s.required) {
-                let name = input.name.as_ref();
-                let found = e.mapping.source(name).is_some()
-                    || columns.contains(name)
-                    || (name == "reference" && columns.contains("expected"));
-                if !found {
-                    let known: Vec<&str> = columns.iter().map(String::as_str).collect();
-                    return Err(ConfigError::invalid(
-                        format!("evaluators[{i}] `{}`", e.name),
-                        format!(
-                            "input `{name}` (a template placeholder) has no mapping and the dataset has no column `{name}` (columns: {})",
-                            known.join(", ")
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(())
+        Suite::parse(&text, format, path, &base, opts)
     }
 
     /// Parses suite text; relative paths resolve against `base_dir`.

@@ -1,8 +1,9 @@
 //! What a dataset's own shape tells before its rows are scored: a JSON
 //! array's trailing comma is named, as what follows its last element,
 //! and a CSV or Parquet header that lacks a column the suite reads in
-//! every row stops the suite's loading, naming the column, the file and
-//! the header's columns.
+//! every row fails the check a run makes before its first row, naming
+//! the column, the file and the header's columns (loading the suite does
+//! not read the dataset).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -21,12 +22,12 @@ pub(crate) fn trials() -> Vec<Trial> {
             a_json_arrays_trailing_comma_is_named_after_its_last_row,
         ),
         plain(
-            "dataset_checks::a_csv_header_without_a_column_read_in_every_row_fails_the_load",
-            a_csv_header_without_a_column_read_in_every_row_fails_the_load,
+            "dataset_checks::a_csv_header_without_a_column_read_in_every_row_fails_the_run_check",
+            a_csv_header_without_a_column_read_in_every_row_fails_the_run_check,
         ),
         plain(
-            "dataset_checks::a_parquet_file_without_a_column_read_in_every_row_fails_the_load",
-            a_parquet_file_without_a_column_read_in_every_row_fails_the_load,
+            "dataset_checks::a_parquet_file_without_a_column_read_in_every_row_fails_the_run_check",
+            a_parquet_file_without_a_column_read_in_every_row_fails_the_run_check,
         ),
         plain(
             "dataset_checks::a_suite_with_a_judge_loads_without_opening_a_pipe_dataset",
@@ -52,7 +53,9 @@ fn a_suite_with_a_judge_loads_without_opening_a_pipe_dataset() {
         )
         .unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
-        let loading = std::thread::spawn(move || tx.send(Suite::load(&suite).is_ok()));
+        let loading = std::thread::spawn(move || {
+            tx.send(Suite::load(&suite).and_then(|s| s.check_dataset()).is_ok())
+        });
         let loaded = rx.recv_timeout(std::time::Duration::from_secs(20));
         if loaded.is_err() {
             // Blocked opening the pipe: a writer that closes at once
@@ -109,27 +112,32 @@ fn a_json_arrays_trailing_comma_is_named_after_its_last_row() {
     assert_eq!((rows, unreadable), (3, 1));
 }
 
-/// The error loading the suite `yaml` (written to `suite.yaml` in `d`).
-fn load_error(d: &Path, yaml: &str) -> String {
+/// The suite `yaml`, written to `suite.yaml` in `d` and loaded: a load
+/// never reads the dataset, so it succeeds whatever the dataset lacks
+/// (commands that read recorded runs load the suite too).
+fn load(d: &Path, yaml: &str) -> Suite {
     let path = d.join("suite.yaml");
     std::fs::write(&path, yaml).unwrap();
-    Suite::load(&path).err().map(|e| e.to_string()).unwrap_or_default()
+    Suite::load(&path).unwrap_or_else(|e| panic!("the load read the dataset: {e}"))
 }
 
-fn loads(d: &Path, yaml: &str) -> bool {
-    let path = d.join("suite.yaml");
-    std::fs::write(&path, yaml).unwrap();
-    Suite::load(&path).is_ok()
+/// The error of the run's check of the dataset of the suite `yaml`.
+fn check_error(d: &Path, yaml: &str) -> String {
+    load(d, yaml).check_dataset().err().map(|e| e.to_string()).unwrap_or_default()
 }
 
-fn a_csv_header_without_a_column_read_in_every_row_fails_the_load() {
+fn passes_check(d: &Path, yaml: &str) -> bool {
+    load(d, yaml).check_dataset().is_ok()
+}
+
+fn a_csv_header_without_a_column_read_in_every_row_fails_the_run_check() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(d.join("d.csv"), "id,output\n1,\"{\"\"x\"\":1}\"\n2,\"{\"\"x\"\":2}\"\n")
         .unwrap();
     let suite = "dataset: d.csv\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n";
     // json_match needs `reference` (or `expected`) in every row.
-    let e = load_error(d, suite);
+    let e = check_error(d, suite);
     assert_eq!(
         e,
         format!(
@@ -141,7 +149,7 @@ fn a_csv_header_without_a_column_read_in_every_row_fails_the_load() {
     // A mapped column the header lacks: named as the mapping names it,
     // whether the suite or the evaluator maps it, and for the evaluator
     // that reads it.
-    let e = load_error(
+    let e = check_error(
         d,
         "dataset: d.csv\nmapping: {reference: gold}\nevaluators:\n  - {name: a, metric: json_match, mapping: {reference: output}}\n  - {name: b, metric: json_match}\n",
     );
@@ -152,41 +160,41 @@ fn a_csv_header_without_a_column_read_in_every_row_fails_the_load() {
     );
     // A format set in the suite, not the extension, says the file has a header.
     std::fs::copy(d.join("d.csv"), d.join("d.txt")).unwrap();
-    let e = load_error(d, &suite.replace("d.csv", "d.txt").replace("id: id", "format: csv"));
+    let e = check_error(d, &suite.replace("d.csv", "d.txt").replace("id: id", "format: csv"));
     assert!(e.contains("d.txt lacks a column"), "{e}");
 
     // Whatever a row with these columns can give: an input's column, or
     // `expected` for `reference`; a path, which may reach into another
     // column; an optional input (json_diff's `weights`).
-    assert!(loads(d, &format!("{suite}mapping: {{reference: output}}\n")));
-    assert!(loads(d, &format!("{suite}mapping: {{reference: output.x}}\n")));
-    assert!(loads(d, &format!("{suite}mapping: {{reference: '$.anything'}}\n")));
+    assert!(passes_check(d, &format!("{suite}mapping: {{reference: output}}\n")));
+    assert!(passes_check(d, &format!("{suite}mapping: {{reference: output.x}}\n")));
+    assert!(passes_check(d, &format!("{suite}mapping: {{reference: '$.anything'}}\n")));
     std::fs::write(d.join("e.csv"), "id,output,expected\n1,2,2\n").unwrap();
-    assert!(loads(d, &suite.replace("d.csv", "e.csv")));
+    assert!(passes_check(d, &suite.replace("d.csv", "e.csv")));
     let weights = "dataset: e.csv\nmapping: {weights: w}\nevaluators: [{metric: json_diff}]\n";
-    assert!(loads(d, weights));
+    assert!(passes_check(d, weights));
     // Without a header, rows are left to say what they lack, one by one:
     // a JSONL file or a JSON array.
     std::fs::write(d.join("d.jsonl"), "{\"id\": 1, \"output\": 1}\n").unwrap();
-    assert!(loads(d, &suite.replace("d.csv", "d.jsonl")));
+    assert!(passes_check(d, &suite.replace("d.csv", "d.jsonl")));
     std::fs::write(d.join("d.json"), "[{\"id\": 1, \"output\": 1}]").unwrap();
-    assert!(loads(d, &suite.replace("d.csv", "d.json")));
+    assert!(passes_check(d, &suite.replace("d.csv", "d.json")));
     // A dataset that cannot be opened is left to the run to report (a
     // missing file, a header naming a column twice).
-    assert!(loads(d, &suite.replace("d.csv", "none.csv")));
+    assert!(passes_check(d, &suite.replace("d.csv", "none.csv")));
     std::fs::write(d.join("twice.csv"), "id,id\n1,2\n").unwrap();
-    assert!(loads(d, &suite.replace("d.csv", "twice.csv")));
+    assert!(passes_check(d, &suite.replace("d.csv", "twice.csv")));
     // A stream is neither opened nor read by the load: its header is the
     // run's to read (a named pipe with no writer would block the open).
     #[cfg(unix)]
     {
         let fifo = d.join("pipe.csv");
         assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-        assert!(loads(d, &suite.replace("d.csv", "pipe.csv")));
+        assert!(passes_check(d, &suite.replace("d.csv", "pipe.csv")));
     }
 }
 
-fn a_parquet_file_without_a_column_read_in_every_row_fails_the_load() {
+fn a_parquet_file_without_a_column_read_in_every_row_fails_the_run_check() {
     use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
     use arrow_schema::{DataType, Field, Schema};
 
@@ -204,7 +212,7 @@ fn a_parquet_file_without_a_column_read_in_every_row_fails_the_load() {
     writer.write(&batch).unwrap();
     writer.close().unwrap();
     let suite = "dataset: d.parquet\nid: id\nevaluators:\n  - name: m\n    metric: exact_match\n";
-    let e = load_error(d, suite);
+    let e = check_error(d, suite);
     assert!(
         e.ends_with(&format!(
             "evaluators[0] `m`: the header of {} lacks a column this evaluator reads in every row: input `reference` from `reference`: no column `reference` or `expected` and no mapping for it (columns: id, output)",
@@ -212,5 +220,5 @@ fn a_parquet_file_without_a_column_read_in_every_row_fails_the_load() {
         )),
         "{e}"
     );
-    assert!(loads(d, &format!("{suite}mapping: {{reference: output}}\n")));
+    assert!(passes_check(d, &format!("{suite}mapping: {{reference: output}}\n")));
 }

@@ -56,6 +56,33 @@ fn a_csv_header_without_a_column_read_in_every_row_stops_the_run() {
     }
 }
 
+/// Only a run checks its dataset: a run recorded while the CSV had its
+/// columns stays listed, shown and reported after the file loses one (a
+/// new run then stops, naming the column).
+#[test]
+fn recorded_runs_stay_readable_after_the_dataset_loses_a_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "d.csv", "id,output,reference\n1,1,1\n2,2,3\n");
+    let suite = write(d, "suite.yaml", &SUITE.replace("DATA", "d.csv"));
+    let o = at(d, &["run", &suite, "-o", "out", "--quiet"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    write(d, "d.csv", "id,output\n1,1\n2,2\n");
+    for args in [
+        vec!["runs", "list", "--suite", "suite.yaml"],
+        vec!["runs", "show", "1", "--suite", "suite.yaml"],
+        vec!["report", "1", "--suite", "suite.yaml", "-o", "rep", "--report", "md"],
+    ] {
+        let o = at(d, &args);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("lacks a column"), "{args:?}: {}", stderr(&o));
+    }
+    assert!(d.join("rep/report.md").is_file());
+    let o = at(d, &["run", &suite, "-o", "out2", "--quiet"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("d.csv lacks a column"), "{}", stderr(&o));
+}
+
 #[test]
 fn a_json_arrays_trailing_comma_is_named_after_its_last_row() {
     let dir = tempfile::tempdir().unwrap();

@@ -106,6 +106,14 @@ pub trait Rules: Sync {
         false
     }
 
+    /// Whether, at a node with `rule`, a string whose text is a JSON object
+    /// or array is read as that document where the other side is an
+    /// object or array (a tool call's `arguments` written as JSON text),
+    /// rather than compared with it as a leaf. `false` by default.
+    fn reads_json_text(&self, _rule: &NodeRule) -> bool {
+        false
+    }
+
     /// Whether a kept comparison records, for each pair of unequal array
     /// elements paired by similarity or key, how alike they were (a
     /// passed record at the element's path).
@@ -166,5 +174,6 @@ pub fn compare_nodes<M: Rules + ?Sized>(
     fields: bool,
 ) -> Comparison {
     let null = Tree::null();
-    walk::Walk::new(rules, keep, fields, null.root()).run(expected, actual, weights)
+    let texts = walk::Texts::new();
+    walk::Walk::new(rules, keep, fields, null.root(), &texts).run(expected, actual, weights)
 }

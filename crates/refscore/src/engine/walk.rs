@@ -16,9 +16,12 @@ use super::{Counts, Tally};
 use crate::detail::{Outcome, truncate};
 use crate::fx::FxHashMap;
 use crate::path::{JsonPath, Seg};
-use crate::tree::{Node, NodeId};
+use crate::tree::{Node, NodeId, Tree};
 
 mod arrays;
+mod json_text;
+
+pub(super) use json_text::Texts;
 
 /// Per-pair weight cursor (JSON Difference weights).
 #[derive(Clone, Copy)]
@@ -156,6 +159,8 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     over_limit: Rc<RefCell<Option<String>>>,
     /// `null`, compared in place of an absent value.
     null: Node<'v>,
+    /// The documents read from JSON text (see [`Walk::json_text`]).
+    texts: &'v Texts<'v>,
     /// Levels of [`Walk::walk`] now running.
     depth: usize,
     /// Whether equal subtrees may be counted without a walk (see
@@ -188,7 +193,13 @@ type LeafCounts = Rc<RefCell<FxHashMap<NodeId, usize>>>;
 type Memo = Rc<RefCell<FxHashMap<(NodeId, NodeId), Tally>>>;
 
 impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
-    pub(super) fn new(m: &'m M, keep: Keep, fields: bool, null: Node<'v>) -> Self {
+    pub(super) fn new(
+        m: &'m M,
+        keep: Keep,
+        fields: bool,
+        null: Node<'v>,
+        texts: &'v Texts<'v>,
+    ) -> Self {
         Walk {
             m,
             keep,
@@ -206,6 +217,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             over_limit: Rc::default(),
             similarity: false,
             null,
+            texts,
             depth: 0,
             equal_subtrees: false,
         }
@@ -358,6 +370,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             self.object(e, a, w, rule)
         } else if e.is_array() && a.is_array() {
             self.array(e, a, w, rule)
+        } else if let Some((e, a)) = self.json_text(e, a, &rule) {
+            self.step(e, a, w, rule)
         } else {
             self.leaf(e, a, rule)
         }

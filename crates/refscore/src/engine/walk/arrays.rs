@@ -256,7 +256,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             self.note_budget();
             return 0.0;
         }
-        let mut sub = Walk::new(self.m, Keep::None, false, self.null);
+        let mut sub = Walk::new(self.m, Keep::None, false, self.null, self.texts);
         sub.memo = Rc::clone(&self.memo);
         sub.leaf_counts = Rc::clone(&self.leaf_counts);
         sub.steps = Rc::clone(&self.steps);

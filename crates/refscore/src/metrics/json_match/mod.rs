@@ -278,6 +278,12 @@ impl Rules for JsonMatch {
         true
     }
 
+    /// Where the comparator is `auto` (zero config, unless `strict`), as
+    /// numbers and dates written as text are read there.
+    fn reads_json_text(&self, rule: &NodeRule) -> bool {
+        matches!(self.leaf_rule(rule).0, Comparator::Auto)
+    }
+
     fn has_rules(&self) -> bool {
         self.rules.has_rules() || self.rules.base != NodeRule::default()
     }
@@ -544,6 +550,10 @@ impl Rules for Judging<'_> {
 
     fn report_pairs(&self) -> bool {
         true
+    }
+
+    fn reads_json_text(&self, rule: &NodeRule) -> bool {
+        self.m.reads_json_text(rule)
     }
 }
 

@@ -1,0 +1,84 @@
+//! JSON text where the other side has a document: a string holding a JSON
+//! object or array, compared with an object or array, is read as that
+//! document when the rules say so ([`Rules::reads_json_text`]). OpenAI's
+//! tool calls carry their `arguments` so, as text, while a reference
+//! usually holds them as an object.
+
+// The walk's own types and imports: this is the rest of its `impl`.
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+/// The documents one comparison read from JSON text: they live as long
+/// as its walk (and its sub-walks), so that their nodes are walked,
+/// memoised and counted like the input's own.
+pub(in crate::engine) type Texts<'v> = typed_arena::Arena<Tree<'v>>;
+
+/// JSON's white space, which may surround a document in its text.
+const JSON_SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
+
+impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
+    /// The pair to compare in place of `e` and `a` when one is an object
+    /// or array and the other a string whose text is a JSON document of
+    /// the same kind, and the rules read such text here: that string read
+    /// as its document. `None` otherwise (the pair is compared as leaves).
+    pub(super) fn json_text(
+        &self,
+        e: Node<'v>,
+        a: Node<'v>,
+        rule: &NodeRule,
+    ) -> Option<(Node<'v>, Node<'v>)> {
+        let (container, text, text_is_output) = match (e.is_container(), a.is_container()) {
+            (true, false) => (e, a, true),
+            (false, true) => (a, e, false),
+            _ => return None,
+        };
+        let s = text.as_str()?.trim_matches(JSON_SPACE);
+        let open = if container.is_object() { b'{' } else { b'[' };
+        if s.as_bytes().first() != Some(&open) || !self.m.reads_json_text(rule) {
+            return None;
+        }
+        let read = self.texts.alloc(crate::fast_json::read_deep(s)?).root();
+        if read.kind() != container.kind() {
+            return None;
+        }
+        Some(if text_is_output { (e, read) } else { (read, a) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::engine::Keep;
+    use crate::metrics::json_match::JsonMatch;
+
+    #[test]
+    fn a_deep_document_written_as_text_is_read_like_the_document() {
+        const DEPTH: usize = 10_000;
+        let text = format!("{}1{}", "[".repeat(DEPTH), "]".repeat(DEPTH));
+        let nested = crate::json::parse(&text).unwrap();
+        let m = JsonMatch::default();
+        let c = m.compare_values(&Value::String(text.clone()), &nested, Keep::Failed);
+        assert_eq!((c.counts.matched, c.counts.total()), (1, 1), "{:?}", c.records);
+        let wrong = text.replace('1', "\"one\"");
+        let c = m.compare_values(&Value::String(wrong), &nested, Keep::Failed);
+        // Nothing alike at any level: the one element of the outer array
+        // is missing and another extra (as between two such documents).
+        assert_eq!((c.counts.missing, c.counts.extra, c.records.len()), (1, 1, 2));
+        assert_eq!(c.records[0].path.to_string(), "$[0]");
+        crate::json::drop_deep(nested);
+    }
+
+    #[test]
+    fn text_within_text_is_read_at_every_level_and_only_against_a_document() {
+        let m = JsonMatch::default();
+        let inner = json!({"q": "rust", "limit": 5}).to_string();
+        let outer = json!({"tool": "search", "args": inner}).to_string();
+        let reference = json!({"call": {"tool": "search", "args": {"q": "rust", "limit": 5}}});
+        let c = m.compare_values(&json!({"call": outer}), &reference, Keep::Failed);
+        assert_eq!((c.counts.matched, c.counts.total()), (3, 3), "{:?}", c.records);
+        // Against a string, JSON text is text.
+        let c = m.compare_values(&json!({"a": "[1]"}), &json!({"a": "[1.0]"}), Keep::Failed);
+        assert_eq!(c.counts.matched, 0, "{:?}", c.records);
+    }
+}

@@ -174,6 +174,6 @@ pub fn compare_nodes<M: Rules + ?Sized>(
     fields: bool,
 ) -> Comparison {
     let null = Tree::null();
-    let texts = walk::Texts::new();
+    let texts = walk::Texts::default();
     walk::Walk::new(rules, keep, fields, null.root(), &texts).run(expected, actual, weights)
 }

@@ -8,10 +8,37 @@
 #[allow(clippy::wildcard_imports)]
 use super::*;
 
-/// The documents one comparison read from JSON text: they live as long
-/// as its walk (and its sub-walks), so that their nodes are walked,
-/// memoised and counted like the input's own.
-pub(in crate::engine) type Texts<'v> = typed_arena::Arena<Tree<'v>>;
+/// The documents one comparison read from JSON text, each text read at
+/// most once: they live as long as its walk and its sub-walks, so that
+/// their nodes are walked, memoised and counted like the input's own, and
+/// pairing an array by similarity (which compares each element with
+/// every element of the other side) reads each text once, not once per
+/// pair.
+#[derive(Default)]
+pub(in crate::engine) struct Texts<'v> {
+    trees: typed_arena::Arena<Tree<'v>>,
+    /// Per string node read: its document's root, `None` when its text
+    /// is not one JSON document.
+    read: RefCell<FxHashMap<NodeId, Option<Node<'v>>>>,
+}
+
+impl<'v> Texts<'v> {
+    /// The document string node `text` (whose text is `s`) holds.
+    fn document(&'v self, text: Node<'v>, s: &'v str) -> Option<Node<'v>> {
+        if let Some(&known) = self.read.borrow().get(&text.id()) {
+            return known;
+        }
+        let root = crate::fast_json::read_deep(s).map(|t| self.trees.alloc(t).root());
+        self.read.borrow_mut().insert(text.id(), root);
+        root
+    }
+
+    /// How many texts were read as documents.
+    #[cfg(test)]
+    fn documents(&self) -> usize {
+        self.trees.len()
+    }
+}
 
 /// JSON's white space, which may surround a document in its text.
 const JSON_SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
@@ -37,7 +64,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if s.as_bytes().first() != Some(&open) || !self.m.reads_json_text(rule) {
             return None;
         }
-        let read = self.texts.alloc(crate::fast_json::read_deep(s)?).root();
+        let read = self.texts.document(text, s)?;
         if read.kind() != container.kind() {
             return None;
         }
@@ -49,8 +76,33 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
 mod tests {
     use serde_json::{Value, json};
 
+    use super::Texts;
     use crate::engine::Keep;
     use crate::metrics::json_match::JsonMatch;
+    use crate::tree::Tree;
+
+    #[test]
+    fn pairing_an_array_by_similarity_reads_each_text_once() {
+        // Elements in reverse order: each reference element is compared
+        // with every output element before the pairs are chosen.
+        let n = 64;
+        let reference: Value = (0..n).map(|i| json!({"id": format!("a{i}"), "v": i})).collect();
+        let output: Value = (0..n)
+            .rev()
+            .map(|i| Value::String(json!({"id": format!("a{i}"), "v": i}).to_string()))
+            .collect();
+        let (e, a) = (Tree::from_value(&reference), Tree::from_value(&output));
+        let null = Tree::null();
+        let texts = Texts::default();
+        let m = JsonMatch::default();
+        let c = super::super::Walk::new(&m, Keep::Failed, false, null.root(), &texts).run(
+            e.root(),
+            a.root(),
+            None,
+        );
+        assert_eq!((c.counts.matched, c.counts.total()), (2 * n, 2 * n), "{:?}", c.records);
+        assert_eq!(texts.documents(), n as usize);
+    }
 
     #[test]
     fn a_deep_document_written_as_text_is_read_like_the_document() {

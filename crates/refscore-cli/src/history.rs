@@ -66,8 +66,11 @@ impl Recorded {
             );
         }
         // Only its name and path are needed: its judges' reply cache is
-        // not opened.
-        let load = LoadOptions { cache: CacheSettings { path: None, mode: CacheMode::Off } };
+        // not opened, nor their API keys read.
+        let load = LoadOptions {
+            cache: CacheSettings { path: None, mode: CacheMode::Off },
+            no_judging: true,
+        };
         let suite = Suite::load_with(file, &load)?;
         Ok(Recorded {
             path: args.store.clone().unwrap_or_else(|| store_beside(&suite.path)),

@@ -236,10 +236,15 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let formats = if args.report.is_empty() { Format::ALL.to_vec() } else { formats(&args.report) };
     // The suite, when it can still be loaded, gives the HTML report each
     // failed row's output and reference. Its judges are never asked: their
-    // reply cache is not opened.
-    let load = LoadOptions { cache: CacheSettings { path: None, mode: CacheMode::Off } };
-    let suite =
-        summary.run.as_ref().and_then(|r| Suite::load_with(Path::new(&r.suite_path), &load).ok());
+    // reply cache is not opened, nor their API keys read.
+    let load =
+        LoadOptions { cache: CacheSettings { path: None, mode: CacheMode::Off }, no_judging: true };
+    let loaded = summary.run.as_ref().map(|r| Suite::load_with(Path::new(&r.suite_path), &load));
+    let (suite, unloadable) = match loaded {
+        Some(Ok(suite)) => (Some(suite), None),
+        Some(Err(e)) => (None, Some(e.to_string())),
+        None => (None, None),
+    };
     // No report is written over a file this command reads.
     let mut inputs = Inputs::new();
     match source {
@@ -248,6 +253,12 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             inputs.add("the run's summary", &dir.join("summary.json"));
         }
         Source::Store(store, _) => inputs.add("the run store", store.path()),
+    }
+    // The run's own record of its suite and dataset, whether or not the
+    // suite loads now.
+    if let Some(run) = &summary.run {
+        inputs.add("the suite", Path::new(&run.suite_path));
+        inputs.add("the dataset", Path::new(&run.dataset));
     }
     if let Some(suite) = &suite {
         inputs.add("the suite", &suite.path);
@@ -293,7 +304,10 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     };
     if formats.contains(&Format::Html) {
         let why = match (&suite, &changed) {
-            (None, _) => Some("the suite of this run cannot be loaded".to_owned()),
+            (None, _) => Some(match &unloadable {
+                Some(e) => format!("the suite of this run cannot be loaded ({e})"),
+                None => "the summary names no suite".to_owned(),
+            }),
             (Some(_), Some(why)) => Some(why.clone()),
             (Some(_), None) => None,
         };

@@ -37,8 +37,16 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         CacheMode::Use
     };
-    let load = LoadOptions { cache: CacheSettings { path: args.cache.clone(), mode } };
-    let suite = Suite::load_with(&args.suite, &load)?;
+    let load =
+        LoadOptions { cache: CacheSettings { path: args.cache.clone(), mode }, no_judging: false };
+    // Nothing is opened before the paths are checked: the suite is read
+    // first without its judges' reply cache (opening the cache creates
+    // its file), and read again with it once the checks are done.
+    let unopened = LoadOptions {
+        cache: CacheSettings { path: args.cache.clone(), mode: CacheMode::Off },
+        ..load.clone()
+    };
+    let mut suite = Suite::load_with(&args.suite, &unopened)?;
     suite.check_dataset()?;
     // Nothing is opened for writing over a file the run reads: the store
     // and each output file are checked before any of them is touched.
@@ -51,9 +59,17 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         inputs.refuse_overlap("the run store", path, "choose another store with --store")?;
         inputs.add("the run store", path);
     }
-    if !suite.judges.is_empty() && mode != CacheMode::Off {
+    let cache = (!suite.judges.is_empty() && mode != CacheMode::Off).then(|| {
         let default = suite.path.parent().unwrap_or(Path::new("")).join(".refscore/cache.db");
-        inputs.add("the judges' reply cache", args.cache.as_deref().unwrap_or(&default));
+        args.cache.clone().unwrap_or(default)
+    });
+    if let Some(path) = &cache {
+        inputs.refuse_overlap(
+            "the judges' reply cache",
+            path,
+            "choose another cache with --cache",
+        )?;
+        inputs.add("the judges' reply cache", path);
     }
     // Every report file: those not asked for are removed, if an earlier
     // run left them (see `open_results`), so none may be an input either.
@@ -72,6 +88,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // file's type, before it is opened (opening a pipe waits for a writer).
     if args.resume.is_some() {
         refuse_stream_resume(&suite.dataset)?;
+    }
+    if cache.is_some() {
+        suite = Suite::load_with(&args.suite, &load)?;
     }
     // What the dataset file is before it is opened and hashed: a file
     // that changes while the run reads it fails the run (see

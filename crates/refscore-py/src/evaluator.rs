@@ -122,7 +122,7 @@ impl MetricEvaluator {
                 Some(j) => {
                     let cache = CacheSettings { path: None, mode: CacheMode::Off };
                     Arc::new(
-                        Judges::from_suite(Some(j), None, Path::new("."), &cache)
+                        Judges::from_suite(Some(j), None, Path::new("."), &cache, true)
                             .map_err(|e| PyValueError::new_err(e.to_string()))?,
                     )
                 }

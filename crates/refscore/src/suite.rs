@@ -82,6 +82,10 @@ pub struct Suite {
 pub struct LoadOptions {
     /// Where the judges' reply cache lives and what it may do.
     pub cache: CacheSettings,
+    /// The suite's judges will not be asked (a suite loaded to read its
+    /// recorded runs, or to render a report): their API keys and TLS
+    /// roots are not read, so a key that is not set here is no error.
+    pub no_judging: bool,
 }
 
 /// One evaluator of a suite.
@@ -244,6 +248,7 @@ fn build(
         raw.judges.as_ref(),
         base_dir,
         &opts.cache,
+        !opts.no_judging,
     )?);
     let ctx = BuildContext {
         base_dir: Some(base_dir.to_path_buf()),

@@ -410,3 +410,22 @@ fn ctrl_c_stops_waiting_for_slow_judges_and_keeps_what_is_done() {
     assert!(r.iter().all(|row| row["execution"]["polite"]["error"].is_null()), "{r:?}");
     assert_eq!(server.request_count(), 5, "the two given-up requests were asked again");
 }
+
+/// The judges' reply cache is never the run store nor an output file, and
+/// a refused run opens no cache: nothing is created before the refusal.
+#[test]
+fn the_reply_cache_is_checked_against_the_store_and_the_outputs_before_it_is_opened() {
+    let server = ScriptedServer::start(Script::new(vec![])).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup(d, &server.base_url(), &["Hello"], &json!({}), "{}");
+    let store = d.join("runs.db");
+    let o = run(d, &["--store", store.to_str().unwrap(), "--cache", store.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("the judges' reply cache"), "{}", stderr(&o));
+    assert!(!store.exists(), "the store was opened before the refusal");
+    let o = run(d, &["--cache", d.join("out/results.jsonl").to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(!d.join("out").exists(), "a file was created before the refusal");
+    assert_eq!(server.request_count(), 0);
+}

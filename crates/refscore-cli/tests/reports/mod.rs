@@ -373,3 +373,80 @@ fn junit_keeps_tabs_and_carriage_returns() {
     assert!(xml.contains("<testcase name=\"abc\""), "{xml}");
     assert!(xml.contains("(expected q, got x\ty&#13;z)</failure>"), "{xml}");
 }
+
+/// A report's job has no judge's API key: the suite still loads for the
+/// HTML report's side-by-side view (its judges are not asked), and
+/// `runs list --suite` reads its runs.
+#[test]
+fn report_and_runs_load_a_suite_whose_judge_key_is_not_set_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("data.jsonl"),
+        "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 2}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("suite.yaml"),
+        "dataset: data.jsonl\nid: id\njudge: {model: m, base_url: \"http://127.0.0.1:9/v1\", api_key_env: REFSCORE_TEST_REPORT_KEY}\nevaluators:\n  - {name: m, metric: json_match}\n",
+    )
+    .unwrap();
+    let at = |args: &[&str], key: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_refscore"));
+        cmd.args(args).current_dir(d).env_remove("GITHUB_STEP_SUMMARY");
+        if key {
+            cmd.env("REFSCORE_TEST_REPORT_KEY", "sk-test");
+        } else {
+            cmd.env_remove("REFSCORE_TEST_REPORT_KEY");
+        }
+        cmd.output().unwrap()
+    };
+    let o = at(&["run", "suite.yaml", "-q", "-o", "out"], true);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = at(&["report", "out", "--report", "html", "-o", "rep"], false);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(d.join("rep/report.html")).unwrap();
+    assert!(html.contains(r#","o":"#), "the side-by-side view is there");
+    let o = at(&["runs", "list", "--suite", "suite.yaml", "--format", "json"], false);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(serde_json::from_str::<Value>(&stdout(&o)).unwrap().as_array().unwrap().len(), 1);
+    // A run still needs the key.
+    let o = at(&["run", "suite.yaml", "-q", "-o", "again"], false);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("REFSCORE_TEST_REPORT_KEY"), "{}", stderr(&o));
+}
+
+/// A report is never written over the run's dataset or suite, even when
+/// the suite no longer loads: the run's summary names both.
+#[test]
+fn report_refuses_to_write_over_the_dataset_of_a_suite_that_no_longer_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows = "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 2}}\n";
+    std::fs::write(d.join("junit.xml"), rows).unwrap();
+    std::fs::write(
+        d.join("suite.yaml"),
+        "dataset: junit.xml\nformat: jsonl\nid: id\nevaluators:\n  - {name: m, metric: json_match}\n",
+    )
+    .unwrap();
+    let at = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_refscore"))
+            .args(args)
+            .current_dir(d)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap()
+    };
+    let o = at(&["run", "suite.yaml", "-q", "--no-store", "-o", "out"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::write(d.join("suite.yaml"), "evaluators: [\n").unwrap();
+    let o = at(&["report", "out", "--report", "junit", "-o", "."]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("junit.xml"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(d.join("junit.xml")).unwrap(), rows);
+    // The HTML report says why the suite does not load.
+    let o = at(&["report", "out", "--report", "html", "-o", "rep"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("the suite of this run cannot be loaded ("), "{}", stderr(&o));
+}

@@ -89,7 +89,9 @@ impl Judges {
     }
 
     /// Judges from a suite's `judge` and `judges` values; the cache is
-    /// opened only when a judge exists and caching is on.
+    /// opened only when a judge exists and caching is on. Without
+    /// `to_ask`, the judges will not be asked (a suite loaded to read its
+    /// runs): no API key and no TLS root is read.
     ///
     /// # Errors
     /// Bad settings, a name used twice, an API key that cannot be used
@@ -101,6 +103,7 @@ impl Judges {
         named: Option<&Value>,
         base_dir: &Path,
         cache: &CacheSettings,
+        to_ask: bool,
     ) -> Result<Self, ConfigError> {
         let mut configs: Vec<(String, JudgeConfig)> = Vec::new();
         if let Some(v) = single {
@@ -131,7 +134,7 @@ impl Judges {
         }
         // Keys are read and checked first: a bad one fails the load, naming
         // its variable, before any cache is touched.
-        if !configs.is_empty() {
+        if to_ask && !configs.is_empty() {
             tls::root_certs().map_err(|m| ConfigError::invalid("judges", m))?;
         }
         let mut keyed = Vec::with_capacity(configs.len());
@@ -141,8 +144,12 @@ impl Judges {
             } else {
                 format!("judges.{name}")
             };
-            let key = ApiKey::for_judge(c.api_key_env.as_deref())
-                .map_err(|m| ConfigError::invalid(at, m))?;
+            let key = if to_ask {
+                ApiKey::for_judge(c.api_key_env.as_deref())
+                    .map_err(|m| ConfigError::invalid(at, m))?
+            } else {
+                None
+            };
             keyed.push((name, c, key));
         }
         let cancel = Arc::new(AtomicBool::new(false));
@@ -227,7 +234,7 @@ mod tests {
         use serde_json::json;
         let off = CacheSettings { path: None, mode: CacheMode::Off };
         let load = |single: Option<Value>, named: Option<Value>| {
-            Judges::from_suite(single.as_ref(), named.as_ref(), Path::new("."), &off)
+            Judges::from_suite(single.as_ref(), named.as_ref(), Path::new("."), &off, true)
                 .unwrap_err()
                 .to_string()
         };

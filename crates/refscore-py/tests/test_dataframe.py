@@ -670,6 +670,10 @@ def test_missing_inputs_are_warned_about_for_mappings_and_python_evaluators_too(
                                   " which reads no column of the frame, so every row will fail (the frame's columns: answer, doc)")
     assert messages[1].startswith("evaluator `length`: the frame has no column `output` for its required input `output`")
     assert all(w.filename == __file__ for w in caught)
+    # Run by asyncio.run itself, the warnings still point at this file.
+    with pytest.warns(UserWarning) as caught:
+        asyncio.run(async_evaluate_dataframe(df, evs))
+    assert len(caught) == 2 and all(w.filename == __file__ for w in caught), [w.filename for w in caught]
     # What cannot be known before a row runs is not warned about: a
     # callable, a path whose first step is a column, a wildcard; nor an
     # optional input, nor a frame without rows.

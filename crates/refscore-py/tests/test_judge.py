@@ -309,3 +309,17 @@ def test_inline_judge_settings_are_named_judge_in_errors_not_judges_default():
         # An api_key_env naming an unset variable fails when the evaluator is made.
         with pytest.raises(ValueError, match=r"^judge: api_key_env names the environment variable `REFSCORE_TEST_SURELY_UNSET_VAR`"):
             build({"model": "m", "api_key_env": "REFSCORE_TEST_SURELY_UNSET_VAR"})
+
+
+def test_choices_given_as_a_dict_keep_their_order(scripted_llm):
+    judge = refscore.ClassificationEvaluator(
+        name="grade",
+        prompt_template="Answer: {answer}\nLABEL={hint}",
+        choices={"zeta": (1.0, "best"), "alpha": 0.0, "mid": {"score": 0.5, "description": "so-so"}},
+        judge={"model": "judge-model", "base_url": scripted_llm, "api_key_env": ""},
+    )
+    # The judge is shown the labels in the dict's order, not sorted.
+    labels = [c["label"] for c in judge.describe()["options"]["choices"]]
+    assert labels == ["zeta", "alpha", "mid"]
+    scores = [judge.evaluate({"answer": "a", "hint": h})[0] for h in ("zeta", "alpha", "mid")]
+    assert [(s.label, s.score) for s in scores] == [("zeta", 1.0), ("alpha", 0.0), ("mid", 0.5)]

@@ -7,6 +7,8 @@ import numbers
 import contextlib
 import gc
 import json
+import os
+import sys
 import time
 import warnings
 from typing import Any, Iterator, Optional, Sequence
@@ -269,7 +271,7 @@ def _score_columns(
                 f"evaluator `{ev.name}` returned a score named `{score_name}`, whose column `{score_name}_score` {why}:"
                 f" its column is `{new}_score`",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=_stacklevel(),
             )
             out.append((new, _renamed(values, new, results.json)))
     return out
@@ -416,6 +418,23 @@ def _check_frame(df: Any, native: Sequence[MetricEvaluator], python: Sequence[Ev
     check_result_names(columns, results)
 
 
+# Frames of refscore's own package and of asyncio: a warning is shown
+# at the first frame outside them, the user's call (also when the
+# coroutine runs under ``asyncio.run``, whose frames lie between).
+_OWN_FRAMES = (os.path.dirname(os.path.abspath(__file__)) + os.sep, os.path.dirname(asyncio.__file__) + os.sep)
+
+
+def _stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` called by this function's
+    caller that points at the first frame outside refscore and asyncio."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_OWN_FRAMES):
+        frame = frame.f_back
+        level += 1
+    return level if frame is not None else 1
+
+
 def _warn_missing_inputs(columns: list[Any], evaluators: Sequence[Evaluator]) -> None:
     """One ``UserWarning`` per required input that no column of the frame
     holds, before any row runs: the rows still run and each fails on it
@@ -432,7 +451,7 @@ def _warn_missing_inputs(columns: list[Any], evaluators: Sequence[Evaluator]) ->
             f"evaluator `{ev.name}`: {what}, so every row will fail (the frame's columns: {listed});"
             f" map the input to a column: `evaluator.bind({{{name!r}: '<column>'}})`",
             UserWarning,
-            stacklevel=4,
+            stacklevel=_stacklevel(),
         )
 
 

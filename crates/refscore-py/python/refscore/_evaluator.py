@@ -633,7 +633,9 @@ class ClassificationEvaluator(MetricEvaluator):
         if not isinstance(choices, Mapping):
             choices = list(choices)
         if isinstance(choices, Mapping):
-            converted: Any = {}
+            # Sent as a list, which keeps the dict's order (a map would be
+            # read in label order).
+            converted: Any = []
             for label, value in choices.items():
                 if isinstance(value, tuple):
                     if len(value) != 2:
@@ -641,9 +643,11 @@ class ClassificationEvaluator(MetricEvaluator):
                             f"choice {label!r}: a tuple is (score, description), got {len(value)} item(s)"
                         )
                     score, description = value
-                    converted[label] = {"score": score, "description": description}
+                    converted.append({"label": label, "score": score, "description": description})
+                elif isinstance(value, Mapping):
+                    converted.append({"label": label, **value})
                 else:
-                    converted[label] = value
+                    converted.append({"label": label, "score": value})
         else:
             converted = choices
         options: dict[str, Any] = {

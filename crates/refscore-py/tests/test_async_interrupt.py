@@ -58,9 +58,11 @@ if url != "-":
         name="verdict",
         prompt_template="{answer}",
         choices=["good", "bad"],
-        judge={"model": "m", "base_url": url, "api_key_env": "", "max_concurrency": 1},
+        # "slots": more threads than the judge keeps requests in flight, so
+        # that rows wait for a slot when Ctrl-C comes.
+        judge={"model": "m", "base_url": url, "api_key_env": "", "max_concurrency": 2 if mode == "slots" else 1},
     ))
-call = lambda: async_evaluate_dataframe(df, evaluators, threads=1)
+call = lambda: async_evaluate_dataframe(df, evaluators, threads=8 if mode == "slots" else 1)
 
 
 async def awaited():
@@ -109,6 +111,8 @@ if partial is not None:
                 "statuses": [d["status"] for d in partial[f"{name}_execution_details"]],
                 "scored": [s is not None for s in partial[f"{name}_score"]],
             }
+if url != "-":
+    out["judge_failures"] = sum(u["failures"] for u in evaluators[-1].judge_usage())
 print(json.dumps(out))
 """
 
@@ -173,7 +177,7 @@ def test_a_second_ctrl_c_while_winding_down_still_keeps_the_finished_rows():
     assert got["handler_put_back"]
 
 
-@pytest.mark.parametrize("mode", ["run", "twice"])
+@pytest.mark.parametrize("mode", ["run", "twice", "slots"])
 def test_ctrl_c_keeps_the_judged_rows_finished_in_rust(slow_llm, mode):
     # A judge answering in 0.4 s on one thread: about two of its forty rows
     # are done when Ctrl-C comes (after 1 s of Python rows); its call is
@@ -184,6 +188,9 @@ def test_ctrl_c_keeps_the_judged_rows_finished_in_rust(slow_llm, mode):
     assert got.get("rows") == 40, got
     assert 20 <= _kept(got["slow"], 40) < 40
     assert 0 < _kept(got["verdict"], 40) < 40, got["verdict"]["statuses"]
+    # Rows waiting for a judge slot sent nothing: they did not run, and
+    # are no judge failure.
+    assert got["judge_failures"] == 0, got
     assert got["handler_put_back"]
 
 

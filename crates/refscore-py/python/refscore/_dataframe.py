@@ -8,6 +8,7 @@ import contextlib
 import gc
 import json
 import os
+import re
 import sys
 import time
 import warnings
@@ -212,8 +213,21 @@ class _Results:
         for name in names:
             column = self.executions.setdefault(name, [None] * self.n)
             for i, d in enumerate(column):
-                if d is None or (d.get("status") == _FAILED and d.get("error") == "cancelled"):
+                if d is None or (d.get("status") == _FAILED and _never_asked(d.get("error"))):
                     column[i] = {"status": _DID_NOT_RUN, "duration_ms": 0.0, "error": None}
+
+
+# The error of an evaluation the stop came before: a row not begun
+# (``cancelled``), or one whose judge had not sent its request yet (a
+# request given up in flight says ``cancelled with its request
+# unanswered``, and stays failed).
+_NEVER_ASKED = re.compile(r"(?:^|judge `[^`]*`: )cancelled\Z")
+
+
+def _never_asked(error: Optional[str]) -> bool:
+    """Whether ``error`` says the evaluation was stopped before it asked
+    anything (see ``_NEVER_ASKED``)."""
+    return error is not None and _NEVER_ASKED.search(error) is not None
 
 
 def _owner(score_name: str, evaluators: Any) -> str:

@@ -126,9 +126,17 @@ pub enum JudgeError {
         /// What is wrong (never a secret's value).
         message: String,
     },
-    /// The run was stopped before the request could be sent.
+    /// The run was stopped before the judgement's first request was
+    /// sent: nothing was asked (the row did not run).
     #[error("judge `{judge}`: cancelled")]
     Cancelled {
+        /// The judge.
+        judge: String,
+    },
+    /// The run was stopped after the judgement's request was sent (in
+    /// flight, or waiting to be sent again): it was given up unanswered.
+    #[error("judge `{judge}`: cancelled with its request unanswered")]
+    GivenUp {
         /// The judge.
         judge: String,
     },
@@ -438,10 +446,14 @@ impl Judge {
     /// See [`JudgeError`]; the key never appears in the message.
     pub fn chat(&self, caller: &str, body: Map<String, Value>) -> Result<Reply, JudgeError> {
         let mut record = CallRecord::default();
-        let result = self.exchange(body, &mut record, &|_: &Reply| Ok(()));
+        let result = self
+            .exchange(body, &mut record, &|_: &Reply| Ok(()))
+            .map(|((), reply)| reply)
+            .map_err(|e| e.into_judge_error(self));
         record.failed = result.is_err();
+        record.unsent = matches!(result, Err(JudgeError::Cancelled { .. }));
         self.usage.record(caller, record);
-        result.map(|((), reply)| reply).map_err(|e| e.into_judge_error(self))
+        result
     }
 
     /// What besides the body decides a reply: the base URL and the extra

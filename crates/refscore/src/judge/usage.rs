@@ -41,12 +41,18 @@ pub(crate) struct CallRecord {
     pub(crate) prompt_tokens: u64,
     pub(crate) completion_tokens: u64,
     pub(crate) latency_ms: Option<f64>,
+    /// The run was stopped before the judgement's first request
+    /// ([`super::JudgeError::Cancelled`]): no evaluation, no failure.
+    pub(crate) unsent: bool,
 }
 
 impl Usage {
     /// Counts one judgement. Every count saturates: whatever token counts
     /// a server reports, a total never wraps (nor panics).
     pub(crate) fn record(&self, caller: &str, c: CallRecord) {
+        if c.unsent {
+            return;
+        }
         let mut map = self.by_caller.lock().unwrap_or_else(PoisonError::into_inner);
         let t = map.entry(caller.to_owned()).or_default();
         t.evaluations = t.evaluations.saturating_add(1);

@@ -91,6 +91,7 @@ impl Judge {
             }
         };
         record.failed = result.is_err();
+        record.unsent = matches!(result, Err(AskError::Request(JudgeError::Cancelled { .. })));
         self.usage.record(caller, record);
         result
     }

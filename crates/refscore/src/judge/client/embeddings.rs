@@ -70,7 +70,10 @@ impl Judge {
         });
         match &result {
             Ok(e) => record.prompt_tokens = e.prompt_tokens,
-            Err(_) => record.failed = true,
+            Err(e) => {
+                record.failed = true;
+                record.unsent = matches!(e, JudgeError::Cancelled { .. });
+            }
         }
         self.usage.record(caller, record);
         result

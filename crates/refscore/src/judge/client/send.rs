@@ -43,7 +43,7 @@ impl Judge {
         loop {
             let stop = || self.cancel.load(Ordering::Relaxed);
             let Some(permit) = self.limiter.acquire(&stop) else {
-                return Err(JudgeError::Cancelled { judge: self.name.clone() });
+                return Err(self.stopped(record));
             };
             if !fresh {
                 attempt += 1;
@@ -63,7 +63,7 @@ impl Judge {
                 body: serde_json::to_vec(body).unwrap_or_default(),
             };
             let Some(outcome) = self.io.run(request, &self.cancel) else {
-                return Err(JudgeError::Cancelled { judge: self.name.clone() });
+                return Err(self.stopped(record));
             };
             drop(permit);
             let was_fresh = std::mem::replace(&mut fresh, false);
@@ -90,8 +90,19 @@ impl Judge {
             };
             record.retries += 1;
             if !self.pause(wait, None) {
-                return Err(JudgeError::Cancelled { judge: self.name.clone() });
+                return Err(self.stopped(record));
             }
+        }
+    }
+
+    /// The error of a judgement the run stopped: [`JudgeError::Cancelled`]
+    /// before its first request was sent, [`JudgeError::GivenUp`] after.
+    fn stopped(&self, record: &CallRecord) -> JudgeError {
+        let judge = self.name.clone();
+        if record.requests == 0 {
+            JudgeError::Cancelled { judge }
+        } else {
+            JudgeError::GivenUp { judge }
         }
     }
 

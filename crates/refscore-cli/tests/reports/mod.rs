@@ -28,6 +28,16 @@ fn run_example(out: &Path, extra: &[&str], env: &[(&str, &Path)]) -> Output {
     cmd.output().expect("runs")
 }
 
+/// Runs `refscore ARGS` in `dir`, with no step summary.
+fn refscore_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn run_writes_the_reports_asked_for_and_the_step_summary() {
     let dir = tempfile::tempdir().unwrap();
@@ -113,14 +123,7 @@ fn report_shows_no_side_by_side_from_a_dataset_changed_since_the_run() {
     for f in ["suite.yaml", "dataset.jsonl", "rules.yaml", "invoice.schema.json"] {
         std::fs::copy(root().join("examples/invoices").join(f), d.join(f)).unwrap();
     }
-    let at = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_refscore"))
-            .args(args)
-            .current_dir(d)
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .output()
-            .unwrap()
-    };
+    let at = |args: &[&str]| refscore_in(d, args);
     let o = at(&["run", "suite.yaml", "-q", "--no-store", "-o", "out", "--report", "html"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let has_sides = |p: &str| std::fs::read_to_string(d.join(p)).unwrap().contains(r#","o":"#);
@@ -430,14 +433,7 @@ fn report_refuses_to_write_over_the_dataset_of_a_suite_that_no_longer_loads() {
         "dataset: junit.xml\nformat: jsonl\nid: id\nevaluators:\n  - {name: m, metric: json_match}\n",
     )
     .unwrap();
-    let at = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_refscore"))
-            .args(args)
-            .current_dir(d)
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .output()
-            .unwrap()
-    };
+    let at = |args: &[&str]| refscore_in(d, args);
     let o = at(&["run", "suite.yaml", "-q", "--no-store", "-o", "out"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     std::fs::write(d.join("suite.yaml"), "evaluators: [\n").unwrap();

@@ -323,3 +323,7 @@ def test_choices_given_as_a_dict_keep_their_order(scripted_llm):
     assert labels == ["zeta", "alpha", "mid"]
     scores = [judge.evaluate({"answer": "a", "hint": h})[0] for h in ("zeta", "alpha", "mid")]
     assert [(s.label, s.score) for s in scores] == [("zeta", 1.0), ("alpha", 0.0), ("mid", 0.5)]
+    with pytest.raises(ValueError, match="the dict's key is its label"):
+        refscore.ClassificationEvaluator(
+            name="g", prompt_template="{x}", choices={"a": {"label": "b", "score": 1}, "c": 0}, judge={"model": "m"}
+        )

@@ -48,6 +48,13 @@ pub fn read_deep(text: &str) -> Option<Tree<'_>> {
     Reader::new(text, crate::json::MAX_DEPTH).document(None)
 }
 
+/// Reads one JSON document nesting at most `depth` levels (and at most
+/// [`crate::json::MAX_DEPTH`]) into a tree; `None` when the text is not
+/// JSON or nests deeper.
+pub fn read_within(text: &str, depth: usize) -> Option<Tree<'_>> {
+    Reader::new(text, depth.min(crate::json::MAX_DEPTH)).document(None)
+}
+
 /// A container being read.
 #[derive(Clone, Copy)]
 enum Open {
@@ -300,6 +307,10 @@ impl<'s> Reader<'s> {
 
     /// Where the run of string bytes from `at` ends: at the first quote,
     /// backslash or control character (or the end of the text).
+    // Inlined into `string` whatever else calls the reader: left to the
+    // compiler, it was a call per string once the walk read JSON text
+    // with the same reader (+2.9 M instructions on the bench pairs).
+    #[inline(always)]
     fn plain_run(&self, mut at: usize) -> usize {
         let bytes = self.bytes;
         while let Some(chunk) = bytes.get(at..at + 8) {

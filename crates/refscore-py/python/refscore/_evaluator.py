@@ -645,6 +645,8 @@ class ClassificationEvaluator(MetricEvaluator):
                     score, description = value
                     converted.append({"label": label, "score": score, "description": description})
                 elif isinstance(value, Mapping):
+                    if "label" in value:
+                        raise ValueError(f"choice {label!r}: the dict's key is its label; give score and description only")
                     converted.append({"label": label, **value})
                 else:
                     converted.append({"label": label, "score": value})

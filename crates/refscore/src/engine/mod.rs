@@ -174,6 +174,6 @@ pub fn compare_nodes<M: Rules + ?Sized>(
     fields: bool,
 ) -> Comparison {
     let null = Tree::null();
-    let texts = walk::Texts::default();
+    let texts = walk::Texts::new(expected, actual);
     walk::Walk::new(rules, keep, fields, null.root(), &texts).run(expected, actual, weights)
 }

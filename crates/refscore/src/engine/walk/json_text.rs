@@ -14,21 +14,56 @@ use super::*;
 /// pairing an array by similarity (which compares each element with
 /// every element of the other side) reads each text once, not once per
 /// pair.
-#[derive(Default)]
+///
+/// A text is read only if it nests no deeper than the deeper of the two
+/// documents compared: the walk descends both sides together, so nothing
+/// deeper could be compared, and the depth the input was checked for
+/// (the parse limit, json_match's bound for path rules) bounds the walk
+/// through texts within texts too.
 pub(in crate::engine) struct Texts<'v> {
-    trees: typed_arena::Arena<Tree<'v>>,
+    /// The two documents compared.
+    roots: (Node<'v>, Node<'v>),
+    /// The deepest nesting a text may have, once a text is read.
+    depth: OnceCell<usize>,
+    /// Made at the first text read: most comparisons read none.
+    trees: OnceCell<typed_arena::Arena<Tree<'v>>>,
     /// Per string node read: its document's root, `None` when its text
-    /// is not one JSON document.
+    /// is not one JSON document (within the depth).
     read: RefCell<FxHashMap<NodeId, Option<Node<'v>>>>,
 }
 
+/// Levels of containers in `v` (a scalar: 0), counted without recursion.
+fn nesting(v: Node<'_>) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 1usize)];
+    while let Some((v, d)) = stack.pop() {
+        if v.is_container() {
+            deepest = deepest.max(d);
+            stack.extend(v.items().chain(v.entries().map(|(_, x)| x)).map(|x| (x, d + 1)));
+        }
+    }
+    deepest
+}
+
 impl<'v> Texts<'v> {
+    /// No text read yet, for comparing `expected` with `actual`.
+    pub(in crate::engine) fn new(expected: Node<'v>, actual: Node<'v>) -> Self {
+        Texts {
+            roots: (expected, actual),
+            depth: OnceCell::new(),
+            trees: OnceCell::new(),
+            read: RefCell::default(),
+        }
+    }
+
     /// The document string node `text` (whose text is `s`) holds.
     fn document(&'v self, text: Node<'v>, s: &'v str) -> Option<Node<'v>> {
         if let Some(&known) = self.read.borrow().get(&text.id()) {
             return known;
         }
-        let root = crate::fast_json::read_deep(s).map(|t| self.trees.alloc(t).root());
+        let depth = *self.depth.get_or_init(|| nesting(self.roots.0).max(nesting(self.roots.1)));
+        let root = crate::fast_json::read_within(s, depth)
+            .map(|t| self.trees.get_or_init(typed_arena::Arena::new).alloc(t).root());
         self.read.borrow_mut().insert(text.id(), root);
         root
     }
@@ -36,7 +71,7 @@ impl<'v> Texts<'v> {
     /// How many texts were read as documents.
     #[cfg(test)]
     fn documents(&self) -> usize {
-        self.trees.len()
+        self.trees.get().map_or(0, typed_arena::Arena::len)
     }
 }
 
@@ -54,6 +89,11 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         a: Node<'v>,
         rule: &NodeRule,
     ) -> Option<(Node<'v>, Node<'v>)> {
+        // The rules first: a metric that never reads JSON text answers
+        // `false` for every rule, and its walk pays nothing here.
+        if !self.m.reads_json_text(rule) {
+            return None;
+        }
         let (container, text, text_is_output) = match (e.is_container(), a.is_container()) {
             (true, false) => (e, a, true),
             (false, true) => (a, e, false),
@@ -61,7 +101,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         };
         let s = text.as_str()?.trim_matches(JSON_SPACE);
         let open = if container.is_object() { b'{' } else { b'[' };
-        if s.as_bytes().first() != Some(&open) || !self.m.reads_json_text(rule) {
+        if s.as_bytes().first() != Some(&open) {
             return None;
         }
         let read = self.texts.document(text, s)?;
@@ -93,7 +133,7 @@ mod tests {
             .collect();
         let (e, a) = (Tree::from_value(&reference), Tree::from_value(&output));
         let null = Tree::null();
-        let texts = Texts::default();
+        let texts = Texts::new(e.root(), a.root());
         let m = JsonMatch::default();
         let c = super::super::Walk::new(&m, Keep::Failed, false, null.root(), &texts).run(
             e.root(),
@@ -119,6 +159,27 @@ mod tests {
         assert_eq!((c.counts.missing, c.counts.extra, c.records.len()), (1, 1, 2));
         assert_eq!(c.records[0].path.to_string(), "$[0]");
         crate::json::drop_deep(nested);
+    }
+
+    #[test]
+    fn a_text_nesting_deeper_than_both_documents_is_not_read() {
+        let m = JsonMatch::default();
+        let reference = json!({"a": {"b": 1}});
+        let within = m.compare_values(&json!({"a": "{\"b\": 1}"}), &reference, Keep::Failed);
+        assert_eq!(within.counts.matched, 1, "{:?}", within.records);
+        // Deeper than either side: nothing of it could be compared, and
+        // texts within texts could nest past any depth the input was
+        // checked for.
+        let deeper = json!({"a": "{\"b\": [[[[1]]]]}"});
+        let c = m.compare_values(&deeper, &reference, Keep::Failed);
+        assert_eq!(c.records[0].path.to_string(), "$.a");
+        assert_eq!(c.records[0].outcome, crate::detail::Outcome::TypeMismatch);
+        let mut chain = json!(1);
+        for _ in 0..12 {
+            chain = json!({"x": chain.to_string()});
+        }
+        let c = m.compare_values(&chain, &json!({"x": {"x": 1}}), Keep::Failed);
+        assert_eq!(c.counts.matched, 0, "{:?}", c.records);
     }
 
     #[test]

@@ -703,7 +703,7 @@ fn nested_arrays_paired_by_similarity_cost_time_linear_in_depth() {
     );
     let (e, a) = (Tree::from_value(&ev), Tree::from_value(&av));
     let null = Tree::from_value(&Value::Null);
-    let texts = super::Texts::default();
+    let texts = super::Texts::new(e.root(), a.root());
     for (e, a) in [(e.root(), e.root()), (e.root(), a.root())] {
         let walk = super::Walk::new(&rules, Keep::Failed, true, null.root(), &texts);
         let steps = std::rc::Rc::clone(&walk.steps);
@@ -732,7 +732,7 @@ fn similarity_walks_within_similarity_walks_stop_at_the_step_budget() {
     let (ev, av) = (nested_grid(24, 0), nested_grid(24, 1));
     let (e, a) = (Tree::from_value(&ev), Tree::from_value(&av));
     let null = Tree::from_value(&Value::Null);
-    let texts = super::Texts::default();
+    let texts = super::Texts::new(e.root(), a.root());
     let run = |budget: u64| {
         let mut walk = super::Walk::new(&rules, Keep::Failed, true, null.root(), &texts);
         walk.budget = budget;

@@ -485,6 +485,22 @@ impl<'t> Node<'t> {
         false
     }
 
+    /// Levels of containers in the node, an empty one counted (a scalar
+    /// is 0, `[]` and `[1]` are 1), as the readers' depth limits count
+    /// them. Iterative.
+    pub fn depth(self) -> usize {
+        let mut deepest = 0;
+        let mut stack = vec![(self, 1usize)];
+        while let Some((n, d)) = stack.pop() {
+            if n.is_container() {
+                deepest = deepest.max(d);
+                stack.extend(n.items().map(|c| (c, d + 1)));
+                stack.extend(n.entries().map(|(_, c)| (c, d + 1)));
+            }
+        }
+        deepest
+    }
+
     /// Compact JSON text of the node; a node nesting deeper than 64 levels
     /// is summarised (`<array nested deeper than 64 levels>`), as
     /// [`crate::json::compact`] does for values.

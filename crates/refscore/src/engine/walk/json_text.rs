@@ -32,19 +32,6 @@ pub(in crate::engine) struct Texts<'v> {
     read: RefCell<FxHashMap<NodeId, Option<Node<'v>>>>,
 }
 
-/// Levels of containers in `v` (a scalar: 0), counted without recursion.
-fn nesting(v: Node<'_>) -> usize {
-    let mut deepest = 0;
-    let mut stack = vec![(v, 1usize)];
-    while let Some((v, d)) = stack.pop() {
-        if v.is_container() {
-            deepest = deepest.max(d);
-            stack.extend(v.items().chain(v.entries().map(|(_, x)| x)).map(|x| (x, d + 1)));
-        }
-    }
-    deepest
-}
-
 impl<'v> Texts<'v> {
     /// No text read yet, for comparing `expected` with `actual`.
     pub(in crate::engine) fn new(expected: Node<'v>, actual: Node<'v>) -> Self {
@@ -61,7 +48,7 @@ impl<'v> Texts<'v> {
         if let Some(&known) = self.read.borrow().get(&text.id()) {
             return known;
         }
-        let depth = *self.depth.get_or_init(|| nesting(self.roots.0).max(nesting(self.roots.1)));
+        let depth = *self.depth.get_or_init(|| self.roots.0.depth().max(self.roots.1.depth()));
         let root = crate::fast_json::read_within(s, depth)
             .map(|t| self.trees.get_or_init(typed_arena::Arena::new).alloc(t).root());
         self.read.borrow_mut().insert(text.id(), root);

@@ -277,6 +277,9 @@ pub struct Evaluation {
     /// Per-field tallies of a JSON comparison, when the evaluator was
     /// built to gather them ([`crate::metrics::BuildContext::field_tallies`]).
     pub fields: Vec<FieldTally>,
+    /// Comparisons left out of [`Evaluation::fields`]: their paths were
+    /// too long to print (see [`crate::limits::MAX_KEPT_PATH_BYTES`]).
+    pub fields_dropped: u64,
     /// How each input was decoded into JSON (input name → decision), and
     /// the keys its JSON repeated, for the execution details.
     pub decoded: Map<String, Value>,

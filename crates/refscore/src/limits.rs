@@ -88,6 +88,22 @@ pub const MAX_EMBEDDED_FIELDS: usize = 4_096;
 /// not kept.
 pub const MAX_KEPT_DETAILS: usize = 10_000;
 
+/// The most bytes of printed paths one comparison of a JSON metric keeps:
+/// 1 MiB, for its details, and again for its per-field tallies (the run's
+/// field table). A detail's path is measured as printed without quotes
+/// ([`crate::path::Seg::plain_len`]: a key that needs quotes prints four
+/// bytes more, and its escapes); a field's path as printed.
+///
+/// A path is as long as the node is deep, and every compared leaf below a
+/// long key repeats it: a 0.9 MB row whose 20,000 differing leaves sat
+/// under one 200 KB key made 4 GB of details and field paths (75 s, 19 GB
+/// of memory), and an object nested 20,000 levels with a leaf at each
+/// made 500 MB. Past this, details are omitted as past
+/// [`MAX_KEPT_DETAILS`] (counted, still scored, one closing `+ N more`
+/// detail), and the comparisons of fields whose paths did not fit are
+/// counted in the run's `fields_dropped` instead of its field table.
+pub const MAX_KEPT_PATH_BYTES: usize = 1 << 20;
+
 /// Why a row read from a file was refused: its `part` (`line`, `element`,
 /// `record`) is `length` bytes long, over `limit`; the one message every
 /// dataset reader gives.

@@ -22,6 +22,20 @@ pub enum Seg<'a> {
 }
 
 impl Seg<'_> {
+    /// The bytes the segment's printed form takes when its key needs no
+    /// quotes: a key's length and its dot, an index's digits and brackets.
+    /// Cheaper than [`printed_len`] (the key is not read), and short of it
+    /// by the quotes and escapes of a quoted key.
+    pub fn plain_len(self) -> usize {
+        match self {
+            Seg::Key(k) => 1 + k.len(),
+            other => {
+                let i = other.index().unwrap_or(0);
+                2 + i.checked_ilog10().map_or(1, |d| d as usize + 1)
+            }
+        }
+    }
+
     /// The index a path shows for an element: the reference's, else the
     /// output's.
     pub fn index(self) -> Option<usize> {
@@ -227,6 +241,26 @@ pub fn push_seg(out: &mut String, seg: Seg<'_>) {
     }
 }
 
+/// The length in bytes of `seg` as [`push_seg`] writes it, without
+/// writing it.
+pub fn printed_len(seg: Seg<'_>) -> usize {
+    match seg {
+        Seg::Key(k) if is_identifier(k) => 1 + k.len(),
+        Seg::Key(k) => {
+            let escapes: usize = k
+                .bytes()
+                .map(|b| match b {
+                    b'\'' | b'\\' => 1,
+                    b if b < 0x20 => 5,
+                    _ => 0,
+                })
+                .sum();
+            4 + k.len() + escapes
+        }
+        other => other.plain_len(),
+    }
+}
+
 /// Whether `key` can be written after a dot: a letter or `_`, then letters,
 /// digits or `_` (ASCII or not).
 pub fn is_identifier(key: &str) -> bool {
@@ -266,6 +300,30 @@ const WORD: [bool; 256] = {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printed_len_is_the_length_push_seg_writes() {
+        let segs = [
+            Seg::Key("price"),
+            Seg::Key("a b"),
+            Seg::Key("it's\\ \u{1}"),
+            Seg::Key(""),
+            Seg::Key("ünïcode"),
+            Seg::Index(0),
+            Seg::Index(9),
+            Seg::Index(10),
+            Seg::Index(123_456),
+            Seg::Pair { expected: None, actual: Some(77) },
+            Seg::Pair { expected: None, actual: None },
+        ];
+        for seg in segs {
+            let mut out = String::new();
+            push_seg(&mut out, seg);
+            assert_eq!(printed_len(seg), out.len(), "{seg:?}: {out}");
+            let quoted = matches!(seg, Seg::Key(k) if !is_identifier(k));
+            assert_eq!(seg.plain_len() == out.len(), !quoted, "{seg:?}: {out}");
+        }
+    }
 
     #[test]
     fn formats() {

@@ -184,3 +184,58 @@ fn a_rules_file_of_unknown_extension_is_refused_before_it_is_read() {
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("unknown rules file extension `txt`"), "{}", stderr(&o));
 }
+
+/// Every differing leaf under one long key repeats the key in its path:
+/// a row of 0.4 MB with 400 such leaves made 160 MB of details and field
+/// paths (the square of the row's size). The details and field paths
+/// written stay within `MAX_KEPT_PATH_BYTES` per comparison; the leaves
+/// are all still scored, and those left out of the field table are
+/// counted in `fields_dropped`.
+#[test]
+fn paths_under_a_long_key_are_written_within_their_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let key = "k".repeat(200_000);
+    let side = |v: u32| {
+        let fields: Vec<String> = (0..400).map(|i| format!("\"f{i}\": {v}")).collect();
+        format!("{{\"{key}\": {{{}}}}}", fields.join(", "))
+    };
+    let rows = format!(
+        "{{\"id\": \"long\", \"output\": {}, \"reference\": {}}}\n{{\"id\": \"short\", \"output\": {{\"a\": 1}}, \"reference\": {{\"a\": 2}}}}\n",
+        side(1),
+        side(2)
+    );
+    write(d, "data.jsonl", &rows);
+    write(d, "suite.yaml", "dataset: data.jsonl\nevaluators:\n  - metric: json_match\n");
+    let o = bounded(d, &["run", "suite.yaml", "-o", "out", "--no-store"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let limit = refscore::limits::MAX_KEPT_PATH_BYTES as u64;
+    let results = std::fs::metadata(d.join("out/results.jsonl")).unwrap().len();
+    // One row's details, the other's, and the values and messages beside them.
+    assert!(results < 3 * limit, "results.jsonl is {results} bytes");
+    let summary = std::fs::read_to_string(d.join("out/summary.json")).unwrap();
+    assert!((summary.len() as u64) < 3 * limit, "summary.json is {} bytes", summary.len());
+    let s: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    let dropped = s["fields_dropped"].as_u64().unwrap_or(0);
+    let tallied: u64 = s["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["path"].as_str().is_some_and(|p| p.contains("kkk")))
+        .map(|f| f["total"].as_u64().unwrap())
+        .sum();
+    assert!(dropped > 0 && tallied > 0, "dropped {dropped}, tallied {tallied}");
+    assert_eq!(dropped + tallied, 400);
+    let first: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(d.join("out/results.jsonl")).unwrap().lines().next().unwrap(),
+    )
+    .unwrap();
+    let score = &first["scores"][0];
+    assert_eq!(score["score"].as_f64(), Some(0.0), "{}", score["explanation"]);
+    let details = score["details"].as_array().unwrap();
+    assert!(
+        details.last().unwrap()["check"].as_str().unwrap().starts_with('+'),
+        "{}",
+        details.len()
+    );
+}

@@ -8,7 +8,11 @@ use serde::Serialize;
 
 use super::Counts;
 use crate::detail::Outcome;
-use crate::path::{Seg, push_seg};
+use crate::limits::MAX_KEPT_PATH_BYTES;
+use crate::path::{Seg, printed_len, push_seg};
+
+/// An array element's segment in a field's path.
+const WILDCARD: &str = "[*]";
 
 /// How the comparisons at one field path came out, within one document.
 ///
@@ -67,11 +71,23 @@ struct FieldNode<'v> {
     cursor: u32,
     /// How many children it has.
     kids: u32,
+    /// An upper bound on the length of its printed path (saturating).
+    bound: u32,
 }
 
 impl<'v> FieldNode<'v> {
-    fn new(parent: u32, seg: Option<&'v str>) -> Self {
-        FieldNode { parent, seg, counted: None, first: 0, last: 0, next: 0, cursor: 0, kids: 0 }
+    fn new(parent: u32, seg: Option<&'v str>, bound: u32) -> Self {
+        FieldNode {
+            parent,
+            seg,
+            counted: None,
+            first: 0,
+            last: 0,
+            next: 0,
+            cursor: 0,
+            kids: 0,
+            bound,
+        }
     }
 }
 
@@ -86,7 +102,7 @@ const TYPICAL_FIELDS: usize = 32;
 impl<'v> FieldTallies<'v> {
     pub(super) fn new() -> Self {
         let mut nodes = Vec::with_capacity(2 * TYPICAL_FIELDS);
-        nodes.push(FieldNode::new(0, None));
+        nodes.push(FieldNode::new(0, None, 1));
         let mut stack = Vec::with_capacity(16);
         stack.push(0);
         FieldTallies {
@@ -145,7 +161,8 @@ impl<'v> FieldTallies<'v> {
     /// Adds a child of `parent`; its index.
     fn add(&mut self, parent: u32, seg: Option<&'v str>) -> u32 {
         let at = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
-        self.nodes.push(FieldNode::new(parent, seg));
+        let above = self.node(parent).map_or(1, |p| p.bound);
+        self.nodes.push(FieldNode::new(parent, seg, above.saturating_add(seg_bound(seg))));
         let Some(p) = self.nodes.get_mut(parent as usize) else { return at };
         let last = p.last;
         if p.first == 0 {
@@ -193,21 +210,30 @@ impl<'v> FieldTallies<'v> {
         }
     }
 
-    /// The tallies, in the order their paths were first counted.
-    pub(super) fn finish(self) -> Vec<FieldTally> {
+    /// The tallies, in the order their paths were first counted, and the
+    /// comparisons of those left out: the tallies' paths print to at most
+    /// [`MAX_KEPT_PATH_BYTES`] together, the shortest kept first.
+    pub(super) fn finish(self) -> (Vec<FieldTally>, u64) {
+        // Whether a path has counts or a descendant with counts (children
+        // come after their parents in `nodes`), and a bound on the bytes
+        // of the printed paths of both kinds: printing every wanted path
+        // once, each from its parent's, costs their sum.
+        let mut wanted: Vec<bool> = self.nodes.iter().map(|n| n.counted.is_some()).collect();
+        let mut printing = 0usize;
+        for n in (1..self.nodes.len()).rev() {
+            if wanted[n] {
+                let node = &self.nodes[n];
+                wanted[node.parent as usize] = true;
+                printing = printing.saturating_add(node.bound as usize);
+            }
+        }
+        if printing > MAX_KEPT_PATH_BYTES {
+            return self.finish_within_limit();
+        }
         // Every printed path, one after another; a node's place in it,
         // once printed (a parent is always printed before its child, and
         // was created before it).
-        // Whether a path has counts or a descendant with counts: children
-        // come after their parents in `nodes`.
-        let mut wanted: Vec<bool> = self.nodes.iter().map(|n| n.counted.is_some()).collect();
-        for n in (1..self.nodes.len()).rev() {
-            if wanted[n] {
-                let parent = self.nodes[n].parent as usize;
-                wanted[parent] = true;
-            }
-        }
-        let mut printed = String::with_capacity(32 * self.nodes.len());
+        let mut printed = String::with_capacity(printing + 1);
         printed.push('$');
         let mut place: Vec<Option<(usize, usize)>> = vec![None; self.nodes.len()];
         if let Some(root) = place.first_mut() {
@@ -224,11 +250,12 @@ impl<'v> FieldTallies<'v> {
             printed.extend_from_within(start..start + len);
             match node.seg {
                 Some(k) => push_seg(&mut printed, Seg::Key(k)),
-                None => printed.push_str("[*]"),
+                None => printed.push_str(WILDCARD),
             }
             place[n] = Some((at, printed.len() - at));
         }
-        self.counts
+        let tallies = self
+            .counts
             .into_iter()
             .map(|(at, counts)| {
                 let path = place
@@ -240,8 +267,68 @@ impl<'v> FieldTallies<'v> {
                     .to_owned();
                 FieldTally { path, counts }
             })
-            .collect()
+            .collect();
+        (tallies, 0)
     }
+
+    /// [`FieldTallies::finish`] when printing every path from its
+    /// parent's could pass the limit (a document thousands of levels
+    /// deep, or many fields under a long key): each path's exact length,
+    /// then the shortest paths that fit within [`MAX_KEPT_PATH_BYTES`]
+    /// together, each printed on its own (no path of a node without
+    /// counts is printed).
+    fn finish_within_limit(self) -> (Vec<FieldTally>, u64) {
+        let mut len = vec![1usize; self.nodes.len()];
+        for (n, node) in self.nodes.iter().enumerate().skip(1) {
+            let last = node.seg.map_or(WILDCARD.len(), |k| printed_len(Seg::Key(k)));
+            len[n] = len.get(node.parent as usize).copied().unwrap_or(1).saturating_add(last);
+        }
+        let mut order: Vec<usize> = (0..self.counts.len()).collect();
+        order.sort_by_key(|&i| len[self.counts[i].0 as usize]);
+        let mut kept = vec![false; self.counts.len()];
+        let mut used = 0usize;
+        for i in order {
+            let l = len[self.counts[i].0 as usize];
+            if used.saturating_add(l) > MAX_KEPT_PATH_BYTES {
+                break;
+            }
+            used += l;
+            kept[i] = true;
+        }
+        let mut dropped = 0;
+        let mut chain = Vec::new();
+        let mut tallies = Vec::new();
+        for ((at, counts), kept) in self.counts.iter().zip(kept) {
+            if !kept {
+                dropped += counts.total();
+                continue;
+            }
+            chain.clear();
+            let mut n = *at;
+            while n != 0 {
+                chain.push(n);
+                n = self.nodes[n as usize].parent;
+            }
+            let mut path = String::with_capacity(len[*at as usize]);
+            path.push('$');
+            for &c in chain.iter().rev() {
+                match self.nodes[c as usize].seg {
+                    Some(k) => push_seg(&mut path, Seg::Key(k)),
+                    None => path.push_str(WILDCARD),
+                }
+            }
+            tallies.push(FieldTally { path, counts: *counts });
+        }
+        (tallies, dropped)
+    }
+}
+
+/// An upper bound on the printed length of a path's last segment `seg`
+/// (`None`: `[*]`), found without reading the key: a byte of a key prints
+/// as at most six (`\u0001`), and quotes and brackets add four.
+fn seg_bound(seg: Option<&str>) -> u32 {
+    let len = seg.map_or(WILDCARD.len(), |k| k.len().saturating_mul(6).saturating_add(4));
+    u32::try_from(len).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]
@@ -263,7 +350,8 @@ mod tests {
         f.record(Outcome::Missing, 0.0);
         f.leave();
         f.leave();
-        let t = f.finish();
+        let (t, dropped) = f.finish();
+        assert_eq!(dropped, 0);
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].path, "$.items[*].price");
         assert_eq!((t[0].counts.total(), t[0].counts.matched, t[0].counts.partial), (3, 2, 1));
@@ -299,11 +387,40 @@ mod tests {
             }
         }
         f.leave();
-        let t = f.finish();
+        let (t, dropped) = f.finish();
+        assert_eq!(dropped, 0);
         assert_eq!(t.len(), 40);
         for (i, tally) in t.iter().enumerate() {
             assert_eq!(tally.path, format!("$.items[*].k{i}"));
             assert_eq!((tally.counts.matched, tally.counts.wrong), (3, 2), "{}", tally.path);
         }
+    }
+
+    /// A field at every level of a document nested 30,000 levels deep:
+    /// printing each path from its parent's would write 900 MB. The
+    /// shortest paths are kept, within the limit; the rest are counted.
+    #[test]
+    fn paths_past_the_limit_keep_the_shortest_and_count_the_rest() {
+        let depth = 30_000;
+        let mut f = FieldTallies::new();
+        for _ in 0..depth {
+            f.enter(Seg::Key("n"));
+        }
+        for _ in 0..depth {
+            f.enter(Seg::Key("v"));
+            f.record(Outcome::ValueMismatch, 0.0);
+            f.leave();
+            f.leave();
+        }
+        let (t, dropped) = f.finish();
+        let printed: usize = t.iter().map(|t| t.path.len()).sum();
+        assert!(printed <= MAX_KEPT_PATH_BYTES, "{printed}");
+        assert_eq!(t.len() as u64 + dropped, depth as u64);
+        // The field below `k` levels prints in 2k + 3 bytes: those of the
+        // 1,022 shallowest fit in 1 MiB, kept in the order first counted.
+        assert_eq!(t.len(), 1_022);
+        assert_eq!(t.last().map(|t| t.path.as_str()), Some("$.n.v"));
+        assert_eq!(t.first().map(|t| t.path.len()), Some(2 * 1_022 + 3));
+        assert!(t.iter().all(|t| t.path.ends_with(".n.v")));
     }
 }

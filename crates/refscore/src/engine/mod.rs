@@ -137,6 +137,10 @@ pub struct Comparison {
     pub omitted: u64,
     /// Per-field tallies, when asked for.
     pub fields: Vec<FieldTally>,
+    /// Comparisons of fields left out of [`Comparison::fields`] because
+    /// their paths, printed, would pass
+    /// [`crate::limits::MAX_KEPT_PATH_BYTES`].
+    pub fields_dropped: u64,
     /// Why the score is not to be trusted: an array with more unmatched
     /// elements (or elements sharing a key) than can be paired by
     /// similarity (more than 65,536 pairs, 256 × 256, to weigh), whose

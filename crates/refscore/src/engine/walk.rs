@@ -130,8 +130,14 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     path: RefCell<Vec<Seg<'v>>>,
     counts: Counts,
     records: Vec<Record>,
-    /// Records not kept: past [`crate::limits::MAX_KEPT_DETAILS`].
+    /// Records not kept: past [`crate::limits::MAX_KEPT_DETAILS`] or
+    /// [`crate::limits::MAX_KEPT_PATH_BYTES`].
     omitted: u64,
+    /// Printed bytes of the kept records' paths, and whether one did not
+    /// fit within [`crate::limits::MAX_KEPT_PATH_BYTES`] (no record is
+    /// kept after it).
+    kept_path_bytes: usize,
+    paths_full: bool,
     fields: Option<FieldTallies<'v>>,
     relabel: Option<Outcome>,
     element: bool,
@@ -207,6 +213,8 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             counts: Counts::default(),
             records: Vec::new(),
             omitted: 0,
+            kept_path_bytes: 0,
+            paths_full: false,
             fields: fields.then(FieldTallies::new),
             relabel: None,
             element: false,
@@ -332,12 +340,14 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         self.equal_subtrees = self.counts_equal_subtrees(weights.is_some());
         let rule = self.rule();
         let tally = if rule.ignore { Tally::ZERO } else { self.walk(e, a, w, rule) };
+        let (fields, fields_dropped) = self.fields.map(FieldTallies::finish).unwrap_or_default();
         Comparison {
             tally,
             counts: self.counts,
             records: self.records,
             omitted: self.omitted,
-            fields: self.fields.map(FieldTallies::finish).unwrap_or_default(),
+            fields,
+            fields_dropped,
             over_limit: self.over_limit.take(),
         }
     }
@@ -401,11 +411,17 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         if let Some(f) = &mut self.fields {
             f.record(outcome, score);
         }
-        if self.keeps(outcome) && self.records.len() >= crate::limits::MAX_KEPT_DETAILS {
-            self.omitted += 1;
-        } else if self.keeps(outcome) {
+        if !self.keeps(outcome) {
+            return;
+        }
+        let path = if self.records.len() < crate::limits::MAX_KEPT_DETAILS {
+            self.kept_path()
+        } else {
+            None
+        };
+        if let Some(path) = path {
             self.records.push(Record {
-                path: JsonPath::from_segs(&self.path.borrow()),
+                path,
                 expected: e.map(|v| truncate(&shown(v, outcome))),
                 actual: a.map(|v| truncate(&shown(v, outcome))),
                 outcome,
@@ -414,7 +430,28 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 element: self.element,
                 note,
             });
+        } else {
+            self.omitted += 1;
         }
+    }
+
+    /// The path of the node being compared, owned, for a record to keep;
+    /// `None` once the kept records' paths would pass
+    /// [`crate::limits::MAX_KEPT_PATH_BYTES`] (and for every record after
+    /// that one, so that no path is measured twice). A path is measured
+    /// by [`Seg::plain_len`]: the bytes its keys and indices hold.
+    pub(super) fn kept_path(&mut self) -> Option<JsonPath> {
+        if self.paths_full {
+            return None;
+        }
+        let path = self.path.borrow();
+        let bytes = 1 + path.iter().map(|s| s.plain_len()).sum::<usize>();
+        if self.kept_path_bytes + bytes > crate::limits::MAX_KEPT_PATH_BYTES {
+            self.paths_full = true;
+            return None;
+        }
+        self.kept_path_bytes += bytes;
+        Some(JsonPath::from_segs(&path))
     }
 
     fn enter(&mut self, seg: Seg<'v>) {

@@ -304,13 +304,16 @@ fn compare_pair<M: JsonMetric + ?Sized>(
             // neither details nor field statistics.
             if score.is_invalid() {
                 c.fields.clear();
+                c.fields_dropped = 0;
             } else if m.settings().keep != Keep::None {
                 score.details = details;
                 if c.omitted > 0 {
                     score.details.push(crate::metric_result::more_entry(c.omitted));
                 }
             }
-            Ok(finish(score, c.fields, decoded))
+            let mut e = finish(score, c.fields, decoded);
+            e.fields_dropped = c.fields_dropped;
+            Ok(e)
         }
         Ok(Err(reason)) => {
             let score = Score::invalid(m.spec().name, reason).with_direction(m.spec().direction);
@@ -334,7 +337,7 @@ fn finish(
     if !decoded.is_empty() {
         score.metadata.insert(String::from("decode"), Value::Object(decoded.clone()));
     }
-    Evaluation { scores: vec![score], fields, decoded }
+    Evaluation { scores: vec![score], fields, decoded, ..Evaluation::default() }
 }
 
 /// Frees a decoded side without deep recursion.

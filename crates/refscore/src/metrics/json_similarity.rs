@@ -307,6 +307,7 @@ impl JsonSimilarity {
             all.records.append(&mut c.records);
             all.omitted += c.omitted;
             all.fields.append(&mut c.fields);
+            all.fields_dropped += c.fields_dropped;
         }
         Ok(all)
     }

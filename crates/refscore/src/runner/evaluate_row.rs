@@ -29,6 +29,8 @@ pub(super) struct Evaluated {
     pub(super) outcomes: Vec<(EvalOutcome, std::ops::Range<usize>)>,
     /// Per evaluator: the per-field tallies of its comparison.
     pub(super) tallies: Vec<Vec<FieldTally>>,
+    /// Comparisons of the row left out of the tallies (paths too long).
+    pub(super) fields_dropped: u64,
     pub(super) unreadable: bool,
     /// What the summary needs of the row (filled after evaluation).
     pub(super) record: Option<RowRecord>,
@@ -68,6 +70,7 @@ pub(super) fn evaluate_item(
             line: String::new(),
             outcomes: Vec::new(),
             tallies: Vec::new(),
+            fields_dropped: 0,
             unreadable: true,
             record: None,
         },
@@ -207,6 +210,7 @@ fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: Option<usize>) -> 
     let mut passed = BTreeMap::new();
     let mut outcomes = Vec::with_capacity(suite.evaluators.len());
     let mut tallies = Vec::with_capacity(suite.evaluators.len());
+    let mut fields_dropped = 0;
     for ev in &suite.evaluators {
         let t0 = Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| row.evaluate(ev)));
@@ -218,6 +222,7 @@ fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: Option<usize>) -> 
                 let first = scores.len();
                 decode = own.decoded;
                 fields = own.fields;
+                fields_dropped += own.fields_dropped;
                 let outcome = add_scores(ev, own.scores, &mut scores);
                 if let (Some(t), EvalOutcome::Score(x)) = (ev.threshold, outcome) {
                     passed.insert(ev.name.clone(), passes(ev.direction(), t, x));
@@ -281,6 +286,7 @@ fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: Option<usize>) -> 
         },
         outcomes,
         tallies,
+        fields_dropped,
         unreadable: false,
         record: None,
     }

@@ -85,11 +85,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                             && !matches!(align, Align::Positional | Align::SetIfScalars)
                             && ea[i].is_container()
                             && self.records[at..].iter().any(|x| x.outcome != Outcome::Match)
+                            && let Some(path) = self.kept_path()
                         {
                             let ids = ids.get_or_init(|| Identities::new(ea, aa));
                             let note = self.pair_note(ea, aa, (i, j), align, ids);
                             let rec = Record {
-                                path: JsonPath::from_segs(&self.path.borrow()),
+                                path,
                                 expected: None,
                                 actual: None,
                                 outcome: Outcome::Match,

@@ -835,3 +835,79 @@ fn a_10000_deep_document_does_not_overflow_the_stack() {
         .join()
         .expect("no stack overflow");
 }
+
+/// Printed bytes of the kept records' paths.
+fn kept_path_bytes(c: &Comparison) -> usize {
+    c.records.iter().map(|r| r.path.to_string().len()).sum()
+}
+
+/// Every leaf under one long key repeats it in its path: past
+/// `MAX_KEPT_PATH_BYTES`, records are omitted and counted, and the field
+/// tallies whose paths did not fit are counted as dropped; the score and
+/// counts still see every leaf.
+#[test]
+fn paths_under_a_long_key_are_kept_within_their_byte_budget() {
+    let key = "k".repeat(100_000);
+    let leaves = 60;
+    let side = |v: u64| {
+        let inner: serde_json::Map<String, Value> =
+            (0..leaves).map(|i| (format!("f{i}"), json!(v))).collect();
+        json!({ key.clone(): inner })
+    };
+    let (e, a) = (side(1), side(2));
+    let c = compare(&Exact(sum()), &e, &a, None, Keep::Failed, true);
+    let limit = crate::limits::MAX_KEPT_PATH_BYTES;
+    assert_eq!(c.counts.wrong, leaves);
+    assert!(!c.records.is_empty() && c.records.len() < 11, "{}", c.records.len());
+    assert!(kept_path_bytes(&c) <= limit);
+    assert_eq!(c.records.len() as u64 + c.omitted, leaves);
+    let printed: usize = c.fields.iter().map(|f| f.path.len()).sum();
+    assert!(!c.fields.is_empty() && printed <= limit, "{printed}");
+    let tallied: u64 = c.fields.iter().map(|f| f.counts.total()).sum();
+    assert_eq!(tallied + c.fields_dropped, leaves);
+    assert!(c.fields_dropped > 0);
+    // Short paths are all kept.
+    let short = compare(
+        &Exact(sum()),
+        &json!({"a": [1, 2]}),
+        &json!({"a": [3, 4]}),
+        None,
+        Keep::Failed,
+        true,
+    );
+    assert_eq!((short.records.len(), short.omitted, short.fields_dropped), (2, 0, 0));
+}
+
+/// An object nested 20,000 levels with a differing leaf at each: the
+/// kept paths and the field paths stay within the budget (they were the
+/// square of the depth: 400 MB).
+#[test]
+fn paths_of_a_deep_document_are_kept_within_their_byte_budget() {
+    let nest = |leaf: u64| {
+        let mut text = String::new();
+        let depth = 20_000;
+        for _ in 0..depth {
+            text.push_str(&format!("{{\"v\":{leaf},\"n\":"));
+        }
+        text.push_str("null");
+        text.push_str(&"}".repeat(depth));
+        text
+    };
+    let (e, a) = (nest(1), nest(2));
+    let (e, a) =
+        (crate::fast_json::read_deep(&e).unwrap(), crate::fast_json::read_deep(&a).unwrap());
+    let c =
+        crate::engine::compare_nodes(&Exact(sum()), e.root(), a.root(), None, Keep::Failed, true);
+    let limit = crate::limits::MAX_KEPT_PATH_BYTES;
+    assert_eq!(c.counts.wrong, 20_000);
+    assert!(kept_path_bytes(&c) <= limit);
+    assert_eq!(c.records.len() as u64 + c.omitted, 20_000);
+    // `n` is walked before `v`: the deepest paths (40 KB) come first.
+    assert!(c.records.len() > 20, "{}", c.records.len());
+    let printed: usize = c.fields.iter().map(|f| f.path.len()).sum();
+    assert!(printed <= limit, "{printed}");
+    // The shallowest fields are kept: `$.v`, `$.n.v`, ...
+    assert!(c.fields.len() > 1_000 && c.fields.iter().any(|f| f.path == "$.v"));
+    let tallied: u64 = c.fields.iter().map(|f| f.counts.total()).sum();
+    assert_eq!(tallied + c.fields_dropped, 20_000 + 1);
+}

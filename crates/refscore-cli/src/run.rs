@@ -446,7 +446,13 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     for e in &warnings.evaluators {
         for w in &e.warnings {
             let (name, w) = (crate::table::printable(&e.name), crate::table::printable(w));
-            writeln!(err, "warning: {name}: {w}{caveat}")?;
+            // A warning names its metric; an evaluator named after its
+            // metric is named once.
+            if w.strip_prefix(name.as_ref()).is_some_and(|rest| rest.starts_with(": ")) {
+                writeln!(err, "warning: {w}{caveat}")?;
+            } else {
+                writeln!(err, "warning: {name}: {w}{caveat}")?;
+            }
         }
     }
     // A run from a pipe or a device cannot be resumed (see `resume`).

@@ -272,3 +272,24 @@ fn a_dataset_written_during_the_run_fails_it() {
         }
     }
 }
+
+/// A warning names its metric; an evaluator named after its metric (no
+/// `name:`) is named once (it read `json_match: json_match: …`).
+#[test]
+fn an_evaluator_named_after_its_metric_is_named_once_in_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "data.jsonl", "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n");
+    write(
+        d,
+        "suite.yaml",
+        "dataset: data.jsonl\nevaluators:\n  - metric: json_match\n    options:\n      rules:\n        rules:\n          - {path: $.never, weight: 1}\n",
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", "suite.yaml", "-o", "out", "--no-store", "--quiet"])
+        .current_dir(d)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(warnings(&o), ["warning: json_match: rule selector `$.never` matched nothing"]);
+}

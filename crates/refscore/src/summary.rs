@@ -9,7 +9,7 @@ pub(crate) use fields::FieldStats;
 
 use serde::{Deserialize, Serialize};
 
-pub use fields::{FieldStat, MAX_FIELDS_PER_EVALUATOR};
+pub use fields::{FieldStat, MAX_FIELD_PATH_BYTES, MAX_FIELDS_PER_EVALUATOR};
 pub use gate::{Gate, GateCheck, GateResult};
 pub use stats::EXACT_LIMIT;
 
@@ -40,8 +40,10 @@ pub struct RunSummary {
     pub row_score: Option<RowScoreSummary>,
     /// Per-field statistics of the JSON metrics, worst accuracy first.
     pub fields: Vec<FieldStat>,
-    /// Field details not tallied because an evaluator reached
-    /// [`MAX_FIELDS_PER_EVALUATOR`] distinct paths.
+    /// Field comparisons not tallied: an evaluator had reached
+    /// [`MAX_FIELDS_PER_EVALUATOR`] distinct paths, the table
+    /// [`MAX_FIELD_PATH_BYTES`] of paths, or a comparison
+    /// [`crate::limits::MAX_KEPT_PATH_BYTES`] of field paths.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub fields_dropped: u64,
     /// The gate's verdict.

@@ -239,3 +239,34 @@ fn paths_under_a_long_key_are_written_within_their_limit() {
         details.len()
     );
 }
+
+/// Each row's field has a 20 KB key of its own: the run's field table
+/// holds `MAX_FIELD_PATH_BYTES` of paths and counts the rest as dropped
+/// (3,000 such rows made a 61 MB `summary.json`, near the size `report`
+/// reads back).
+#[test]
+fn the_field_table_holds_paths_within_its_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows = 1_000;
+    let mut text = String::new();
+    for i in 0..rows {
+        let key = format!("{i:06}{}", "q".repeat(20_000));
+        text.push_str(&format!(
+            "{{\"id\": {i}, \"output\": {{\"{key}\": 1}}, \"reference\": {{\"{key}\": 2}}}}\n"
+        ));
+    }
+    write(d, "data.jsonl", &text);
+    write(d, "suite.yaml", "dataset: data.jsonl\nevaluators:\n  - metric: json_match\n");
+    let o = bounded(d, &["run", "suite.yaml", "-o", "out", "--no-store", "--quiet"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let summary = std::fs::read_to_string(d.join("out/summary.json")).unwrap();
+    let s: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    let fields = s["fields"].as_array().unwrap();
+    let bytes: usize = fields.iter().map(|f| f["path"].as_str().unwrap().len()).sum();
+    assert!(bytes <= refscore::summary::MAX_FIELD_PATH_BYTES, "{bytes}");
+    let dropped = s["fields_dropped"].as_u64().unwrap_or(0);
+    assert!(dropped > 0, "{} fields, {bytes} bytes", fields.len());
+    assert_eq!(fields.len() as u64 + dropped, rows);
+    assert!(summary.len() < 2 * refscore::summary::MAX_FIELD_PATH_BYTES, "{}", summary.len());
+}

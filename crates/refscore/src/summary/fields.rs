@@ -13,6 +13,13 @@ use crate::engine::{Counts, FieldTally};
 /// cannot grow memory without bound.
 pub const MAX_FIELDS_PER_EVALUATOR: usize = 10_000;
 
+/// The most bytes of paths the run's field table holds, over all its
+/// evaluators: 16 MiB. Paths are as long as their keys: 3,000 rows with a
+/// 20 KB key of their own made a 61 MB `summary.json`, and 10,000 paths of
+/// up to 1 MiB each (the most one comparison keeps) could make 10 GB.
+/// Further paths are counted in `RunSummary::fields_dropped` only.
+pub const MAX_FIELD_PATH_BYTES: usize = 16 << 20;
+
 /// Row ids kept as examples of a failing field.
 const EXAMPLES: usize = 3;
 
@@ -125,8 +132,10 @@ struct OwnedField {
 pub(crate) struct FieldStats {
     /// Per evaluator index: path → accumulator.
     fields: Vec<FxHashMap<String, Acc>>,
-    /// Details whose path was not tracked (over the cap).
+    /// Details whose path was not tracked (over the caps).
     pub(crate) dropped: u64,
+    /// Bytes of the paths tracked, over all evaluators.
+    path_bytes: usize,
 }
 
 impl FieldStats {
@@ -139,19 +148,23 @@ impl FieldStats {
         tallies: &[FieldTally],
     ) {
         for t in tallies {
-            self.with_slot(evaluator, &t.path, |acc| {
+            let tracked = self.with_slot(evaluator, &t.path, |acc| {
                 acc.counts.add(&t.counts);
                 acc.credit += credit_units(t.counts.credit);
                 if t.failed() {
                     acc.example(row, row_id);
                 }
             });
+            if !tracked {
+                self.dropped += t.counts.total();
+            }
         }
     }
 
     /// Hands the accumulator for `path` to `f` and returns `true`, unless
-    /// the evaluator's cap is reached (then the detail is counted as
-    /// dropped). One lookup when the path is known, as it nearly always is.
+    /// the path is new and the evaluator's cap of paths or the table's of
+    /// path bytes is reached. One lookup when the path is known, as it
+    /// nearly always is.
     fn with_slot(&mut self, evaluator: usize, path: &str, f: impl FnOnce(&mut Acc)) -> bool {
         if self.fields.len() <= evaluator {
             self.fields.resize_with(evaluator + 1, FxHashMap::default);
@@ -161,10 +174,12 @@ impl FieldStats {
             f(acc);
             return true;
         }
-        if map.len() >= MAX_FIELDS_PER_EVALUATOR {
-            self.dropped += 1;
+        if map.len() >= MAX_FIELDS_PER_EVALUATOR
+            || self.path_bytes + path.len() > MAX_FIELD_PATH_BYTES
+        {
             return false;
         }
+        self.path_bytes += path.len();
         f(map.entry(path.to_owned()).or_default());
         true
     }
@@ -176,8 +191,7 @@ impl FieldStats {
             for (path, acc) in map {
                 let total = acc.counts.total();
                 if !self.with_slot(ev, &path, |mine| mine.merge(acc)) {
-                    // `with_slot` counted one dropped detail; count them all.
-                    self.dropped += total.saturating_sub(1);
+                    self.dropped += total;
                 }
             }
         }
@@ -213,13 +227,14 @@ impl FieldStats {
     pub(crate) fn from_snapshot(text: &str) -> Result<FieldStats, String> {
         let snap: OwnedSnapshot =
             serde_json::from_str(text).map_err(|e| format!("stored field statistics: {e}"))?;
-        let mut out = FieldStats { fields: Vec::new(), dropped: snap.dropped };
+        let mut out = FieldStats { fields: Vec::new(), dropped: snap.dropped, path_bytes: 0 };
         for f in snap.fields {
             if out.fields.len() <= f.ev {
                 out.fields.resize_with(f.ev + 1, FxHashMap::default);
             }
             let [matched, partial, wrong, missing, extra] = f.counts;
             let counts = Counts { matched, partial, wrong, missing, extra, credit: 0.0 };
+            out.path_bytes += f.path.len();
             out.fields[f.ev].insert(f.path, Acc { counts, credit: f.credit, examples: f.examples });
         }
         Ok(out)
@@ -320,11 +335,39 @@ mod tests {
     #[test]
     fn distinct_paths_are_capped() {
         let mut f = FieldStats::default();
+        let counts = Counts { matched: 2, ..Counts::default() };
         let tallies: Vec<FieldTally> = (0..MAX_FIELDS_PER_EVALUATOR + 5)
-            .map(|i| FieldTally { path: format!("$.k{i}"), ..FieldTally::default() })
+            .map(|i| FieldTally { path: format!("$.k{i}"), counts })
             .collect();
         f.add_tallies(0, 1, "r", &tallies);
-        assert_eq!(f.dropped, 5);
+        // Two comparisons each of the five paths past the cap.
+        assert_eq!(f.dropped, 10);
         assert_eq!(f.finish(&[]).len(), MAX_FIELDS_PER_EVALUATOR);
+    }
+
+    /// Paths of 20 KB, one per row and each new: the table holds 16 MiB
+    /// of them, over all evaluators, whether a batch's statistics were
+    /// added row by row, merged, or read back from a snapshot.
+    #[test]
+    fn path_bytes_are_capped_over_all_evaluators() {
+        let counts = Counts { wrong: 1, ..Counts::default() };
+        let tally =
+            |i: usize| FieldTally { path: format!("$['{i:06}{}']", "q".repeat(20_000)), counts };
+        let fit = MAX_FIELD_PATH_BYTES / tally(0).path.len();
+        let mut one = FieldStats::default();
+        let mut merged = FieldStats::default();
+        for i in 0..1_000 {
+            one.add_tallies(i % 2, i as u64, "r", &[tally(i)]);
+            let mut part = FieldStats::default();
+            part.add_tallies(i % 2, i as u64, "r", &[tally(i)]);
+            merged.merge(part);
+        }
+        let again = FieldStats::from_snapshot(&one.to_snapshot()).unwrap();
+        for f in [one, merged, again] {
+            assert_eq!(f.dropped, 1_000 - fit as u64);
+            let kept = f.finish(&[String::from("a"), String::from("b")]);
+            assert_eq!(kept.len(), fit);
+            assert!(kept.iter().map(|k| k.path.len()).sum::<usize>() <= MAX_FIELD_PATH_BYTES);
+        }
     }
 }

@@ -304,7 +304,12 @@ impl Detail {
 
 /// Cuts `text` to [`DETAIL_TEXT_LIMIT`] characters, ending with `…` when cut.
 pub fn truncate(text: &str) -> String {
-    match text.char_indices().nth(DETAIL_TEXT_LIMIT) {
+    truncate_to(text, DETAIL_TEXT_LIMIT)
+}
+
+/// Cuts `text` to `chars` characters, ending with `…` when cut.
+pub fn truncate_to(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
         None => text.to_owned(),
         Some((i, _)) => format!("{}…", &text[..i]),
     }

@@ -9,7 +9,7 @@ pub(crate) use fields::FieldStats;
 
 use serde::{Deserialize, Serialize};
 
-pub use fields::{FieldStat, MAX_FIELD_PATH_BYTES, MAX_FIELDS_PER_EVALUATOR};
+pub use fields::{EXAMPLE_ID_CHARS, FieldStat, MAX_FIELD_PATH_BYTES, MAX_FIELDS_PER_EVALUATOR};
 pub use gate::{Gate, GateCheck, GateResult};
 pub use stats::EXACT_LIMIT;
 

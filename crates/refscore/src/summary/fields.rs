@@ -23,6 +23,12 @@ pub const MAX_FIELD_PATH_BYTES: usize = 16 << 20;
 /// Row ids kept as examples of a failing field.
 const EXAMPLES: usize = 3;
 
+/// The characters of a row id kept as an example; a longer id is cut and
+/// ends with `…`. A row that fails in many fields is an example of each:
+/// one 1.2 MB row with a 200 KB id and 5,000 failing fields made a 1 GB
+/// `summary.json`.
+pub const EXAMPLE_ID_CHARS: usize = 200;
+
 /// How one field fared over the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FieldStat {
@@ -44,7 +50,8 @@ pub struct FieldStat {
     pub extra: u64,
     /// (matched + partial credit) / total.
     pub accuracy: f64,
-    /// Up to three ids of rows where the field failed.
+    /// Up to three ids of rows where the field failed, each cut to
+    /// [`EXAMPLE_ID_CHARS`] characters.
     pub examples: Vec<String>,
 }
 
@@ -87,11 +94,11 @@ impl Acc {
             return;
         }
         if self.examples.len() < EXAMPLES {
-            self.examples.push((row, id.to_owned()));
+            self.examples.push((row, crate::detail::truncate_to(id, EXAMPLE_ID_CHARS)));
         } else if let Some(last) = self.examples.iter_mut().max_by_key(|(r, _)| *r)
             && row < last.0
         {
-            *last = (row, id.to_owned());
+            *last = (row, crate::detail::truncate_to(id, EXAMPLE_ID_CHARS));
         }
         self.examples.sort_by_key(|(r, _)| *r);
     }
@@ -343,6 +350,23 @@ mod tests {
         // Two comparisons each of the five paths past the cap.
         assert_eq!(f.dropped, 10);
         assert_eq!(f.finish(&[]).len(), MAX_FIELDS_PER_EVALUATOR);
+    }
+
+    /// A long row id is kept as an example cut to its first
+    /// `EXAMPLE_ID_CHARS` characters, in every field it failed.
+    #[test]
+    fn example_ids_are_cut() {
+        let mut f = FieldStats::default();
+        let counts = Counts { wrong: 1, ..Counts::default() };
+        let tallies: Vec<FieldTally> =
+            (0..50).map(|i| FieldTally { path: format!("$.f{i}"), counts }).collect();
+        let id = "é".repeat(100_000);
+        f.add_tallies(0, 1, &id, &tallies);
+        f.add_tallies(0, 2, "short", &tallies);
+        for stat in f.finish(&[String::from("e")]) {
+            let cut: String = id.chars().take(EXAMPLE_ID_CHARS).chain(['…']).collect();
+            assert_eq!(stat.examples, [cut.as_str(), "short"]);
+        }
     }
 
     /// Paths of 20 KB, one per row and each new: the table holds 16 MiB

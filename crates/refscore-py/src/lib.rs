@@ -14,10 +14,12 @@ mod arrow_rows;
 mod convert;
 mod engine;
 mod evaluator;
+mod gil_turns;
 mod interrupt;
 
 use arrow::array::RecordBatch;
 use arrow_pyarrow::PyArrowType;
+use gil_turns::GilTurns;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -123,11 +125,11 @@ fn evaluate_columns<'py>(
             cols.push((k.extract()?, values));
         }
         let mut rows: Vec<RowInput> = Vec::with_capacity(n_rows);
+        let mut turns = GilTurns::new();
         for i in 0..n_rows {
-            // Converting a row of dicts takes the GIL for up to a
-            // millisecond (a debug build): Ctrl-C and other threads are
-            // heard between rows, not only once every row is converted.
-            let_others_run(py, i)?;
+            // Ctrl-C and other threads are heard between rows, not only
+            // once every row is converted.
+            turns.row(py)?;
             let mut map = Map::new();
             let mut error = None;
             for (name, values) in &cols {
@@ -274,27 +276,6 @@ fn score_on_stack(
     Ok(PyArrowType(out))
 }
 
-/// Rows converted or built between two chances for other Python threads
-/// to run and for signals to be heard: converting or building a row's
-/// dicts takes the GIL for a fraction of a millisecond, so other threads
-/// (and Ctrl-C) wait at most some tens of milliseconds.
-const ROWS_PER_GIL_HOLD: usize = 256;
-
-/// Every [`ROWS_PER_GIL_HOLD`] rows, raises what a signal handler raised
-/// (a KeyboardInterrupt on Ctrl-C) and lets other Python threads run: the
-/// GIL is released, and a thread that has been waiting for it takes it
-/// before this one goes on.
-///
-/// # Errors
-/// The exception a signal handler raised.
-fn let_others_run(py: Python<'_>, row: usize) -> PyResult<()> {
-    if row % ROWS_PER_GIL_HOLD == ROWS_PER_GIL_HOLD - 1 {
-        py.check_signals()?;
-        py.detach(|| ());
-    }
-    Ok(())
-}
-
 /// Outcomes as result columns: score name → values, evaluator name →
 /// execution dicts.
 fn result_columns<'py>(
@@ -308,10 +289,11 @@ fn result_columns<'py>(
     let executions = PyDict::new(py);
     let completed = PyString::new(py, "completed");
     let failed = PyString::new(py, "failed");
+    let mut turns = GilTurns::new();
     for (j, b) in bound.iter().enumerate() {
         let exec = PyList::empty(py);
-        for (i, row) in outcomes.iter().enumerate() {
-            let_others_run(py, i)?;
+        for row in outcomes {
+            turns.row(py)?;
             let d = PyDict::new(py);
             match row.get(j) {
                 Some(o) => {
@@ -327,7 +309,7 @@ fn result_columns<'py>(
     }
     // One column per score name, in order of first appearance.
     for (i, row) in outcomes.iter().enumerate() {
-        let_others_run(py, i)?;
+        turns.row(py)?;
         for o in row {
             for s in &o.scores {
                 let column = match scores.get_item(&s.name)? {

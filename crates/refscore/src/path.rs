@@ -1,7 +1,7 @@
 //! JSON paths of compared nodes: typed segments ([`Seg`], [`JsonPath`]),
 //! written as `$.line_items[2].price` only when printed.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 /// One step from a node to a child, borrowed from the documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,7 +112,7 @@ impl JsonPath {
         for s in self.segs() {
             match s {
                 Seg::Key(_) => push_seg(&mut out, s),
-                _ => out.push_str("[*]"),
+                _ => out.push_str(WILDCARD),
             }
         }
         out
@@ -214,51 +214,52 @@ pub fn format_path(segs: &[Seg<'_>]) -> String {
     out
 }
 
+/// An array element's segment in a field's path: any index.
+pub const WILDCARD: &str = "[*]";
+
 /// Appends one segment to a formatted path.
 pub fn push_seg(out: &mut String, seg: Seg<'_>) {
+    let _ = write_seg(out, seg);
+}
+
+/// Writes one segment of a formatted path: the one place its form (dots,
+/// quotes, escapes) is decided.
+fn write_seg<W: fmt::Write>(out: &mut W, seg: Seg<'_>) -> fmt::Result {
     match seg {
         Seg::Key(k) if is_identifier(k) => {
-            out.push('.');
-            out.push_str(k);
+            out.write_char('.')?;
+            out.write_str(k)
         }
         Seg::Key(k) => {
-            out.push_str("['");
+            out.write_str("['")?;
             for c in k.chars() {
                 match c {
-                    '\'' => out.push_str("\\'"),
-                    '\\' => out.push_str("\\\\"),
-                    c if (c as u32) < 0x20 => {
-                        let _ = write!(out, "\\u{:04x}", c as u32);
-                    }
-                    c => out.push(c),
+                    '\'' => out.write_str("\\'")?,
+                    '\\' => out.write_str("\\\\")?,
+                    c if (c as u32) < 0x20 => write!(out, "\\u{:04x}", c as u32)?,
+                    c => out.write_char(c)?,
                 }
             }
-            out.push_str("']");
+            out.write_str("']")
         }
-        other => {
-            let _ = write!(out, "[{}]", other.index().unwrap_or(0));
-        }
+        other => write!(out, "[{}]", other.index().unwrap_or(0)),
     }
 }
 
 /// The length in bytes of `seg` as [`push_seg`] writes it, without
 /// writing it.
 pub fn printed_len(seg: Seg<'_>) -> usize {
-    match seg {
-        Seg::Key(k) if is_identifier(k) => 1 + k.len(),
-        Seg::Key(k) => {
-            let escapes: usize = k
-                .bytes()
-                .map(|b| match b {
-                    b'\'' | b'\\' => 1,
-                    b if b < 0x20 => 5,
-                    _ => 0,
-                })
-                .sum();
-            4 + k.len() + escapes
+    /// Counts what is written.
+    struct Count(usize);
+    impl fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            self.0 += s.len();
+            Ok(())
         }
-        other => other.plain_len(),
     }
+    let mut n = Count(0);
+    let _ = write_seg(&mut n, seg);
+    n.0
 }
 
 /// Whether `key` can be written after a dot: a letter or `_`, then letters,

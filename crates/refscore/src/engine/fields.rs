@@ -9,10 +9,7 @@ use serde::Serialize;
 use super::Counts;
 use crate::detail::Outcome;
 use crate::limits::MAX_KEPT_PATH_BYTES;
-use crate::path::{Seg, printed_len, push_seg};
-
-/// An array element's segment in a field's path.
-const WILDCARD: &str = "[*]";
+use crate::path::{Seg, WILDCARD, printed_len, push_seg};
 
 /// How the comparisons at one field path came out, within one document.
 ///
@@ -248,10 +245,7 @@ impl<'v> FieldTallies<'v> {
             }
             let at = printed.len();
             printed.extend_from_within(start..start + len);
-            match node.seg {
-                Some(k) => push_seg(&mut printed, Seg::Key(k)),
-                None => printed.push_str(WILDCARD),
-            }
+            push_field_seg(&mut printed, node.seg);
             place[n] = Some((at, printed.len() - at));
         }
         let tallies = self
@@ -312,14 +306,19 @@ impl<'v> FieldTallies<'v> {
             let mut path = String::with_capacity(len[*at as usize]);
             path.push('$');
             for &c in chain.iter().rev() {
-                match self.nodes[c as usize].seg {
-                    Some(k) => push_seg(&mut path, Seg::Key(k)),
-                    None => path.push_str(WILDCARD),
-                }
+                push_field_seg(&mut path, self.nodes[c as usize].seg);
             }
             tallies.push(FieldTally { path, counts: *counts });
         }
         (tallies, dropped)
+    }
+}
+
+/// Appends a field path's segment: a key, or `None` for [`WILDCARD`].
+fn push_field_seg(out: &mut String, seg: Option<&str>) {
+    match seg {
+        Some(k) => push_seg(out, Seg::Key(k)),
+        None => out.push_str(WILDCARD),
     }
 }
 

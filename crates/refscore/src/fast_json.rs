@@ -6,7 +6,9 @@
 //! found eight bytes at a time), containers become index ranges, and the
 //! containers being read are kept on a heap stack, so no depth can
 //! overflow the call stack. Reading a row, the members of the root no
-//! evaluator reads are checked and then dropped from the arena.
+//! evaluator reads are checked and then dropped from the arena, and a
+//! member written byte for byte as an earlier one (an output equal to its
+//! reference) shares its node instead of being read again.
 //!
 //! The reader takes a subset of what [`crate::json::parse`] takes and
 //! reads it to exactly the same value: numbers as `serde_json` reads them
@@ -79,7 +81,19 @@ struct Reader<'s> {
     entries: Vec<(Cow<'s, str>, u32)>,
     /// The open containers, innermost last.
     open: Vec<Open>,
+    /// Where the value of the root member being read starts, and how many
+    /// repeated keys the tree had noted then.
+    member_start: Option<(usize, usize)>,
+    /// Values of kept root members worth sharing ([`SHARED_MIN`] bytes
+    /// or more, no repeated key inside): their text and their node.
+    shared: Vec<(usize, usize, u32)>,
 }
+
+/// Shortest text of a root member's value that a later member with the
+/// same text shares instead of reading it again (an output equal to its
+/// reference, byte for byte, is common in golden datasets). Shorter
+/// values cost less to read than to compare.
+const SHARED_MIN: usize = 64;
 
 /// A number's digits as one integer, while it fits in a `u64`.
 struct Digits {
@@ -114,6 +128,8 @@ impl<'s> Reader<'s> {
             items: Vec::with_capacity(32),
             entries: Vec::with_capacity(32),
             open: Vec::with_capacity(16),
+            member_start: None,
+            shared: Vec::new(),
         }
     }
 
@@ -147,8 +163,17 @@ impl<'s> Reader<'s> {
         let mut dropped: Option<Mark> = None;
         'value: loop {
             self.skip_space();
-            let mut at = match self.peek()? {
-                open @ (b'{' | b'[') => {
+            let mut shared = None;
+            if self.open.len() == 1
+                && dropped.is_none()
+                && let Some(Open::Object { .. }) = self.open.first()
+            {
+                self.member_start = Some((self.pos, self.tree.repeats_noted()));
+                shared = self.same_as_earlier();
+            }
+            let mut at = match (shared, self.peek()?) {
+                (Some(node), _) => node,
+                (None, open @ (b'{' | b'[')) => {
                     if self.open.len() >= self.limit {
                         return None;
                     }
@@ -177,23 +202,26 @@ impl<'s> Reader<'s> {
                         }
                     }
                 }
-                b'"' => {
+                (None, b'"') => {
                     let s = self.string()?;
                     self.tree.push(Slot::Str(s))
                 }
-                b't' => self.literal(b"true", Slot::Bool(true))?,
-                b'f' => self.literal(b"false", Slot::Bool(false))?,
-                b'n' => self.literal(b"null", Slot::Null)?,
-                b'-' | b'0'..=b'9' => {
+                (None, b't') => self.literal(b"true", Slot::Bool(true))?,
+                (None, b'f') => self.literal(b"false", Slot::Bool(false))?,
+                (None, b'n') => self.literal(b"null", Slot::Null)?,
+                (None, b'-' | b'0'..=b'9') => {
                     let n = self.number()?;
                     self.tree.push(Slot::Number(n))
                 }
-                _ => return None,
+                (None, _) => return None,
             };
             // `at` is complete: hand it to its container, and on to the
             // containers it closes.
             loop {
                 let Some(&open) = self.open.last() else { return Some(at) };
+                if self.open.len() == 1 {
+                    self.note_member(at);
+                }
                 self.skip_space();
                 let next = self.peek()?;
                 match open {
@@ -242,6 +270,34 @@ impl<'s> Reader<'s> {
                 }
                 self.open.pop();
             }
+        }
+    }
+
+    /// The node of an earlier root member whose value's text is the text
+    /// at `pos` (then `pos` moves past it): the same bytes, followed by
+    /// what may follow a value, are the same value, read and checked once.
+    fn same_as_earlier(&mut self) -> Option<u32> {
+        let rest = self.bytes.get(self.pos..)?;
+        let (len, node) = self.shared.iter().find_map(|&(start, end, node)| {
+            let text = self.bytes.get(start..end)?;
+            let follows = rest.get(text.len())?;
+            (matches!(follows, b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
+                && rest.starts_with(text))
+            .then_some((text.len(), node))
+        })?;
+        self.pos += len;
+        self.member_start = None;
+        Some(node)
+    }
+
+    /// Notes the value `at` of a root member just read, to be shared by a
+    /// later member written the same way.
+    fn note_member(&mut self, at: u32) {
+        if let Some((start, repeats)) = self.member_start.take()
+            && self.pos - start >= SHARED_MIN
+            && self.tree.repeats_noted() == repeats
+        {
+            self.shared.push((start, self.pos, at));
         }
     }
 
@@ -664,6 +720,54 @@ mod tests {
         same(&ok);
         let wide = format!("[{}]", vec!["[]"; 10_000].join(","));
         same(&wide);
+    }
+
+    /// Root members written alike share one node, read once; anything
+    /// that differs (a byte, what follows, a repeated key inside) is read
+    /// on its own, and every tree reads as serde_json reads the text.
+    #[test]
+    fn members_written_alike_share_their_node() {
+        let doc = r#"{"items":[{"sku":"A-1","qty":2,"price":10.5},{"sku":"B-2","qty":1}],"n":1}"#;
+        assert!(doc.len() >= SHARED_MIN);
+        let digits = "1234567890".repeat(7);
+        let cases = [
+            (format!(r#"{{"id":1,"output":{doc},"reference":{doc}}}"#), true),
+            (format!("{{\"output\":{doc} ,\n\"reference\":{doc}\n}}"), true),
+            (format!(r#"{{"output":{doc},"input":"x","reference":{doc}}}"#), true),
+            // One byte more: another value (or no JSON at all).
+            (format!(r#"{{"output":{digits},"reference":{digits}5}}"#), false),
+            (format!(r#"{{"output":"{digits}","reference":"{digits}x"}}"#), false),
+            // Too short to be worth it.
+            (r#"{"output":{"a":1},"reference":{"a":1}}"#.to_owned(), false),
+            // Nested members are read as usual.
+            (format!(r#"{{"output":{{"a":{doc},"b":{doc}}}}}"#), false),
+        ];
+        for (text, shares) in cases {
+            same(&text);
+            let tree = read(&text).unwrap();
+            let root = tree.root();
+            if let (Some(o), Some(r)) = (root.get("output"), root.get("reference")) {
+                assert_eq!(o.id() == r.id(), shares, "{text}");
+                assert!(crate::engine::nodes_equal(o, r) == (o.to_value() == r.to_value()));
+            }
+        }
+        let broken = format!(r#"{{"output":{doc},"reference":{doc}"#);
+        assert!(read(&broken).is_none());
+        // A value that repeats a key is read again, so that every object
+        // that repeated one is noted.
+        let repeated = format!(r#"{{"k":1,"k":2,"pad":"{digits}"}}"#);
+        let text = format!(r#"{{"output":{repeated},"reference":{repeated}}}"#);
+        same(&text);
+        let tree = read(&text).unwrap();
+        assert_eq!(tree.duplicate_keys(), 2);
+        let root = tree.root();
+        assert_ne!(root.get("output").unwrap().id(), root.get("reference").unwrap().id());
+        // A dropped column is not noted, and a kept one may share.
+        let text = format!(r#"{{"input":{doc},"output":{doc},"reference":{doc}}}"#);
+        let tree = read_columns(&text, Some(&["output", "reference"])).unwrap();
+        let root = tree.root();
+        assert_eq!(root.get("output").unwrap().id(), root.get("reference").unwrap().id());
+        assert!(root.get("input").is_none());
     }
 
     #[test]

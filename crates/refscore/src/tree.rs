@@ -179,6 +179,12 @@ impl<'s> Tree<'s> {
         }
     }
 
+    /// How many repeated keys have been noted so far (to tell whether
+    /// reading a value noted any).
+    pub(crate) fn repeats_noted(&self) -> usize {
+        self.repeats.len()
+    }
+
     /// Drops every value added since `mark`.
     pub(crate) fn reset(&mut self, mark: Mark) {
         self.slots.truncate(mark.slots);

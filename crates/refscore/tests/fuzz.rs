@@ -329,6 +329,13 @@ pub(crate) fn trials() -> Vec<Trial> {
             tree_and_value_evaluations_agree,
         ),
         crate::property(
+            "fuzz::equal_sides_read_once_evaluate_alike",
+            file!(),
+            config(),
+            any_json,
+            |a: Value| tree_and_value_evaluations_agree((a.clone(), a)),
+        ),
+        crate::property(
             "fuzz::metrics_on_hostile_text",
             file!(),
             config(),

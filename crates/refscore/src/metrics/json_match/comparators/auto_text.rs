@@ -108,7 +108,7 @@ pub(super) fn case_reading(x: &str, y: &str) -> CaseReading {
             (Some(p), Some(q)) => {
                 // Small letters as the case mapping gives them: unlike
                 // case folding, `ﬁle` is not `file` nor `Straße` `STRASSE`.
-                if p.to_lowercase() != q.to_lowercase() {
+                if !p.chars().flat_map(small).eq(q.chars().flat_map(small)) {
                     return CaseReading::Different;
                 }
                 let whole = shape(p) != Shape::Mixed && shape(q) != Shape::Mixed;
@@ -142,14 +142,23 @@ pub(super) fn same_letters_and_digits(x: &str, y: &str) -> bool {
     small_letters(x).eq(small_letters(y))
 }
 
-/// The letters and digits of `s` in small letters. A final sigma
-/// lower-cases to itself as a character and `Σ` to `σ`: both read as `σ`,
-/// since a word's lower-casing may give either.
+/// The letters and digits of `s` in small letters ([`small`]).
 fn small_letters(s: &str) -> impl Iterator<Item = char> + '_ {
-    s.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .map(|c| if c == 'ς' { 'σ' } else { c })
+    s.chars().filter(|c| c.is_alphanumeric()).flat_map(small)
+}
+
+/// A character in small letters, as the case mapping gives it, but for
+/// two letters whose small form depends on where they stand or on the
+/// language: a final sigma lower-cases to itself as a character and `Σ`
+/// to `σ` (both read as `σ`, since a word's lower-casing may give
+/// either), and the Turkish `İ` to `i` with a combining dot above (read
+/// as `i`: `İstanbul` and `istanbul` are one word in any case).
+fn small(c: char) -> impl Iterator<Item = char> {
+    let mut lower = c.to_lowercase();
+    if c == 'İ' {
+        lower = 'i'.to_lowercase();
+    }
+    lower.map(|c| if c == 'ς' { 'σ' } else { c })
 }
 
 /// Han ideographs, kana: scripts written without spaces between words.
@@ -297,6 +306,11 @@ mod tests {
             ("mg/dL", "mg/dl", Equal),
             ("mg/dL", "Mg/dL", InsideAWord),
             ("iPhone", "IPHONE", InsideAWord),
+            ("İstanbul", "istanbul", Equal),
+            ("İSTANBUL", "Istanbul", Equal),
+            ("ΟΔΟΣ", "οδος", Equal),
+            ("ΟΔΟΣ", "οδοσ", Equal),
+            ("İstanbul", "istanbil", Different),
             ("EUR", "USD", Different),
             ("\u{fb01}le", "file", Different),
             ("Straße", "STRASSE", Different),

@@ -165,6 +165,77 @@ const MONTHS: [&str; 12] = [
 const WEEKDAYS: [&str; 7] =
     ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 
+/// Full month names in German, French, Spanish, Italian, Portuguese and
+/// Dutch, in small letters, with and without their accents (`März`,
+/// `Marz`, `Maerz`), by month (1–12); those written as in English
+/// (`April`, `August`) are English names already. No name means two
+/// months; shortened names could (`jui`: `juin`, `juillet`), so only
+/// English names are taken shortened.
+const OTHER_MONTHS: &[(&str, u32)] = &[
+    ("januar", 1),
+    ("janvier", 1),
+    ("enero", 1),
+    ("gennaio", 1),
+    ("janeiro", 1),
+    ("januari", 1),
+    ("februar", 2),
+    ("février", 2),
+    ("fevrier", 2),
+    ("febrero", 2),
+    ("febbraio", 2),
+    ("fevereiro", 2),
+    ("februari", 2),
+    ("märz", 3),
+    ("marz", 3),
+    ("maerz", 3),
+    ("mars", 3),
+    ("marzo", 3),
+    ("março", 3),
+    ("marco", 3),
+    ("maart", 3),
+    ("avril", 4),
+    ("abril", 4),
+    ("aprile", 4),
+    ("mai", 5),
+    ("mayo", 5),
+    ("maggio", 5),
+    ("maio", 5),
+    ("mei", 5),
+    ("juni", 6),
+    ("juin", 6),
+    ("junio", 6),
+    ("giugno", 6),
+    ("junho", 6),
+    ("juli", 7),
+    ("juillet", 7),
+    ("julio", 7),
+    ("luglio", 7),
+    ("julho", 7),
+    ("août", 8),
+    ("aout", 8),
+    ("agosto", 8),
+    ("augustus", 8),
+    ("septembre", 9),
+    ("septiembre", 9),
+    ("setiembre", 9),
+    ("settembre", 9),
+    ("setembro", 9),
+    ("oktober", 10),
+    ("octobre", 10),
+    ("octubre", 10),
+    ("ottobre", 10),
+    ("outubro", 10),
+    ("novembre", 11),
+    ("noviembre", 11),
+    ("novembro", 11),
+    ("dezember", 12),
+    ("décembre", 12),
+    ("decembre", 12),
+    ("diciembre", 12),
+    ("dicembre", 12),
+    ("dezembro", 12),
+];
+
 /// A full English name or its first three letters (`Sept` too), any case.
 fn name_index(token: &str, names: &[&str]) -> Option<usize> {
     let t = token.to_ascii_lowercase();
@@ -173,9 +244,32 @@ fn name_index(token: &str, names: &[&str]) -> Option<usize> {
     })
 }
 
-/// A day number with an optional ordinal suffix (`5`, `05`, `5th`, `1st`).
+/// The month a token names (1–12): English as [`name_index`] takes it, or
+/// a full name of [`OTHER_MONTHS`] in any case.
+fn month_number(token: &str) -> Option<u32> {
+    if let Some(i) = name_index(token, &MONTHS) {
+        return u32::try_from(i + 1).ok();
+    }
+    if token.is_ascii() && token.len() < 3 {
+        return None;
+    }
+    let t = token.to_lowercase();
+    OTHER_MONTHS.iter().find(|(n, _)| *n == t).map(|&(_, m)| m)
+}
+
+/// Words a written date may hold that say nothing of it: `5th of March`,
+/// `5 de marzo de 2024`, `le 5 mars 2024`.
+fn filler(token: &str) -> bool {
+    ["of", "de", "del", "le", "der", "den"].iter().any(|w| token.eq_ignore_ascii_case(w))
+}
+
+/// A day number with an optional ordinal suffix (`5`, `05`, `5th`, `1st`,
+/// and the French `1er`).
 fn day_number(token: &str) -> Option<u32> {
     let lower = token.to_ascii_lowercase();
+    if lower == "1er" {
+        return Some(1);
+    }
     let digits =
         ["st", "nd", "rd", "th"].iter().find_map(|s| lower.strip_suffix(s)).unwrap_or(&lower);
     if !(1..=2).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -188,9 +282,11 @@ fn year_number(token: &str) -> Option<u32> {
     (token.len() == 4 && token.bytes().all(|b| b.is_ascii_digit())).then(|| token.parse().ok())?
 }
 
-/// English month-name forms, with an optional leading weekday:
+/// Month-name forms, with an optional leading English weekday:
 /// `March 5, 2024`, `5 March 2024`, `5th of Mar. 2024`, `05-Mar-2024`,
-/// `2024 March 5`, `Tue, 5 Mar 2024`.
+/// `2024 March 5`, `Tue, 5 Mar 2024`, and with a full month name in
+/// another language ([`OTHER_MONTHS`]): `5. März 2024`, `5 de marzo de
+/// 2024`, `le 5 mars 2024`.
 fn written(t: &str) -> Result<CalendarDate, DateError> {
     const BAD: DateError = DateError::Unrecognised;
     // At most four tokens (a weekday, then three), all alphanumeric: a
@@ -198,9 +294,10 @@ fn written(t: &str) -> Result<CalendarDate, DateError> {
     let mut tokens: Vec<&str> = Vec::with_capacity(4);
     for token in t
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | '.' | '-' | '/'))
-        .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("of"))
+        .filter(|s| !s.is_empty() && !filler(s))
     {
-        if tokens.len() == 4 || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        let word = token.chars().all(char::is_alphabetic);
+        if tokens.len() == 4 || !(word || token.bytes().all(|b| b.is_ascii_alphanumeric())) {
             return Err(BAD);
         }
         tokens.push(token);
@@ -214,7 +311,7 @@ fn written(t: &str) -> Result<CalendarDate, DateError> {
         _ => None,
     };
     let [p, q, r] = tokens.as_slice() else { return Err(BAD) };
-    let month = |s: &str| name_index(s, &MONTHS).and_then(|i| u32::try_from(i + 1).ok());
+    let month = month_number;
     let (y, m, d) = if let (Some(m), Some(d), Some(y)) = (month(p), day_number(q), year_number(r)) {
         (y, m, d)
     } else if let (Some(d), Some(m), Some(y)) = (day_number(p), month(q), year_number(r)) {
@@ -266,6 +363,18 @@ mod tests {
             ("Tuesday, March 5, 2024", (2024, 3, 5)),
             ("Tue, 5 Mar 2024", (2024, 3, 5)),
             ("February 29, 2024", (2024, 2, 29)),
+            ("5. März 2024", (2024, 3, 5)),
+            ("5. MÄRZ 2024", (2024, 3, 5)),
+            ("5. Maerz 2024", (2024, 3, 5)),
+            ("5 de marzo de 2024", (2024, 3, 5)),
+            ("5 de março de 2024", (2024, 3, 5)),
+            ("le 5 mars 2024", (2024, 3, 5)),
+            ("14 juillet 2024", (2024, 7, 14)),
+            ("1er août 2024", (2024, 8, 1)),
+            ("5 maggio 2024", (2024, 5, 5)),
+            ("5 mei 2024", (2024, 5, 5)),
+            ("24. Dezember 2024", (2024, 12, 24)),
+            ("2024 décembre 24", (2024, 12, 24)),
             ("2000-02-29", (2000, 2, 29)),
             ("0001-01-01", (1, 1, 1)),
             ("9999-12-31", (9999, 12, 31)),
@@ -298,6 +407,11 @@ mod tests {
             ("2024-065", DateError::Unrecognised),
             ("Marchh 5, 2024", DateError::Unrecognised),
             ("5 Mär 2024", DateError::Unrecognised),
+            ("5 juil 2024", DateError::Unrecognised),
+            ("5 Mä 2024", DateError::Unrecognised),
+            ("5. Märzz 2024", DateError::Unrecognised),
+            ("31. Februar 2024", DateError::Unrecognised),
+            ("5 de de 2024", DateError::Unrecognised),
             ("March 5, 2024 10:30", DateError::Unrecognised),
             ("March 32, 2024", DateError::Unrecognised),
             ("March 5", DateError::Unrecognised),

@@ -7,8 +7,8 @@
 //! - numbers written as text (grouping commas, a currency symbol or code,
 //!   a decimal comma after another grouping separator) compare by value
 //!   with numbers and with each other;
-//! - `true` and `false` written as text (any letter case) equal the
-//!   booleans;
+//! - `true` and `false`, `yes` and `no` written as text (any letter
+//!   case) equal the booleans;
 //! - dates and datetimes in unambiguous forms compare as calendar dates
 //!   (a date alone is midnight); `03/05/2024` or `05.03.2024`, whose day
 //!   and month could be swapped, are not read as dates;
@@ -89,13 +89,14 @@ impl Num {
     }
 }
 
-/// `true` or `false` in any letter case, once trimmed; `yes`, `no`, `1`
-/// and the like have more than one reading and are not read.
+/// `true` or `false`, `yes` or `no`, in any letter case, once trimmed
+/// (against a boolean, the answer a yes/no question gives); `1`, `y`,
+/// `on` and the like have more than one reading and are not read.
 fn text_bool(s: &str) -> Option<bool> {
     let t = s.trim();
-    if t.eq_ignore_ascii_case("true") {
+    if t.eq_ignore_ascii_case("true") || t.eq_ignore_ascii_case("yes") {
         Some(true)
-    } else if t.eq_ignore_ascii_case("false") {
+    } else if t.eq_ignore_ascii_case("false") || t.eq_ignore_ascii_case("no") {
         Some(false)
     } else {
         None
@@ -512,6 +513,8 @@ mod tests {
             (json!(true), json!("true"), BoolAsText),
             (json!(true), json!(" True "), BoolAsText),
             (json!("FALSE"), json!(false), BoolAsText),
+            (json!(true), json!("Yes"), BoolAsText),
+            (json!(" no "), json!(false), BoolAsText),
             (json!("Mari\u{301}a"), json!("María"), Unicode),
             (json!("USB-C"), json!("\u{ff35}\u{ff33}\u{ff22}-\u{ff23}"), Unicode),
             (json!(12.99), json!("\u{ff11}\u{ff12}.\u{ff19}\u{ff19}"), NumberAsText),
@@ -572,9 +575,11 @@ mod tests {
             (json!(12), json!("(12)")),
             (json!(true), json!("false")),
             (json!(false), json!("TRUE")),
-            (json!(true), json!("yes")),
-            (json!(false), json!("no")),
+            (json!(true), json!("no")),
+            (json!(false), json!("YES")),
             (json!(true), json!("1")),
+            (json!(true), json!("y")),
+            (json!("yes"), json!("true")),
             (json!("m\u{b2}"), json!("m2")),
             (json!("\u{fb01}le"), json!("file")),
             (json!("Maria"), json!("Mari\u{301}a")),
@@ -613,7 +618,8 @@ mod tests {
         // A different boolean written as text is a wrong value, a word
         // that is no boolean a wrong type.
         assert_eq!(cmp(json!(true), json!("False")).leaf, Leaf::WRONG);
-        assert_eq!(cmp(json!(true), json!("yes")).leaf, Leaf::TYPE);
+        assert_eq!(cmp(json!(true), json!("no")).leaf, Leaf::WRONG);
+        assert_eq!(cmp(json!(true), json!("sure")).leaf, Leaf::TYPE);
         let amb = cmp(json!("2024-03-05"), json!("03/05/2024"));
         assert_eq!(amb.note, Some(Note::AmbiguousDate(super::super::Side::Actual)));
     }

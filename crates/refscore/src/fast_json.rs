@@ -95,6 +95,12 @@ struct Reader<'s> {
 /// values cost less to read than to compare.
 const SHARED_MIN: usize = 64;
 
+/// Most root members noted for sharing. Rows have a few columns that can
+/// be written alike (output, reference, input); the cap keeps what each
+/// member's start compares bounded, whatever the row (20,000 members
+/// alike but for their last byte would otherwise cost 20,000² scans).
+const SHARED_MAX: usize = 4;
+
 /// A number's digits as one integer, while it fits in a `u64`.
 struct Digits {
     value: u64,
@@ -294,6 +300,7 @@ impl<'s> Reader<'s> {
     /// later member written the same way.
     fn note_member(&mut self, at: u32) {
         if let Some((start, repeats)) = self.member_start.take()
+            && self.shared.len() < SHARED_MAX
             && self.pos - start >= SHARED_MIN
             && self.tree.repeats_noted() == repeats
         {
@@ -768,6 +775,21 @@ mod tests {
         let root = tree.root();
         assert_eq!(root.get("output").unwrap().id(), root.get("reference").unwrap().id());
         assert!(root.get("input").is_none());
+    }
+
+    /// A row of many members written alike but for their last bytes:
+    /// only the first few are noted, so a member's start compares a
+    /// bounded number of texts.
+    #[test]
+    fn few_members_are_noted_for_sharing() {
+        let pad = "x".repeat(SHARED_MIN);
+        let members: Vec<String> = (0..2_000).map(|i| format!(r#""k{i}":"{pad}{i}""#)).collect();
+        let text = format!("{{{}}}", members.join(","));
+        let mut reader = Reader::new(&text, SHALLOW);
+        let root = reader.value(None);
+        assert!(root.is_some());
+        assert_eq!(reader.shared.len(), SHARED_MAX);
+        same(&text);
     }
 
     #[test]

@@ -171,7 +171,7 @@ pub enum Normalization {
     CalendarDate,
     /// The same free text but for case and runs of white space.
     FreeText,
-    /// `true` or `false` written as text (any letter case).
+    /// `true` or `false`, `yes` or `no` written as text (any letter case).
     BoolAsText,
     /// The same text once Unicode canonical equivalents and full-width
     /// ASCII forms read alike ([`crate::normalize::canonical`]).

@@ -612,6 +612,16 @@ mod tests {
             (r#"{"data": [{"embedding": [1]}, {"embedding": [1e300]}]}"#, "non-finite"),
             (r#"{"data": [{"embedding": [1]}, {"embedding": []}]}"#, "not a list"),
             (r#"{"data": [{"embedding": [1]}, {"embedding": "AACAPw=="}]}"#, "not a list"),
+            // No vector for input 1: an index twice, or past the inputs.
+            (
+                r#"{"data": [{"index": 0, "embedding": [1]}, {"index": 0, "embedding": [1]}]}"#,
+                "indexes",
+            ),
+            (
+                r#"{"data": [{"index": 0, "embedding": [1]}, {"index": 7, "embedding": [1]}]}"#,
+                "indexes",
+            ),
+            (r#"{"data": [{"embedding": [1]}, {"index": 0, "embedding": [1]}]}"#, "indexes"),
         ] {
             let e = j.parse_embeddings(bad, 2).unwrap_err().to_string();
             assert!(e.contains("malformed reply (embeddings: ") && e.contains(says), "{bad}: {e}");

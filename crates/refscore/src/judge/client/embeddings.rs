@@ -80,7 +80,8 @@ impl Judge {
     }
 
     /// The vectors and prompt tokens of an embeddings reply body: `data`
-    /// items ordered by their `index` (else as listed).
+    /// items ordered by their `index` (else as listed), which must number
+    /// them 0 to n - 1.
     pub(super) fn parse_embeddings(
         &self,
         text: &str,
@@ -101,6 +102,16 @@ impl Judge {
             })
             .collect();
         items.sort_by_key(|(i, _)| *i);
+        // One item per input: the indexes are 0 to n - 1, each once (two
+        // items for one input, or one past the inputs, leave some input
+        // without its vector).
+        let numbered = items.iter().enumerate().all(|(at, (i, _))| u64::try_from(at) == Ok(*i));
+        if !numbered {
+            return Err(self.malformed_embeddings(
+                "the items' indexes are not 0 to n - 1, one per input",
+                text,
+            ));
+        }
         let embeddings = items.iter().map(|(_, d)| d.get("embedding").unwrap_or(&Value::Null));
         let vectors = self.vectors(embeddings, n, text)?;
         let tokens = token_count(v.get("usage").and_then(|u| u.get("prompt_tokens")));

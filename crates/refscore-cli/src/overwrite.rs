@@ -1,10 +1,11 @@
 //! Output files are never opened over an input: before `run` records or
 //! writes anything, each file it is about to create or truncate (the output
 //! folder's `results.jsonl`, `summary.json` and reports, and the run store)
-//! is compared with each file it reads (the suite, the dataset, the run
-//! store, the judges' reply cache); before `report` writes a report, each
-//! report file is compared with the run's `results.jsonl` and
-//! `summary.json` (or the run store), the suite and the dataset. Two paths
+//! is compared with each file it reads (the suite, the dataset, the files
+//! its evaluators' options name, the run store, the judges' reply cache);
+//! before `report` writes a report, each report file is compared with the
+//! run's `results.jsonl` and `summary.json` (or the run store), the suite,
+//! its files and the dataset. Two paths
 //! are one file when they
 //! resolve to the same place (symbolic links followed) or, on Unix, name
 //! the same device and inode (hard links).
@@ -25,6 +26,16 @@ impl Inputs {
     /// Adds `path`, described as `role` in messages.
     pub(crate) fn add(&mut self, role: &'static str, path: &Path) {
         self.files.push((role, path.to_path_buf()));
+    }
+
+    /// Adds a loaded suite's files: the suite, its dataset, and the files
+    /// its evaluators' options name (rules files, JSON Schemas).
+    pub(crate) fn add_suite(&mut self, suite: &refscore::Suite) {
+        self.add("the suite", &suite.path);
+        self.add("the dataset", &suite.dataset);
+        for file in &suite.config_files {
+            self.add("a file the suite's options name", file);
+        }
     }
 
     /// What `path` is when it is one of the inputs (`the dataset`).

@@ -261,8 +261,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         inputs.add("the dataset", Path::new(&run.dataset));
     }
     if let Some(suite) = &suite {
-        inputs.add("the suite", &suite.path);
-        inputs.add("the dataset", &suite.dataset);
+        inputs.add_suite(suite);
     }
     let names: Vec<&str> = formats.iter().map(|f| f.file_name()).collect();
     inputs.refuse_in_folder(&out_dir, &names)?;

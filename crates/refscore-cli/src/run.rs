@@ -51,8 +51,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // Nothing is opened for writing over a file the run reads: the store
     // and each output file are checked before any of them is touched.
     let mut inputs = Inputs::new();
-    inputs.add("the suite", &suite.path);
-    inputs.add("the dataset", &suite.dataset);
+    inputs.add_suite(&suite);
     let store_path = (!args.no_store)
         .then(|| args.store.store.clone().unwrap_or_else(|| history::store_beside(&suite.path)));
     if let Some(path) = &store_path {

@@ -435,6 +435,41 @@ fn run_never_writes_over_its_own_dataset() {
     assert_eq!(std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap(), data);
 }
 
+/// A file the suite's options name (a rules file, a JSON Schema) is an
+/// input too: `run -o`, `report -o` and the step summary never write
+/// over it.
+#[test]
+fn outputs_never_write_over_a_file_the_options_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rules = "{\"rules\": []}\n";
+    write(d, "summary.json", rules);
+    write(d, "report.html", "{}\n");
+    write(d, "d.jsonl", "{\"id\": 1, \"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n");
+    let suite = write(
+        d,
+        "s.yaml",
+        "dataset: d.jsonl\nevaluators:\n  - {name: f, metric: json_match, options: {rules: summary.json}}\n  - {name: s, metric: format, options: {json_schema: {file: report.html}}}\n",
+    );
+    let here = d.to_string_lossy().into_owned();
+    let o = refscore(&["run", &suite, "-o", &here, "--no-store", "--quiet"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("a file the suite's options name"), "{}", stderr(&o));
+    let out = d.join("out").to_string_lossy().into_owned();
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", &suite, "-o", &out, "--no-store", "--quiet"])
+        .env("GITHUB_STEP_SUMMARY", d.join("summary.json"))
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let o = refscore(&["run", &suite, "-o", &out, "--no-store", "--quiet"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = refscore(&["report", &out, "-o", &here, "--report", "html"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(d.join("summary.json")).unwrap(), rules);
+    assert_eq!(std::fs::read_to_string(d.join("report.html")).unwrap(), "{}\n");
+}
+
 /// `-o` naming the run's dataset (or suite) is refused saying what the
 /// file is, and advising only another folder: removing the file, which it
 /// advised before, would lose an input. Any other file is refused with

@@ -46,10 +46,22 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
             let at = Recorded::locate(&a.at)?;
             let store = at.open()?;
             let id = at.run(&store, &a.run)?;
-            store.pin(id, pin)?;
-            let entry = store.get(id)?;
-            let what = if pin { "pinned as the baseline of suite" } else { "unpinned from suite" };
-            writeln!(out, "run {id} {what} `{}`", printable(&entry.suite))?;
+            let before = store.get(id)?;
+            if !pin && !before.pinned {
+                // Nothing to undo: say so, and which run is pinned instead.
+                let suite = printable(&before.suite);
+                let other = match store.pinned(&before.suite)? {
+                    Some(p) => format!("run {p} is the pinned baseline of suite `{suite}`"),
+                    None => format!("no run of suite `{suite}` is pinned"),
+                };
+                writeln!(out, "run {id} was not pinned; {other}")?;
+            } else {
+                store.pin(id, pin)?;
+                let entry = store.get(id)?;
+                let what =
+                    if pin { "pinned as the baseline of suite" } else { "unpinned from suite" };
+                writeln!(out, "run {id} {what} `{}`", printable(&entry.suite))?;
+            }
         }
         RunsCommand::Diff(a) => {
             let at = Recorded::locate(&a.at)?;

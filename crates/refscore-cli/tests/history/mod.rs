@@ -649,8 +649,18 @@ fn every_command_reading_runs_finds_the_store_beside_its_suite_file() {
     let o = with(&["runs", "pin", "latest"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(stdout(&o), "run 2 pinned as the baseline of suite `invoices`\n");
+    // Unpinning a run that is not pinned says so, naming the pinned one.
+    let o = with(&["runs", "unpin", "1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "run 1 was not pinned; run 2 is the pinned baseline of suite `invoices`\n"
+    );
     let o = with(&["runs", "unpin", "2"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "run 2 unpinned from suite `invoices`\n");
+    let o = with(&["runs", "unpin", "2"]);
+    assert_eq!(stdout(&o), "run 2 was not pinned; no run of suite `invoices` is pinned\n");
     let o = with(&["runs", "diff", "1", "latest", "--format", "json"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let diff: Value = serde_json::from_str(&stdout(&o)).unwrap();

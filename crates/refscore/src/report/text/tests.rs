@@ -170,3 +170,18 @@ fn gate_checks_read_as_words() {
         assert_eq!((gate_required(&c), gate_actual(&c)), (required.into(), actual.into()));
     }
 }
+
+/// Every character of Unicode's `Bidi_Control` property (16.0) shows as
+/// its escape, the Arabic letter mark included.
+#[test]
+fn every_bidi_control_shows_as_its_escape() {
+    let controls = ['\u{61c}', '\u{200e}', '\u{200f}']
+        .into_iter()
+        .chain('\u{202a}'..='\u{202e}')
+        .chain('\u{2066}'..='\u{2069}');
+    for c in controls {
+        let text = format!("a{c}b");
+        assert_eq!(visible(&text), format!("a{}b", c.escape_unicode()), "{:04x}", c as u32);
+    }
+    assert_eq!(visible("a\u{200b}b"), "a\u{200b}b");
+}

@@ -39,6 +39,9 @@ enum State {
     Element,
     /// After the closing `]`.
     End,
+    /// The file ended after a whole element with no `]`: that element was
+    /// read; the array's missing end is the next error.
+    Unclosed,
     /// Nothing more to read.
     Done,
 }
@@ -66,6 +69,8 @@ pub(crate) struct JsonArrayRows<R> {
     /// The white space at the end of the element so far (not counted in
     /// its length once it ends).
     trailing: u64,
+    /// The current element's last byte that is not white space.
+    last: u8,
     /// The longest element read: [`MAX_ROW_BYTES`] (in tests, less).
     max_row: usize,
 }
@@ -126,6 +131,7 @@ impl<R: BufRead> JsonArrayRows<R> {
             comma: (0, 0),
             length: 0,
             trailing: 0,
+            last: 0,
             max_row: MAX_ROW_BYTES,
         })
     }
@@ -152,7 +158,17 @@ impl<R: BufRead> JsonArrayRows<R> {
             };
             if chunk.is_empty() {
                 return match self.state {
-                    State::Before { .. } | State::Element => {
+                    // A whole object, array or string: the element is read
+                    // (a number or a word could have been cut short).
+                    State::Element
+                        if self.depth == 0
+                            && !self.in_str
+                            && matches!(self.last, b'}' | b']' | b'"') =>
+                    {
+                        self.state = State::Unclosed;
+                        Ok(true)
+                    }
+                    State::Before { .. } | State::Element | State::Unclosed => {
                         Err("unexpected end of file: the array is not closed".into())
                     }
                     State::End | State::Done => Ok(false),
@@ -185,6 +201,7 @@ impl<R: BufRead> JsonArrayRows<R> {
                             self.buf.clear();
                             self.length = 0;
                             self.trailing = 0;
+                            self.last = 0;
                             continue; // scan this byte as part of the element
                         }
                     }
@@ -220,7 +237,12 @@ impl<R: BufRead> JsonArrayRows<R> {
                             self.buf.push(b);
                         }
                         self.length += 1;
-                        self.trailing = if b.is_ascii_whitespace() { self.trailing + 1 } else { 0 };
+                        if b.is_ascii_whitespace() {
+                            self.trailing += 1;
+                        } else {
+                            self.trailing = 0;
+                            self.last = b;
+                        }
                     }
                     State::End => {
                         if !b.is_ascii_whitespace() {
@@ -230,7 +252,7 @@ impl<R: BufRead> JsonArrayRows<R> {
                             ));
                         }
                     }
-                    State::Done => return Ok(false),
+                    State::Unclosed | State::Done => return Ok(false),
                 }
                 i += 1;
                 used = i;
@@ -471,8 +493,25 @@ mod tests {
             (e.number, e.message.as_str()),
             (2, "unexpected end of file: the array is not closed")
         );
+        // A whole last element with no `]` after it is read; the missing
+        // `]` comes after it. A number could be cut short: it is not read.
         let r = rows("[{\"a\":1}");
-        assert_eq!(r.len(), 1);
-        assert_eq!(r[0].as_ref().unwrap_err().number, 1, "the element cut short is row 1");
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].as_ref().unwrap().value, json!({"a": 1}));
+        let e = r[1].as_ref().unwrap_err();
+        assert_eq!(
+            (e.number, e.message.as_str()),
+            (2, "unexpected end of file: the array is not closed")
+        );
+        let r = rows("[{\"a\":1},\n {\"b\":\"x\"}\n");
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[1].as_ref().unwrap().value, json!({"b": "x"}));
+        assert_eq!(r[2].as_ref().unwrap_err().number, 3);
+        let r = rows("[{\"a\":1}, {\"b\":");
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[1].as_ref().unwrap_err().number, 2, "the element cut short is row 2");
+        let r = rows("[{\"a\":1}, 12");
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[1].as_ref().unwrap_err().number, 2, "a number at the end may be cut short");
     }
 }

@@ -219,9 +219,42 @@ impl Suite {
 /// points into the suite file (not `<input>`), and a repeated key says so
 /// without the reader's own option names.
 fn yaml_message(message: &str, path: &Path) -> String {
-    message
+    let mut text = message
         .replace("--> <input>:", &format!("--> {}:", path.display()))
-        .replace(", set DuplicateKeyPolicy in Options if acceptable", " (a key may appear once)")
+        .replace(", set DuplicateKeyPolicy in Options if acceptable", " (a key may appear once)");
+    // The YAML reader's words for a few common mistakes, said as a
+    // suite's author would say them.
+    // The same words may stand twice (the message, and under the snippet's
+    // caret): each occurrence is said again.
+    if let Some(at) = text.find("cannot deserialize null into ") {
+        let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+        let said = text[at..end].to_owned();
+        let what = said["cannot deserialize null into ".len()..].split(';').next().unwrap_or("");
+        let what = if what == "string" { "a string" } else { what };
+        text = text.replace(&said, &format!("expected {what}, got null (`~` or nothing)"));
+    }
+    for (kind, says) in [
+        ("u64", "a whole number, 0 or more"),
+        ("u32", "a whole number, 0 or more"),
+        ("usize", "a whole number, 0 or more"),
+        ("i64", "a whole number"),
+        ("f64", "a number"),
+    ] {
+        text = text.replace(&format!("invalid {kind}"), &format!("expected {says}"));
+    }
+    if let Some(at) = text.find("budget breached: ") {
+        let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+        let said = text[at..end].to_owned();
+        // `Nodes { nodes: 250001 }`: the count reached, and of what.
+        let reached = &said["budget breached: ".len()..];
+        let count: String = reached.chars().filter(char::is_ascii_digit).collect();
+        let kind = reached.split_whitespace().next().unwrap_or("").to_lowercase();
+        text = text.replace(
+            &said,
+            &format!("the YAML is too large once its aliases are expanded ({count} {kind})"),
+        );
+    }
+    text
 }
 
 fn build(

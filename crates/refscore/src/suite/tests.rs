@@ -141,6 +141,24 @@ fn unknown_keys_are_errors_naming_the_key_and_the_file() {
     let e = Suite::load(&path).unwrap_err().to_string();
     assert!(e.contains("duplicate mapping key: dataset (a key may appear once)"), "{e}");
     assert!(!e.contains("DuplicateKeyPolicy"), "{e}");
+    // The YAML reader's own words for a null, a negative count and an
+    // alias bomb are said as a suite's author would say them.
+    let e = err("dataset: ~\nevaluators: [{metric: json_diff}]\n");
+    assert!(e.contains("expected a string, got null") && !e.contains("Option<"), "{e}");
+    let e =
+        err("dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ngate: {max_failed_rows: -1}\n");
+    assert!(e.contains("expected a whole number, 0 or more") && !e.contains("u64"), "{e}");
+    // Options hold any YAML: aliases nested eight deep expand to 10^8 nodes.
+    let mut lists = vec![String::from("&a0 [x, x, x, x, x, x, x, x, x, x]")];
+    for i in 1..8 {
+        lists.push(format!("&a{i} [{}]", vec![format!("*a{}", i - 1); 10].join(", ")));
+    }
+    let bomb = format!(
+        "dataset: d.jsonl\nevaluators: [{{metric: exact_match, options: {{normalize: [{}]}}}}]\n",
+        lists.join(", ")
+    );
+    let e = err(&bomb);
+    assert!(e.contains("too large once its aliases are expanded") && !e.contains("Nodes {"), "{e}");
     let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff, thresold: 1}]\n");
     assert!(e.contains("thresold") && e.starts_with("<suite>: "), "{e}");
     let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ngate: {min_men: 1}\n");

@@ -199,7 +199,12 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize, nan: Nan) -> Result<Value, 
     }
     if obj.hasattr("tolist")? {
         let plain = obj.call_method0("tolist")?;
-        if !plain.is(obj) {
+        if plain.get_type().is(obj.get_type()) {
+            // numpy's longdouble gives a longdouble back: read as a double.
+            if let Ok(f) = obj.call_method0("__float__") {
+                return to_value_at(&f, depth + 1, nan);
+            }
+        } else if !plain.is(obj) {
             return to_value_at(&plain, depth + 1, nan);
         }
     }
@@ -435,11 +440,14 @@ fn int_value(i: &Bound<'_, PyInt>) -> PyResult<Value> {
     if let Ok(x) = i.extract::<u64>() {
         return Ok(Value::from(x));
     }
-    // Beyond 64 bits: the nearest double, as JSON readers see it.
-    let x: f64 = i.extract()?;
-    Number::from_f64(x)
+    // Beyond 64 bits: the nearest double, as the command line reads the
+    // same number in JSON text (`2**64 + 1` reads as `2**64`); one past
+    // every double (`10**400`) is a `ValueError`, named by its path.
+    i.extract::<f64>()
+        .ok()
+        .and_then(Number::from_f64)
         .map(Value::Number)
-        .ok_or_else(|| PyValueError::new_err("integer too large for JSON"))
+        .ok_or_else(|| PyValueError::new_err("an integer too large for a double has no JSON form"))
 }
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {

@@ -147,3 +147,56 @@ def test_label_and_explanation_must_be_strings():
     with pytest.raises(TypeError, match="label must be a string"):
         m.evaluate({"output": "a"})
     assert Score(name="s", label="ok", explanation="why").to_dict()["label"] == "ok"
+
+
+def test_an_option_that_holds_itself_is_refused_not_walked_forever():
+    rules: dict = {}
+    rules["rules"] = rules
+    with pytest.raises((TypeError, ValueError)):
+        refscore.metrics.json_match(rules=rules)
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises((TypeError, ValueError)):
+        refscore.metrics.json_match(rules={"rules": loop})
+
+
+def test_numpy_longdouble_reads_as_a_number():
+    np = pytest.importorskip("numpy")
+    [s] = refscore.metrics.exact_match().evaluate({"output": np.longdouble(0.5), "expected": "0.5"})
+    assert s.score == 1.0
+    assert Score(name="x", score=1.0, metadata={"p": np.longdouble(1)}).metadata == {"p": 1.0}
+
+
+def test_integers_beyond_64_bits_read_as_doubles_and_past_them_are_refused_with_their_path():
+    em = refscore.metrics.exact_match()
+    # As the command line reads the same JSON text: the nearest double.
+    assert em.evaluate({"output": 2**64, "expected": 2**64})[0].score == 1.0
+    with pytest.raises(ValueError, match=r"at \$\.output\.items\[1\]: an integer too large for a double"):
+        em.evaluate({"output": {"items": [1, 10**400]}, "expected": "x"})
+    with pytest.raises(ValueError, match="an integer too large for a double"):
+        Score(name="x", score=1.0, metadata={"n": 10**400})
+
+
+def test_a_function_may_return_a_decimal_or_a_fraction():
+    import decimal
+    import fractions
+
+    @refscore.create_evaluator(name="cost")
+    def cost(output: str):
+        return decimal.Decimal("0.5") if output == "d" else fractions.Fraction(1, 4)
+
+    assert cost.evaluate({"output": "d"})[0].score == 0.5
+    assert cost.evaluate({"output": "f"})[0].score == 0.25
+
+
+def test_scores_read_back_from_a_csv_keep_failed_rows_as_none():
+    pd = pytest.importorskip("pandas")
+    import io
+
+    df = pd.DataFrame({"output": ['{"a":1}', None], "expected": ['{"a":1}'] * 2})
+    out = refscore.evaluate_dataframe(df, [refscore.metrics.json_distance()], score_format="json", hide_tqdm_bar=True)
+    back = pd.read_csv(io.StringIO(out.to_csv(index=False)))
+    scores = refscore.scores_from_column(back["json_distance_score"])
+    assert scores[0] is not None and scores[0].score == 0.0
+    assert scores[1] is None
+    assert refscore.scores_from_column([None, float("nan"), pd.NA]) == [None, None, None]

@@ -24,7 +24,15 @@ from ._columns import (
     read_columns,
     shown_columns,
 )
-from ._evaluator import _CALLABLE_KEY, Evaluator, FunctionEvaluator, MetricEvaluator, call_source, check_threads
+from ._evaluator import (
+    _CALLABLE_KEY,
+    Evaluator,
+    FunctionEvaluator,
+    MetricEvaluator,
+    call_source,
+    check_threads,
+    is_missing,
+)
 from ._interrupt import _CtrlC, _done_first, _wind_down
 from ._score import Score
 
@@ -791,10 +799,11 @@ async def async_evaluate_dataframe(
 
 def scores_from_column(values: Sequence[Any]) -> list[Optional[Score]]:
     """The :class:`Score` objects of a ``{score}_score`` column (dicts or
-    JSON text; ``None`` stays ``None``)."""
+    JSON text; a missing cell, ``None``, NaN or ``pd.NA`` as a CSV or
+    Parquet round trip leaves a failed row's, is ``None``)."""
     out: list[Optional[Score]] = []
     for v in values:
-        if v is None:
+        if is_missing(v):
             out.append(None)
         elif isinstance(v, str):
             out.append(Score.from_dict(json.loads(v)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import decimal
 import inspect
 import math
 import numbers
@@ -524,11 +525,19 @@ def _check_numbers(options: Any, what: str) -> None:
     ``options`` (walked without recursion): JSON has no such numbers, and a
     NaN would otherwise read as an option left unset."""
     stack: list[tuple[str, Any]] = [(k, v) for k, v in dict(options).items()]
+    # Each container is walked once: one that holds itself (or is shared)
+    # ends the walk instead of repeating it; the conversion that follows
+    # refuses a container that holds itself, naming where.
+    seen: set[int] = {id(options)}
     while stack:
         key, v = stack.pop()
         # numpy floats included (np.float32 is no Python float).
         if isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) and not math.isfinite(float(v)):
             raise ValueError(f"{what} `{key}`: {v} is not a number JSON can hold")
+        if isinstance(v, (Mapping, list, tuple)):
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
         if isinstance(v, Mapping):
             stack.extend((f"{key}.{k}", x) for k, x in v.items())
         elif isinstance(v, (list, tuple)):
@@ -827,6 +836,9 @@ def to_scores(result: Any, ev: Evaluator) -> list[Score]:
             fields["score"] = float(part)
             fields["label"] = str(part)
         elif isinstance(part, (int, float)):
+            fields["score"] = float(part)
+        elif isinstance(part, (numbers.Real, decimal.Decimal)):
+            # Decimal, Fraction: a number too, as `Score(score=...)` takes it.
             fields["score"] = float(part)
         elif isinstance(part, str):
             if part.count(" ") <= 2:

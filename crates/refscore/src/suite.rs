@@ -216,23 +216,20 @@ impl Suite {
 }
 
 /// The YAML reader's message as a suite's author reads it: its snippet
-/// points into the suite file (not `<input>`), and a repeated key says so
-/// without the reader's own option names.
+/// points into the suite file (not `<input>`), and a repeated key, a null,
+/// a negative count and an alias bomb say so without the reader's own
+/// type and option names.
 fn yaml_message(message: &str, path: &Path) -> String {
     let mut text = message
         .replace("--> <input>:", &format!("--> {}:", path.display()))
         .replace(", set DuplicateKeyPolicy in Options if acceptable", " (a key may appear once)");
     // The YAML reader's words for a few common mistakes, said as a
     // suite's author would say them.
-    // The same words may stand twice (the message, and under the snippet's
-    // caret): each occurrence is said again.
-    if let Some(at) = text.find("cannot deserialize null into ") {
-        let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
-        let said = text[at..end].to_owned();
-        let what = said["cannot deserialize null into ".len()..].split(';').next().unwrap_or("");
+    text = reword(&text, "cannot deserialize null into ", |rest| {
+        let what = rest.split(';').next().unwrap_or("");
         let what = if what == "string" { "a string" } else { what };
-        text = text.replace(&said, &format!("expected {what}, got null (`~` or nothing)"));
-    }
+        format!("expected {what}, got null (`~` or nothing)")
+    });
     for (kind, says) in [
         ("u64", "a whole number, 0 or more"),
         ("u32", "a whole number, 0 or more"),
@@ -242,19 +239,22 @@ fn yaml_message(message: &str, path: &Path) -> String {
     ] {
         text = text.replace(&format!("invalid {kind}"), &format!("expected {says}"));
     }
-    if let Some(at) = text.find("budget breached: ") {
-        let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
-        let said = text[at..end].to_owned();
+    reword(&text, "budget breached: ", |rest| {
         // `Nodes { nodes: 250001 }`: the count reached, and of what.
-        let reached = &said["budget breached: ".len()..];
-        let count: String = reached.chars().filter(char::is_ascii_digit).collect();
-        let kind = reached.split_whitespace().next().unwrap_or("").to_lowercase();
-        text = text.replace(
-            &said,
-            &format!("the YAML is too large once its aliases are expanded ({count} {kind})"),
-        );
-    }
-    text
+        let count: String = rest.chars().filter(char::is_ascii_digit).collect();
+        let kind = rest.split_whitespace().next().unwrap_or("").to_lowercase();
+        format!("the YAML is too large once its aliases are expanded ({count} {kind})")
+    })
+}
+
+/// `text` with the phrase that starts at `marker` and runs to the end of
+/// its line said as `say` puts it (given what follows the marker), at
+/// every place it stands: the message, and again under a snippet's caret.
+fn reword(text: &str, marker: &str, say: impl Fn(&str) -> String) -> String {
+    let Some(at) = text.find(marker) else { return text.to_owned() };
+    let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+    let said = &text[at..end];
+    text.replace(said, &say(&said[marker.len()..]))
 }
 
 fn build(

@@ -835,10 +835,8 @@ def to_scores(result: Any, ev: Evaluator) -> list[Score]:
         if isinstance(part, bool):
             fields["score"] = float(part)
             fields["label"] = str(part)
-        elif isinstance(part, (int, float)):
-            fields["score"] = float(part)
         elif isinstance(part, (numbers.Real, decimal.Decimal)):
-            # Decimal, Fraction: a number too, as `Score(score=...)` takes it.
+            # int, float, and Decimal or Fraction as `Score(score=...)` takes them.
             fields["score"] = float(part)
         elif isinstance(part, str):
             if part.count(" ") <= 2:

@@ -250,7 +250,7 @@ fn month_number(token: &str) -> Option<u32> {
     if let Some(i) = name_index(token, &MONTHS) {
         return u32::try_from(i + 1).ok();
     }
-    if token.is_ascii() && token.len() < 3 {
+    if !token.chars().all(char::is_alphabetic) {
         return None;
     }
     let t = token.to_lowercase();
@@ -289,8 +289,9 @@ fn year_number(token: &str) -> Option<u32> {
 /// 2024`, `le 5 mars 2024`.
 fn written(t: &str) -> Result<CalendarDate, DateError> {
     const BAD: DateError = DateError::Unrecognised;
-    // At most four tokens (a weekday, then three), all alphanumeric: a
-    // longer text is refused without reading it to the end.
+    // At most four tokens (a weekday, then three), each ASCII letters and
+    // digits or a word in any script (`März`): a longer text is refused
+    // without reading it to the end.
     let mut tokens: Vec<&str> = Vec::with_capacity(4);
     for token in t
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | '.' | '-' | '/'))
@@ -311,12 +312,13 @@ fn written(t: &str) -> Result<CalendarDate, DateError> {
         _ => None,
     };
     let [p, q, r] = tokens.as_slice() else { return Err(BAD) };
-    let month = month_number;
-    let (y, m, d) = if let (Some(m), Some(d), Some(y)) = (month(p), day_number(q), year_number(r)) {
+    let (y, m, d) = if let (Some(m), Some(d), Some(y)) =
+        (month_number(p), day_number(q), year_number(r))
+    {
         (y, m, d)
-    } else if let (Some(d), Some(m), Some(y)) = (day_number(p), month(q), year_number(r)) {
+    } else if let (Some(d), Some(m), Some(y)) = (day_number(p), month_number(q), year_number(r)) {
         (y, m, d)
-    } else if let (Some(y), Some(m), Some(d)) = (year_number(p), month(q), day_number(r)) {
+    } else if let (Some(y), Some(m), Some(d)) = (year_number(p), month_number(q), day_number(r)) {
         (y, m, d)
     } else {
         return Err(BAD);

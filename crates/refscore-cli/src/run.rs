@@ -454,6 +454,20 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    let repeated = &summary.repeated_ids;
+    if !repeated.is_empty() {
+        let named: Vec<String> = repeated
+            .examples
+            .iter()
+            .map(|id| format!("`{}`", crate::table::printable(id)))
+            .collect();
+        writeln!(
+            err,
+            "warning: {} row(s) repeat the id of an earlier row ({}); a baseline comparison pairs rows that share an id by their order alone",
+            repeated.rows,
+            named.join(", ")
+        )?;
+    }
     // A run from a pipe or a device cannot be resumed (see `resume`).
     let resumable =
         run_id.is_some() && summary.run.as_ref().is_some_and(|r| r.unhashed_input().is_none());

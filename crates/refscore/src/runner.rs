@@ -528,6 +528,7 @@ fn row_record(ev: &Evaluated) -> RowRecord {
 
 /// Feeds one row into the summary.
 fn record(collector: &mut Collector, r: &RowRecord) {
+    collector.id(&r.scores.id);
     if r.unreadable {
         collector.unreadable();
         return;

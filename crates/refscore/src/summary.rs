@@ -3,6 +3,7 @@
 
 mod fields;
 mod gate;
+mod repeated_ids;
 mod stats;
 
 pub(crate) use fields::FieldStats;
@@ -11,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 pub use fields::{EXAMPLE_ID_CHARS, FieldStat, MAX_FIELD_PATH_BYTES, MAX_FIELDS_PER_EVALUATOR};
 pub use gate::{Gate, GateCheck, GateResult};
+pub use repeated_ids::{MAX_CHECKED_IDS, REPEATED_ID_EXAMPLES, RepeatedIds};
 pub use stats::EXACT_LIMIT;
 
 use crate::history::{Comparison, EvaluatorScores, FieldAccuracy, RowScores, RunInfo, RunScores};
@@ -46,6 +48,10 @@ pub struct RunSummary {
     /// [`crate::limits::MAX_KEPT_PATH_BYTES`] of field paths.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub fields_dropped: u64,
+    /// The rows whose id an earlier row already had (absent when none
+    /// did): a baseline comparison pairs such rows by their order alone.
+    #[serde(default, skip_serializing_if = "RepeatedIds::is_empty")]
+    pub repeated_ids: RepeatedIds,
     /// The gate's verdict.
     pub gate: GateResult,
     /// What each judge cost, per evaluator (LLM evaluators only).
@@ -209,6 +215,7 @@ pub(crate) struct Collector {
     rows_with_failures: u64,
     rows_scored: u64,
     row_scores: stats::Stats,
+    ids: repeated_ids::IdTracker,
 }
 
 impl Collector {
@@ -236,7 +243,13 @@ impl Collector {
             rows_with_failures: 0,
             rows_scored: 0,
             row_scores: stats::Stats::default(),
+            ids: repeated_ids::IdTracker::default(),
         }
+    }
+
+    /// Notes the id of the next row, readable or not.
+    pub(crate) fn id(&mut self, id: &str) {
+        self.ids.note(id);
     }
 
     /// Counts an unreadable row.
@@ -376,6 +389,7 @@ impl Collector {
             evaluators,
             fields: self.fields.finish(&names),
             fields_dropped,
+            repeated_ids: self.ids.finish(),
             gate,
             judges,
             run: None,

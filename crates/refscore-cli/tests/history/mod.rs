@@ -756,3 +756,39 @@ fn report_help_says_where_report_finds_the_store() {
     );
     assert!(!help.contains("for `run`") && !help.contains("for `runs`"), "{help}");
 }
+
+#[test]
+fn repeated_ids_are_warned_of_in_the_console_summary_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let store = d.join("store/runs.db");
+    let mut data = dataset(6, |_| false);
+    data.push_str(&data.lines().take(2).map(|l| format!("{l}\n")).collect::<String>());
+    write(d, "data.jsonl", &data);
+    write(d, "suite.yaml", SUITE);
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "out", "--report", "md,html"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "warning: 2 row(s) repeat the id of an earlier row (`r0`, `r1`); a baseline comparison pairs rows that share an id by their order alone"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let summary = json(&d.join("out/summary.json"));
+    assert_eq!(summary["repeated_ids"], serde_json::json!({"rows": 2, "examples": ["r0", "r1"]}));
+    let md = std::fs::read_to_string(d.join("out/report.md")).unwrap();
+    assert!(md.contains("**2 rows repeat an earlier row's id** (`r0`, `r1`)"), "{md}");
+    let html = std::fs::read_to_string(d.join("out/report.html")).unwrap();
+    assert!(html.contains("2 rows repeat an earlier row's id</strong>"), "{html}");
+    // The recorded run's report says the same.
+    let o = at(d, &store, &["report", "latest", "-o", "rep", "--report", "md"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let md = std::fs::read_to_string(d.join("rep/report.md")).unwrap();
+    assert!(md.contains("**2 rows repeat an earlier row's id**"), "{md}");
+    // Unique ids: no warning.
+    write(d, "data.jsonl", &dataset(6, |_| false));
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "out2"]);
+    assert!(!stderr(&o).contains("repeat the id"), "{}", stderr(&o));
+    assert!(json(&d.join("out2/summary.json")).get("repeated_ids").is_none());
+}

@@ -133,6 +133,15 @@ fn header(s: &RunSummary) -> String {
     if s.cancelled {
         facts.push(String::from("**cancelled**"));
     }
+    if !s.repeated_ids.is_empty() {
+        let ids: Vec<String> =
+            s.repeated_ids.examples.iter().map(|id| md_code(id, ID_CHARS, false)).collect();
+        facts.push(format!(
+            "**{} rows repeat an earlier row's id** ({})",
+            s.repeated_ids.rows,
+            ids.join(", ")
+        ));
+    }
     for (label, value) in super::run_facts(s) {
         facts.push(format!("{label} {}", md_code(&value, 200, false)));
     }

@@ -777,3 +777,39 @@ fn a_judge_that_failed_fails_the_gate_even_behind_a_fallback() {
         collect(&suite_with("gate: {max_judge_failures: 1}\n"), &RunOptions::default());
     assert!(summary.gate.passed, "{:?}", summary.gate);
 }
+
+#[test]
+fn ids_repeated_in_a_run_are_counted_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = [
+        r#"{"id": "a", "output": 1}"#,
+        r#"{"id": "b", "output": 1}"#,
+        r#"{"id": "a", "output": 1}"#,
+        r#"{"id": "b", oops}"#,
+        r#"{"id": 4, "output": 1}"#,
+        r#"{"output": 1}"#,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let path = write_jsonl(dir.path(), &lines);
+    let (rows, summary) = collect(&flaky_suite(path, Gate::default()), &RunOptions::default());
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "a", "4", "4", "6"]);
+    // The unreadable row 4 is identified by its number, as is the row
+    // whose id is the number 4: the two repeat one id.
+    assert_eq!(summary.repeated_ids.rows, 2);
+    assert_eq!(summary.repeated_ids.examples, ["a", "4"]);
+    let json = serde_json::to_value(&summary).unwrap();
+    assert_eq!(json["repeated_ids"], json!({"rows": 2, "examples": ["a", "4"]}));
+}
+
+#[test]
+fn unique_ids_leave_no_trace_in_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = (0..50).map(|i| format!(r#"{{"id": "r{i}", "output": 1}}"#)).collect();
+    let path = write_jsonl(dir.path(), &lines);
+    let (_, summary) = collect(&flaky_suite(path, Gate::default()), &RunOptions::default());
+    assert!(summary.repeated_ids.is_empty());
+    assert!(serde_json::to_value(&summary).unwrap().get("repeated_ids").is_none());
+}

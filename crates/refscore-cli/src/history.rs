@@ -315,7 +315,9 @@ pub(crate) fn load_run(
                 chosen_by: "explicit".to_owned(),
                 reason: format!("the output folder {}", path.display()),
                 started_at: info.as_ref().map(|i| i.started_at.clone()),
-                git_commit: info.and_then(|i| i.git.map(|g| g.commit)),
+                git_commit: info.as_ref().and_then(|i| i.git.as_ref().map(|g| g.commit.clone())),
+                suite: info.as_ref().map(|i| i.suite.clone()),
+                dataset_hash: info.map(|i| i.dataset_hash),
             },
         ));
     }
@@ -346,6 +348,8 @@ fn stored_info(
         reason,
         started_at: Some(entry.started_at.clone()),
         git_commit: entry.git_commit.clone(),
+        suite: Some(entry.suite.clone()),
+        dataset_hash: Some(entry.info.dataset_hash.clone()).filter(|h| !h.is_empty()),
     }
 }
 

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use refscore::history::{
-    Comparison, Recorder, RowScores, RunInfo, RunStatus, Store, compact_timestamp, unix_now,
+    BaselineInfo, Comparison, Recorder, RowScores, RunInfo, RunStatus, Store, compact_timestamp,
+    unix_now,
 };
 use refscore::judge::{CacheMode, CacheSettings};
 use refscore::runner::{
@@ -222,6 +223,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             }
         },
     };
+    if let Some(w) = baseline.as_ref().ok().and_then(|(_, found)| baseline_differs(found, &info)) {
+        eprintln!("warning: {}", crate::table::printable(&w));
+    }
     // Recorded absolute; shown (and used) relative to the current folder
     // when inside it, as the user wrote it.
     let dir = crate::history::shown(Path::new(info.output.as_deref().unwrap_or("refscore-out")));
@@ -696,4 +700,30 @@ fn note_errors(kept: &mut Vec<String>, r: &RowResult) -> u64 {
     }
     kept.truncate(SHOWN_ERRORS);
     count
+}
+
+/// What sets a baseline apart from this run: a run of another suite (a
+/// `--baseline` can name any run), or of another dataset (its rows pair
+/// by id with rows that may hold other inputs and references). `None`
+/// when nothing does, or when the baseline's suite and dataset are not
+/// known (a dataset read from a pipe has no hash).
+fn baseline_differs(found: &BaselineInfo, current: &RunInfo) -> Option<String> {
+    let which = match (found.run_id, &found.folder) {
+        (_, Some(folder)) => format!("the output folder {folder}"),
+        (Some(id), None) => format!("run {id}"),
+        (None, None) => return None,
+    };
+    let mut differs = Vec::new();
+    if let Some(suite) = found.suite.as_ref().filter(|s| **s != current.suite) {
+        differs.push(format!("is a run of suite `{suite}`, not `{}`", current.suite));
+    }
+    let hashed = |h: &str| !h.is_empty();
+    if found.dataset_hash.as_deref().is_some_and(|h| hashed(h) && h != current.dataset_hash)
+        && hashed(&current.dataset_hash)
+    {
+        differs.push(String::from(
+            "read another dataset (its hash differs): rows are paired by id alone",
+        ));
+    }
+    (!differs.is_empty()).then(|| format!("the baseline, {which}, {}", differs.join(" and ")))
 }

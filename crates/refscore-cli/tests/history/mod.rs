@@ -792,3 +792,42 @@ fn repeated_ids_are_warned_of_in_the_console_summary_and_reports() {
     assert!(!stderr(&o).contains("repeat the id"), "{}", stderr(&o));
     assert!(json(&d.join("out2/summary.json")).get("repeated_ids").is_none());
 }
+
+#[test]
+fn a_baseline_of_another_suite_or_dataset_is_warned_of() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // The same suite and dataset: nothing to say.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o2", "-q", "--baseline", "1"]);
+    assert!(!stderr(&o).contains("the baseline"), "{}", stderr(&o));
+    write(d, "other.yaml", &SUITE.replace("name: invoices", "name: receipts"));
+    let o = at(d, &store, &["run", "other.yaml", "-o", "o3", "-q", "--baseline", "1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("warning: the baseline, run 1, is a run of suite `invoices`, not `receipts`"),
+        "{}",
+        stderr(&o)
+    );
+    let summary = json(&d.join("o3/summary.json"));
+    assert_eq!(summary["comparison"]["baseline"]["suite"], "invoices");
+    // A dataset edited since the last passing run, and a folder named as
+    // the baseline.
+    write(d, "data.jsonl", &dataset(12, |_| false));
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q"]);
+    assert!(
+        stderr(&o).contains(
+            "warning: the baseline, run 2, read another dataset (its hash differs): rows are paired by id alone"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = at(d, &store, &["run", "other.yaml", "-o", "o5", "-q", "--baseline", "o1"]);
+    assert!(
+        stderr(&o).contains("warning: the baseline, the output folder o1, is a run of suite `invoices`, not `receipts` and read another dataset"),
+        "{}",
+        stderr(&o)
+    );
+}

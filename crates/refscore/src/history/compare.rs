@@ -36,6 +36,12 @@ pub struct BaselineInfo {
     /// The baseline's git commit, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub git_commit: Option<String>,
+    /// The suite the baseline ran, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
+    /// The BLAKE3 hash of the dataset the baseline read, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset_hash: Option<String>,
 }
 
 /// Row counts of a comparison.

@@ -332,6 +332,8 @@ fn with_baseline(summary: &mut RunSummary, lines: &[String]) {
         reason: String::from("the last run whose gate passed"),
         started_at: None,
         git_commit: Some(String::from("fedcba9876543210")),
+        suite: None,
+        dataset_hash: None,
     };
     let policy = RegressionPolicy::default();
     summary

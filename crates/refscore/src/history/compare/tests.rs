@@ -33,6 +33,8 @@ fn info() -> BaselineInfo {
         reason: "test".into(),
         started_at: None,
         git_commit: None,
+        suite: None,
+        dataset_hash: None,
     }
 }
 

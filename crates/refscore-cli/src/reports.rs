@@ -320,7 +320,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let sides = suite.as_ref().filter(|_| changed.is_none());
     let opts = Options { max_rows: args.max_rows, ..Options::default() };
     for path in write(&source, &out_dir, &summary, sides, &formats, &opts)? {
-        writeln!(std::io::stdout(), "{}", path.display())?;
+        writeln!(std::io::stdout(), "{}", crate::table::printable_path(&path))?;
     }
     Ok(ExitCode::SUCCESS)
 }

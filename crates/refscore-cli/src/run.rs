@@ -26,6 +26,7 @@ use crate::history;
 use crate::output_folder::{ResultsFile, claim_fresh_dir, open_results};
 use crate::output_lock;
 use crate::overwrite::Inputs;
+use crate::table::printable_path;
 
 /// Signals closer together than this are one stop, delivered twice.
 const SAME_STOP: Duration = Duration::from_millis(250);
@@ -409,18 +410,18 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .map(|i| {
                 format!(
                     "\nrun: {i} in {}",
-                    store.as_ref().map_or(String::new(), |s| s.path().display().to_string())
+                    store.as_ref().map_or(String::new(), |s| printable_path(s.path()))
                 )
             })
             .unwrap_or_default();
         writeln!(
             out,
             "\nresults: {}\nsummary: {}{id}",
-            results_path.display(),
-            summary_path.display()
+            printable_path(&results_path),
+            printable_path(&summary_path)
         )?;
         for path in &reports {
-            writeln!(out, "report: {}", path.display())?;
+            writeln!(out, "report: {}", printable_path(path))?;
         }
     }
     let mut err = std::io::stderr().lock();
@@ -430,7 +431,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             err,
             "refscore: {errors} error(s){} (every error is in {}):",
             if errors > shown as u64 { format!(", the first {shown}") } else { String::new() },
-            results_path.display()
+            printable_path(&results_path)
         )?;
         for e in &first_errors {
             writeln!(err, "  {}", crate::table::printable(e))?;

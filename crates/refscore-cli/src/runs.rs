@@ -22,7 +22,11 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
             if a.format.format == "json" {
                 writeln!(out, "{}", serde_json::to_string_pretty(&runs)?)?;
             } else if runs.is_empty() {
-                writeln!(out, "no runs recorded in {}", store.path().display())?;
+                writeln!(
+                    out,
+                    "no runs recorded in {}",
+                    crate::table::printable_path(store.path())
+                )?;
             } else {
                 list(&mut out, &runs, p)?;
             }
@@ -92,7 +96,12 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
             // until the runs are deleted.
             let (abandoned, _locks) = abandoned(&store)?;
             let gone = store.prune_with(a.keep, &abandoned, at.suite.as_deref())?;
-            writeln!(out, "deleted {} run(s) from {}", gone.len(), store.path().display())?;
+            writeln!(
+                out,
+                "deleted {} run(s) from {}",
+                gone.len(),
+                crate::table::printable_path(store.path())
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -24,6 +24,12 @@ pub(crate) fn printable(cell: &str) -> std::borrow::Cow<'_, str> {
     refscore::report::visible(cell)
 }
 
+/// A path as the console shows it: control and bidirectional characters
+/// escaped, as in every other text the console prints.
+pub(crate) fn printable_path(path: &std::path::Path) -> String {
+    printable(&path.display().to_string()).into_owned()
+}
+
 /// Colours a cell's text (already escaped and cut) for the console.
 pub(crate) type Paint = fn(Palette, &str) -> String;
 

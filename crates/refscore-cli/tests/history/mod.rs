@@ -552,12 +552,16 @@ fn the_console_shows_names_tags_and_links_escaped() {
         ],
     );
     assert_eq!(code(&first), 0, "{}", stderr(&first));
-    let second = at(d, &store, &["run", "suite.yaml", "-o", "o2"]);
+    // The user's own output folder is shown escaped too.
+    let second = at(d, &store, &["run", "suite.yaml", "-o", "o\u{1b}[2J2"]);
     for o in [&first, &second] {
         let out = stdout(o);
         assert!(!raw(&out), "{out:?}");
         assert!(out.starts_with(&format!("{name}  1 rows")), "{out}");
     }
+    assert!(stdout(&second).contains("results: o\\u{1b}[2J2/results.jsonl"), "{}", stdout(&second));
+    let report = at(d, &store, &["report", "1", "-o", "r\u{1b}[2J", "--report", "md"]);
+    assert_eq!(stdout(&report), "r\\u{1b}[2J/report.md\n");
     let out = stdout(&second);
     assert!(
         out.contains(&format!("the latest completed run of suite `{name}` whose gate passed")),

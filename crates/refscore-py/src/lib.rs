@@ -98,7 +98,7 @@ fn bound_list(evaluators: &Bound<'_, PyList>) -> PyResult<Vec<BoundEval>> {
 /// and evaluator name → one dict per row (`status`, `duration_ms`,
 /// `error`).
 #[pyfunction]
-#[pyo3(signature = (evaluators, columns, n_rows, threads=None, score_format="dict", stop=None, all_columns=None))]
+#[pyo3(signature = (evaluators, columns, n_rows, threads=None, score_format="dict", stop=None, all_columns=None, labels=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_columns<'py>(
     py: Python<'py>,
@@ -109,11 +109,12 @@ fn evaluate_columns<'py>(
     score_format: &str,
     stop: Option<Bound<'py, Stop>>,
     all_columns: Option<Vec<String>>,
+    labels: Option<std::collections::HashMap<String, String>>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     on_big_stack(|| {
         let bound = bound_list(evaluators)?;
         let all = all_columns.map(engine::names_row);
-        let mut cols: Vec<(String, Vec<Bound<'py, PyAny>>)> = Vec::new();
+        let mut cols: Vec<(String, String, Vec<Bound<'py, PyAny>>)> = Vec::new();
         for (k, v) in columns.iter() {
             let values: Vec<Bound<'py, PyAny>> = v.try_iter()?.collect::<PyResult<_>>()?;
             if values.len() != n_rows {
@@ -122,7 +123,14 @@ fn evaluate_columns<'py>(
                     values.len()
                 )));
             }
-            cols.push((k.extract()?, values));
+            let name: String = k.extract()?;
+            // How a row's error names the column: a column the caller made
+            // (a mapping function's values) by what it holds.
+            let shown = labels
+                .as_ref()
+                .and_then(|l| l.get(&name).cloned())
+                .unwrap_or_else(|| format!("column `{name}`"));
+            cols.push((name, shown, values));
         }
         let mut rows: Vec<RowInput> = Vec::with_capacity(n_rows);
         let mut turns = GilTurns::new();
@@ -132,13 +140,13 @@ fn evaluate_columns<'py>(
             turns.row(py)?;
             let mut map = Map::new();
             let mut error = None;
-            for (name, values) in &cols {
+            for (name, shown, values) in &cols {
                 match to_value(&values[i]) {
                     Ok(v) => {
                         map.insert(name.clone(), v);
                     }
                     Err(e) => {
-                        error = Some(format!("row {i}: column `{name}`: {e}"));
+                        error = Some(format!("row {i}: {shown}: {e}"));
                         break;
                     }
                 }

@@ -185,3 +185,19 @@ def test_an_input_not_found_lists_every_key_of_the_row_not_only_those_read():
     # A Python evaluator's mapping likewise.
     with pytest.raises(ValueError, match=r"input `query` from `question`: no such column \(columns: context, q, response\)$"):
         bind_evaluator(echo, {"query": "question"}).evaluate({"q": "x", "context": [], "response": "r"})
+
+
+def test_a_function_value_without_json_form_is_named_by_its_input():
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    ev = refscore.metrics.exact_match().bind({"output": lambda row: {"o": {row["o"]}}})
+    with pytest.raises(TypeError) as e:
+        ev.evaluate({"o": "a", "expected": "a"})
+    message = str(e.value)
+    assert message.startswith("input `output` (the value its function returned): at $.o"), message
+    assert "__refscore" not in message
+    for frame in (pd.DataFrame({"o": ["a"], "expected": ["a"]}), pl.DataFrame({"o": ["a"], "expected": ["a"]})):
+        r = refscore.evaluate_dataframe(frame, [ev], hide_tqdm_bar=True)
+        error = r["exact_match_execution_details"][0]["error"]
+        assert error.startswith("row 0: input `output` (the value its function returned): TypeError"), error
+        assert "__refscore" not in error

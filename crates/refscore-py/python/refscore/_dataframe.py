@@ -26,6 +26,7 @@ from ._columns import (
 )
 from ._evaluator import (
     _CALLABLE_KEY,
+    _callable_label,
     Evaluator,
     FunctionEvaluator,
     MetricEvaluator,
@@ -332,6 +333,7 @@ def _run_native(
     columns: dict[str, list[Any]] = {}
     pairs: list[tuple[Any, Any]] = []
     callable_errors: list[tuple[str, int, str]] = []
+    labels: dict[str, str] = {}
     for j, ev in enumerate(evaluators):
         keys: dict[str, str] = {}
         for name, source in ev._mapping.items():
@@ -349,6 +351,7 @@ def _run_native(
                         callable_errors.append((ev.name, i, f"input `{name}`: {type(e).__name__}: {e}"))
                 columns[key] = values
                 keys[name] = key
+                labels[key] = _callable_label(name)
         pairs.append((ev._native, ev._native_mapping(keys)))
     needed = read_columns(list(df.columns), evaluators)
     # Only the columns read are converted; an input not found lists them all.
@@ -363,7 +366,9 @@ def _run_native(
             else:
                 for c in needed:
                     columns[c] = _column(df, kind, c)
-                scores, executions = _refscore.evaluate_columns(pairs, columns, n, threads, fmt, stop, every)
+                scores, executions = _refscore.evaluate_columns(
+                    pairs, columns, n, threads, fmt, stop, every, labels
+                )
         except BaseException as e:
             # Stopped (Ctrl-C): the rows finished before it come with it.
             partial = getattr(e, "refscore_partial", None)

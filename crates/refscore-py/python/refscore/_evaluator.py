@@ -24,6 +24,12 @@ InputMapping = Mapping[str, Source]
 _CALLABLE_KEY = "__refscore_input__"
 
 
+def _callable_label(name: str) -> str:
+    """How an error names the value an input's mapping function returned
+    (kept under an internal key the user never wrote)."""
+    return f"input `{name}` (the value its function returned)"
+
+
 class Evaluator:
     """Anything that turns one row (a dict) into a list of :class:`Score`.
 
@@ -487,6 +493,15 @@ class MetricEvaluator(Evaluator):
             inputs = mapping.resolve(row, fields, [k for k in eval_input if isinstance(k, str)])
         except KeyError as e:
             raise ValueError(e.args[0] if e.args else str(e)) from None
+        except (TypeError, ValueError) as e:
+            # A function's value that has no JSON form: named by its input,
+            # not by the internal key it was kept under.
+            message = str(e)
+            for name, key in keys.items():
+                if f"$.{key}" in message:
+                    message = f"{_callable_label(name)}: {message.replace(f'$.{key}', '$')}"
+                    raise type(e)(message) from None
+            raise
         return [Score.from_dict(d) for d in self._native.evaluate_input(inputs, stop)]
 
     async def async_evaluate(

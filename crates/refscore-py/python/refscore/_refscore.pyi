@@ -62,6 +62,7 @@ def evaluate_columns(
     score_format: str = "dict",
     stop: Optional[Stop] = None,
     all_columns: Optional[Sequence[str]] = None,
+    labels: Optional[Mapping[str, str]] = None,
 ) -> tuple[dict[str, list[Any]], dict[str, list[dict[str, Any]]]]: ...
 def evaluate_arrow(
     evaluators: _Pairs,

@@ -212,7 +212,7 @@ pub fn decode<'a>(value: &'a Value, opts: &DecodeOptions) -> Result<Decoded<'a>,
 /// Whether the white space around `text` is JSON white space only (space,
 /// tab, line feed, carriage return), as Python's `json.loads` requires.
 fn json_padded(text: &str) -> bool {
-    let inner = text.trim_matches([' ', '\t', '\n', '\r']);
+    let inner = crate::extract::json_trim(text);
     inner.trim() == inner
 }
 

@@ -152,14 +152,26 @@ struct Found {
     replaced: u32,
 }
 
+/// `text` without the JSON white space (space, tab, line feed, carriage
+/// return) around it: what strict reading takes around a document.
+pub fn json_trim(text: &str) -> &str {
+    text.trim_matches(JSON_SPACE)
+}
+
+/// JSON's white space.
+const JSON_SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
+
 /// Finds the JSON document in `text` (see the module documentation).
 ///
 /// # Errors
 /// [`ExtractError::NotFound`] when there is none, `Ambiguous` for several
 /// with `pick: only`, `Invalid` in strict mode.
 pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, ExtractError> {
-    let start = text.len() - text.trim_start().len();
-    let trimmed = text.trim();
+    // Strict: the text is one JSON document, with JSON's own white space
+    // around it (as Python's `json.loads` takes it); otherwise any.
+    let rest = if opts.strict { text.trim_start_matches(JSON_SPACE) } else { text.trim_start() };
+    let start = text.len() - rest.len();
+    let trimmed = if opts.strict { rest.trim_end_matches(JSON_SPACE) } else { rest.trim_end() };
     let end = start + trimmed.len();
     let whole = |(value, duplicate_keys), method, repaired| Extracted {
         value,
@@ -390,6 +402,24 @@ mod tests {
         let r = extract_json("{\"a\": [1, 2", &opts(true, Pick::First, true)).unwrap();
         assert_eq!(r.value, json!({"a": [1, 2]}));
         assert_eq!(r.method, Method::Repaired);
+    }
+
+    #[test]
+    fn strict_takes_json_white_space_alone_around_the_document() {
+        let o = opts(true, Pick::First, false);
+        let e = extract_json(" \t\r\n[1]\n ", &o).unwrap();
+        assert_eq!((e.value, e.start, e.end), (json!([1]), 4, 7));
+        for text in ["[]\u{85}", "\u{a0}[]", "[]\u{2028}", "\u{3000}{}"] {
+            assert!(
+                matches!(extract_json(text, &o), Err(ExtractError::Invalid { .. })),
+                "{text:?}"
+            );
+            // Without strict, any white space is trimmed.
+            assert_eq!(
+                extract_json(text, &opts(false, Pick::First, false)).unwrap().method,
+                Method::Whole
+            );
+        }
     }
 
     #[test]

@@ -10,10 +10,13 @@
 //! overlap = 0.4 · J(U_out, U_ref) + 0.6 · J(B_out, B_ref)      J(x, y) = |x ∩ y| / |x ∪ y|
 //! ```
 //!
-//! Fall-backs: two texts without tokens score 1, one text without tokens
-//! scores 0; when either side has a single token (so no pairs), the score
-//! is the unigram Jaccard alone. In `strict` mode a score strictly between
-//! 0.3 and 1 loses 0.1.
+//! Fall-backs, as Regtrace's code has them: a reference without tokens
+//! scores 1 against an output without tokens and 0 against any other; an
+//! output without tokens scores 0. A reference of a single token (so no
+//! pairs) puts the unigram Jaccard in the place of the pairs' (the score
+//! is the unigram Jaccard); an output of a single token against a longer
+//! reference shares none of its pairs (0 for the pairs). In `strict` mode
+//! a score strictly between 0.3 and 1 loses 0.1.
 
 use std::collections::BTreeSet;
 
@@ -24,7 +27,8 @@ use crate::unicode_class::fold_digits;
 pub(crate) struct Overlap {
     /// Jaccard similarity of the token sets.
     pub(crate) unigram: f64,
-    /// Jaccard similarity of the token-pair sets (`None` when a side has no pair).
+    /// Jaccard similarity of the token-pair sets (`None` when the
+    /// reference has no pair: the unigram Jaccard stands in for it).
     pub(crate) bigram: Option<f64>,
     /// The combined score before any penalty.
     pub(crate) raw: f64,
@@ -53,20 +57,28 @@ fn jaccard<T: Ord>(a: &BTreeSet<T>, b: &BTreeSet<T>) -> f64 {
 /// The overlap of `output` with `reference`; `strict` applies the penalty.
 pub(crate) fn overlap(output: &str, reference: &str, strict: bool) -> Overlap {
     let (o, r) = (tokens(output), tokens(reference));
-    let (uo, ur): (BTreeSet<&String>, BTreeSet<&String>) = (o.iter().collect(), r.iter().collect());
-    let unigram = jaccard(&uo, &ur);
+    // Regtrace's word overlap: its n-gram overlap of single tokens, and
+    // what stands in for the pairs of a reference of fewer than two.
+    let unigram = match (o.is_empty(), r.is_empty()) {
+        (true, true) => 1.0,
+        (_, true) | (true, _) => 0.0,
+        _ => {
+            let (uo, ur): (BTreeSet<&String>, BTreeSet<&String>) =
+                (o.iter().collect(), r.iter().collect());
+            jaccard(&uo, &ur)
+        }
+    };
     let pairs = |t: &[String]| -> BTreeSet<(String, String)> {
         t.windows(2).map(|w| (w[0].clone(), w[1].clone())).collect()
     };
-    let (bo, br) = (pairs(&o), pairs(&r));
-    let (bigram, raw) = if o.is_empty() || r.is_empty() {
-        (None, if o.is_empty() && r.is_empty() { 1.0 } else { 0.0 })
-    } else if bo.is_empty() || br.is_empty() {
-        (None, unigram)
-    } else {
-        let b = jaccard(&bo, &br);
-        (Some(b), 0.4 * unigram + 0.6 * b)
+    let bigram = match (o.len(), r.len()) {
+        (_, 0 | 1) => None,
+        (0 | 1, _) => Some(0.0),
+        _ => Some(jaccard(&pairs(&o), &pairs(&r))),
     };
+    // As Regtrace sums it (a single-token reference gives 0.4·J + 0.6·J,
+    // which may differ from J in its last bit).
+    let raw = unigram * 0.4 + bigram.unwrap_or(unigram) * 0.6;
     let score = if strict && raw > 0.3 && raw < 1.0 { raw - STRICT_PENALTY } else { raw };
     Overlap { unigram, bigram, raw, score: score.clamp(0.0, 1.0) }
 }
@@ -104,10 +116,18 @@ mod tests {
         assert_eq!(overlap("", "  ", true).score, 1.0);
         assert_eq!(overlap("!!", "text", true).score, 0.0);
         assert_eq!(overlap("paris", "Paris", true).score, 1.0);
-        assert_eq!(overlap("paris", "Paris France", false).score, 0.5);
-        // 0.5 is in (0.3, 1): strict takes 0.1 off; 0.25 is not.
-        assert_eq!(overlap("paris", "Paris France", true).score, 0.4);
-        assert_eq!(overlap("a", "a b c d", true).score, 0.25);
+        // A single-token reference: the unigram Jaccard in both places.
+        assert_eq!(overlap("Paris France", "paris", false).score, 0.5);
+        // 0.5 is in (0.3, 1): strict takes 0.1 off; 0.1 is not.
+        assert_eq!(overlap("Paris France", "paris", true).score, 0.4);
+        // A single-token output shares none of a longer reference's pairs.
+        let one = overlap("paris", "Paris France", false);
+        assert_eq!((one.unigram, one.bigram), (0.5, Some(0.0)));
+        assert_eq!(one.score, 0.5 * 0.4);
+        assert_eq!(overlap("a", "a b", true).score, 0.2);
+        assert_eq!(overlap("a", "a b c d", true).score, 0.25 * 0.4);
+        assert_eq!(overlap("", "a b", true).score, 0.0);
+        assert_eq!(overlap("a b", "", true).score, 0.0);
         // Tokens are [a-z0-9] runs: the apostrophe splits.
         assert_eq!(tokens("Don't 3.5 É"), ["don", "t", "3", "5"]);
     }

@@ -218,12 +218,16 @@ class _Results:
 
     def did_not_run(self, names: Sequence[str]) -> None:
         """Marks the rows of evaluators ``names`` that never ran (Ctrl-C,
-        or ``exit_on_error`` after a failure, came first) ``did not run``."""
-        for name in names:
-            column = self.executions.setdefault(name, [None] * self.n)
-            for i, d in enumerate(column):
-                if d is None or (d.get("status") == _FAILED and _never_asked(d.get("error"))):
-                    column[i] = {"status": _DID_NOT_RUN, "duration_ms": 0.0, "error": None}
+        or ``exit_on_error`` after a failure, came first) ``did not run``.
+        Up to a dict per row: built with the collector paused, as the
+        result columns are (a Ctrl-C on a million rows waited seconds on
+        the collections these dicts set off)."""
+        with _gc_paused():
+            for name in names:
+                column = self.executions.setdefault(name, [None] * self.n)
+                for i, d in enumerate(column):
+                    if d is None or (d.get("status") == _FAILED and _never_asked(d.get("error"))):
+                        column[i] = {"status": _DID_NOT_RUN, "duration_ms": 0.0, "error": None}
 
 
 # The error of an evaluation the stop came before: a row not begun

@@ -16,6 +16,7 @@
 //! score, float64), `<name>_label`, `<name>_explanation` and
 //! `<name>_error` (text).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow::array::{
@@ -225,6 +226,37 @@ fn column_values(array: &dyn Array, bad: &mut Vec<BadCell>) -> Result<Vec<Value>
                         map.insert(f.name().clone(), c.next().unwrap_or(Value::Null));
                     }
                     if nulls(i) { Value::Null } else { Value::Object(map) }
+                })
+                .collect()
+        }
+        DataType::Union(fields, _) => {
+            // Each row holds the value of one child: at the row (sparse)
+            // or at its offset (dense).
+            let a = array.as_union();
+            let mut kids = Vec::with_capacity(fields.len());
+            for (type_id, _) in fields.iter() {
+                let mut inner = Vec::new();
+                let values = column_values(a.child(type_id).as_ref(), &mut inner)?;
+                let mut by_row: HashMap<usize, BadCell> = HashMap::new();
+                for cell in inner {
+                    by_row.entry(cell.row).or_insert(cell);
+                }
+                kids.push((type_id, values, by_row));
+            }
+            (0..n)
+                .map(|i| {
+                    let (t, at) = (a.type_id(i), a.value_offset(i));
+                    let Some((_, values, inner)) = kids.iter().find(|k| k.0 == t) else {
+                        return Value::Null;
+                    };
+                    if let Some(cell) = inner.get(&at) {
+                        bad.push(BadCell {
+                            row: i,
+                            path: cell.path.clone(),
+                            why: cell.why.clone(),
+                        });
+                    }
+                    values.get(at).cloned().unwrap_or(Value::Null)
                 })
                 .collect()
         }

@@ -185,3 +185,27 @@ def test_an_input_not_found_lists_every_column_of_the_batch_not_only_those_read(
     batch = pa.record_batch({"answer": ["x"], "id": [1]})
     [error] = Suite([refscore.metrics.exact_match()]).score_batch(batch).column("exact_match_error").to_pylist()
     assert error.endswith("(columns: answer, id)"), error
+
+
+def test_union_columns_read_the_value_each_row_holds():
+    # Each row of a union holds one child's value, at the row (sparse) or
+    # at its offset (dense); integer members were read as missing.
+    types = pa.array([0, 1, 0, 2], type=pa.int8())
+    sparse = pa.UnionArray.from_sparse(
+        types,
+        [pa.array([1, 0, 3, 0]), pa.array(["x", "b", "y", "z"]), pa.array([0.0, 0.0, 0.0, float("inf")])],
+    )
+    dense = pa.UnionArray.from_dense(
+        types,
+        pa.array([0, 0, 1, 0], type=pa.int32()),
+        [pa.array([1, 3]), pa.array(["b"]), pa.array([float("inf")])],
+    )
+    assert sparse.to_pylist() == dense.to_pylist() == [1, "b", 3, float("inf")]
+    for u in (sparse, dense):
+        out = Suite([refscore.metrics.exact_match()]).score_table(
+            pa.table({"output": u, "expected": ["1", "b", "4", "1"]}), keep_columns=False
+        )
+        assert out.column("exact_match").to_pylist() == [1.0, 1.0, 0.0, None]
+        errors = out.column("exact_match_error").to_pylist()
+        assert errors[:3] == [None, None, None]
+        assert errors[3] == "row 3: column `output`, at $: inf has no JSON form", errors[3]

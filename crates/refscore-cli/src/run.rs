@@ -90,7 +90,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if args.resume.is_some() {
         refuse_stream_resume(&suite.dataset)?;
     }
-    if cache.is_some() {
+    // A resumed run's cache is opened once its record and output folder
+    // are checked (below): a resume refused leaves no cache file behind.
+    if cache.is_some() && args.resume.is_none() {
         suite = Suite::load_with(&args.suite, &load)?;
     }
     // What the dataset file is before it is opened and hashed: a file
@@ -171,6 +173,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             let (info, id) = resume(store, &suite, which, args)?;
             let dir = Path::new(info.output.as_deref().unwrap_or("refscore-out"));
             inputs.refuse_output_folder(dir, &report_files)?;
+            if cache.is_some() {
+                suite = Suite::load_with(&args.suite, &load)?;
+            }
             let locked = output_lock::for_run(dir, &inputs)?;
             store.set_info(id, &info)?;
             let prior = store.prior_batches(id)?;

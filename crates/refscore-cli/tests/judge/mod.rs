@@ -428,4 +428,12 @@ fn the_reply_cache_is_checked_against_the_store_and_the_outputs_before_it_is_ope
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(!d.join("out").exists(), "a file was created before the refusal");
     assert_eq!(server.request_count(), 0);
+    // A resume refused (nothing to resume) opens no cache either.
+    let o = run(d, &["--no-cache", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let cache = d.join("out/replies.db");
+    let o = run(d, &["--resume", "--cache", cache.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("no unfinished run"), "{}", stderr(&o));
+    assert!(!cache.exists(), "the cache was opened before the refusal");
 }

@@ -88,6 +88,9 @@ pub(crate) fn interruptible_partial<R: Send>(
     handle: Option<&Stop>,
     work: impl FnOnce(&AtomicBool) -> R + Send,
 ) -> (PyResult<R>, Option<PyErr>) {
+    if let Err(e) = wait_for_wind_down(py, cancels, handle) {
+        return (Err(e), None);
+    }
     let stop = AtomicBool::new(false);
     let mut raised: Option<PyErr> = None;
     let result = py.detach(|| {
@@ -128,6 +131,31 @@ pub(crate) fn interruptible_partial<R: Send>(
         }
     }
     (result.map_err(PyRuntimeError::new_err), raised)
+}
+
+/// Waits while a call stopped earlier winds down (the judges' stop flags,
+/// which their evaluators share, stay set until its requests in flight are
+/// given up, at most `refscore::judge::CANCEL_GRACE`): a call started
+/// meanwhile would fail at once as cancelled. Past the grace and a little
+/// more, it goes on whatever the flags say. Ctrl-C and `handle` are heard
+/// while it waits.
+///
+/// # Errors
+/// As [`stop_asked`].
+fn wait_for_wind_down(
+    py: Python<'_>,
+    cancels: &[Arc<AtomicBool>],
+    handle: Option<&Stop>,
+) -> PyResult<()> {
+    let limit = refscore::judge::CANCEL_GRACE + 5 * TICK;
+    let start = std::time::Instant::now();
+    while cancels.iter().any(|c| c.load(Ordering::SeqCst)) && start.elapsed() < limit {
+        py.detach(|| std::thread::sleep(Duration::from_millis(10)));
+        if let Some(e) = stop_asked(handle) {
+            return Err(e);
+        }
+    }
+    Ok(())
 }
 
 /// Why the call should stop now, if it should: `handle` was stopped, or a

@@ -165,6 +165,27 @@ def test_a_cancelled_async_evaluate_gives_up_its_request(stalling_llm):
     assert judge.evaluate({"answer": "fast"})[0].label == "good"
 
 
+def test_calls_made_while_a_cancelled_one_winds_down_are_answered(stalling_llm):
+    import asyncio
+
+    # The cancelled call's request is given up within the grace (2 s); a
+    # call made meanwhile, on the same loop or another thread, waited for
+    # nothing and failed at once as `cancelled`.
+    judge = _slow_judge(stalling_llm, 2)
+
+    async def main():
+        with pytest.raises((asyncio.TimeoutError, TimeoutError)):
+            await asyncio.wait_for(judge.async_evaluate({"answer": "slow 1"}), 0.5)
+        # The stop is heard within 100 ms; the request is given up 2 s later.
+        await asyncio.sleep(0.4)
+        awaited = await judge.async_evaluate({"answer": "fast 1"})
+        threaded = await asyncio.to_thread(judge.evaluate, {"answer": "fast 2"})
+        return awaited, threaded
+
+    awaited, threaded = asyncio.run(main())
+    assert awaited[0].label == threaded[0].label == "good"
+
+
 def test_a_stop_handle_ends_a_native_call_from_another_thread(slow_llm):
     import threading
     import time

@@ -149,7 +149,7 @@ fn a_judgement_that_repeats_its_label_fails_closed() {
 fn structured_output_fallbacks_are_requests_not_failed_judgements() {
     let server = ScriptedServer::start(Script::new(vec![
         Rule::new(
-            When::PromptContains("exactly one of these labels".into()),
+            When::PromptContains("Put the label on the first line".into()),
             Reply::Text("polite".into()),
         ),
         Rule::always(Reply::Status {

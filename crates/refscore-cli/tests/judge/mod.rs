@@ -277,10 +277,10 @@ fn a_server_without_tools_gets_a_json_schema_then_plain_text() {
             Reply::Status { code: 400, retry_after: None, body: "tools are not supported".into() },
         )
         .times(1),
-        // Plain-text requests (they ask for "exactly one of these labels")
+        // Plain-text requests (they ask for the label on the first line)
         // are answered; anything else about this row is refused.
         Rule::new(
-            When::PromptContains("exactly one of these labels".into()),
+            When::PromptContains("Put the label on the first line".into()),
             Reply::Text("Rude.\nBlunt words.".into()),
         ),
         Rule::new(

@@ -20,6 +20,7 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
+use unicode_normalization::UnicodeNormalization;
 
 use super::BuildContext;
 use super::options::Opts;
@@ -481,17 +482,15 @@ impl Classify {
                 }
             }
         }
+        // The labels are named in every mode: a server that takes the
+        // schema or the tool without enforcing it still reads them.
         let labels: Vec<&str> = self.choices.iter().map(|c| c.label.as_str()).collect();
-        if mode == StructuredMode::Text {
-            text.push_str(&format!(
-                "\n\nAnswer with exactly one of these labels: {}.{}",
-                labels.join(", "),
-                if self.explanation {
-                    " Put the label on the first line, then a short reason."
-                } else {
-                    ""
-                }
-            ));
+        text.push_str(&format!(
+            "\n\nAnswer with exactly one of these labels: {}.",
+            labels.join(", ")
+        ));
+        if mode == StructuredMode::Text && self.explanation {
+            text.push_str(" Put the label on the first line, then a short reason.");
         }
         chat_body(
             &text,
@@ -508,11 +507,17 @@ impl Classify {
     fn read_reply(&self, reply: &Reply) -> Result<(&Choice, Option<String>), String> {
         match read_said(reply)? {
             Said::Object(v) => {
-                let label =
-                    v.get("label").and_then(Value::as_str).ok_or("the reply has no label")?;
+                // A label written as a number or a boolean (`5` for the
+                // choice `"5"`) is read as its JSON text.
+                let label = match v.get("label") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(n @ (Value::Number(_) | Value::Bool(_))) => n.to_string(),
+                    _ => return Err(String::from("the reply has no label")),
+                };
                 let explanation = v.get("explanation").and_then(Value::as_str).map(str::to_owned);
                 let choice = self
-                    .choice(label)
+                    .choice(&label)
+                    .or_else(|| self.choice(undecorated(&label)))
                     .ok_or_else(|| format!("label `{label}` is not one of the choices"))?;
                 Ok((choice, explanation))
             }
@@ -534,12 +539,15 @@ impl Classify {
         }
     }
 
-    /// The choice whose label equals `label`: as written, else case aside.
+    /// The choice whose label equals `label`: as written, else in the
+    /// same Unicode normal form (NFC: `ö` written as `o` and a combining
+    /// mark is `ö`), case aside.
     fn choice(&self, label: &str) -> Option<&Choice> {
         let label = label.trim();
         self.choices.iter().find(|c| c.label == label).or_else(|| {
-            let lower = label.to_lowercase();
-            self.choices.iter().find(|c| c.label.to_lowercase() == lower)
+            let folded = |s: &str| s.nfc().collect::<String>().to_lowercase();
+            let wanted = folded(label);
+            self.choices.iter().find(|c| folded(&c.label) == wanted)
         })
     }
 

@@ -101,6 +101,39 @@ fn requests_ask_for_a_tool_call_a_json_schema_or_text() {
     let text = c.request("P", StructuredMode::Text);
     let content = text["messages"][0]["content"].as_str().unwrap();
     assert!(content.contains("exactly one of these labels: polite, rude"), "{content}");
+    // The labels are named in every mode: a server that takes the schema
+    // or the tool without enforcing it still reads them.
+    for mode in [StructuredMode::Tools, StructuredMode::JsonSchema] {
+        let body = c.request("P", mode);
+        let content = body["messages"][0]["content"].as_str().unwrap();
+        assert!(
+            content.ends_with("Answer with exactly one of these labels: polite, rude."),
+            "{content}"
+        );
+    }
+}
+
+#[test]
+fn labels_in_json_are_read_as_those_in_text() {
+    let c = classify(json!({"template": "{x}", "choices": {"höflich": 1, "5": 0.5, "true": 0}}))
+        .unwrap();
+    let said = |label: Value| reply(json!({"content": json!({"label": label}).to_string()}));
+    // Another Unicode form of the same label (o + combining diaeresis).
+    assert_eq!(c.read_reply(&said(json!("ho\u{308}flich"))).unwrap().0.label, "höflich");
+    assert_eq!(
+        c.read_reply(&reply(json!({"content": "HO\u{308}FLICH"}))).unwrap().0.label,
+        "höflich"
+    );
+    // Closing punctuation and emphasis, as on a text reply's first line.
+    assert_eq!(c.read_reply(&said(json!("höflich."))).unwrap().0.label, "höflich");
+    assert_eq!(c.read_reply(&said(json!("**höflich**"))).unwrap().0.label, "höflich");
+    // A number or boolean for a choice written so.
+    assert_eq!(c.read_reply(&said(json!(5))).unwrap().0.label, "5");
+    assert_eq!(c.read_reply(&said(json!(true))).unwrap().0.label, "true");
+    // Still never a guess.
+    assert!(c.read_reply(&said(json!(6))).is_err());
+    assert!(c.read_reply(&said(json!(null))).is_err());
+    assert!(c.read_reply(&said(json!("not höflich"))).is_err());
 }
 
 #[test]

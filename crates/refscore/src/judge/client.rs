@@ -565,7 +565,23 @@ mod tests {
         assert_eq!(parse_retry_after("2"), Some(Duration::from_secs(2)));
         assert_eq!(parse_retry_after("0.5"), Some(Duration::from_millis(500)));
         assert_eq!(parse_retry_after("9999"), Some(MAX_RETRY_AFTER));
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+        // An HTTP date: the wait until then; past, none.
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), Some(Duration::ZERO));
+        let soon = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(10));
+        let w = parse_retry_after(&soon).unwrap();
+        assert!(w > Duration::from_secs(8) && w <= Duration::from_secs(10), "{w:?}");
+        let far = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(9999));
+        assert_eq!(parse_retry_after(&far), Some(MAX_RETRY_AFTER));
+        assert_eq!(parse_retry_after("soon"), None);
+        // Google's retryDelay in a 429's body.
+        let gemini = r#"{"error": {"code": 429, "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "37s"}]}}"#;
+        assert_eq!(crate::judge::io::retry_delay_in_body(gemini), Some(Duration::from_secs(37)));
+        assert_eq!(
+            crate::judge::io::retry_delay_in_body(r#"{"retryDelay":"1.5s"}"#),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(crate::judge::io::retry_delay_in_body(r#"{"retryDelay": 3}"#), None);
+        assert_eq!(crate::judge::io::retry_delay_in_body("busy"), None);
         assert_eq!(parse_retry_after_ms("1500"), Some(Duration::from_millis(1500)));
         assert_eq!(parse_retry_after_ms("150000"), Some(MAX_RETRY_AFTER));
         assert_eq!(parse_retry_after_ms("-1"), None);

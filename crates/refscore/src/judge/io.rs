@@ -137,7 +137,22 @@ pub(super) const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 /// Seconds in a `Retry-After` header (an HTTP date is not honoured: the
 /// backoff applies), at most [`MAX_RETRY_AFTER`].
 pub(super) fn parse_retry_after(v: &str) -> Option<Duration> {
-    wait(v, 1.0)
+    wait(v, 1.0).or_else(|| {
+        // Or an HTTP date (RFC 9110 allows both): the wait until then,
+        // none when it is past.
+        let at = httpdate::parse_http_date(v.trim()).ok()?;
+        let wait = at.duration_since(std::time::SystemTime::now()).unwrap_or(Duration::ZERO);
+        Some(wait.min(MAX_RETRY_AFTER))
+    })
+}
+
+/// The wait a 429's body asks for, as Google's APIs give it: a
+/// `retryDelay` of seconds (`"37s"`, `"1.5s"`) in the error's details.
+pub(super) fn retry_delay_in_body(text: &str) -> Option<Duration> {
+    let at = text.find("\"retryDelay\"")? + "\"retryDelay\"".len();
+    let rest = text[at..].trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    let seconds = rest.split('"').next()?.strip_suffix('s')?;
+    wait(seconds, 1.0)
 }
 
 /// Milliseconds in a `retry-after-ms` header (OpenAI, Azure), at most

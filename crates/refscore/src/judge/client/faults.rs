@@ -289,6 +289,23 @@ fn retry_after_ms_is_honoured() {
 }
 
 #[test]
+fn a_retry_delay_in_the_body_is_honoured_without_a_header() {
+    let gemini = r#"{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1.2s"}]}}"#;
+    let (base, seen) = serve(|_| {
+        vec![
+            http("429 Too Many Requests", "", gemini),
+            http("200 OK", "", &completion(r#"{"label": "polite"}"#)),
+        ]
+    });
+    let j = judge(&base);
+    let started = std::time::Instant::now();
+    j.ask("ev", Some(StructuredMode::Tools), |_| Map::new(), |r| Ok(r.message.clone())).unwrap();
+    // Longer than the 125-250 ms backoff it fell back to.
+    assert!(started.elapsed() >= std::time::Duration::from_millis(1150), "{:?}", started.elapsed());
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}
+
+#[test]
 fn a_spent_quota_is_not_retried_and_an_unreadable_400_still_falls_back() {
     let quota = r#"{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "code": "insufficient_quota"}}"#;
     let (base, seen) = serve(|_| vec![http("429 Too Many Requests", "", quota)]);

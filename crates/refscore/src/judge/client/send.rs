@@ -200,7 +200,9 @@ impl Judge {
                 hint: self.hint(status, &text, endpoint, url, body),
             });
         }
-        Ok(Step::Retry(retry_after))
+        // Google's APIs say how long to wait in the body alone
+        // (`"retryDelay": "37s"` in a `RetryInfo` detail).
+        Ok(Step::Retry(retry_after.or_else(|| super::super::io::retry_delay_in_body(&text))))
     }
 
     /// What to check for an error status that usually means a wrong

@@ -143,6 +143,33 @@ fn classify_scores_caches_accounts_and_never_leaks_the_key() {
     assert!(!everything(dir.path(), &o).contains(KEY), "the key leaked");
 }
 
+#[test]
+fn the_key_goes_in_the_header_azure_reads_when_asked_and_never_leaks() {
+    let server = ScriptedServer::start(Script::new(vec![])).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let judge = json!({"api_key_header": "api-key", "headers": {"x-team": "evals"}});
+    setup(dir.path(), &server.base_url(), &["Hi LABEL=polite"], &judge, "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let req = &server.requests()[0];
+    assert_eq!(req.header("api-key"), Some(KEY));
+    assert_eq!(req.header("authorization"), None);
+    assert_eq!(req.header("x-team"), Some("evals"));
+    assert!(!everything(dir.path(), &o).contains(KEY), "the key leaked");
+    // A header named twice, or Authorization itself, is refused at load.
+    for judge in [
+        json!({"api_key_header": "Api-Key", "headers": {"api-key": "literal"}}),
+        json!({"api_key_header": "Authorization"}),
+        json!({"api_key_header": "bad header"}),
+    ] {
+        setup(dir.path(), &server.base_url(), &["Hi"], &judge, "{}");
+        let o = run(dir.path(), &["--no-cache"]);
+        assert_eq!(code(&o), 2, "{judge}: {}", stderr(&o));
+        assert!(stderr(&o).contains("judge.api_key_header"), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("literal"), "{}", stderr(&o));
+    }
+}
+
 /// Choices given as labels alone (`[polite, rude]`): each judgement is a
 /// label with no number, as Phoenix gives it. The run counts those rows as
 /// judged (not invalid), its gate passes, and a baseline from the folder

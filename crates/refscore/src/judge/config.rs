@@ -35,6 +35,9 @@ pub struct JudgeConfig {
     /// Environment variable holding the API key (default `OPENAI_API_KEY`);
     /// no key is sent when it is unset (local servers).
     pub api_key_env: Option<String>,
+    /// The header the key is sent in, as it is (Azure OpenAI's classic
+    /// endpoints: `api-key`); default `Authorization: Bearer KEY`.
+    pub api_key_header: Option<String>,
     /// Sampling temperature (default 0).
     #[serde(default)]
     pub temperature: f64,
@@ -98,6 +101,7 @@ impl std::fmt::Debug for JudgeConfig {
             .field("base_url", &self.base_url)
             .field("model", &self.model)
             .field("api_key_env", &self.api_key_env)
+            .field("api_key_header", &self.api_key_header)
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
             .field("seed", &self.seed)
@@ -135,6 +139,7 @@ impl JudgeConfig {
             base_url: None,
             model: model.into(),
             api_key_env: None,
+            api_key_header: None,
             temperature: 0.0,
             max_tokens: None,
             seed: None,
@@ -228,6 +233,19 @@ impl JudgeConfig {
             return Err(ConfigError::invalid(
                 format!("{ctx}.extra_body"),
                 format!("`{k}` cannot be set here: {hint}"),
+            ));
+        }
+        if let Some(h) = &c.api_key_header
+            && (h.eq_ignore_ascii_case("authorization")
+                || c.headers.keys().any(|k| k.eq_ignore_ascii_case(h))
+                || ureq::http::HeaderName::from_bytes(h.as_bytes()).is_err())
+        {
+            return Err(ConfigError::invalid(
+                format!("{ctx}.api_key_header"),
+                format!(
+                    "{h:?} cannot carry the key: give a header name such as api-key \
+                     (leave api_key_header out for Authorization: Bearer)"
+                ),
             ));
         }
         // The address used: the suite's, else the environment's.

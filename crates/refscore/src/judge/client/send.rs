@@ -53,7 +53,10 @@ impl Judge {
             let mut headers: Vec<(String, String)> =
                 vec![("content-type".into(), "application/json".into())];
             if let Some(k) = &self.key {
-                headers.push(("authorization".into(), k.bearer()));
+                match &self.config.api_key_header {
+                    Some(h) => headers.push((h.to_ascii_lowercase(), k.secret().to_owned())),
+                    None => headers.push(("authorization".into(), k.bearer())),
+                }
             }
             headers.extend(self.config.headers.iter().map(|(h, v)| (h.clone(), v.clone())));
             let request = Exchange {

@@ -69,16 +69,24 @@ impl Judge {
         // parameter the model refuses) is this request's fault, not the
         // mode's, and must not downgrade the rest of the run.
         let mut refused = Vec::new();
+        // Whether every mode got the very same refusal (status and body).
+        let mut first: Option<(u16, String)> = None;
+        let mut same = true;
         let result = loop {
             match self.exchange(request(mode), &mut record, &read) {
                 Err(AskError::Request(e)) if e.is_rejection() && fixed.is_none() => {
+                    if let JudgeError::Status { status, body, .. } = &e {
+                        let this = (*status, body.clone());
+                        same &= first.get_or_insert_with(|| this.clone()) == &this;
+                    }
                     match mode.next() {
                         Some(next) => {
                             refused.push(mode);
                             mode = next;
                         }
                         None => {
-                            break Err(AskError::Request(self.every_mode(e, &refused, &record)));
+                            let e = self.every_mode(e, &refused, same, &record);
+                            break Err(AskError::Request(e));
                         }
                     }
                 }
@@ -98,22 +106,35 @@ impl Judge {
 
     /// The error of the last mode, once every mode was refused: its
     /// attempts are the judgement's requests, and it names the modes.
+    /// When every mode got the same refusal (`same`), the request itself
+    /// was refused (a prompt over the context length, a content filter),
+    /// not its structured output: the error says so.
     fn every_mode(
         &self,
         e: JudgeError,
         refused: &[StructuredMode],
+        same: bool,
         record: &CallRecord,
     ) -> JudgeError {
         match e {
             JudgeError::Status { judge, status, body, hint, .. } if !refused.is_empty() => {
                 let mut modes: Vec<&str> = refused.iter().map(|m| m.as_str()).collect();
                 modes.push(StructuredMode::Text.as_str());
+                let modes = modes.join(", ");
+                let why = if same {
+                    format!(
+                        "the same refusal in every mode tried ({modes}): the request itself \
+                         was refused, not its structured output"
+                    )
+                } else {
+                    format!("refused in every mode tried: {modes}")
+                };
                 JudgeError::Status {
                     judge,
                     status,
                     attempts: u32::try_from(record.requests).unwrap_or(u32::MAX),
                     body,
-                    hint: format!("{hint} (refused in every mode tried: {})", modes.join(", ")),
+                    hint: format!("{hint} ({why})"),
                 }
             }
             other => other,

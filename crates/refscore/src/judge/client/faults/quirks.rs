@@ -269,7 +269,20 @@ fn refused_in_every_mode_says_so() {
     let (base, _) = serve(move |_| vec![refused; 3]);
     let e = request_error(ask_any(&judge(&base), None)).to_string();
     assert!(e.contains("HTTP 400 after 3 attempt(s)"), "{e}");
-    assert!(e.contains("refused in every mode tried: tools, json_schema, text"), "{e}");
+    assert!(
+        e.contains("the same refusal in every mode tried (tools, json_schema, text): the request itself was refused, not its structured output"),
+        "{e}"
+    );
+    // Different refusals: each mode was refused for what it asked.
+    let (base, _) = serve(move |_| {
+        ["tools are not supported", "response_format is not supported", "bad request"]
+            .map(|why| {
+                http("400 Bad Request", "", &format!(r#"{{"error": {{"message": "{why}"}}}}"#))
+            })
+            .to_vec()
+    });
+    let e = request_error(ask_any(&judge(&base), None)).to_string();
+    assert!(e.contains("(refused in every mode tried: tools, json_schema, text)"), "{e}");
 }
 
 /// Reads one request from `reader`; `false` at the end of the stream.

@@ -495,11 +495,14 @@ impl Judge {
         // across two parts is removed whole.
         message::normalize(&mut v);
         self.redactor.value(&mut v);
-        let choice = v
-            .get("choices")
-            .and_then(Value::as_array)
-            .ok_or_else(|| malformed("no choices"))?
-            .first()
+        let choices =
+            v.get("choices").and_then(Value::as_array).ok_or_else(|| malformed("no choices"))?;
+        // One choice is asked for; a server that sends several anyway is
+        // read at the one it numbers 0, else at its first.
+        let choice = choices
+            .iter()
+            .find(|c| c.get("index").and_then(Value::as_u64) == Some(0))
+            .or_else(|| choices.first())
             .ok_or_else(|| malformed("no choices"))?;
         let message = choice
             .get("message")

@@ -13,6 +13,14 @@ pub(super) fn normalize(v: &mut Value) {
 }
 
 fn normalize_message(m: &mut Map<String, Value>) {
+    // The legacy `function_call` (servers that still answer a tool call
+    // in the form from before tools) is the one tool call it stands for.
+    if !m.contains_key("tool_calls")
+        && let Some(call) = m.get("function_call").filter(|c| c.is_object()).cloned()
+    {
+        let call = serde_json::json!([{"type": "function", "function": call}]);
+        m.insert("tool_calls".into(), call);
+    }
     if let Some(Value::Array(parts)) = m.get_mut("content")
         && let Some(joined) = join_parts(parts)
     {
@@ -73,5 +81,20 @@ mod tests {
         let mixed = json!([{"type": "text", "text": "a"}, {"type": "image_url"}, {"type": "text", "text": "b"}]);
         assert_eq!(content(mixed), json!([{"type": "text", "text": "ab"}, {"type": "image_url"}]));
         assert_eq!(content(json!([])), json!(""));
+    }
+
+    #[test]
+    fn a_legacy_function_call_is_its_tool_call() {
+        let call = json!({"name": "record_judgement", "arguments": "{\"label\": \"polite\"}"});
+        let mut v = json!({"choices": [{"message": {"role": "assistant", "content": null, "function_call": call}}]});
+        normalize(&mut v);
+        assert_eq!(
+            v["choices"][0]["message"]["tool_calls"],
+            json!([{"type": "function", "function": call}])
+        );
+        // A reply with tool calls keeps them as they are.
+        let mut both = json!({"choices": [{"message": {"tool_calls": [], "function_call": call}}]});
+        normalize(&mut both);
+        assert_eq!(both["choices"][0]["message"]["tool_calls"], json!([]));
     }
 }

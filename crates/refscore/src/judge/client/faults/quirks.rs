@@ -359,3 +359,16 @@ fn credentials_in_the_base_url_are_redacted_from_echoes() {
     }
     assert!(e.contains("v=1"), "{e}");
 }
+
+#[test]
+fn several_choices_are_read_at_the_one_numbered_0() {
+    let j = judge("http://127.0.0.1:9/v1");
+    let two = json!({"choices": [
+        {"index": 1, "message": {"role": "assistant", "content": "rude"}},
+        {"index": 0, "message": {"role": "assistant", "content": "polite"}}]})
+    .to_string();
+    assert_eq!(j.parse(&two).unwrap().0.message["content"], "polite");
+    // Without indexes, the first.
+    let bare = json!({"choices": [{"message": {"content": "a"}}, {"message": {"content": "b"}}]});
+    assert_eq!(j.parse(&bare.to_string()).unwrap().0.message["content"], "a");
+}

@@ -215,8 +215,10 @@ impl Judge {
             404 if status::model_not_found(text) => {
                 let model = body.get("model").and_then(Value::as_str).unwrap_or_default();
                 let setting = if endpoint == "embeddings" { "embedding_model" } else { "model" };
+                // Azure serves a deployment, named in the address.
+                let what = if status::deployment_not_found(text) { "deployment" } else { "model" };
                 format!(
-                    " (the model `{}` was not found on the server: check the judge's {setting})",
+                    " (the {what} `{}` was not found on the server: check the judge's {setting})",
                     self.redactor.text(model)
                 )
             }

@@ -125,11 +125,18 @@ pub(super) fn generation_failed(status: u16, body: &str) -> bool {
 /// `x` does not exist.`.
 pub(super) fn model_not_found(body: &str) -> bool {
     let text = said(body);
+    // Azure OpenAI names the model by its deployment: `DeploymentNotFound`.
     text.contains("model_not_found")
+        || deployment_not_found(body)
         || text.contains("model")
             && ["not found", "does not exist", "no such model", "unknown model", "not exist"]
                 .iter()
                 .any(|w| text.contains(w))
+}
+
+/// Whether a 404 says that an Azure deployment does not exist.
+pub(super) fn deployment_not_found(body: &str) -> bool {
+    said(body).contains("deploymentnotfound")
 }
 
 /// The error a `200` reply carries instead of (or in its first choice
@@ -227,6 +234,9 @@ mod tests {
         assert!(model_not_found(
             r#"{"error":"model \"llama3.1:8b\" not found, try pulling it first"}"#
         ));
+        let azure = r#"{"error":{"code":"DeploymentNotFound","message":"The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again."}}"#;
+        assert!(model_not_found(azure) && deployment_not_found(azure));
+        assert!(!deployment_not_found(r#"{"error":{"code":"model_not_found"}}"#));
         assert!(!model_not_found(r#"{"detail":"Not Found"}"#));
         assert!(!model_not_found("404 page not found"));
         let e = in_body_error(

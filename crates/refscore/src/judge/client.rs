@@ -484,10 +484,20 @@ impl Judge {
             reason: reason.to_owned(),
             raw: cut(&self.redactor.body(text)),
         };
+        // A server that streams whatever it is asked sends server-sent
+        // events (`data: {...}` lines), not one JSON body.
+        let not_json = || {
+            let streamed = text.trim_start().starts_with("data:");
+            malformed(if streamed {
+                "not JSON: the server streamed its reply as server-sent events (`data:` \
+                 lines) though no stream was asked for"
+            } else {
+                "not JSON"
+            })
+        };
         // serde_json's depth limit first: the value below stays shallow.
-        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|_| malformed("not JSON"))?;
-        let (mut v, repeated) =
-            crate::duplicate_keys::parse(text).map_err(|_| malformed("not JSON"))?;
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|_| not_json())?;
+        let (mut v, repeated) = crate::duplicate_keys::parse(text).map_err(|_| not_json())?;
         if let Some(r) = repeated.as_ref().and_then(|d| d.listed.first()) {
             return Err(malformed(&format!("the reply repeats the key `{}`", r.path)));
         }

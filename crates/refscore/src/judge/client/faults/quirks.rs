@@ -372,3 +372,12 @@ fn several_choices_are_read_at_the_one_numbered_0() {
     let bare = json!({"choices": [{"message": {"content": "a"}}, {"message": {"content": "b"}}]});
     assert_eq!(j.parse(&bare.to_string()).unwrap().0.message["content"], "a");
 }
+
+#[test]
+fn a_streamed_reply_says_it_was_streamed() {
+    let j = judge("http://127.0.0.1:9/v1");
+    let sse = "data: {\"choices\":[{\"delta\":{\"content\":\"polite\"}}]}\n\ndata: [DONE]\n\n";
+    let e = j.parse(sse).unwrap_err().to_string();
+    assert!(e.contains("streamed its reply as server-sent events"), "{e}");
+    assert!(!j.parse("<html>").unwrap_err().to_string().contains("streamed"));
+}

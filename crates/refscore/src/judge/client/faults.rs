@@ -271,38 +271,36 @@ fn a_501_to_tools_falls_back_at_once_and_is_not_retried() {
     assert_eq!(seen.lock().unwrap().len(), 2, "one 501, no retry, then the next mode");
 }
 
-#[test]
-fn retry_after_ms_is_honoured() {
-    let (base, seen) = serve(|_| {
-        vec![
-            http("429 Too Many Requests", "retry-after-ms: 1200\r\nRetry-After: 0\r\n", "{}"),
-            http("200 OK", "", &completion(r#"{"label": "polite"}"#)),
-        ]
-    });
+/// How long a judgement took whose first answer is `first` (a 429) and
+/// whose second is a verdict; asserts the two requests.
+fn retried_after(first: String) -> std::time::Duration {
+    let (base, seen) =
+        serve(move |_| vec![first, http("200 OK", "", &completion(r#"{"label": "polite"}"#))]);
     let j = judge(&base);
     let started = std::time::Instant::now();
     j.ask("ev", Some(StructuredMode::Tools), |_| Map::new(), |r| Ok(r.message.clone())).unwrap();
+    assert_eq!(seen.lock().unwrap().len(), 2);
+    started.elapsed()
+}
+
+#[test]
+fn retry_after_ms_is_honoured() {
+    let waited = retried_after(http(
+        "429 Too Many Requests",
+        "retry-after-ms: 1200\r\nRetry-After: 0\r\n",
+        "{}",
+    ));
     // The millisecond header wins over `Retry-After: 0` (and over the
     // 125-250 ms backoff): a lower bound, whatever the machine's load.
-    assert!(started.elapsed() >= std::time::Duration::from_millis(1150), "{:?}", started.elapsed());
-    assert_eq!(seen.lock().unwrap().len(), 2);
+    assert!(waited >= std::time::Duration::from_millis(1150), "{waited:?}");
 }
 
 #[test]
 fn a_retry_delay_in_the_body_is_honoured_without_a_header() {
     let gemini = r#"{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1.2s"}]}}"#;
-    let (base, seen) = serve(|_| {
-        vec![
-            http("429 Too Many Requests", "", gemini),
-            http("200 OK", "", &completion(r#"{"label": "polite"}"#)),
-        ]
-    });
-    let j = judge(&base);
-    let started = std::time::Instant::now();
-    j.ask("ev", Some(StructuredMode::Tools), |_| Map::new(), |r| Ok(r.message.clone())).unwrap();
+    let waited = retried_after(http("429 Too Many Requests", "", gemini));
     // Longer than the 125-250 ms backoff it fell back to.
-    assert!(started.elapsed() >= std::time::Duration::from_millis(1150), "{:?}", started.elapsed());
-    assert_eq!(seen.lock().unwrap().len(), 2);
+    assert!(waited >= std::time::Duration::from_millis(1150), "{waited:?}");
 }
 
 #[test]

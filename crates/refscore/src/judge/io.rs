@@ -147,12 +147,24 @@ pub(super) fn parse_retry_after(v: &str) -> Option<Duration> {
 }
 
 /// The wait a 429's body asks for, as Google's APIs give it: a
-/// `retryDelay` of seconds (`"37s"`, `"1.5s"`) in the error's details.
+/// `retryDelay` of seconds (`"37s"`, `"1.5s"`) in the error's details
+/// (the first member so named, at any depth of the JSON body).
 pub(super) fn retry_delay_in_body(text: &str) -> Option<Duration> {
-    let at = text.find("\"retryDelay\"")? + "\"retryDelay\"".len();
-    let rest = text[at..].trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
-    let seconds = rest.split('"').next()?.strip_suffix('s')?;
-    wait(seconds, 1.0)
+    let body: serde_json::Value = serde_json::from_str(text).ok()?;
+    let mut open = vec![&body];
+    while let Some(v) = open.pop() {
+        match v {
+            serde_json::Value::Object(m) => {
+                if let Some(delay) = m.get("retryDelay") {
+                    return wait(delay.as_str()?.strip_suffix('s')?, 1.0);
+                }
+                open.extend(m.values().rev());
+            }
+            serde_json::Value::Array(items) => open.extend(items.iter().rev()),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Milliseconds in a `retry-after-ms` header (OpenAI, Azure), at most

@@ -376,18 +376,46 @@ impl Mapping {
     ///
     /// Raises KeyError naming the input and source when a required one is
     /// not found, listing the keys `all_keys` names (every key of the row,
-    /// when `row` holds only those read), else `row`'s.
-    #[pyo3(signature = (row, inputs, all_keys=None))]
+    /// when `row` holds only those read), else `row`'s. A value with no
+    /// JSON form under a key `labels` names (a key the caller made, for a
+    /// mapping function's value) is named by its label, as
+    /// `evaluate_columns` names such a column.
+    #[pyo3(signature = (row, inputs, all_keys=None, labels=None))]
     fn resolve<'py>(
         &self,
         py: Python<'py>,
         row: &Bound<'py, PyAny>,
         inputs: Vec<(String, bool)>,
         all_keys: Option<Vec<String>>,
+        labels: Option<std::collections::HashMap<String, String>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         on_big_stack(|| {
             let all = all_keys.map(names_row);
-            let row = Row { number: 1, value: to_value(row)?, text_cells: false };
+            let labels = labels.unwrap_or_default();
+            let value = if labels.is_empty() {
+                to_value(row)?
+            } else {
+                let row = row.cast::<PyDict>()?;
+                // The labelled keys are converted on their own, so that an
+                // error names the label rather than the key.
+                let plain = PyDict::new(py);
+                let mut labelled = Map::new();
+                for (k, v) in row.iter() {
+                    match k.extract::<String>().ok().and_then(|k| labels.get(&k).map(|l| (k, l))) {
+                        Some((k, label)) => {
+                            let v = to_value(&v).map_err(|e| labelled_error(py, label, e))?;
+                            labelled.insert(k, v);
+                        }
+                        None => plain.set_item(k, v)?,
+                    }
+                }
+                let mut value = to_value(plain.as_any())?;
+                if let Value::Object(m) = &mut value {
+                    m.extend(labelled);
+                }
+                value
+            };
+            let row = Row { number: 1, value, text_cells: false };
             let specs: Vec<InputSpec> = inputs
                 .into_iter()
                 .map(|(n, required)| InputSpec::named(n, required, InputType::Json, ""))
@@ -416,5 +444,18 @@ impl Mapping {
     #[getter]
     fn sources<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, &Value::Object(self.sources.clone()))
+    }
+}
+
+/// `e` (a conversion error) with `label` before its message, of the same
+/// type (`TypeError` or `ValueError`; any other passes unchanged).
+fn labelled_error(py: Python<'_>, label: &str, e: PyErr) -> PyErr {
+    let message = format!("{label}: {}", e.value(py));
+    if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
+        pyo3::exceptions::PyTypeError::new_err(message)
+    } else if e.is_instance_of::<PyValueError>(py) {
+        PyValueError::new_err(message)
+    } else {
+        e
     }
 }

@@ -488,20 +488,14 @@ class MetricEvaluator(Evaluator):
         # unrelated value with no JSON form never fails the row.
         read = set(read_columns(list(row), [ev])) | set(keys.values())
         row = {k: v for k, v in row.items() if k in read}
+        # A function's value with no JSON form is named by its input, not
+        # by the internal key it is kept under.
+        labels = {key: _callable_label(name) for name, key in keys.items()}
         try:
             # An input not found lists every key given, not only those read.
-            inputs = mapping.resolve(row, fields, [k for k in eval_input if isinstance(k, str)])
+            inputs = mapping.resolve(row, fields, [k for k in eval_input if isinstance(k, str)], labels)
         except KeyError as e:
             raise ValueError(e.args[0] if e.args else str(e)) from None
-        except (TypeError, ValueError) as e:
-            # A function's value that has no JSON form: named by its input,
-            # not by the internal key it was kept under.
-            message = str(e)
-            for name, key in keys.items():
-                if f"$.{key}" in message:
-                    message = f"{_callable_label(name)}: {message.replace(f'$.{key}', '$')}"
-                    raise type(e)(message) from None
-            raise
         return [Score.from_dict(d) for d in self._native.evaluate_input(inputs, stop)]
 
     async def async_evaluate(

@@ -38,7 +38,11 @@ class Mapping:
     @property
     def sources(self) -> dict[str, str]: ...
     def resolve(
-        self, row: Mapping[str, Any], inputs: Sequence[tuple[str, bool]], all_keys: Optional[Sequence[str]] = None
+        self,
+        row: Mapping[str, Any],
+        inputs: Sequence[tuple[str, bool]],
+        all_keys: Optional[Sequence[str]] = None,
+        labels: Optional[Mapping[str, str]] = None,
     ) -> dict[str, Any]: ...
 
 class Stop:

@@ -25,6 +25,10 @@ use serde_json::Number;
 
 use crate::tree::{Mark, Slot, Tree};
 
+mod guide;
+
+use guide::{GUIDE_DEPTH, Guide, Spans};
+
 /// Deepest nesting [`read`] and [`read_columns`] take, as `serde_json`'s
 /// default limit; deeper text is left to [`crate::json::parse`].
 const SHALLOW: usize = 128;
@@ -38,8 +42,13 @@ pub fn read(text: &str) -> Option<Tree<'_>> {
 /// Reads one JSON document into a tree; when it is an object and
 /// `columns` is given, only those members of it are kept (the others are
 /// checked for validity and dropped). `None` as [`read`].
+/// A kept member that is an object or an array is read beside the one
+/// before it (see `guide`): where their texts agree, they share nodes.
 pub fn read_columns<'s>(text: &'s str, columns: Option<&[&str]>) -> Option<Tree<'s>> {
-    Reader::new(text, SHALLOW).document(columns)
+    let mut reader = Reader::new(text, SHALLOW);
+    reader.guided = true;
+    reader.spans = Spans::with_capacity(expected_nodes(text));
+    reader.document(columns)
 }
 
 /// Reads one JSON document of any depth up to [`crate::json::MAX_DEPTH`]
@@ -57,13 +66,14 @@ pub fn read_within(text: &str, depth: usize) -> Option<Tree<'_>> {
     Reader::new(text, depth.min(crate::json::MAX_DEPTH)).document(None)
 }
 
-/// A container being read.
+/// A container being read: where its text starts, and its guide (see
+/// `guide`).
 #[derive(Clone, Copy)]
 enum Open {
     /// An array whose items so far are `items[mark..]`.
-    Array { mark: usize },
+    Array { mark: usize, start: usize, guide: Option<Guide> },
     /// An object whose members so far are `entries[mark..]`.
-    Object { mark: usize },
+    Object { mark: usize, start: usize, guide: Option<Guide> },
 }
 
 /// One pass over one text.
@@ -87,6 +97,13 @@ struct Reader<'s> {
     /// Values of kept root members worth sharing ([`SHARED_MIN`] bytes
     /// or more, no repeated key inside): their text and their node.
     shared: Vec<(usize, usize, u32)>,
+    /// Whether root members guide the next (see `guide`).
+    guided: bool,
+    /// Where each node's text is, while `guided`.
+    spans: Spans,
+    /// The last kept root member that is a container with no repeated key
+    /// inside: the guide of the next.
+    leader: Option<u32>,
 }
 
 /// Shortest text of a root member's value that a later member with the
@@ -113,6 +130,11 @@ const POWERS_OF_TEN: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
+/// About how many values `text` holds: one per 12 bytes of typical JSON.
+fn expected_nodes(text: &str) -> usize {
+    text.len() / 12 + 4
+}
+
 /// A member's value index while its value is being read.
 const WAITING: u32 = u32::MAX;
 
@@ -128,14 +150,16 @@ impl<'s> Reader<'s> {
             bytes: text.as_bytes(),
             pos: 0,
             limit,
-            // About one value per 12 bytes of typical JSON.
-            tree: Tree::with_capacity(text.len() / 12 + 4),
+            tree: Tree::with_capacity(expected_nodes(text)),
             // Room for typical rows at once, not grown a few at a time.
             items: Vec::with_capacity(32),
             entries: Vec::with_capacity(32),
             open: Vec::with_capacity(16),
             member_start: None,
             shared: Vec::new(),
+            guided: false,
+            spans: Spans::default(),
+            leader: None,
         }
     }
 
@@ -169,13 +193,29 @@ impl<'s> Reader<'s> {
         let mut dropped: Option<Mark> = None;
         'value: loop {
             self.skip_space();
+            let start = self.pos;
             let mut shared = None;
+            // The value at the same place in the guide, if any.
+            let mut counterpart = None;
             if self.open.len() == 1
                 && dropped.is_none()
                 && let Some(Open::Object { .. }) = self.open.first()
             {
                 self.member_start = Some((self.pos, self.tree.repeats_noted()));
                 shared = self.same_as_earlier();
+                counterpart = self.leader;
+            } else if self.guided && dropped.is_none() {
+                counterpart = self.counterpart();
+            }
+            if shared.is_none()
+                && let Some(node) = counterpart
+                && let Some(len) = self.spans.same_text(self.bytes, self.pos, node)
+            {
+                self.pos += len;
+                if self.open.len() == 1 {
+                    self.member_start = None;
+                }
+                shared = Some(node);
             }
             let mut at = match (shared, self.peek()?) {
                 (Some(node), _) => node,
@@ -185,39 +225,49 @@ impl<'s> Reader<'s> {
                     }
                     self.pos += 1;
                     self.skip_space();
+                    let object = open == b'{';
                     match (open, self.peek()?) {
                         (b'{', b'}') | (b'[', b']') => {
                             self.pos += 1;
-                            if open == b'{' {
+                            let at = if object {
                                 let mark = self.entries.len();
                                 self.tree.push_object(&mut self.entries, mark)
                             } else {
                                 self.tree.push_array(std::iter::empty())
-                            }
-                        }
-                        (b'{', _) => {
-                            self.open.push(Open::Object { mark: self.entries.len() });
-                            if let Some(before) = self.key(columns)? {
-                                dropped = Some(before);
-                            }
-                            continue 'value;
+                            };
+                            self.noted(at, start)
                         }
                         _ => {
-                            self.open.push(Open::Array { mark: self.items.len() });
+                            let guide = counterpart.and_then(|node| {
+                                (self.open.len() < GUIDE_DEPTH)
+                                    .then(|| Guide::of(&self.tree, node, object))?
+                            });
+                            if object {
+                                let mark = self.entries.len();
+                                self.open.push(Open::Object { mark, start, guide });
+                                if let Some(before) = self.key(columns)? {
+                                    dropped = Some(before);
+                                }
+                            } else {
+                                let mark = self.items.len();
+                                self.open.push(Open::Array { mark, start, guide });
+                            }
                             continue 'value;
                         }
                     }
                 }
                 (None, b'"') => {
                     let s = self.string()?;
-                    self.tree.push(Slot::Str(s))
+                    let at = self.tree.push(Slot::Str(s));
+                    self.noted(at, start)
                 }
                 (None, b't') => self.literal(b"true", Slot::Bool(true))?,
                 (None, b'f') => self.literal(b"false", Slot::Bool(false))?,
                 (None, b'n') => self.literal(b"null", Slot::Null)?,
                 (None, b'-' | b'0'..=b'9') => {
                     let n = self.number()?;
-                    self.tree.push(Slot::Number(n))
+                    let at = self.tree.push(Slot::Number(n));
+                    self.noted(at, start)
                 }
                 (None, _) => return None,
             };
@@ -231,7 +281,7 @@ impl<'s> Reader<'s> {
                 self.skip_space();
                 let next = self.peek()?;
                 match open {
-                    Open::Array { mark } => {
+                    Open::Array { mark, start, .. } => {
                         self.items.push(at);
                         match next {
                             b',' => {
@@ -241,16 +291,20 @@ impl<'s> Reader<'s> {
                             b']' => {
                                 self.pos += 1;
                                 at = self.tree.push_array(self.items[mark..].iter().copied());
+                                at = self.noted(at, start);
                                 self.items.truncate(mark);
                             }
                             _ => return None,
                         }
                     }
-                    Open::Object { mark } => {
+                    Open::Object { mark, start, .. } => {
                         match dropped.take() {
                             // Only a root member is ever dropped, and it
                             // completes when the root is the one open.
-                            Some(before) if self.open.len() == 1 => self.tree.reset(before),
+                            Some(before) if self.open.len() == 1 => {
+                                self.tree.reset(before);
+                                self.spans.truncate(self.tree.len());
+                            }
                             other => {
                                 dropped = other;
                                 if let Some(last) = self.entries.last_mut() {
@@ -269,6 +323,7 @@ impl<'s> Reader<'s> {
                             b'}' => {
                                 self.pos += 1;
                                 at = self.tree.push_object(&mut self.entries, mark);
+                                at = self.noted(at, start);
                             }
                             _ => return None,
                         }
@@ -276,6 +331,29 @@ impl<'s> Reader<'s> {
                 }
                 self.open.pop();
             }
+        }
+    }
+
+    /// Notes where node `at`, just added, was written (from `start` to
+    /// here), when the reader is guided; `at`.
+    fn noted(&mut self, at: u32, start: usize) -> u32 {
+        if self.guided {
+            self.spans.note(at, start, self.pos);
+        }
+        at
+    }
+
+    /// The guide's value at the place of the value about to be read: its
+    /// member of the key just read, or its element at the same index.
+    fn counterpart(&mut self) -> Option<u32> {
+        match self.open.last_mut()? {
+            Open::Object { guide: Some(guide), .. } => {
+                guide.member(&self.tree, &self.entries.last()?.0)
+            }
+            Open::Array { guide: Some(guide), mark, .. } => {
+                guide.item(&self.tree, self.items.len() - *mark)
+            }
+            _ => None,
         }
     }
 
@@ -298,13 +376,17 @@ impl<'s> Reader<'s> {
 
     /// Notes the value `at` of a root member just read, to be shared by a
     /// later member written the same way.
+    /// It guides the next member too, when it is a container.
     fn note_member(&mut self, at: u32) {
-        if let Some((start, repeats)) = self.member_start.take()
-            && self.shared.len() < SHARED_MAX
-            && self.pos - start >= SHARED_MIN
-            && self.tree.repeats_noted() == repeats
-        {
+        let Some((start, repeats)) = self.member_start.take() else { return };
+        if self.tree.repeats_noted() != repeats {
+            return;
+        }
+        if self.shared.len() < SHARED_MAX && self.pos - start >= SHARED_MIN {
             self.shared.push((start, self.pos, at));
+        }
+        if self.guided && self.tree.container_at(at).is_some() {
+            self.leader = Some(at);
         }
     }
 
@@ -337,8 +419,10 @@ impl<'s> Reader<'s> {
     fn literal(&mut self, word: &[u8], slot: Slot<'s>) -> Option<u32> {
         let end = self.pos + word.len();
         (self.bytes.get(self.pos..end)? == word).then(|| {
+            let start = self.pos;
             self.pos = end;
-            self.tree.push(slot)
+            let at = self.tree.push(slot);
+            self.noted(at, start)
         })
     }
 
@@ -790,6 +874,113 @@ mod tests {
         assert!(root.is_some());
         assert_eq!(reader.shared.len(), SHARED_MAX);
         same(&text);
+    }
+
+    /// A row read with its members guided (see `guide`): the same value
+    /// as serde_json reads, and the output and reference nodes at
+    /// `path` (object keys, array indices) shared or not as `shares`.
+    fn guided(text: &str, path: &[&str], shares: bool) {
+        same(text);
+        let tree = read_columns(text, None).unwrap_or_else(|| panic!("refused {text}"));
+        let slow = crate::json::parse(text).unwrap();
+        assert_eq!(tree.root().to_value(), slow, "{text}");
+        let root = tree.root();
+        let (mut o, mut r) = (root.get("output").unwrap(), root.get("reference").unwrap());
+        fn down<'t>(n: crate::tree::Node<'t>, step: &str) -> crate::tree::Node<'t> {
+            match step.parse::<usize>() {
+                Ok(i) => n.at(i),
+                Err(_) => n.get(step),
+            }
+            .unwrap()
+        }
+        for step in path {
+            (o, r) = (down(o, step), down(r, step));
+        }
+        assert_eq!(o.id() == r.id(), shares, "{text} at {path:?}");
+        assert_eq!(crate::engine::nodes_equal(o, r), o.to_value() == r.to_value(), "{text}");
+    }
+
+    #[test]
+    fn a_member_written_like_the_one_before_shares_what_is_alike() {
+        let out = r#"{"a":{"x":1,"y":[1,2,{"z":"q"}]},"b":"two","c":3.5}"#;
+        let rf = r#"{"a":{"x":1,"y":[1,2,{"z":"Q"}]},"b":"two","c":3.5}"#;
+        let row = format!(r#"{{"id":"r1","output":{out},"reference":{rf}}}"#);
+        for (path, shares) in [
+            (&[][..], false),
+            (&["a"][..], false),
+            (&["a", "x"][..], true),
+            (&["a", "y"][..], false),
+            (&["a", "y", "0"][..], true),
+            (&["a", "y", "2"][..], false),
+            (&["a", "y", "2", "z"][..], false),
+            (&["b"][..], true),
+            (&["c"][..], true),
+        ] {
+            guided(&row, path, shares);
+        }
+        // Another order of keys, spaces, an input between: still shared
+        // where the text of a value is the same.
+        let rf = "{ \"c\": 3.5, \"b\":\"two\",\n\"a\":{\"y\":[1,2,{\"z\":\"q\"}],\"x\":1}}";
+        let row = format!(r#"{{"output":{out},"input":"x","reference":{rf}}}"#);
+        guided(&row, &["a", "y"], true);
+        guided(&row, &["b"], true);
+        guided(&row, &["a"], false);
+        // A prefix is not the value: `2` against `23`, `"a"` against
+        // `"a"` followed by junk.
+        guided(r#"{"output":[1,2],"reference":[1,23]}"#, &["1"], false);
+        guided(r#"{"output":[1,2],"reference":[1,2.5]}"#, &["1"], false);
+        guided(r#"{"output":[1,2],"reference":[1,2]}"#, &["1"], true);
+        assert!(read_columns(r#"{"output":[1,{"a":1}],"reference":[1,{"a":1}}"#, None).is_none());
+        assert!(read_columns(r#"{"output":{"a":[1]},"reference":{"a":[1]]}"#, None).is_none());
+        assert!(read_columns(r#"{"output":{"a":[1]},"reference":{"a":[1]x}"#, None).is_none());
+        // Elements past the guide's, or of another kind, are read.
+        let text = r#"{"output":[[1]],"reference":[[1],[1]]}"#;
+        guided(text, &["0"], true);
+        let tree = read_columns(text, None).unwrap();
+        let (o, r) = (tree.root().get("output").unwrap(), tree.root().get("reference").unwrap());
+        assert_ne!(o.at(0).unwrap().id(), r.at(1).unwrap().id());
+        guided(r#"{"output":{"a":[1]},"reference":{"a":{"0":1}}}"#, &["a"], false);
+        // The guide is the kept member before: a dropped one guides nothing.
+        let text = r#"{"output":{"k":[1,2]},"input":{"k":[1,2]},"reference":{"k":[1,2]}}"#;
+        let tree = read_columns(text, Some(&["output", "reference"])).unwrap();
+        let root = tree.root();
+        let (o, r) = (root.get("output").unwrap(), root.get("reference").unwrap());
+        assert_eq!(o.get("k").unwrap().id(), r.get("k").unwrap().id());
+        assert_eq!(
+            tree.root().to_value(),
+            serde_json::json!({"output":{"k":[1,2]},"reference":{"k":[1,2]}})
+        );
+        // `read` reads each member on its own.
+        let tree = read(r#"{"output":{"k":[1,2]},"reference":{"k":[1,2],"j":0}}"#).unwrap();
+        let root = tree.root();
+        let k = |m: &str| root.get(m).unwrap().get("k").unwrap().id();
+        assert_ne!(k("output"), k("reference"));
+    }
+
+    /// A guide that repeated a key guides nothing (the later member's
+    /// repeats are noted where they are); values deeper than
+    /// [`GUIDE_DEPTH`] are read as usual.
+    #[test]
+    fn repeats_and_depth_bound_what_is_shared() {
+        let row =
+            r#"{"output":{"a":{"k":1,"k":2},"b":[1]},"reference":{"a":{"k":1,"k":2},"b":[1]}}"#;
+        guided(row, &["b"], false);
+        guided(row, &["a"], false);
+        assert_eq!(read_columns(row, None).unwrap().duplicate_keys(), 2);
+        // The innermost array of `n` opens `n` levels into the row; the
+        // values in it are compared while that is less than GUIDE_DEPTH.
+        let nested = |n: usize, last: u8| {
+            let deep = |k: u8| format!("{}\"x\",{k}{}", "[".repeat(n), "]".repeat(n));
+            format!(r#"{{"output":{},"reference":{}}}"#, deep(1), deep(last))
+        };
+        for (n, shares) in [(GUIDE_DEPTH - 1, true), (GUIDE_DEPTH, false), (GUIDE_DEPTH + 5, false)]
+        {
+            let path = vec!["0"; n];
+            guided(&nested(n, 2), &path, shares);
+            guided(&nested(n, 2), &path[..n - 1], false);
+            // Alike all through: shared at the member.
+            guided(&nested(n, 1), &[], true);
+        }
     }
 
     #[test]

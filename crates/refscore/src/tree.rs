@@ -193,6 +193,43 @@ impl<'s> Tree<'s> {
         self.repeats.truncate(mark.repeats);
     }
 
+    /// Whether the value at `at` is an object (`Some(true)`) or an array
+    /// (`Some(false)`); `None` for scalars and indices out of the tree.
+    pub(crate) fn container_at(&self, at: u32) -> Option<bool> {
+        match self.slots.get(at as usize)? {
+            Slot::Object { .. } => Some(true),
+            Slot::Array { .. } => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The value of member `key` of the object at `object`. Member
+    /// `*cursor` is tried first (two objects written in the same order
+    /// meet their keys in turn), then a search; `*cursor` moves past the
+    /// member found.
+    pub(crate) fn member_value(&self, object: u32, key: &str, cursor: &mut u32) -> Option<u32> {
+        let Some(Slot::Object { start, len }) = self.slots.get(object as usize) else {
+            return None;
+        };
+        let members = self.members.get(*start as usize..(*start + *len) as usize)?;
+        let at = match members.get(*cursor as usize) {
+            Some((k, _)) if k == key => *cursor as usize,
+            _ => members.binary_search_by(|(k, _)| key_order(k, key)).ok()?,
+        };
+        *cursor = index(at + 1);
+        members.get(at).map(|m| m.1)
+    }
+
+    /// Element `i` of the array at `array`.
+    pub(crate) fn item_value(&self, array: u32, i: usize) -> Option<u32> {
+        match self.slots.get(array as usize)? {
+            Slot::Array { start, len } if i < *len as usize => {
+                self.kids.get(*start as usize + i).copied()
+            }
+            _ => None,
+        }
+    }
+
     /// Makes the value at `at` the root.
     pub(crate) fn set_root(&mut self, at: u32) {
         self.root = at;

@@ -271,14 +271,71 @@ fn fast_reader_agrees(bytes: Vec<u8>) -> TestCaseResult {
         prop_assert_eq!(deep.as_ref(), Some(&slow), "deep reader on {:?}", text);
         refscore::json::drop_deep(slow);
     }
+    // As a row's output beside a reference written alike, or alike but
+    // cut short: the guided reader reads what `serde_json` reads.
+    let cut = text.char_indices().nth(text.chars().count() / 2).map_or(0, |(i, _)| i);
+    for reference in [text.as_str(), &text[..cut]] {
+        let row = format!("{{\"output\":{text},\"reference\":{reference}}}");
+        let slow = refscore::json::parse_counted(&row);
+        let fast = refscore::fast_json::read_columns(&row, None);
+        match (slow, fast) {
+            (Ok((slow, n)), Some(tree)) => {
+                prop_assert_eq!(&tree.root().to_value(), &slow, "{:?}", row);
+                prop_assert_eq!(tree.duplicate_keys(), n, "{:?}", row);
+                refscore::json::drop_deep(slow);
+            }
+            (Err(e), Some(_)) => prop_assert!(false, "guided reader took {:?}: {}", row, e),
+            (Ok((slow, _)), None) => {
+                let depth = refscore::json::nesting_depth(row.as_bytes());
+                prop_assert!(depth > 128, "guided reader refused {:?}", row);
+                refscore::json::drop_deep(slow);
+            }
+            (Err(_), None) => {}
+        }
+    }
     Ok(())
+}
+
+/// `a` with its `pick`-th value (in preorder, counted modulo their
+/// number) replaced by `with`: a reference with one field changed.
+fn changed(a: &Value, with: Value, pick: usize) -> Value {
+    fn count(v: &Value) -> usize {
+        1 + match v {
+            Value::Array(items) => items.iter().map(count).sum(),
+            Value::Object(m) => m.values().map(count).sum(),
+            _ => 0,
+        }
+    }
+    fn put(v: &mut Value, with: &mut Option<Value>, left: &mut usize) {
+        if *left == 0 {
+            if let Some(w) = with.take() {
+                *v = w;
+            }
+            return;
+        }
+        *left -= 1;
+        match v {
+            Value::Array(items) => items.iter_mut().for_each(|x| put(x, with, left)),
+            Value::Object(m) => m.values_mut().for_each(|x| put(x, with, left)),
+            _ => {}
+        }
+    }
+    let mut b = a.clone();
+    let mut left = pick % count(a);
+    put(&mut b, &mut Some(with), &mut left);
+    b
 }
 
 /// Every JSON metric scores a pair read by the fast reader exactly as the
 /// same pair read as values.
+/// The row is read as rows are (`read_columns`): the reference shares
+/// with the output whatever is written alike.
 fn tree_and_value_evaluations_agree((a, b): (Value, Value)) -> TestCaseResult {
     let row = json!({"output": a, "reference": b}).to_string();
-    let Some(tree) = refscore::fast_json::read(&row) else { return Ok(()) };
+    // Values nest a few levels: the fast reader takes every such row.
+    let tree = refscore::fast_json::read_columns(&row, None);
+    prop_assert!(tree.is_some(), "the fast reader refused {}", row);
+    let Some(tree) = tree else { return Ok(()) };
     let mut nodes = refscore::evaluator::TreeInput::new();
     for name in ["output", "reference"] {
         if let Some(n) = tree.root().get(name) {
@@ -326,6 +383,16 @@ pub(crate) fn trials() -> Vec<Trial> {
             file!(),
             config(),
             || (any_json(), any_json()),
+            tree_and_value_evaluations_agree,
+        ),
+        crate::property(
+            "fuzz::tree_and_value_evaluations_agree_on_near_pairs",
+            file!(),
+            config(),
+            || {
+                (any_json(), any_json(), any::<usize>())
+                    .prop_map(|(a, with, pick)| (changed(&a, with, pick), a))
+            },
             tree_and_value_evaluations_agree,
         ),
         crate::property(

@@ -47,7 +47,6 @@ pub fn read(text: &str) -> Option<Tree<'_>> {
 pub fn read_columns<'s>(text: &'s str, columns: Option<&[&str]>) -> Option<Tree<'s>> {
     let mut reader = Reader::new(text, SHALLOW);
     reader.guided = true;
-    reader.spans = Spans::with_capacity(expected_nodes(text));
     reader.document(columns)
 }
 
@@ -130,11 +129,6 @@ const POWERS_OF_TEN: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
-/// About how many values `text` holds: one per 12 bytes of typical JSON.
-fn expected_nodes(text: &str) -> usize {
-    text.len() / 12 + 4
-}
-
 /// A member's value index while its value is being read.
 const WAITING: u32 = u32::MAX;
 
@@ -150,7 +144,8 @@ impl<'s> Reader<'s> {
             bytes: text.as_bytes(),
             pos: 0,
             limit,
-            tree: Tree::with_capacity(expected_nodes(text)),
+            // About one value per 12 bytes of typical JSON.
+            tree: Tree::with_capacity(text.len() / 12 + 4),
             // Room for typical rows at once, not grown a few at a time.
             items: Vec::with_capacity(32),
             entries: Vec::with_capacity(32),
@@ -204,7 +199,11 @@ impl<'s> Reader<'s> {
                 self.member_start = Some((self.pos, self.tree.repeats_noted()));
                 shared = self.same_as_earlier();
                 counterpart = self.leader;
-            } else if self.guided && dropped.is_none() {
+            } else if self.guided
+                && dropped.is_none()
+                && let Some(b'{' | b'[') = self.peek()
+            {
+                // Scalars are read: about as quick as looking them up.
                 counterpart = self.counterpart();
             }
             if shared.is_none()
@@ -258,16 +257,14 @@ impl<'s> Reader<'s> {
                 }
                 (None, b'"') => {
                     let s = self.string()?;
-                    let at = self.tree.push(Slot::Str(s));
-                    self.noted(at, start)
+                    self.tree.push(Slot::Str(s))
                 }
                 (None, b't') => self.literal(b"true", Slot::Bool(true))?,
                 (None, b'f') => self.literal(b"false", Slot::Bool(false))?,
                 (None, b'n') => self.literal(b"null", Slot::Null)?,
                 (None, b'-' | b'0'..=b'9') => {
                     let n = self.number()?;
-                    let at = self.tree.push(Slot::Number(n));
-                    self.noted(at, start)
+                    self.tree.push(Slot::Number(n))
                 }
                 (None, _) => return None,
             };
@@ -334,8 +331,8 @@ impl<'s> Reader<'s> {
         }
     }
 
-    /// Notes where node `at`, just added, was written (from `start` to
-    /// here), when the reader is guided; `at`.
+    /// Notes where container `at`, just added, was written (from
+    /// `start` to here), when the reader is guided; `at`.
     fn noted(&mut self, at: u32, start: usize) -> u32 {
         if self.guided {
             self.spans.note(at, start, self.pos);
@@ -419,10 +416,8 @@ impl<'s> Reader<'s> {
     fn literal(&mut self, word: &[u8], slot: Slot<'s>) -> Option<u32> {
         let end = self.pos + word.len();
         (self.bytes.get(self.pos..end)? == word).then(|| {
-            let start = self.pos;
             self.pos = end;
-            let at = self.tree.push(slot);
-            self.noted(at, start)
+            self.tree.push(slot)
         })
     }
 
@@ -905,16 +900,17 @@ mod tests {
         let out = r#"{"a":{"x":1,"y":[1,2,{"z":"q"}]},"b":"two","c":3.5}"#;
         let rf = r#"{"a":{"x":1,"y":[1,2,{"z":"Q"}]},"b":"two","c":3.5}"#;
         let row = format!(r#"{{"id":"r1","output":{out},"reference":{rf}}}"#);
+        // Containers written alike are shared; scalars are read again.
         for (path, shares) in [
             (&[][..], false),
             (&["a"][..], false),
-            (&["a", "x"][..], true),
+            (&["a", "x"][..], false),
             (&["a", "y"][..], false),
-            (&["a", "y", "0"][..], true),
+            (&["a", "y", "0"][..], false),
             (&["a", "y", "2"][..], false),
             (&["a", "y", "2", "z"][..], false),
-            (&["b"][..], true),
-            (&["c"][..], true),
+            (&["b"][..], false),
+            (&["c"][..], false),
         ] {
             guided(&row, path, shares);
         }
@@ -923,13 +919,15 @@ mod tests {
         let rf = "{ \"c\": 3.5, \"b\":\"two\",\n\"a\":{\"y\":[1,2,{\"z\":\"q\"}],\"x\":1}}";
         let row = format!(r#"{{"output":{out},"input":"x","reference":{rf}}}"#);
         guided(&row, &["a", "y"], true);
-        guided(&row, &["b"], true);
+        guided(&row, &["b"], false);
         guided(&row, &["a"], false);
-        // A prefix is not the value: `2` against `23`, `"a"` against
-        // `"a"` followed by junk.
+        // Scalars are read, not looked up; junk after a shared value is
+        // refused.
         guided(r#"{"output":[1,2],"reference":[1,23]}"#, &["1"], false);
         guided(r#"{"output":[1,2],"reference":[1,2.5]}"#, &["1"], false);
         guided(r#"{"output":[1,2],"reference":[1,2]}"#, &["1"], true);
+        guided(r#"{"output":[1,"s",["s"]],"reference":[1,"s",["s"],0]}"#, &["1"], false);
+        guided(r#"{"output":[1,"s",["s"]],"reference":[1,"s",["s"],0]}"#, &["2"], true);
         assert!(read_columns(r#"{"output":[1,{"a":1}],"reference":[1,{"a":1}}"#, None).is_none());
         assert!(read_columns(r#"{"output":{"a":[1]},"reference":{"a":[1]]}"#, None).is_none());
         assert!(read_columns(r#"{"output":{"a":[1]},"reference":{"a":[1]x}"#, None).is_none());
@@ -970,7 +968,7 @@ mod tests {
         // The innermost array of `n` opens `n` levels into the row; the
         // values in it are compared while that is less than GUIDE_DEPTH.
         let nested = |n: usize, last: u8| {
-            let deep = |k: u8| format!("{}\"x\",{k}{}", "[".repeat(n), "]".repeat(n));
+            let deep = |k: u8| format!("{}[\"x\"],{k}{}", "[".repeat(n), "]".repeat(n));
             format!(r#"{{"output":{},"reference":{}}}"#, deep(1), deep(last))
         };
         for (n, shares) in [(GUIDE_DEPTH - 1, true), (GUIDE_DEPTH, false), (GUIDE_DEPTH + 5, false)]

@@ -203,17 +203,19 @@ impl<'s> Tree<'s> {
         }
     }
 
-    /// The value of member `key` of the object at `object`. Member
-    /// `*cursor` is tried first (two objects written in the same order
-    /// meet their keys in turn), then a search; `*cursor` moves past the
-    /// member found.
+    /// The value of member `key` of the object at `object`. Members
+    /// `*cursor` and the one after are tried first (two objects written in
+    /// the same order meet their keys in turn, but for members not looked
+    /// up), then a search; `*cursor` moves past the member found.
     pub(crate) fn member_value(&self, object: u32, key: &str, cursor: &mut u32) -> Option<u32> {
         let Some(Slot::Object { start, len }) = self.slots.get(object as usize) else {
             return None;
         };
         let members = self.members.get(*start as usize..(*start + *len) as usize)?;
-        let at = match members.get(*cursor as usize) {
-            Some((k, _)) if k == key => *cursor as usize,
+        let next = *cursor as usize;
+        let at = match (members.get(next), members.get(next + 1)) {
+            (Some((k, _)), _) if k == key => next,
+            (_, Some((k, _))) if k == key => next + 1,
             _ => members.binary_search_by(|(k, _)| key_order(k, key)).ok()?,
         };
         *cursor = index(at + 1);

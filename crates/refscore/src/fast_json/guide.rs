@@ -4,22 +4,23 @@
 //! same way: the same keys in the same order, the same values but for a
 //! field or two. Reading a row, each kept root member whose value is an
 //! object or an array guides the next one of the same kind: while that
-//! one is read, every value in it is checked against the value at the
-//! same key or index of the guide, and where the text is the same, byte
-//! for byte, it is the same value, so the later member takes the guide's
-//! node and the text is skipped instead of read. Nothing else changes:
-//! the text is still wholly checked (a value's text equal to one that was
-//! read is JSON), and two members that share a node compare equal at
-//! once ([`crate::engine::nodes_equal`]).
+//! one is read, each object or array in it is checked against the one at
+//! the same key or index of the guide, and where the text is the same,
+//! byte for byte, it is the same value, so the later member takes the
+//! guide's node and the text is skipped instead of read. Scalars are read
+//! as usual (looking them up costs about what reading them does).
+//! Nothing else changes: the text is still wholly checked (a value's text
+//! equal to one that was read is JSON), and two members that share a
+//! node compare equal at once ([`crate::engine::nodes_equal`]).
 //!
-//! The check costs one comparison of bytes per value that has a
+//! The check costs one comparison of bytes per container that has a
 //! counterpart in the guide, and it stops at the first byte that
-//! differs. Only values in containers opened fewer than [`GUIDE_DEPTH`]
-//! levels into the row (the row's root is level 0, a member's value
-//! level 1) are compared; deeper ones are read as usual, so a text is
-//! compared at most that many times over, however deep it nests.
-//! A guide in which a key was repeated guides nothing (its nodes do not
-//! say where the repeats were).
+//! differs. Only containers opened at most [`GUIDE_DEPTH`] levels into
+//! the row (the row's root is level 0, a member's value level 1) are
+//! compared; deeper ones are read as usual, so a text is compared at most
+//! that many times over, however deep it nests. A guide in which a key
+//! was repeated guides nothing (its nodes do not say where the repeats
+//! were).
 
 use crate::tree::Tree;
 
@@ -27,36 +28,37 @@ use crate::tree::Tree;
 /// guide: their values are read as usual.
 pub(super) const GUIDE_DEPTH: usize = 16;
 
-/// Where each node of a tree was written: its text's start and end.
+/// Where each container of a tree was written: its node, its text's
+/// start and end, by increasing node (containers are added in that
+/// order). Scalars are read, never looked up, so their places are not
+/// kept.
 #[derive(Default)]
 pub(super) struct Spans {
-    spans: Vec<(usize, usize)>,
+    spans: Vec<(u32, usize, usize)>,
 }
 
 impl Spans {
-    pub(super) fn with_capacity(nodes: usize) -> Spans {
-        Spans { spans: Vec::with_capacity(nodes) }
-    }
-
-    /// Notes that node `at` was written at `start..end`. Nodes are noted
-    /// in the order they are added to the tree; a node noted out of turn
-    /// (never, as the reader adds them) is not noted, and so never shared.
+    /// Notes that container `at`, just added, was written at
+    /// `start..end`. A node noted out of turn (never, as the reader adds
+    /// them) is not noted, and so never shared.
     pub(super) fn note(&mut self, at: u32, start: usize, end: usize) {
-        if self.spans.len() == at as usize {
-            self.spans.push((start, end));
+        if self.spans.last().is_none_or(|last| last.0 < at) {
+            self.spans.push((at, start, end));
         }
     }
 
     /// Forgets the nodes from `len` on (dropped from the tree).
     pub(super) fn truncate(&mut self, len: usize) {
-        self.spans.truncate(len);
+        let keep = self.spans.partition_point(|s| (s.0 as usize) < len);
+        self.spans.truncate(keep);
     }
 
-    /// How many bytes from `pos` in `bytes` are the text of node `at`,
-    /// followed by what can follow a value in a container: `None` when
-    /// the text there is another.
+    /// How many bytes from `pos` in `bytes` are the text of container
+    /// `at`, followed by what can follow a value in a container: `None`
+    /// when the text there is another.
     pub(super) fn same_text(&self, bytes: &[u8], pos: usize, at: u32) -> Option<usize> {
-        let &(start, end) = self.spans.get(at as usize)?;
+        let i = self.spans.binary_search_by_key(&at, |s| s.0).ok()?;
+        let &(_, start, end) = self.spans.get(i)?;
         let text = bytes.get(start..end)?;
         let rest = bytes.get(pos..)?;
         let follows = rest.get(text.len())?;

@@ -56,6 +56,39 @@ fn a_csv_header_without_a_column_read_in_every_row_stops_the_run() {
     }
 }
 
+/// An `id` column the header lacks (a misspelt one) stops the run: the
+/// rows would be numbered and paired with a baseline's by their order.
+#[test]
+fn a_csv_header_without_the_id_column_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "d.csv",
+        "id,output,reference
+1,1,1
+2,2,3
+",
+    );
+    let suite =
+        write(d, "suite.yaml", &SUITE.replace("DATA", "d.csv").replace("id: id", "id: doc_id"));
+    let o = at(d, &["run", &suite, "-o", "out", "--quiet"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("id: the header of ")
+            && stderr(&o).contains("d.csv has no column `doc_id` (columns: id, output, reference)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("out").exists() && !d.join("runs.db").exists());
+    // Without `id`, the rows are numbered, as documented.
+    let numbered =
+        write(d, "numbered.yaml", &SUITE.replace("DATA", "d.csv").replace("id: id\n", ""));
+    let o = at(d, &["run", &numbered, "-o", "out", "--quiet", "--no-store"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read_to_string(d.join("out/results.jsonl")).unwrap().contains(r#""id":"2""#));
+}
+
 /// Only a run checks its dataset: a run recorded while the CSV had its
 /// columns stays listed, shown and reported after the file loses one (a
 /// new run then stops, naming the column).

@@ -28,8 +28,9 @@ enum Columns {
 
 impl Suite {
     /// Checks the dataset's columns against what every evaluator reads in
-    /// every row, before a run: a CSV or Parquet header must hold each
-    /// column a required input reads by its name; for a suite with LLM
+    /// every row, before a run: a CSV or Parquet header must hold the
+    /// suite's `id` column, when it names one, and each column a required
+    /// input reads by its name; for a suite with LLM
     /// evaluators and a JSONL or JSON file, each unmapped placeholder of a
     /// template must be a key of the first row. A dataset that cannot be
     /// opened yet, a stream (opening a named pipe waits for a writer, and
@@ -37,10 +38,25 @@ impl Suite {
     /// header and without LLM evaluators is left to the run.
     ///
     /// # Errors
-    /// The first evaluator input no row can give, naming the evaluator,
-    /// the input, the dataset and its columns, in the suite's file.
+    /// An `id` column the header lacks (a misspelt one would number the
+    /// rows, and pair them with a baseline's by their order), or the
+    /// first evaluator input no row can give, naming the evaluator, the
+    /// input, the dataset and its columns, in the suite's file.
     pub fn check_dataset(&self) -> Result<(), ConfigError> {
         let Some(columns) = self.known_columns() else { return Ok(()) };
+        if let (Columns::Header(names), Some(id)) = (&columns, &self.id_column)
+            && !names.contains(id)
+        {
+            return Err(ConfigError::invalid(
+                "id",
+                format!(
+                    "the header of {} has no column `{id}` (columns: {}); without `id`, rows are identified by their number",
+                    self.dataset.display(),
+                    names.join(", ")
+                ),
+            )
+            .in_file(&self.path));
+        }
         for (i, e) in self.evaluators.iter().enumerate() {
             let problem = match &columns {
                 Columns::Header(names) => {

@@ -35,7 +35,7 @@ pub(crate) enum Command {
 /// Arguments of `refscore compare`.
 #[derive(Debug, Args)]
 pub(crate) struct CompareArgs {
-    /// Metric name (see `refscore metrics`).
+    /// Metric name (see `refscore metrics`); the LLM metrics need a judge, which only a suite (`refscore run`) sets up.
     #[arg(long, short = 'm', default_value = refscore::metrics::DEFAULT_COMPARE)]
     pub(crate) metric: String,
     /// Output file (JSON text), or `-` for standard input.
@@ -187,8 +187,9 @@ pub(crate) enum RunsCommand {
     Unpin(RunsPinArgs),
     /// Compare run B with baseline A (run ids or output folders).
     Diff(RunsDiffArgs),
-    /// Delete all but the newest runs of each suite (or of `--suite` alone); pinned runs, running
-    /// ones and each suite's baselines are kept.
+    /// Delete all but the newest runs of each suite (or of `--suite` alone); pinned runs, runs
+    /// still running and each suite's baselines are kept (a run whose process is gone is not
+    /// running).
     Prune(RunsPruneArgs),
 }
 

@@ -16,6 +16,14 @@ use crate::args::CompareArgs;
 
 pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let spec = metrics::registry::find(&args.metric)?;
+    // `compare` has no suite, so no judge: say so, not "add one to the
+    // suite".
+    if spec.kind == refscore::Kind::Llm {
+        bail!(
+            "metric `{}` asks an LLM judge, and `compare` has none: score it with `refscore run` and a suite that sets `judge: {{model: ...}}` (see docs/judges.md)",
+            spec.name
+        );
+    }
     let options = options(args, spec)?;
     let ctx = BuildContext { base_dir: std::env::current_dir().ok(), ..BuildContext::default() };
     let metric = metrics::build(&args.metric, &options, &ctx)?;

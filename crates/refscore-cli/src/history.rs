@@ -245,7 +245,9 @@ pub(crate) fn run_id(store: &Store, s: &str, suite: Option<&str>) -> anyhow::Res
             None => format!("{}: no run recorded yet", store.path().display()),
         });
     }
-    s.parse::<i64>().with_context(|| format!("`{s}` is not a run id (a number, or `latest`)"))
+    // The parser's own reason ("invalid digit found in string") says
+    // nothing more.
+    s.parse::<i64>().ok().with_context(|| format!("`{s}` is not a run id (a number, or `latest`)"))
 }
 
 /// The run of `store` that `what` names ([`run_id`]); with `suite`, a run

@@ -150,6 +150,19 @@ fn compare_json_prints_the_score_object_for_every_metric() {
 }
 
 #[test]
+fn compare_refuses_an_llm_metric_and_says_where_judges_are_set() {
+    for metric in ["toxicity", "classify", "semantic_similarity"] {
+        let o = refscore_stdin(&["compare", "-m", metric, "--pairs", "-"], "{\"output\":\"x\"}\n");
+        assert_eq!(o.status.code(), Some(2), "{metric}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.contains(&format!("metric `{metric}` asks an LLM judge, and `compare` has none: score it with `refscore run`")),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn compare_reads_standard_input() {
     let o = refscore_stdin(
         &["compare", "--json", "-", PAIR[1]],

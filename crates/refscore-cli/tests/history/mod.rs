@@ -798,6 +798,19 @@ fn repeated_ids_are_warned_of_in_the_console_summary_and_reports() {
 }
 
 #[test]
+fn a_baseline_that_is_neither_folder_nor_run_id_says_so_plainly() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o2", "-q", "--baseline", "nothere"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("`nothere` is not a run id (a number, or `latest`)"), "{e}");
+    assert!(!e.contains("invalid digit"), "{e}");
+}
+
+#[test]
 fn a_baseline_of_another_suite_is_warned_of() {
     let (dir, store) = ten_rows_two_suites();
     let d = dir.path();

@@ -79,7 +79,13 @@ pub(crate) fn write(
         let rendered = write_whole(&path, |out| render(source, summary, suite, format, opts, out));
         if let Err(e) = rendered {
             let _ = std::fs::remove_file(&path);
-            return Err(e.context(format!("writing {}", path.display())));
+            // A file of the run that could not be read names itself:
+            // "writing" would blame the report.
+            let read = matches!(
+                e.downcast_ref::<report::ReportError>(),
+                Some(report::ReportError::Read { .. } | report::ReportError::Row { .. })
+            );
+            return Err(if read { e } else { e.context(format!("writing {}", path.display())) });
         }
         written.push(path);
     }
@@ -267,6 +273,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     inputs.refuse_in_folder(&out_dir, &names)?;
     inputs.refuse_step_summary(Some(&out_dir))?;
     locks.extend(output_lock::for_reading(&out_dir)?);
+    let created = !out_dir.exists();
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     // Rows are read again from the dataset by number, through the suite's
     // mapping: a dataset or a suite edited since the run would show other
@@ -319,7 +326,13 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let sides = suite.as_ref().filter(|_| changed.is_none());
     let opts = Options { max_rows: args.max_rows, ..Options::default() };
-    for path in write(&source, &out_dir, &summary, sides, &formats, &opts)? {
+    let written = write(&source, &out_dir, &summary, sides, &formats, &opts);
+    if written.is_err() && created {
+        // A folder made for reports that were not written goes too (only
+        // when empty: a report written before the failure stays).
+        let _ = std::fs::remove_dir(&out_dir);
+    }
+    for path in written? {
         writeln!(std::io::stdout(), "{}", crate::table::printable_path(&path))?;
     }
     Ok(ExitCode::SUCCESS)

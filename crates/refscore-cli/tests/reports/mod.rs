@@ -108,6 +108,17 @@ fn report_renders_again_from_an_output_folder() {
     let o = refscore(&["report", dir.path().join("nothing").to_str().unwrap()]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("summary.json"), "{}", stderr(&o));
+    // Results that lost rows: the error names them, not the report, and
+    // no folder is left for reports not written.
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let first_line = results.lines().next().unwrap();
+    std::fs::write(out.join("results.jsonl"), format!("{first_line}\n")).unwrap();
+    let lost = dir.path().join("lost");
+    let o = refscore(&["report", folder, "--report", "md", "-o", lost.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("results.jsonl: holds 1 rows where"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("writing"), "{}", stderr(&o));
+    assert!(!lost.exists());
     std::fs::write(out.join("results.jsonl"), "{\"id\": 3}\n").unwrap();
     let o = refscore(&["report", folder, "--report", "md"]);
     assert_eq!(code(&o), 2);

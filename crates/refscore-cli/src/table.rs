@@ -2,6 +2,8 @@
 
 use std::io::Write;
 
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
 use crate::color::Palette;
 
 /// An optional number, or an em dash.
@@ -33,8 +35,10 @@ pub(crate) fn printable_path(path: &std::path::Path) -> String {
 /// Colours a cell's text (already escaped and cut) for the console.
 pub(crate) type Paint = fn(Palette, &str) -> String;
 
-/// Rows as aligned columns (cells cut at 60 characters), the first dim.
-/// Control characters in cells are shown escaped.
+/// Rows as aligned columns (cells cut at 60 columns of the terminal), the
+/// first dim. Cells are measured in columns shown (a CJK character or an
+/// emoji takes two, a combining mark none). Control characters in cells
+/// are shown escaped.
 pub(crate) fn table(out: &mut impl Write, rows: &[Vec<String>], p: Palette) -> std::io::Result<()> {
     painted(out, rows, p, &[])
 }
@@ -55,18 +59,14 @@ pub(crate) fn painted(
     let mut width = vec![0usize; cols];
     for r in rows {
         for (w, c) in width.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count()).min(60);
+            *w = (*w).max(c.width()).min(60);
         }
     }
     for (i, r) in rows.iter().enumerate() {
         let mut line = String::new();
         for (j, (c, w)) in r.iter().zip(&width).enumerate() {
-            let c: String = if c.chars().count() > *w {
-                c.chars().take(w - 1).chain(['…']).collect()
-            } else {
-                c.clone()
-            };
-            let pad = w.saturating_sub(c.chars().count()) + 2;
+            let c = if c.width() > *w { cut(c, *w) } else { c.clone() };
+            let pad = w.saturating_sub(c.width()) + 2;
             match paints.iter().find(|(col, _)| *col == j).filter(|_| i > 0) {
                 Some((_, paint)) => line.push_str(&paint(p, &c)),
                 None => line.push_str(&c),
@@ -78,6 +78,22 @@ pub(crate) fn painted(
         writeln!(out, "  {}", if i == 0 { p.dim(&line) } else { line })?;
     }
     Ok(())
+}
+
+/// `cell` cut to `columns` columns shown, its last one an ellipsis.
+fn cut(cell: &str, columns: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for ch in cell.chars() {
+        let w = ch.width().unwrap_or(0);
+        if used + w + 1 > columns {
+            break;
+        }
+        used += w;
+        out.push(ch);
+    }
+    out.push('…');
+    out
 }
 
 #[cfg(test)]
@@ -99,6 +115,32 @@ mod tests {
         // A right-to-left override would make an id read as another: shown
         // as its escape, as in the reports.
         assert_eq!(printable("user\u{202e}gnp.exe"), "user\\u{202e}gnp.exe");
+    }
+
+    /// Wide characters take two columns: the next column starts at the
+    /// same place on every line, and a cut cell fits its column.
+    #[test]
+    fn wide_characters_are_measured_in_columns() {
+        let long = "名".repeat(40);
+        let rows = vec![
+            vec!["PATH".to_owned(), "ACCURACY".to_owned()],
+            vec!["$.名前".to_owned(), "0.0%".to_owned()],
+            vec!["$.name".to_owned(), "50.0%".to_owned()],
+            vec![long, "1".to_owned()],
+        ];
+        let mut out = Vec::new();
+        table(&mut out, &rows, Palette::plain()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let starts: Vec<usize> = text
+            .lines()
+            .map(|l| {
+                let at = l.rfind("  ").unwrap() + 2;
+                l[..at].width()
+            })
+            .collect();
+        assert!(starts.iter().all(|&s| s == starts[0]), "{text}");
+        assert_eq!(starts[0], 2 + 60 + 2, "{text}");
+        assert!(text.lines().nth(3).unwrap().contains('…'), "{text}");
     }
 
     #[test]

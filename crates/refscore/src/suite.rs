@@ -239,6 +239,11 @@ fn yaml_message(message: &str, path: &Path) -> String {
     ] {
         text = text.replace(&format!("invalid {kind}"), &format!("expected {says}"));
     }
+    text = reword(&text, "non-finite float ", |rest| {
+        // "`.nan` rejected by the configured policy"
+        let value = rest.split(" rejected").next().unwrap_or(rest);
+        format!("expected a finite number, got {value}")
+    });
     reword(&text, "budget breached: ", |rest| {
         // `Nodes { nodes: 250001 }`: the count reached, and of what.
         let count: String = rest.chars().filter(char::is_ascii_digit).collect();

@@ -195,8 +195,13 @@ fn bad_metrics_names_thresholds_and_gates_are_errors() {
     // A shared beginning without the dot is no collision.
     let ok = "dataset: d.jsonl\nevaluators: [{name: t, metric: json_diff}, {name: tp, metric: json_diff}, {name: t_x.y, metric: json_diff}]\n";
     assert!(yaml(ok).is_ok());
-    let e = err("dataset: d.jsonl\nevaluators: [{metric: json_diff, threshold: .nan}]\n");
-    assert!(e.contains("finite"), "{e}");
+    for (bad, shown) in [(".nan", "`.nan`"), (".inf", "`.inf`"), ("-.inf", "`-.inf`")] {
+        let text =
+            format!("dataset: d.jsonl\nevaluators: [{{metric: json_diff, threshold: {bad}}}]\n");
+        let e = err(&text);
+        assert!(e.contains(&format!("expected a finite number, got {shown}")), "{e}");
+        assert!(!e.contains("policy"), "{e}");
+    }
     let e =
         err("dataset: d.jsonl\nevaluators: [{metric: json_diff}]\ngate: {min_mean: {nope: 1}}\n");
     assert!(e.contains("unknown evaluator `nope`"), "{e}");

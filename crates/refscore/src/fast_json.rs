@@ -931,6 +931,24 @@ mod tests {
         assert!(read_columns(r#"{"output":[1,{"a":1}],"reference":[1,{"a":1}}"#, None).is_none());
         assert!(read_columns(r#"{"output":{"a":[1]},"reference":{"a":[1]]}"#, None).is_none());
         assert!(read_columns(r#"{"output":{"a":[1]},"reference":{"a":[1]x}"#, None).is_none());
+        // An object written in another order is searched for a few keys,
+        // then read as usual (a wide one would cost a search per key).
+        let keys: Vec<String> = (0..20).map(|i| format!(r#""k{i}":[{i}]"#)).collect();
+        let reversed: Vec<String> = keys.iter().rev().cloned().collect();
+        let text = format!(
+            r#"{{"output":{{{}}},"reference":{{{}}}}}"#,
+            keys.join(","),
+            reversed.join(",")
+        );
+        guided(&text, &["k19"], true);
+        guided(&text, &["k0"], false);
+        // In the guide's order, every key is met without a search.
+        let mut changed = keys.clone();
+        changed[0] = String::from(r#""k0":[99]"#);
+        let text =
+            format!(r#"{{"output":{{{}}},"reference":{{{}}}}}"#, keys.join(","), changed.join(","));
+        guided(&text, &["k19"], true);
+        guided(&text, &["k0"], false);
         // Elements past the guide's, or of another kind, are read.
         let text = r#"{"output":[[1]],"reference":[[1],[1]]}"#;
         guided(text, &["0"], true);

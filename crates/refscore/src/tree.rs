@@ -206,8 +206,15 @@ impl<'s> Tree<'s> {
     /// The value of member `key` of the object at `object`. Members
     /// `*cursor` and the one after are tried first (two objects written in
     /// the same order meet their keys in turn, but for members not looked
-    /// up), then a search; `*cursor` moves past the member found.
-    pub(crate) fn member_value(&self, object: u32, key: &str, cursor: &mut u32) -> Option<u32> {
+    /// up), then, when `search`, a binary search; `*cursor` moves past the
+    /// member found.
+    pub(crate) fn member_value(
+        &self,
+        object: u32,
+        key: &str,
+        cursor: &mut u32,
+        search: bool,
+    ) -> Option<u32> {
         let Some(Slot::Object { start, len }) = self.slots.get(object as usize) else {
             return None;
         };
@@ -216,7 +223,8 @@ impl<'s> Tree<'s> {
         let at = match (members.get(next), members.get(next + 1)) {
             (Some((k, _)), _) if k == key => next,
             (_, Some((k, _))) if k == key => next + 1,
-            _ => members.binary_search_by(|(k, _)| key_order(k, key)).ok()?,
+            _ if search => members.binary_search_by(|(k, _)| key_order(k, key)).ok()?,
+            _ => return None,
         };
         *cursor = index(at + 1);
         members.get(at).map(|m| m.1)

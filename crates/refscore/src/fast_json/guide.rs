@@ -68,6 +68,12 @@ impl Spans {
     }
 }
 
+/// Keys of an object not met in the guide's order before its guide stops
+/// searching for them: an object written in another order (a wide one
+/// most of all, each key then a binary search) is read as usual after a
+/// few, not looked up key by key.
+const MAX_SEARCHES: u32 = 8;
+
 /// The guide of a container being read: the container at the same place
 /// in the guiding member.
 #[derive(Clone, Copy)]
@@ -77,6 +83,8 @@ pub(super) struct Guide {
     /// The member of the guide (an object) to look at first for the next
     /// key.
     cursor: u32,
+    /// Keys searched for so far (not met in order).
+    searches: u32,
 }
 
 impl Guide {
@@ -84,12 +92,21 @@ impl Guide {
     /// counterpart in the guiding member is `node`: none when `node` is
     /// not a container of that kind.
     pub(super) fn of(tree: &Tree<'_>, node: u32, object: bool) -> Option<Guide> {
-        (tree.container_at(node) == Some(object)).then_some(Guide { node, cursor: 0 })
+        (tree.container_at(node) == Some(object)).then_some(Guide { node, cursor: 0, searches: 0 })
     }
 
-    /// The guide's member `key` (the guide is an object).
+    /// The guide's member `key` (the guide is an object): met in order,
+    /// or searched for, [`MAX_SEARCHES`] times at most.
     pub(super) fn member(&mut self, tree: &Tree<'_>, key: &str) -> Option<u32> {
-        tree.member_value(self.node, key, &mut self.cursor)
+        let cursor = self.cursor;
+        let search = self.searches < MAX_SEARCHES;
+        let found = tree.member_value(self.node, key, &mut self.cursor, search);
+        // Neither the member at the cursor nor the next: a search was
+        // made, or would have been.
+        if found.is_none() || self.cursor > cursor + 2 || self.cursor <= cursor {
+            self.searches += 1;
+        }
+        found
     }
 
     /// The guide's element `i` (the guide is an array).

@@ -190,20 +190,18 @@ impl<'s> Reader<'s> {
             self.skip_space();
             let start = self.pos;
             let mut shared = None;
-            // The value at the same place in the guide, if any.
+            // The container at the same place in the guide, if any (scalars
+            // are read: about as quick as looking them up).
             let mut counterpart = None;
+            let opens = matches!(self.peek(), Some(b'{' | b'['));
             if self.open.len() == 1
                 && dropped.is_none()
                 && let Some(Open::Object { .. }) = self.open.first()
             {
                 self.member_start = Some((self.pos, self.tree.repeats_noted()));
                 shared = self.same_as_earlier();
-                counterpart = self.leader;
-            } else if self.guided
-                && dropped.is_none()
-                && let Some(b'{' | b'[') = self.peek()
-            {
-                // Scalars are read: about as quick as looking them up.
+                counterpart = self.leader.filter(|_| opens);
+            } else if self.guided && dropped.is_none() && opens {
                 counterpart = self.counterpart();
             }
             if shared.is_none()
@@ -358,13 +356,8 @@ impl<'s> Reader<'s> {
     /// at `pos` (then `pos` moves past it): the same bytes, followed by
     /// what may follow a value, are the same value, read and checked once.
     fn same_as_earlier(&mut self) -> Option<u32> {
-        let rest = self.bytes.get(self.pos..)?;
         let (len, node) = self.shared.iter().find_map(|&(start, end, node)| {
-            let text = self.bytes.get(start..end)?;
-            let follows = rest.get(text.len())?;
-            (matches!(follows, b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
-                && rest.starts_with(text))
-            .then_some((text.len(), node))
+            Some((guide::written_again(self.bytes, self.pos, start..end)?, node))
         })?;
         self.pos += len;
         self.member_start = None;

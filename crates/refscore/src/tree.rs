@@ -203,11 +203,15 @@ impl<'s> Tree<'s> {
         }
     }
 
-    /// The value of member `key` of the object at `object`. Members
-    /// `*cursor` and the one after are tried first (two objects written in
-    /// the same order meet their keys in turn, but for members not looked
-    /// up), then, when `search`, a binary search; `*cursor` moves past the
-    /// member found.
+    /// The node at `at`, if the tree has one there.
+    fn node_at(&self, at: u32) -> Option<Node<'_>> {
+        ((at as usize) < self.slots.len()).then_some(Node { tree: self, at })
+    }
+
+    /// The value of member `key` of the object at `object`, when it is
+    /// member `*cursor` or the one after (two objects written in the same
+    /// order meet their keys in turn, but for members not looked up), or
+    /// anywhere when `search`; `*cursor` moves past the member found.
     pub(crate) fn member_value(
         &self,
         object: u32,
@@ -215,10 +219,7 @@ impl<'s> Tree<'s> {
         cursor: &mut u32,
         search: bool,
     ) -> Option<u32> {
-        let Some(Slot::Object { start, len }) = self.slots.get(object as usize) else {
-            return None;
-        };
-        let members = self.members.get(*start as usize..(*start + *len) as usize)?;
+        let members = self.node_at(object)?.member_slice();
         let next = *cursor as usize;
         let at = match (members.get(next), members.get(next + 1)) {
             (Some((k, _)), _) if k == key => next,
@@ -232,12 +233,7 @@ impl<'s> Tree<'s> {
 
     /// Element `i` of the array at `array`.
     pub(crate) fn item_value(&self, array: u32, i: usize) -> Option<u32> {
-        match self.slots.get(array as usize)? {
-            Slot::Array { start, len } if i < *len as usize => {
-                self.kids.get(*start as usize + i).copied()
-            }
-            _ => None,
-        }
+        self.node_at(array)?.at(i).map(|n| n.at)
     }
 
     /// Makes the value at `at` the root.

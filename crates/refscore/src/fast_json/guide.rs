@@ -54,18 +54,27 @@ impl Spans {
     }
 
     /// How many bytes from `pos` in `bytes` are the text of container
-    /// `at`, followed by what can follow a value in a container: `None`
-    /// when the text there is another.
+    /// `at` ([`written_again`]): `None` when the text there is another.
     pub(super) fn same_text(&self, bytes: &[u8], pos: usize, at: u32) -> Option<usize> {
         let i = self.spans.binary_search_by_key(&at, |s| s.0).ok()?;
         let &(_, start, end) = self.spans.get(i)?;
-        let text = bytes.get(start..end)?;
-        let rest = bytes.get(pos..)?;
-        let follows = rest.get(text.len())?;
-        (matches!(follows, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
-            && rest.starts_with(text))
-        .then_some(text.len())
+        written_again(bytes, pos, start..end)
     }
+}
+
+/// How many bytes from `pos` in `bytes` are the bytes at `earlier` again,
+/// followed by what can follow a value: the same value, read and checked
+/// once. `None` when the text there is another.
+pub(super) fn written_again(
+    bytes: &[u8],
+    pos: usize,
+    earlier: std::ops::Range<usize>,
+) -> Option<usize> {
+    let text = bytes.get(earlier)?;
+    let rest = bytes.get(pos..)?;
+    let follows = rest.get(text.len())?;
+    (matches!(follows, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') && rest.starts_with(text))
+        .then_some(text.len())
 }
 
 /// Keys of an object not met in the guide's order before its guide stops
@@ -98,15 +107,14 @@ impl Guide {
     /// The guide's member `key` (the guide is an object): met in order,
     /// or searched for, [`MAX_SEARCHES`] times at most.
     pub(super) fn member(&mut self, tree: &Tree<'_>, key: &str) -> Option<u32> {
-        let cursor = self.cursor;
-        let search = self.searches < MAX_SEARCHES;
-        let found = tree.member_value(self.node, key, &mut self.cursor, search);
-        // Neither the member at the cursor nor the next: a search was
-        // made, or would have been.
-        if found.is_none() || self.cursor > cursor + 2 || self.cursor <= cursor {
-            self.searches += 1;
+        if let Some(found) = tree.member_value(self.node, key, &mut self.cursor, false) {
+            return Some(found);
         }
-        found
+        if self.searches == MAX_SEARCHES {
+            return None;
+        }
+        self.searches += 1;
+        tree.member_value(self.node, key, &mut self.cursor, true)
     }
 
     /// The guide's element `i` (the guide is an array).

@@ -386,6 +386,21 @@ impl<M: Rules> Rules for LeafByLeaf<'_, M> {
     fn report_pairs(&self) -> bool {
         self.0.report_pairs()
     }
+    fn leaf_explained(
+        &self,
+        e: Node<'_>,
+        a: Node<'_>,
+        rule: &NodeRule,
+        explain: &dyn Fn(refscore::detail::Outcome) -> bool,
+    ) -> (Leaf, Option<String>) {
+        self.0.leaf_explained(e, a, rule, explain)
+    }
+    fn costly_leaves(&self) -> bool {
+        self.0.costly_leaves()
+    }
+    fn reads_json_text(&self, rule: &NodeRule) -> bool {
+        self.0.reads_json_text(rule)
+    }
 }
 
 /// The metrics that count equal subtrees at once give the tally, counts
@@ -396,6 +411,7 @@ fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
 ) -> TestCaseResult {
     use refscore::metrics::json_diff::JsonDiff;
     use refscore::metrics::json_distance::JsonDistance;
+    use refscore::metrics::json_match::JsonMatch;
     use refscore::metrics::json_similarity::JsonSimilarity;
     use refscore::metrics::json_structural::JsonStructural;
     let pairs = [
@@ -405,11 +421,18 @@ fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
         (w.clone(), x.clone()),
         // Deeper than the levels the walk looks for equal subtrees at.
         (nest(&v, &w, 20), nest(&v, &x, 20)),
+        // Repeated scalars: one point each by assignment, once as a set.
+        (
+            json!({"d": ["x", "x", 1, 1, [2, 2]], "v": v}),
+            json!({"d": ["x", "x", 1, 1, [2, 2]], "v": w}),
+        ),
     ];
     let distance = JsonDistance::new(false);
     let similarity = JsonSimilarity::new(None);
     let diff = JsonDiff::default();
     let structural = JsonStructural::default();
+    let matching = JsonMatch::default();
+    prop_assert!(matching.equal_leaves_match(), "json_match in zero config counts them at once");
     for (e, a) in &pairs {
         for keep in [Keep::None, Keep::Failed] {
             for (once, walked) in [
@@ -417,6 +440,7 @@ fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
                 both_ways(&similarity, e, a, keep),
                 both_ways(&diff, e, a, keep),
                 both_ways(&structural, e, a, keep),
+                both_ways(&matching, e, a, keep),
             ] {
                 prop_assert_eq!(once, walked, "{} vs {}", e, a);
             }

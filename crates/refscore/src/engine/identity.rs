@@ -118,13 +118,13 @@ fn fold_ascii(s: &str, out: &mut String) -> bool {
     // The usual text: ASCII with no control characters, single spaces
     // between words and none at either end; lower case is all folding
     // does to it. (A fold, not `all`, so that the check runs without a
-    // branch per byte.)
-    let plain = bytes.iter().fold(true, |ok, &b| ok & (b.wrapping_sub(0x20) < 0x60));
-    if plain
-        && bytes.first() != Some(&b' ')
-        && bytes.last() != Some(&b' ')
-        && memchr::memmem::find(bytes, b"  ").is_none()
-    {
+    // branch per byte; the space before each byte rides along, so that
+    // two spaces in a row are found in the same pass.)
+    let (plain, _) = bytes.iter().fold((true, true), |(ok, space_before), &b| {
+        let space = b == b' ';
+        (ok & (b.wrapping_sub(0x20) < 0x60) & !(space & space_before), space)
+    });
+    if plain && bytes.last() != Some(&b' ') {
         out.push_str(s);
         out.make_ascii_lowercase();
         return true;

@@ -95,13 +95,40 @@ pub trait Rules: Sync {
         None
     }
 
+    /// [`Rules::leaf`] and, when `explain` asks for the leaf's outcome,
+    /// [`Rules::explain`] of the same pair: a metric whose comparison
+    /// gives both at once overrides it to compare once.
+    fn leaf_explained(
+        &self,
+        expected: Node<'_>,
+        actual: Node<'_>,
+        rule: &NodeRule,
+        explain: &dyn Fn(Outcome) -> bool,
+    ) -> (Leaf, Option<String>) {
+        let leaf = self.leaf(expected, actual, rule);
+        let why = if explain(leaf.outcome) { self.explain(expected, actual, rule) } else { None };
+        (leaf, why)
+    }
+
+    /// Whether a leaf comparison costs enough that one comparison's walk
+    /// should keep the leaves its similarity walks compared (pairing an
+    /// array compares each element with several of the other side, and
+    /// the pairs made are compared again for the score); `false` by
+    /// default.
+    fn costly_leaves(&self) -> bool {
+        false
+    }
+
     /// Whether any two leaves equal under [`nodes_equal`] score
-    /// [`Leaf::MATCH`], whatever their values. When they do and nothing
-    /// else can tell two equal subtrees' leaves apart (no path rules or
-    /// weights, no passed records or field tallies asked for, arrays
-    /// compared by position or as sets of scalars), the walk counts an
-    /// equal subtree's leaves in one step instead of comparing them one by
-    /// one, with the same tally, counts and records. `false` by default.
+    /// [`Leaf::MATCH`], whatever their values, and no rule of any path
+    /// ([`Rules::rule_at`]) can tell two equal subtrees apart (a weight,
+    /// an ignored node, an alignment, a comparator). When they do and
+    /// nothing else can (no weights, no passed records or field tallies
+    /// asked for, arrays
+    /// compared by position, as sets of scalars or under [`Align::Auto`]),
+    /// the walk counts an equal subtree's leaves in one step instead of
+    /// comparing them one by one, with the same tally, counts and records.
+    /// `false` by default.
     fn equal_leaves_match(&self) -> bool {
         false
     }

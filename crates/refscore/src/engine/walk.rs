@@ -20,6 +20,7 @@ use crate::tree::{Node, NodeId, Tree};
 
 mod arrays;
 mod json_text;
+mod leaves;
 
 pub(super) use json_text::Texts;
 
@@ -147,6 +148,9 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     /// pairing, then for the score of the walk that asked), which would
     /// cost time quadratic in depth.
     memo: Memo,
+    /// Leaves compared by this comparison's similarity walks, where the
+    /// metric's leaves are costly to compare (see [`leaves`]).
+    leaves: leaves::LeafMemo,
     /// Leaf counts of subtrees already counted in this comparison, by
     /// address (a missing subtree is counted at every level above it).
     leaf_counts: LeafCounts,
@@ -172,6 +176,15 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     /// Whether equal subtrees may be counted without a walk (see
     /// [`Rules::equal_leaves_match`]); set in [`Walk::run`].
     equal_subtrees: bool,
+}
+
+/// Whether two equal arrays compared under `align` pair each element with
+/// the one at its place (or count as equal sets of scalars): by position;
+/// as sets; or, under [`Align::Auto`], by assignment, which pairs equal
+/// elements at the same place first. Pairing by key may pair two elements
+/// that share a key in another order, and is left to the walk.
+fn equal_arrays_pair_in_place(align: &Align) -> bool {
+    matches!(align, Align::Positional | Align::SetIfScalars | Align::Auto(_))
 }
 
 /// Levels down to which the walk looks for equal subtrees: each look
@@ -219,6 +232,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             relabel: None,
             element: false,
             memo: Memo::default(),
+            leaves: leaves::LeafMemo::default(),
             leaf_counts: LeafCounts::default(),
             steps: Rc::default(),
             budget: align::MAX_SIMILARITY_STEPS,
@@ -237,11 +251,10 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     fn counts_equal_subtrees(&self, weighted: bool) -> bool {
         let pol = self.m.policy();
         self.m.equal_leaves_match()
-            && !self.m.has_rules()
             && !weighted
             && self.keep != Keep::All
             && self.fields.is_none()
-            && matches!(pol.align, Align::Positional | Align::SetIfScalars)
+            && equal_arrays_pair_in_place(&pol.align)
     }
 
     /// The tally of two equal containers when [`Walk::equal_subtrees`]
@@ -469,8 +482,11 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     }
 
     fn leaf(&mut self, e: Node<'v>, a: Node<'v>, rule: NodeRule) -> Tally {
-        let mut l = self.m.leaf(e, a, &rule);
         let containers = e.is_container() || a.is_container();
+        // A leaf compared as `null` in place of an absent value, or a
+        // container against a leaf, carries no comparator's note.
+        let explains = self.relabel.is_none() && !containers;
+        let (mut l, why) = self.checked_leaf(e, a, &rule, explains);
         let total = if containers { self.cost(self.m.policy().mismatch, e) } else { 1.0 };
         match (l.outcome, self.relabel) {
             (Outcome::Match, _) => self.counts.matched += 1,
@@ -497,11 +513,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         // as absent.
         let shown_e = if self.relabel == Some(Outcome::Extra) { None } else { Some(e) };
         let shown_a = if self.relabel == Some(Outcome::Missing) { None } else { Some(a) };
-        let note = if self.keeps(l.outcome) && self.relabel.is_none() && !containers {
-            self.m.explain(e, a, &rule)
-        } else {
-            None
-        };
+        let note = if self.keeps(l.outcome) && explains { why } else { None };
         self.emit_noted(l.outcome, shown_e, shown_a, l.score, note);
         Tally::new(l.score * total, total)
     }

@@ -259,6 +259,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         }
         let mut sub = Walk::new(self.m, Keep::None, false, self.null, self.texts);
         sub.memo = Rc::clone(&self.memo);
+        sub.leaves = Rc::clone(&self.leaves);
         sub.leaf_counts = Rc::clone(&self.leaf_counts);
         sub.steps = Rc::clone(&self.steps);
         sub.budget = self.budget;

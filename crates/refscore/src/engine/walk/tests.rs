@@ -911,3 +911,50 @@ fn paths_of_a_deep_document_are_kept_within_their_byte_budget() {
     let tallied: u64 = c.fields.iter().map(|f| f.counts.total()).sum();
     assert_eq!(tallied + c.fields_dropped, 20_000 + 1);
 }
+
+/// [`Exact`] whose leaves count their comparisons, declared costly or
+/// not, with a note on every leaf that is not a match.
+struct Counted {
+    policy: Policy,
+    costly: bool,
+    compared: std::sync::atomic::AtomicUsize,
+}
+
+impl Rules for Counted {
+    fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
+        self.compared.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        crate::json::with_values(e, a, exact_leaf)
+    }
+
+    fn explain(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Option<String> {
+        Some(format!("{} against {}", e.compact(), a.compact()))
+    }
+
+    fn costly_leaves(&self) -> bool {
+        self.costly
+    }
+}
+
+#[test]
+fn costly_leaves_compared_for_pairing_are_not_compared_again() {
+    let pairing = Pairing { min_similarity: 0.3, identity: false };
+    let policy = Policy { align: Align::Assignment(pairing), ..sum() };
+    let e = json!([{"id": "a", "x": 1, "y": "p"}, {"id": "b", "x": 2, "y": "q"}]);
+    let a = json!([{"id": "b", "x": 3, "y": "Q"}, {"id": "a", "x": 1, "y": "r"}]);
+    let run = |costly: bool| {
+        let m = Counted { policy: policy.clone(), costly, compared: 0.into() };
+        let c = compare(&m, &e, &a, None, Keep::Failed, true);
+        (format!("{c:?}"), m.compared.into_inner())
+    };
+    let (again, plain_count) = run(false);
+    let (kept, costly_count) = run(true);
+    assert_eq!(kept, again, "the same comparison, records and notes");
+    assert!(again.contains("\"3\" against") || again.contains("2 against 3"), "{again}");
+    // Pairing weighs all four pairs (12 leaves); the two pairs made are
+    // compared again for the score (6 leaves) unless kept.
+    assert_eq!((plain_count, costly_count), (18, 12));
+}

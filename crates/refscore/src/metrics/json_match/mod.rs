@@ -256,22 +256,54 @@ impl Rules for JsonMatch {
     }
 
     fn leaf(&self, e: Node<'_>, a: Node<'_>, rule: &NodeRule) -> Leaf {
-        let (cmp, norms, nulls) = self.leaf_rule(rule);
-        // Equal values match under these comparators whatever the
-        // normalizers and null policy: no copy needed to say so.
-        if matches!(cmp, Comparator::Default | Comparator::Auto | Comparator::Exact)
-            && crate::engine::nodes_equal(e, a)
-        {
-            return Leaf::MATCH;
-        }
-        with_values(e, a, |e, a| cmp.compare_with(e, a, norms, &nulls))
+        self.leaf_explained(e, a, rule, &|_| false).0
     }
 
     /// The note of the comparator that decided a leaf: which reading made
     /// two values equal, or why it compared them as text.
     fn explain(&self, e: Node<'_>, a: Node<'_>, rule: &NodeRule) -> Option<String> {
+        self.leaf_explained(e, a, rule, &|_| true).1
+    }
+
+    /// One comparator check gives the leaf and its note: a kept record's
+    /// note costs no second comparison.
+    fn leaf_explained(
+        &self,
+        e: Node<'_>,
+        a: Node<'_>,
+        rule: &NodeRule,
+        explain: &dyn Fn(Outcome) -> bool,
+    ) -> (Leaf, Option<String>) {
         let (cmp, norms, nulls) = self.leaf_rule(rule);
-        with_values(e, a, |e, a| cmp.check(e, a, norms, &nulls).note.map(|n| n.to_string()))
+        // Equal values match under these comparators whatever the
+        // normalizers and null policy: no copy needed to say so.
+        if !explain(Outcome::Match)
+            && matches!(cmp, Comparator::Default | Comparator::Auto | Comparator::Exact)
+            && crate::engine::nodes_equal(e, a)
+        {
+            return (Leaf::MATCH, None);
+        }
+        let c = with_values(e, a, |e, a| cmp.check(e, a, norms, &nulls));
+        let why = if explain(c.leaf.outcome) { c.note.map(|n| n.to_string()) } else { None };
+        (c.leaf, why)
+    }
+
+    fn costly_leaves(&self) -> bool {
+        true
+    }
+
+    /// Equal values match under the comparators a rule-free comparison
+    /// uses (see [`JsonMatch::leaf_explained`]), whatever the null policy
+    /// of zero config; with a rule on any path, or defaults that set more
+    /// than the null policy, the walk compares leaf by leaf.
+    fn equal_leaves_match(&self) -> bool {
+        let base = NodeRule { absent_is_null: None, empty_string_is_null: None, ..self.rules.base };
+        !self.rules.has_rules()
+            && base == NodeRule::default()
+            && matches!(
+                self.leaf_rule(&self.rules.base).0,
+                Comparator::Default | Comparator::Auto | Comparator::Exact
+            )
     }
 
     fn report_pairs(&self) -> bool {
@@ -546,6 +578,20 @@ impl Rules for Judging<'_> {
 
     fn explain(&self, e: Node<'_>, a: Node<'_>, rule: &NodeRule) -> Option<String> {
         self.m.explain(e, a, rule)
+    }
+
+    fn leaf_explained(
+        &self,
+        e: Node<'_>,
+        a: Node<'_>,
+        rule: &NodeRule,
+        explain: &dyn Fn(Outcome) -> bool,
+    ) -> (Leaf, Option<String>) {
+        self.m.leaf_explained(e, a, rule, explain)
+    }
+
+    fn costly_leaves(&self) -> bool {
+        self.m.costly_leaves()
     }
 
     fn report_pairs(&self) -> bool {

@@ -524,13 +524,15 @@ fn worker_threads_are_bounded_on_the_command_line() {
 
 #[test]
 fn a_second_signal_writes_every_line_handed_over_before_exiting() {
-    // A first batch of quick rows, then rows that take seconds each
-    // (arrays of 256 objects, all different, paired by similarity: the
-    // most pairs json_match weighs). The first signal skips the rows not
-    // yet begun but waits for the one in hand, so the second one, 0.6 s
-    // later, lands while it is still being evaluated. The store is written
-    // on a thread of its own (a loaded machine may show the committed
-    // batch late): every slow row is slow, so whichever is in hand will do.
+    // A first batch of quick rows, then rows that take seconds each: six
+    // json_match evaluators, each pairing 64 objects that all differ, each
+    // holding 32 objects that all differ, by similarity within similarity
+    // until the similarity walks' step bound (about a second each on a
+    // 2-core vCPU). The first signal skips the rows not yet begun but
+    // waits for the one in hand, so the second one, 0.6 s later, lands
+    // while it is still being evaluated. The store is written on a thread
+    // of its own (a loaded machine may show the committed batch late):
+    // every slow row is slow, so whichever is in hand will do.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let mut text = String::new();
@@ -540,8 +542,14 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
         ));
     }
     let items = |shift: usize| -> String {
-        (0..256)
-            .map(|k| format!("{{\"sku\": \"s{}\", \"qty\": {k}}}", k * 7 + shift))
+        let parts = |k: usize| -> String {
+            (0..32)
+                .map(|m| format!("{{\"p\": \"x{}\", \"q\": {m}}}", m * 5 + shift + k))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        (0..64)
+            .map(|k| format!("{{\"sku\": \"s{}\", \"parts\": [{}]}}", k * 7 + shift, parts(k)))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -556,7 +564,12 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     let suite = write(
         d,
         "suite.yaml",
-        "dataset: slow.jsonl\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n",
+        &format!(
+            "dataset: slow.jsonl\nid: id\nevaluators:\n{}",
+            (1..=6)
+                .map(|n| format!("  - name: m{n}\n    metric: json_match\n"))
+                .collect::<String>()
+        ),
     );
     let out = d.join("out");
     let child = Command::new(env!("CARGO_BIN_EXE_refscore"))

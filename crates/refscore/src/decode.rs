@@ -10,7 +10,8 @@
 //!   only; [`crate::extract`]); with `repair: true` a document cut off at
 //!   the end is closed. A text with no document in it stays a string,
 //!   unless it starts like one (`{` or `[`): then it is broken JSON and the
-//!   score is `invalid`; so is a document cut off before its end, whose
+//!   score is `invalid` (the complete objects inside it are parts of it,
+//!   never taken for it); so is a document cut off before its end, whose
 //!   complete inner objects are never taken for it
 //!   ([`crate::extract::ExtractError::CutOff`]).
 //! * `json`: the whole text must be one JSON document (with `repair`, a

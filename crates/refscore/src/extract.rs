@@ -198,7 +198,18 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
     if !fences.found.is_empty() {
         return choose(text, fences.found, Method::Fence, opts.pick);
     }
-    let prose = prose::scan(text);
+    let mut prose = prose::scan(text);
+    // A text that starts like a document which does not parse is that
+    // document, broken: the complete objects inside it are parts of it,
+    // never the document (`{"a": {"x": 1}, "b": 2,}` is not `{"x": 1}`).
+    if let Some((s, e)) = prose.lead
+        && !prose.found.iter().any(|f| f.start == s)
+    {
+        let (inside, outside): (Vec<Found>, Vec<Found>) =
+            prose.found.into_iter().partition(|f| f.start >= s && f.end <= e);
+        inside.into_iter().for_each(|f| crate::json::drop_deep(f.value));
+        prose.found = outside;
+    }
     // A document cut off mid-way still holds complete inner objects: they
     // are parts of it, never the document.
     if let Some(s) = prose.unclosed
@@ -522,6 +533,37 @@ mod tests {
     /// it, never the document: the cut-off document is the candidate in
     /// their place (closed with `repair`, else an error), so a fragment can
     /// never score as the whole answer.
+    #[test]
+    fn parts_of_a_broken_leading_document_are_never_the_document() {
+        let first = opts(false, Pick::First, false);
+        for broken in [
+            r#"{"a": {"x": 1}, "b": 2,}"#,
+            r#"  [{"a": 1}, {"b": 2},]"#,
+            r#"{"a": {"x": 1}, // a comment
+                "b": 2}"#,
+            r#"{"ok": True, "items": [{"sku": "A"}]}"#,
+            r#"{"a": {"x": 1}, "b": 2]"#,
+            r#"{see {"a": 1}}"#,
+        ] {
+            assert_eq!(
+                extract_json(broken, &first).err(),
+                Some(ExtractError::NotFound),
+                "{broken}"
+            );
+        }
+        // A bracket of the prose before a document, and a document followed
+        // by prose, are not broken documents.
+        for (text, want) in [
+            (r#"[Answer] {"a": 1}"#, json!({"a": 1})),
+            (r#"{"a": 1} is the answer {"b": 2}"#, json!({"a": 1})),
+            (r#"{broken {"x": 1}} then {"a": 1}"#, json!({"a": 1})),
+            (r#"Note {see {"a": 1}}"#, json!({"a": 1})),
+        ] {
+            let got = extract_json(text, &first).map(|e| e.value);
+            assert_eq!(got, Ok(want), "{text}");
+        }
+    }
+
     #[test]
     fn parts_of_a_cut_off_document_are_never_the_document() {
         use Pick::{First, Last, Only};

@@ -20,6 +20,10 @@ pub(super) struct Prose {
     pub(super) found: Vec<Found>,
     /// Start of the first bracket still open at the end of the text.
     pub(super) unclosed: Option<usize>,
+    /// The span of the bracket the text starts with (after white space),
+    /// when it closed, or was closed by a bracket of the wrong kind (the
+    /// span then ends there): a text that starts like a document.
+    pub(super) lead: Option<(usize, usize)>,
 }
 
 /// A balanced bracket span with the balanced spans directly inside it.
@@ -74,6 +78,7 @@ pub(super) fn scan(text: &str) -> Prose {
     let bytes = text.as_bytes();
     let mut budget = Budget(bytes.len().saturating_mul(WORK_PER_BYTE).saturating_add(1 << 20));
     let mut out = Prose::default();
+    let first = text.len() - text.trim_start().len();
     let mut pos = 0;
     while let Some(rel) =
         bytes.get(pos..).and_then(|b| b.iter().position(|&c| c == b'{' || c == b'['))
@@ -85,9 +90,15 @@ pub(super) fn scan(text: &str) -> Prose {
         match match_from(bytes, start, &mut budget) {
             Ended::Closed(span) => {
                 pos = span.end;
+                if start == first {
+                    out.lead = Some((start, span.end));
+                }
                 try_spans(text, vec![span], &mut out.found, &mut budget);
             }
             Ended::Mismatch(at, done) => {
+                if start == first {
+                    out.lead = Some((start, at + 1));
+                }
                 try_spans(text, done, &mut out.found, &mut budget);
                 pos = at + 1;
             }

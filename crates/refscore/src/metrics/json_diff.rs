@@ -7,6 +7,8 @@
 //! mix of types: 0. Weights per key, with `"__key"` loopback weights for
 //! the key holding a nested object or list.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::BuildContext;
@@ -196,17 +198,19 @@ impl JsonMetric for JsonDiff {
         Score::invalid(SPEC.name, format!("Failed to parse JSON: {reason}"))
     }
 
-    fn weights<'i>(&self, input: &'i EvalInput<'_>) -> Result<Option<&'i Value>, EvalError> {
-        match input.get("weights") {
-            None => Ok(None),
-            Some(w) => {
-                validate_weights(w, "$").map_err(|reason| EvalError::InvalidInput {
-                    input: String::from("weights"),
-                    reason,
-                })?;
-                Ok(Some(w))
+    /// The row's weights, decoded like every JSON input (a CSV cell holds
+    /// them as JSON text).
+    fn weights<'i>(&self, input: &'i EvalInput<'_>) -> Result<Option<Cow<'i, Value>>, EvalError> {
+        let Some(w) = input.get("weights") else { return Ok(None) };
+        let invalid = |reason| EvalError::InvalidInput { input: String::from("weights"), reason };
+        let w = crate::decode::decode(w, &self.settings.decode).map_err(invalid)?.value;
+        if let Err(reason) = validate_weights(&w, "$") {
+            if let Cow::Owned(w) = w {
+                crate::json::drop_deep(w);
             }
+            return Err(invalid(reason));
         }
+        Ok(Some(w))
     }
 
     fn compare(&self, pair: Pair<'_>, weights: Option<&Value>) -> Result<Comparison, String> {
@@ -266,6 +270,22 @@ mod tests {
             s.explanation.as_deref(),
             Some("Weighted similarity 0.500000; 2 of 3 compared leaves differ.")
         );
+    }
+
+    /// A row's weights are a JSON input like the output and reference: a
+    /// CSV cell holds them as JSON text.
+    #[test]
+    fn weights_written_as_json_text_are_decoded() {
+        let m = JsonDiff::default();
+        let pair = || EvalInput::pair(json!({"a": 1, "b": "x"}), json!({"a": 1, "b": "y"}));
+        let score = |w: Value| m.evaluate(&pair().with("weights", w)).map(|e| e.scores[0].score);
+        assert_eq!(score(json!({"a": 1, "b": 0})), Ok(Some(1.0)));
+        assert_eq!(score(json!("{\"a\": 1, \"b\": 0}")), Ok(Some(1.0)));
+        assert_eq!(score(json!("```json\n{\"a\": 1, \"b\": 0}\n```")), Ok(Some(1.0)));
+        let bad = score(json!("{\"a\": 1,")).unwrap_err().to_string();
+        assert!(bad.contains("weights") && bad.contains("not valid JSON"), "{bad}");
+        let not_a_tree = score(json!("[1, 2]")).unwrap_err().to_string();
+        assert!(not_a_tree.contains("must be an object"), "{not_a_tree}");
     }
 
     #[test]

@@ -14,6 +14,8 @@
 //!    decisions (`metadata.decode`, with the keys a side's text repeated,
 //!    for a side that was a value already too) and the field tallies.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::BuildContext;
@@ -130,11 +132,12 @@ pub(crate) trait JsonMetric: Rules + Send + Sync {
         Ok(Prepared::Compare)
     }
 
-    /// A per-row weight tree (JSON Difference weights), if any.
+    /// A per-row weight tree (JSON Difference weights), if any: a JSON
+    /// input, read through [`decode`] like the output and the reference.
     ///
     /// # Errors
     /// The row's weights cannot be used.
-    fn weights<'i>(&self, _input: &'i EvalInput<'_>) -> Result<Option<&'i Value>, EvalError> {
+    fn weights<'i>(&self, _input: &'i EvalInput<'_>) -> Result<Option<Cow<'i, Value>>, EvalError> {
         Ok(None)
     }
 
@@ -291,7 +294,13 @@ fn compare_pair<M: JsonMetric + ?Sized>(
     };
     let trees = replaced.as_ref().map(|(o, r)| (Tree::from_value(o), Tree::from_value(r)));
     let pair = trees.as_ref().map_or(pair, |(o, r)| Pair { output: o.root(), reference: r.root() });
-    let compared = m.weights(values).map(|w| m.compare(pair, w));
+    let compared = m.weights(values).map(|w| {
+        let c = m.compare(pair, w.as_deref());
+        if let Some(Cow::Owned(w)) = w {
+            crate::json::drop_deep(w);
+        }
+        c
+    });
     let result = match compared {
         Ok(Ok(mut c)) => {
             let details: Vec<Detail> = std::mem::take(&mut c.records)

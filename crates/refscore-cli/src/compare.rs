@@ -121,8 +121,16 @@ fn one(metric: &dyn Evaluator, args: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let (output, reference) = (read(out_path, MAX_TEXT_BYTES)?, read(ref_path, MAX_TEXT_BYTES)?);
     let input = EvalInput::pair(Value::String(output), Value::String(reference));
-    let evaluation =
-        metric.evaluate(&input).map_err(|e| anyhow::anyhow!("{}: {e}", metric.name()))?;
+    // An input the metric cannot use (an empty file, say) fails the pair,
+    // as it fails a line of --pairs: exit 1, not a usage error.
+    let evaluation = match metric.evaluate(&input) {
+        Ok(evaluation) => evaluation,
+        Err(e) => {
+            eprintln!("refscore: {}: {e}", metric.name());
+            eprintln!("refscore: the pair could not be scored");
+            return Ok(ExitCode::from(1));
+        }
+    };
     let mut out = std::io::stdout().lock();
     for s in &evaluation.scores {
         if args.json {

@@ -185,6 +185,13 @@ fn compare_of_text_that_is_not_json_is_invalid_and_exits_1_as_with_pairs() {
     assert!(v["score"].is_null());
     assert_eq!(v["label"], "invalid");
     assert!(v["explanation"].as_str().unwrap().contains("Failed to parse JSON"), "{v}");
+    // An empty input fails the pair as it fails a line of --pairs.
+    let empty = write(dir.path(), "empty.json", "");
+    for args in [[&empty, PAIR[1]], [PAIR[0], &empty]] {
+        let o = refscore(&["compare", args[0], args[1]]);
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains("is empty"), "{}", stderr(&o));
+    }
 }
 
 #[test]

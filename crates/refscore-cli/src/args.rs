@@ -68,7 +68,9 @@ pub(crate) struct CompareArgs {
     /// numbers written as text, free text) is `--opt strict=true`.
     #[arg(long)]
     pub(crate) strict: bool,
-    /// Close truncated JSON in the output before comparing.
+    /// Close truncated JSON before comparing (the `repair` option: in the
+    /// output and in the reference; the score's `decode` record says which
+    /// side was repaired).
     #[arg(long)]
     pub(crate) repair: bool,
     /// A metric option as KEY=VALUE (VALUE is JSON if it parses, else a string); repeatable.

@@ -403,8 +403,8 @@ impl<M: Rules> Rules for LeafByLeaf<'_, M> {
     }
 }
 
-/// The metrics that count equal subtrees at once give the tally, counts
-/// and records of the leaf-by-leaf walk, on documents that share some
+/// The metrics that count equal subtrees at once give the tally, counts,
+/// records and field tallies of the leaf-by-leaf walk, on documents that share some
 /// subtrees and differ in others (and on equal documents).
 fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
     (v, w, x): (Value, Value, Value),
@@ -434,13 +434,13 @@ fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
     let matching = JsonMatch::default();
     prop_assert!(matching.equal_leaves_match(), "json_match in zero config counts them at once");
     for (e, a) in &pairs {
-        for keep in [Keep::None, Keep::Failed] {
+        for (keep, fields) in [(Keep::None, false), (Keep::Failed, false), (Keep::Failed, true)] {
             for (once, walked) in [
-                both_ways(&distance, e, a, keep),
-                both_ways(&similarity, e, a, keep),
-                both_ways(&diff, e, a, keep),
-                both_ways(&structural, e, a, keep),
-                both_ways(&matching, e, a, keep),
+                both_ways(&distance, e, a, keep, fields),
+                both_ways(&similarity, e, a, keep, fields),
+                both_ways(&diff, e, a, keep, fields),
+                both_ways(&structural, e, a, keep, fields),
+                both_ways(&matching, e, a, keep, fields),
             ] {
                 prop_assert_eq!(once, walked, "{} vs {}", e, a);
             }
@@ -449,10 +449,11 @@ fn equal_subtrees_counted_at_once_give_what_the_walk_gives(
     Ok(())
 }
 
-/// `m`'s comparison of `a` with `e`, and the leaf-by-leaf walk's, printed.
-fn both_ways<M: Rules>(m: &M, e: &Value, a: &Value, keep: Keep) -> (String, String) {
-    let once = compare(m, e, a, None, keep, false);
-    let walked = compare(&LeafByLeaf(m), e, a, None, keep, false);
+/// `m`'s comparison of `a` with `e`, and the leaf-by-leaf walk's, printed
+/// (with their field tallies when `fields`).
+fn both_ways<M: Rules>(m: &M, e: &Value, a: &Value, keep: Keep, fields: bool) -> (String, String) {
+    let once = compare(m, e, a, None, keep, fields);
+    let walked = compare(&LeafByLeaf(m), e, a, None, keep, fields);
     (format!("{once:?}"), format!("{walked:?}"))
 }
 

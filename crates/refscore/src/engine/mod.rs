@@ -123,12 +123,11 @@ pub trait Rules: Sync {
     /// [`Leaf::MATCH`], whatever their values, and no rule of any path
     /// ([`Rules::rule_at`]) can tell two equal subtrees apart (a weight,
     /// an ignored node, an alignment, a comparator). When they do and
-    /// nothing else can (no weights, no passed records or field tallies
-    /// asked for, arrays
+    /// nothing else can (no weights, no passed records asked for, arrays
     /// compared by position, as sets of scalars or under [`Align::Auto`]),
-    /// the walk counts an equal subtree's leaves in one step instead of
-    /// comparing them one by one, with the same tally, counts and records.
-    /// `false` by default.
+    /// the walk counts an equal subtree's leaves in one pass instead of
+    /// comparing them one by one, with the same tally, counts, records and
+    /// field tallies. `false` by default.
     fn equal_leaves_match(&self) -> bool {
         false
     }

@@ -19,6 +19,7 @@ use crate::path::{JsonPath, Seg};
 use crate::tree::{Node, NodeId, Tree};
 
 mod arrays;
+mod equal_subtrees;
 mod json_text;
 mod leaves;
 
@@ -253,62 +254,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         self.m.equal_leaves_match()
             && !weighted
             && self.keep != Keep::All
-            && self.fields.is_none()
             && equal_arrays_pair_in_place(&pol.align)
-    }
-
-    /// The tally of two equal containers when [`Walk::equal_subtrees`]
-    /// allows counting them at once: every scalar leaf a match worth 1,
-    /// every empty container too where the policy counts it (as
-    /// [`Walk::array`] and [`Walk::object`] do), and an array of scalars
-    /// compared as a set one point per distinct member (as
-    /// [`Walk::scalar_set`] gives two equal arrays). Summed, that is one
-    /// point per leaf; averaged, a perfect 1. `None` when the nodes differ
-    /// or may not be counted so.
-    fn equal_subtree(&mut self, e: Node<'v>, a: Node<'v>) -> Option<Tally> {
-        if !self.equal_subtrees
-            || self.relabel.is_some()
-            || self.depth >= EQUAL_SUBTREE_DEPTH
-            || !e.is_container()
-            || !super::nodes_equal(e, a)
-        {
-            return None;
-        }
-        let pol = self.m.policy();
-        let sets = matches!(pol.align, Align::SetIfScalars);
-        let mut leaves: u64 = 0;
-        let mut stack = vec![e];
-        while let Some(v) = stack.pop() {
-            if !v.is_container() {
-                leaves += 1;
-            } else if v.is_empty() {
-                // Equal empty objects are empty on both sides.
-                let counted = if v.is_array() {
-                    pol.empty_arrays_are_a_leaf()
-                } else {
-                    pol.empty_object_is_a_leaf(true, true)
-                };
-                leaves += u64::from(counted);
-            } else if sets && v.is_array() && !v.items().any(|x| x.is_container()) {
-                let items: Vec<Node<'v>> = v.items().collect();
-                leaves += align::ScalarSet::new(&items).items().len() as u64;
-            } else {
-                stack.extend(v.items());
-                stack.extend(v.entries().map(|(_, x)| x));
-            }
-        }
-        self.counts.matched += leaves;
-        // Added one leaf at a time, as the walk adds them: the same sum to
-        // the last bit.
-        for _ in 0..leaves {
-            self.counts.credit += 1.0;
-        }
-        if pol.aggregate == Aggregate::Mean {
-            return Some(Tally::new(1.0, 1.0));
-        }
-        #[allow(clippy::cast_precision_loss)]
-        let n = leaves as f64;
-        Some(Tally::new(n, n))
     }
 
     /// What a subtree costs under `c`.

@@ -275,10 +275,8 @@ impl Rules for JsonMatch {
         explain: &dyn Fn(Outcome) -> bool,
     ) -> (Leaf, Option<String>) {
         let (cmp, norms, nulls) = self.leaf_rule(rule);
-        // Equal values match under these comparators whatever the
-        // normalizers and null policy: no copy needed to say so.
         if !explain(Outcome::Match)
-            && matches!(cmp, Comparator::Default | Comparator::Auto | Comparator::Exact)
+            && cmp.matches_equal_values()
             && crate::engine::nodes_equal(e, a)
         {
             return (Leaf::MATCH, None);
@@ -300,10 +298,7 @@ impl Rules for JsonMatch {
         let base = NodeRule { absent_is_null: None, empty_string_is_null: None, ..self.rules.base };
         !self.rules.has_rules()
             && base == NodeRule::default()
-            && matches!(
-                self.leaf_rule(&self.rules.base).0,
-                Comparator::Default | Comparator::Auto | Comparator::Exact
-            )
+            && self.leaf_rule(&self.rules.base).0.matches_equal_values()
     }
 
     fn report_pairs(&self) -> bool {

@@ -299,6 +299,13 @@ impl Comparator {
         self.check(e, a, normalizers, nulls).leaf
     }
 
+    /// Whether two equal values match under this comparator whatever the
+    /// normalizers and null policy (`default`, `auto`, `exact`): no check
+    /// is needed to say so.
+    pub fn matches_equal_values(&self) -> bool {
+        matches!(self, Comparator::Default | Comparator::Auto | Comparator::Exact)
+    }
+
     /// Like [`Comparator::compare_with`], and says why when the comparator
     /// fell back to text or refused a value.
     pub fn check(

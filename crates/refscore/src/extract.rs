@@ -205,10 +205,7 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
     if let Some((s, e)) = prose.lead
         && !prose.found.iter().any(|f| f.start == s)
     {
-        let (inside, outside): (Vec<Found>, Vec<Found>) =
-            prose.found.into_iter().partition(|f| f.start >= s && f.end <= e);
-        inside.into_iter().for_each(|f| crate::json::drop_deep(f.value));
-        prose.found = outside;
+        prose.found = without_parts(prose.found, s, e).0;
     }
     // A document cut off mid-way still holds complete inner objects: they
     // are parts of it, never the document.
@@ -217,10 +214,7 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
         && let Some(closed) = repair::repair(part.trim())
     {
         let reach = s + closed.kept;
-        let (inside, outside): (Vec<Found>, Vec<Found>) =
-            prose.found.into_iter().partition(|f| f.start >= s && f.end <= reach);
-        let parts = !inside.is_empty();
-        inside.into_iter().for_each(|f| crate::json::drop_deep(f.value));
+        let (outside, parts) = without_parts(prose.found, s, reach);
         let cut_off = Extracted {
             value: closed.value,
             method: Method::Repaired,
@@ -256,6 +250,17 @@ pub fn extract_json(text: &str, opts: &ExtractOptions) -> Result<Extracted, Extr
         }
     }
     Err(ExtractError::NotFound)
+}
+
+/// The candidates of `found` outside the document spanning bytes
+/// `start..end` (its parts, inside it, are dropped), and whether it had
+/// any.
+fn without_parts(found: Vec<Found>, start: usize, end: usize) -> (Vec<Found>, bool) {
+    let (inside, outside): (Vec<Found>, Vec<Found>) =
+        found.into_iter().partition(|f| f.start >= start && f.end <= end);
+    let parts = !inside.is_empty();
+    inside.into_iter().for_each(|f| crate::json::drop_deep(f.value));
+    (outside, parts)
 }
 
 /// What Regtrace's `stripCodeFences` leaves of a text, as a byte span of

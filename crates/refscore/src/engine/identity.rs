@@ -3,6 +3,7 @@
 //! and once among the output elements identifies the element holding it.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::hash::Hasher;
 
 use crate::fx::{Fx, FxHashMap as FxMap};
@@ -79,33 +80,65 @@ fn is_folded(s: &str) -> bool {
     true
 }
 
-/// Whether two texts fold to the same identity text.
+/// ASCII text folded on the fly, byte by byte: its words (split at ASCII
+/// white space, as `split_whitespace` splits ASCII) in lower case, one
+/// space between them: what [`folded`] gives, without a buffer.
+fn ascii_folded(s: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    s.split(|&b| matches!(b, b'\t'..=b'\r' | b' ')).filter(|w| !w.is_empty()).enumerate().flat_map(
+        |(k, w)| (k > 0).then_some(b' ').into_iter().chain(w.iter().map(u8::to_ascii_lowercase)),
+    )
+}
+
+/// Text folded on the fly, character by character, as [`folded`] folds
+/// it, for text without a capital sigma (whose lower case depends on the
+/// letters around it).
+fn folded_chars(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.split_whitespace().enumerate().flat_map(|(k, w)| {
+        (k > 0).then_some(' ').into_iter().chain(w.chars().flat_map(char::to_lowercase))
+    })
+}
+
+/// Whether two texts fold to the same identity text: compared as they
+/// fold, stopping at the first difference (most texts that differ do so
+/// in their first characters), without a buffer.
 fn same_folded(x: &str, y: &str) -> bool {
-    x == y || folded(x) == folded(y)
+    if x == y {
+        return true;
+    }
+    if x.is_ascii() && y.is_ascii() {
+        return ascii_folded(x.as_bytes()).eq(ascii_folded(y.as_bytes()));
+    }
+    if x.contains('\u{3a3}') || y.contains('\u{3a3}') {
+        return folded(x) == folded(y);
+    }
+    folded_chars(x).eq(folded_chars(y))
 }
 
 /// An identifying entry's key: a hash of its field and folded value,
 /// `None` when the value folds to nothing. Equal entries have equal keys;
 /// two different entries that collide (a chance of about 2^-64 each) count
 /// as one repeated value, so they identify nothing: no pair is made on a
-/// collision, since an agreement is checked on the texts.
+/// collision, since an agreement is checked on the texts. The folded text
+/// is hashed byte by byte, so that ASCII folded on the fly and other text
+/// folded into `scratch` hash alike.
 fn entry_key(field: &str, value: &str, scratch: &mut String) -> Option<u64> {
-    let general;
-    let text: &[u8] = if fold_into(value, scratch) {
-        scratch.as_bytes()
-    } else {
-        general = folded(value);
-        general.as_bytes()
-    };
-    if text.is_empty() {
-        return None;
-    }
     let mut h = Fx::default();
     h.write(field.as_bytes());
     // 0xff never occurs in UTF-8: it ends the field name unambiguously.
     h.write_u8(0xff);
-    h.write(text);
-    Some(h.finish())
+    let mut empty = true;
+    let mut add = |b: u8| {
+        h.write_u8(b);
+        empty = false;
+    };
+    if value.is_ascii() {
+        ascii_folded(value.as_bytes()).for_each(&mut add);
+    } else if fold_into(value, scratch) {
+        scratch.bytes().for_each(&mut add);
+    } else {
+        folded(value).bytes().for_each(&mut add);
+    }
+    (!empty).then(|| h.finish())
 }
 
 /// [`folded`]'s ASCII path: folds ASCII text into `out` in one pass;
@@ -147,74 +180,66 @@ fn fold_ascii(s: &str, out: &mut String) -> bool {
     true
 }
 
-/// One element's identifying entry: the element's index, the field and
-/// its text as written.
-#[derive(Clone, Copy)]
-struct Entry<'v> {
-    element: usize,
-    field: &'v str,
-    text: &'v str,
-}
+/// Per entry key of one field, the one element holding it, or `None`
+/// when several elements do.
+type FieldIds = FxMap<u64, Option<usize>>;
 
-/// Per entry key, the one element holding it, or `None` when several
-/// elements do.
-fn unique<'v>(items: &[Node<'v>]) -> FxMap<u64, Option<Entry<'v>>> {
-    // Room for every field: the table is not grown while it fills.
-    let fields = items.iter().map(|v| v.len()).sum();
-    let mut seen: FxMap<u64, Option<Entry<'v>>> =
-        FxMap::with_capacity_and_hasher(fields, Default::default());
-    let mut scratch = String::new();
-    for (element, &v) in items.iter().enumerate() {
-        for (field, x) in v.entries() {
-            let Some(text) = x.as_str() else { continue };
-            let Some(key) = entry_key(field, text, &mut scratch) else { continue };
-            seen.entry(key).and_modify(|x| *x = None).or_insert(Some(Entry {
-                element,
-                field,
-                text,
-            }));
-        }
+/// The elements of `items` by their value of `field` (strings only; a
+/// value that folds to nothing is left out).
+fn field_ids(items: &[Node<'_>], field: &str, scratch: &mut String) -> FieldIds {
+    let mut seen = FieldIds::with_capacity_and_hasher(items.len(), Default::default());
+    for (element, v) in items.iter().enumerate() {
+        let Some(text) = v.get(field).and_then(|x| x.as_str()) else { continue };
+        let Some(key) = entry_key(field, text, scratch) else { continue };
+        seen.entry(key).and_modify(|x| *x = None).or_insert(Some(element));
     }
     seen
 }
 
 /// Which reference and output elements share an identifying field.
-pub(super) struct Identities<'v> {
-    /// Per reference element, its identifying fields with the one output
-    /// element holding the same value, in field order.
-    agreeing: Vec<Vec<(&'v str, usize)>>,
+///
+/// Read per field as pairs ask for it: a field's values are folded once,
+/// on both sides, the first time a pair agreeing on it is asked about (an
+/// array with one differing pair reads one or two fields, not every field
+/// of every element).
+pub(super) struct Identities<'a, 'v> {
+    e: &'a [Node<'v>],
+    a: &'a [Node<'v>],
+    /// Per field read so far: the reference and the output elements by
+    /// their value of it.
+    fields: RefCell<FxMap<&'v str, (FieldIds, FieldIds)>>,
 }
 
-impl<'v> Identities<'v> {
-    /// The identifying fields of two arrays' object elements.
-    pub(super) fn new(e: &[Node<'v>], a: &[Node<'v>]) -> Self {
-        let output = unique(a);
-        let mut agreeing = vec![Vec::new(); e.len()];
-        if output.values().any(Option::is_some) {
-            // An entry identifies when it is unique on both sides.
-            for (key, at) in unique(e) {
-                let (Some(x), Some(&Some(y))) = (at, output.get(&key)) else {
-                    continue;
-                };
-                // Equal keys are checked on the texts: a collision pairs nothing.
-                if x.field == y.field
-                    && same_folded(x.text, y.text)
-                    && let Some(fields) = agreeing.get_mut(x.element)
-                {
-                    fields.push((x.field, y.element));
-                }
-            }
-            for fields in &mut agreeing {
-                fields.sort_unstable();
-            }
-        }
-        Identities { agreeing }
+impl<'a, 'v> Identities<'a, 'v> {
+    /// The identifying fields of two arrays' object elements (nothing is
+    /// read until [`Identities::agree`] asks).
+    pub(super) fn new(e: &'a [Node<'v>], a: &'a [Node<'v>]) -> Self {
+        Identities { e, a, fields: RefCell::default() }
     }
 
     /// The identifying field reference element `i` and output element `j`
-    /// agree on, if any (the first by field name).
+    /// agree on, if any (the first by field name): a string field whose
+    /// value (folded) is the same in both and not empty, held by no other
+    /// reference element and no other output element.
     pub(super) fn agree(&self, i: usize, j: usize) -> Option<&'v str> {
-        self.agreeing.get(i)?.iter().find_map(|&(k, at)| (at == j).then_some(k))
+        let (&x, &y) = (self.e.get(i)?, self.a.get(j)?);
+        let mut scratch = String::new();
+        // Members come sorted by key: the first that identifies is the one.
+        x.entries().find_map(|(field, xv)| {
+            let xt = xv.as_str()?;
+            let yt = y.get(field)?.as_str()?;
+            if !same_folded(xt, yt) {
+                return None;
+            }
+            // Texts that fold alike have one key.
+            let key = entry_key(field, xt, &mut scratch)?;
+            let mut fields = self.fields.borrow_mut();
+            let (ids_e, ids_a) = fields.entry(field).or_insert_with(|| {
+                (field_ids(self.e, field, &mut scratch), field_ids(self.a, field, &mut scratch))
+            });
+            (ids_e.get(&key) == Some(&Some(i)) && ids_a.get(&key) == Some(&Some(j)))
+                .then_some(field)
+        })
     }
 }
 
@@ -330,11 +355,18 @@ mod tests {
         /// Any text folds as the definition says, whichever path takes it.
         #[test]
         fn every_text_folds_as_defined(
-            s in "(\\PC|\\s){0,24}|[aA\u{3a3}\u{3c3}\u{130}\u{df}\u{e9}\u{a0}\t .']{0,12}"
+            s in "(\\PC|\\s){0,24}|[aA\u{3a3}\u{3c3}\u{130}\u{df}\u{e9}\u{a0}\t .']{0,12}|[ -~\t\n\u{b}\u{c}\r]{0,16}"
         ) {
             let general = by_definition(&s);
             proptest::prop_assert_eq!(folded(&s), general.as_str());
             proptest::prop_assert_eq!(key("f", &s), key("f", &general));
+            if !s.contains('\u{3a3}') {
+                proptest::prop_assert_eq!(folded_chars(&s).collect::<String>(), general.clone());
+            }
+            if s.is_ascii() {
+                let on_the_fly: Vec<u8> = ascii_folded(s.as_bytes()).collect();
+                proptest::prop_assert_eq!(on_the_fly, general.as_bytes());
+            }
         }
     }
 
@@ -354,6 +386,92 @@ mod tests {
         // "pc" is shared by every element: it identifies nothing.
         assert_eq!(ids.agree(0, 1), None);
         assert_eq!(ids.agree(0, 0), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// Two texts compared as they fold agree with their folded texts.
+        #[test]
+        fn texts_compared_as_they_fold_agree_with_their_folds(
+            x in "[aAbB\u{3a3}\u{3c3}\u{3c2}\u{130}i\u{307}\u{212a}k\u{df}\u{e9}\u{c9}\u{a0}\t\u{b} ]{0,6}",
+            y in "[aAbB\u{3a3}\u{3c3}\u{3c2}\u{130}i\u{307}\u{212a}k\u{df}\u{e9}\u{c9}\u{a0}\t\u{b} ]{0,6}",
+        ) {
+            proptest::prop_assert_eq!(same_folded(&x, &y), by_definition(&x) == by_definition(&y));
+            let (ax, ay) = (x.replace(|c: char| !c.is_ascii(), "a"), y.replace(|c: char| !c.is_ascii(), "B"));
+            proptest::prop_assert_eq!(same_folded(&ax, &ay), by_definition(&ax) == by_definition(&ay));
+        }
+    }
+
+    /// The identifying field of a pair by the definition, from scratch:
+    /// the first string field (by name) whose folded value is the same in
+    /// both elements, not empty, and held once on each side.
+    fn agree_by_definition(e: &[Value], a: &[Value], i: usize, j: usize) -> Option<String> {
+        let text = |v: &Value, f: &str| v.get(f)?.as_str().map(by_definition);
+        let held = |side: &[Value], f: &str, t: &str| {
+            side.iter().filter(|v| text(v, f).as_deref() == Some(t)).count()
+        };
+        let mut fields: Vec<&String> = e[i].as_object()?.keys().collect();
+        fields.sort();
+        fields.into_iter().find_map(|f| {
+            let (x, y) = (text(&e[i], f)?, text(&a[j], f)?);
+            (x == y && !x.is_empty() && held(e, f, &x) == 1 && held(a, f, &x) == 1)
+                .then(|| f.clone())
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1500))]
+
+        /// Fields read as pairs ask for them, in any order, identify the
+        /// pairs the definition does.
+        #[test]
+        fn fields_read_as_asked_identify_as_defined(
+            e in proptest::collection::vec(element(), 0..6),
+            a in proptest::collection::vec(element(), 0..6),
+            order in proptest::collection::vec((0usize..7, 0usize..7), 0..40),
+        ) {
+            let (ve, va) = (Value::Array(e.clone()), Value::Array(a.clone()));
+            let (te, ta) = (node(&ve), node(&va));
+            let (ne, na): (Vec<Node<'_>>, Vec<Node<'_>>) =
+                (te.root().items().collect(), ta.root().items().collect());
+            let ids = Identities::new(&ne, &na);
+            let every = (0..e.len()).flat_map(|i| (0..a.len()).map(move |j| (i, j)));
+            for (i, j) in order.into_iter().chain(every) {
+                let want = if i < e.len() && j < a.len() {
+                    agree_by_definition(&e, &a, i, j)
+                } else {
+                    None
+                };
+                proptest::prop_assert_eq!(ids.agree(i, j).map(str::to_owned), want, "{} {}", i, j);
+            }
+        }
+    }
+
+    /// An array element: an object of up to three fields, strings that
+    /// fold alike or not, numbers and nulls among them; now and then not
+    /// an object.
+    fn element() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let value = prop_oneof![
+            Just(json!("x")),
+            Just(json!("X ")),
+            Just(json!("y")),
+            Just(json!("a  b")),
+            Just(json!("A b")),
+            Just(json!(" ")),
+            Just(json!(1)),
+            Just(Value::Null),
+        ];
+        prop_oneof![
+            9 => proptest::collection::btree_map(
+                prop_oneof![Just("id".to_owned()), Just("name".to_owned()), Just("sku".to_owned())],
+                value,
+                0..4,
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+            1 => Just(json!("x")),
+        ]
     }
 
     #[test]
@@ -389,6 +507,9 @@ mod tests {
             ("ΟΔΟΣ", "οδo\u{3c2}", false),
             (" Çà\u{a0}Va ", "çà va", true),
             ("İ", "i\u{307}", true),
+            // Text that is not ASCII can fold to ASCII (KELVIN SIGN).
+            ("\u{212a}EY 1", "key\u{b}1", true),
+            ("\u{212a}EY 1", "key 2", false),
         ] {
             assert_eq!(same_folded(x, y), folded(x) == folded(y), "{x:?} {y:?}");
             assert_eq!(same_folded(x, y), same, "{x:?} {y:?}");

@@ -37,10 +37,10 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         }
         let align = rule.align.map_or(&pol.align, |i| self.m.alignment(i));
         let scalars = !ea.iter().chain(aa).any(|v| v.is_container());
-        // The identifying fields, read at most once per array: by the
+        // The identifying fields, read field by field as asked: by the
         // pairing when a pair is not plausible on similarity alone, and by
         // the pairs' records.
-        let ids: OnceCell<Identities<'v>> = OnceCell::new();
+        let ids = Identities::new(ea, aa);
         let pairs: Pairs = match align {
             Align::SetIfScalars if scalars => return self.scalar_set(ea, aa),
             Align::Positional | Align::SetIfScalars => align::positional(ea.len(), aa.len()),
@@ -50,9 +50,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                     Some(p) => {
                         let weigh = |i: usize, j: usize| {
                             let s = (sim(i, j) + key_similarity(ea[i], aa[j], keys)) / 2.0;
-                            plausible(s, p, || {
-                                ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
-                            })
+                            plausible(s, p, || ids.agree(i, j).is_some())
                         };
                         align::by_key(ea, aa, keys, sim, Some(&weigh))
                     }
@@ -87,8 +85,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                             && self.records[at..].iter().any(|x| x.outcome != Outcome::Match)
                             && let Some(path) = self.kept_path()
                         {
-                            let ids = ids.get_or_init(|| Identities::new(ea, aa));
-                            let note = self.pair_note(ea, aa, (i, j), align, ids);
+                            let note = self.pair_note(ea, aa, (i, j), align, &ids);
                             let rec = Record {
                                 path,
                                 expected: None,
@@ -128,16 +125,14 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         ea: &[Node<'v>],
         aa: &[Node<'v>],
         pairing: Option<Pairing>,
-        ids: &OnceCell<Identities<'v>>,
+        ids: &Identities<'_, 'v>,
     ) -> Pairs {
         let paired = match pairing {
             None => align::assignment(ea, aa, &|i, j| {
                 align::viable(self.pair_similarity(ea, aa, i, j), 1.0)
             }),
             Some(p) => align::assignment(ea, aa, &|i, j| {
-                plausible(self.pair_similarity(ea, aa, i, j), &p, || {
-                    ids.get_or_init(|| Identities::new(ea, aa)).agree(i, j).is_some()
-                })
+                plausible(self.pair_similarity(ea, aa, i, j), &p, || ids.agree(i, j).is_some())
             }),
         };
         paired.unwrap_or_else(|over| self.oversized(over))
@@ -180,7 +175,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         aa: &[Node<'v>],
         (i, j): (usize, usize),
         al: &Align,
-        ids: &Identities<'v>,
+        ids: &Identities<'_, 'v>,
     ) -> String {
         let s = self.pair_similarity(ea, aa, i, j);
         let mut why = match al {

@@ -244,8 +244,9 @@ const CURRENCY_CODES: [&str; 24] = [
 /// more than one reading). The currency, when written, comes back with
 /// the number.
 pub(super) fn text_number(s: &str) -> Option<(Num, Option<String>)> {
-    // Every reading below needs a digit: most texts are refused here.
-    if !s.bytes().any(|b| b.is_ascii_digit()) {
+    // Every reading below needs a digit, and has no ASCII letter but a
+    // currency code's three capitals: most texts are refused here.
+    if !could_be_a_number(s) {
         return None;
     }
     let t = s.trim();
@@ -270,6 +271,21 @@ pub(super) fn text_number(s: &str) -> Option<(Num, Option<String>)> {
         return Some((Num { amount, ..n }, currency));
     }
     plain_number(t)
+}
+
+/// Whether `s` has an ASCII digit, no ASCII lower-case letter and at most
+/// three ASCII capitals (one currency code): what every number written
+/// as text has.
+fn could_be_a_number(s: &str) -> bool {
+    let (mut digit, mut capitals) = (false, 0);
+    for b in s.bytes() {
+        if b.is_ascii_lowercase() {
+            return false;
+        }
+        digit |= b.is_ascii_digit();
+        capitals += usize::from(b.is_ascii_uppercase());
+    }
+    digit && capitals <= 3
 }
 
 /// [`text_number`] without parentheses or a percent sign.
@@ -396,8 +412,9 @@ fn decimal_comma(body: &str, sign: &str) -> Option<Amount> {
 /// is a valid date or both give the same date.
 pub(super) fn calendar(s: &str) -> Result<DateTime, DateError> {
     let t = s.trim();
-    // Every accepted form has a year in digits.
-    if !t.bytes().any(|b| b.is_ascii_digit()) {
+    // Every accepted form has a year of four digits, with no digit beside
+    // it: most texts are refused here, without being split into parts.
+    if !has_four_digit_run(t) {
         return Err(DateError::Unrecognised);
     }
     let mut parts = t.split(['/', '-', '.']);
@@ -424,6 +441,21 @@ pub(super) fn calendar(s: &str) -> Result<DateTime, DateError> {
     parse_date(t, DayMonth::Reject)
 }
 
+/// Whether `t` holds a run of exactly four ASCII digits (a year).
+fn has_four_digit_run(t: &str) -> bool {
+    let mut run = 0;
+    for b in t.bytes() {
+        if b.is_ascii_digit() {
+            run += 1;
+        } else if run == 4 {
+            return true;
+        } else {
+            run = 0;
+        }
+    }
+    run == 4
+}
+
 /// The same date and time of day (a date alone is midnight); the same
 /// instant when both have a UTC offset.
 fn same_moment(p: &DateTime, q: &DateTime) -> bool {
@@ -439,6 +471,64 @@ mod tests {
     use super::*;
     use crate::detail::Outcome;
     use serde_json::json;
+
+    #[test]
+    fn a_year_is_a_run_of_four_digits() {
+        for (t, year) in [
+            ("2024-03-05", true),
+            ("5 March 2024", true),
+            ("03/05/2024", true),
+            ("x2024", true),
+            ("TNR-76214", false),
+            ("box of 100", false),
+            ("Q3", false),
+            ("12345", false),
+            ("123", false),
+            ("", false),
+        ] {
+            assert_eq!(has_four_digit_run(t), year, "{t:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+        /// No text is read as a date, in any form, without a year of four
+        /// digits: refusing those first changes no reading.
+        #[test]
+        fn no_date_is_read_without_a_four_digit_year(
+            t in "(Tue,? )?[0-9]{1,5}(th)?( of)?[-/. ,]{1,2}(Mar\\.?|March|märz|[0-9]{1,5})[-/. ,]{1,2}[0-9]{1,5}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2})?Z?)?"
+        ) {
+            let read = calendar_unfiltered(&t).is_ok()
+                || [DayMonth::DayFirst, DayMonth::MonthFirst]
+                    .into_iter()
+                    .any(|p| super::super::date::parse_date(&t, p).is_ok());
+            if read {
+                proptest::prop_assert!(has_four_digit_run(&t), "{:?}", t);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+        /// Every text read as a number could be one: refusing the others
+        /// first changes no reading. (The percent and parenthesised forms
+        /// read their inside with `plain_number`, adding no letter.)
+        #[test]
+        fn no_number_is_read_that_could_not_be_one(
+            t in "[-\u{2212}]?(EUR|USD|eur|Eur|\\$|€)? ?[0-9]{1,4}([.,' \u{a0}][0-9]{1,3}){0,3}(e[0-9]|E3)? ?(USD|EUR|CHFX|usd|k)?"
+        ) {
+            if plain_number(&t).is_some() {
+                proptest::prop_assert!(could_be_a_number(&t), "{:?}", t);
+            }
+        }
+    }
+
+    /// [`calendar`] without its first refusal.
+    fn calendar_unfiltered(t: &str) -> Result<DateTime, DateError> {
+        parse_date(t.trim(), DayMonth::Reject)
+    }
 
     fn cmp(e: Value, a: Value) -> Checked {
         compare(&e, &a, &[])

@@ -118,27 +118,24 @@ fn same_folded(x: &str, y: &str) -> bool {
 /// `None` when the value folds to nothing. Equal entries have equal keys;
 /// two different entries that collide (a chance of about 2^-64 each) count
 /// as one repeated value, so they identify nothing: no pair is made on a
-/// collision, since an agreement is checked on the texts. The folded text
-/// is hashed byte by byte, so that ASCII folded on the fly and other text
-/// folded into `scratch` hash alike.
+/// collision, since an agreement is checked on the texts.
 fn entry_key(field: &str, value: &str, scratch: &mut String) -> Option<u64> {
+    let general;
+    let text: &[u8] = if fold_into(value, scratch) {
+        scratch.as_bytes()
+    } else {
+        general = folded(value);
+        general.as_bytes()
+    };
+    if text.is_empty() {
+        return None;
+    }
     let mut h = Fx::default();
     h.write(field.as_bytes());
     // 0xff never occurs in UTF-8: it ends the field name unambiguously.
     h.write_u8(0xff);
-    let mut empty = true;
-    let mut add = |b: u8| {
-        h.write_u8(b);
-        empty = false;
-    };
-    if value.is_ascii() {
-        ascii_folded(value.as_bytes()).for_each(&mut add);
-    } else if fold_into(value, scratch) {
-        scratch.bytes().for_each(&mut add);
-    } else {
-        folded(value).bytes().for_each(&mut add);
-    }
-    (!empty).then(|| h.finish())
+    h.write(text);
+    Some(h.finish())
 }
 
 /// [`folded`]'s ASCII path: folds ASCII text into `out` in one pass;

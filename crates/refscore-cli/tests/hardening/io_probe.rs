@@ -293,3 +293,36 @@ fn an_evaluator_named_after_its_metric_is_named_once_in_a_warning() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(warnings(&o), ["warning: json_match: rule selector `$.never` matched nothing"]);
 }
+
+/// A json_similarity target path with characters UiPath's splitter skips
+/// is read as UiPath reads it, with a warning that says so (the row still
+/// scores on the path as read).
+#[test]
+fn a_target_path_read_differently_from_how_it_is_written_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "data.jsonl",
+        "{\"id\": 1, \"output\": {\"a\": {\"b\": 1}}, \"reference\": {\"a\": {\"b\": 1}}}\n",
+    );
+    write(
+        d,
+        "suite.yaml",
+        "dataset: data.jsonl\nevaluators:\n  - metric: json_similarity\n    options: {target_output_key: a..b}\n",
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", "suite.yaml", "-o", "out", "--no-store", "--quiet"])
+        .current_dir(d)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        warnings(&o),
+        [
+            "warning: json_similarity: target_output_key `a..b`: a `.` with no key after it at byte 1 is skipped (and 1 more), as UiPath skips it; the path is read as $.a.b"
+        ]
+    );
+    let results = std::fs::read_to_string(d.join("out/results.jsonl")).unwrap();
+    assert!(results.contains("\"score\":1.0"), "{results}");
+}

@@ -164,15 +164,35 @@ impl Rules for JsonSimilarity {
 /// characters other than `.`, `[` and `]` are keys, `[digits]` an index,
 /// anything else is skipped; `*` is the whole document.
 fn target_segments(path: &str) -> Vec<Seg<'_>> {
-    let mut segs = Vec::new();
+    split_target(path).0
+}
+
+/// [`target_segments`], with what the split skipped that a well-formed
+/// path does not have: a `[` that opens no index, a `]` that closes none,
+/// and a `.` that separates no keys (at either end, or doubled); each with
+/// its byte offset.
+fn split_target(path: &str) -> (Vec<Seg<'_>>, Vec<(usize, &'static str)>) {
+    let (mut segs, mut skipped) = (Vec::new(), Vec::new());
     if path == "*" {
-        return segs;
+        return (segs, skipped);
     }
     let bytes = path.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'.' | b']' => i += 1,
+            b'.' => {
+                let separates = i > 0
+                    && !matches!(bytes[i - 1], b'.' | b'[')
+                    && bytes.get(i + 1).is_some_and(|b| !matches!(b, b'.' | b'[' | b']'));
+                if !separates {
+                    skipped.push((i, "a `.` with no key after it"));
+                }
+                i += 1;
+            }
+            b']' => {
+                skipped.push((i, "a `]` that closes no index"));
+                i += 1;
+            }
             b'[' => {
                 let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
                 let close = i + 1 + digits;
@@ -182,7 +202,10 @@ fn target_segments(path: &str) -> Vec<Seg<'_>> {
                         segs.push(Seg::Index(n));
                         i = close + 1;
                     }
-                    _ => i += 1,
+                    _ => {
+                        skipped.push((i, "a `[` that opens no index (`[N]`)"));
+                        i += 1;
+                    }
                 }
             }
             _ => {
@@ -193,7 +216,24 @@ fn target_segments(path: &str) -> Vec<Seg<'_>> {
             }
         }
     }
-    segs
+    (segs, skipped)
+}
+
+/// A warning for a target path whose split skipped characters (see
+/// [`split_target`]): the path still reads as UiPath reads it, which may
+/// not be the path meant.
+fn target_warning(path: &str) -> Option<String> {
+    let (segs, skipped) = split_target(path);
+    let (at, what) = *skipped.first()?;
+    let more = match skipped.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Some(format!(
+        "target_output_key `{path}`: {what} at byte {at} is skipped{more}, as \
+         UiPath skips it; the path is read as {}",
+        JsonPath::from_segs(&segs)
+    ))
 }
 
 /// The value at `segs`, or what stopped the lookup.
@@ -330,6 +370,11 @@ impl JsonMetric for JsonSimilarity {
         self.compare_targets(pair.output, pair.reference)
     }
 
+    /// Target paths that read differently from how they are written.
+    fn warnings(&self) -> Vec<String> {
+        self.targets.iter().filter_map(|t| target_warning(t)).collect()
+    }
+
     fn present(&self, c: &Comparison, _: &[Detail], _: Pair<'_>) -> Score {
         let score = c.tally.ratio_or(1.0);
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -408,6 +453,24 @@ mod tests {
         );
         assert_eq!(target_segments("a[x].b"), vec![Seg::Key("a"), Seg::Key("x"), Seg::Key("b")]);
         assert!(target_segments("*").is_empty());
+        for ok in ["items[2].details.score", "a", "*", "[0].a", "a[0][1]", "a.b[3]"] {
+            assert_eq!(target_warning(ok), None, "{ok}");
+        }
+        for (bad, at, read) in [
+            ("a[", 1, "$.a"),
+            ("a.", 1, "$.a"),
+            ("a..b", 1, "$.a.b"),
+            (".a", 0, "$.a"),
+            ("a]", 1, "$.a"),
+            ("a[x].b", 1, "$.a.x.b"),
+            ("a[-1]", 1, "$.a['-1']"),
+        ] {
+            let w = target_warning(bad).unwrap_or_else(|| panic!("{bad}: no warning"));
+            assert!(w.contains(&format!("at byte {at} ")), "{w}");
+            assert!(w.ends_with(&format!("read as {read}")), "{w}");
+        }
+        let m = JsonSimilarity::with_targets(vec![String::from("a..b"), String::from("c")]);
+        assert_eq!(JsonMetric::warnings(&m).len(), 1);
         let out = json!({"items": [{"name": "pen"}, {"name": "ink", "n": 2}]});
         let reference = json!({"items": [{"name": "pen"}, {"name": "inc", "n": 2}]});
         let m = JsonSimilarity::new(Some(String::from("items[1].name")));

@@ -273,6 +273,18 @@ fn a_dataset_written_during_the_run_fails_it() {
     }
 }
 
+/// `refscore run suite.yaml -o out --no-store --quiet` in `dir`, which
+/// must pass.
+fn run_without_store(dir: &Path) -> Output {
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", "suite.yaml", "-o", "out", "--no-store", "--quiet"])
+        .current_dir(dir)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    o
+}
+
 /// A warning names its metric; an evaluator named after its metric (no
 /// `name:`) is named once (it read `json_match: json_match: …`).
 #[test]
@@ -285,12 +297,7 @@ fn an_evaluator_named_after_its_metric_is_named_once_in_a_warning() {
         "suite.yaml",
         "dataset: data.jsonl\nevaluators:\n  - metric: json_match\n    options:\n      rules:\n        rules:\n          - {path: $.never, weight: 1}\n",
     );
-    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
-        .args(["run", "suite.yaml", "-o", "out", "--no-store", "--quiet"])
-        .current_dir(d)
-        .output()
-        .expect("runs");
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run_without_store(d);
     assert_eq!(warnings(&o), ["warning: json_match: rule selector `$.never` matched nothing"]);
 }
 
@@ -311,12 +318,7 @@ fn a_target_path_read_differently_from_how_it_is_written_is_warned_of() {
         "suite.yaml",
         "dataset: data.jsonl\nevaluators:\n  - metric: json_similarity\n    options: {target_output_key: a..b}\n",
     );
-    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
-        .args(["run", "suite.yaml", "-o", "out", "--no-store", "--quiet"])
-        .current_dir(d)
-        .output()
-        .expect("runs");
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run_without_store(d);
     assert_eq!(
         warnings(&o),
         [

@@ -33,7 +33,7 @@ use crate::score::{Direction, Kind, Score};
 
 mod reply;
 
-pub(crate) use reply::{Said, read_said};
+pub(crate) use reply::{JUDGEMENT_TOOL, Said, read_said};
 
 /// Options every judge metric takes.
 pub(crate) const JUDGE_OPTIONS: [OptionSpec; 4] = [
@@ -320,14 +320,14 @@ fn chat_body(
             body.insert(
                 "tools".into(),
                 json!([{"type": "function", "function": {
-                    "name": "record_judgement",
+                    "name": JUDGEMENT_TOOL,
                     "description": tool,
                     "parameters": schema,
                 }}]),
             );
             body.insert(
                 "tool_choice".into(),
-                json!({"type": "function", "function": {"name": "record_judgement"}}),
+                json!({"type": "function", "function": {"name": JUDGEMENT_TOOL}}),
             );
         }
         StructuredMode::JsonSchema => {

@@ -6,6 +6,10 @@ use serde_json::{Map, Value};
 
 use crate::judge::Reply;
 
+/// The one tool a judge is offered in `tools` mode, to record its
+/// judgement in: a call to any other is no judgement.
+pub(crate) const JUDGEMENT_TOOL: &str = "record_judgement";
+
 /// What a reply says, before its meaning is checked.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Said {
@@ -19,7 +23,8 @@ pub(crate) enum Said {
 /// What a reply says:
 ///
 /// * a tool call: its arguments, which must be one JSON object (a reply
-///   making several calls is refused: which one is the judgement?);
+///   making several calls is refused: which one is the judgement?; so is
+///   a call to a tool other than [`JUDGEMENT_TOOL`]);
 /// * else the content: a JSON object when the content is wholly one
 ///   (trimmed, or one code fence with nothing around it), else its text.
 ///   A JSON example inside prose is text, never read as the judgement.
@@ -72,7 +77,18 @@ fn read_message(reply: &Reply) -> Result<Said, String> {
             return Err(format!("the reply makes {} tool calls, not one", calls.len()));
         }
         let not_object = || String::from("the tool call's arguments are not a JSON object");
-        return match calls[0].get("function").and_then(|f| f.get("arguments")) {
+        let function = calls[0].get("function");
+        // A server that leaves the name out is taken at its word; one that
+        // names another tool answered something else.
+        if let Some(name) = function.and_then(|f| f.get("name")).and_then(Value::as_str)
+            && name != JUDGEMENT_TOOL
+        {
+            return Err(format!(
+                "the reply calls a tool named `{}`, not `{JUDGEMENT_TOOL}`, the one offered",
+                crate::detail::truncate(name)
+            ));
+        }
+        return match function.and_then(|f| f.get("arguments")) {
             Some(Value::String(text)) => {
                 let (value, repeated) =
                     crate::duplicate_keys::parse(text).map_err(|_| not_object())?;

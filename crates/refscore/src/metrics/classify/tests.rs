@@ -152,6 +152,24 @@ fn replies_are_read_from_tool_calls_json_or_text() {
     assert_eq!(c.read_reply(&bold).unwrap().0.label, "polite");
 }
 
+/// A call to a tool other than the one offered is no judgement, however
+/// well its arguments read; a call that leaves the name out is read.
+#[test]
+fn a_call_to_another_tool_is_no_judgement() {
+    let c = polite();
+    let call = |function: Value| {
+        reply(json!({"tool_calls": [{"type": "function", "function": function}]}))
+    };
+    let args = "{\"label\": \"polite\"}";
+    let other = call(json!({"name": "get_weather", "arguments": args}));
+    let e = c.read_reply(&other).unwrap_err();
+    assert!(e.contains("`get_weather`, not `record_judgement`"), "{e}");
+    let unnamed = call(json!({"arguments": args}));
+    assert_eq!(c.read_reply(&unnamed).unwrap().0.label, "polite");
+    let named = call(json!({"name": JUDGEMENT_TOOL, "arguments": args}));
+    assert_eq!(c.read_reply(&named).unwrap().0.label, "polite");
+}
+
 #[test]
 fn labels_outside_the_choices_are_never_guessed() {
     let c = polite();

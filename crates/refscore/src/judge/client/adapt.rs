@@ -1,6 +1,7 @@
 //! Request settings a server refuses. OpenAI's reasoning models answer
 //! 400 to `max_tokens` (they take `max_completion_tokens`) and to any
-//! `temperature` but their default; some servers refuse `seed`. A judge
+//! `temperature` but their default; some servers refuse `seed`; older
+//! reasoning models (`o1-mini`) refuse a `system` message. A judge
 //! learns each refusal from the error body and from then on sends what the
 //! server takes: the refused request is sent again at once.
 
@@ -42,11 +43,17 @@ pub(crate) enum Adaptation {
     NoTemperature,
     /// `seed` is left out.
     NoSeed,
+    /// A `system` message is sent at the start of the first user message.
+    NoSystemRole,
 }
 
 impl Adaptation {
-    const ALL: [Adaptation; 3] =
-        [Adaptation::MaxCompletionTokens, Adaptation::NoTemperature, Adaptation::NoSeed];
+    const ALL: [Adaptation; 4] = [
+        Adaptation::MaxCompletionTokens,
+        Adaptation::NoTemperature,
+        Adaptation::NoSeed,
+        Adaptation::NoSystemRole,
+    ];
 
     /// Its bit in [`Judge`]'s set of learnt adaptations.
     pub(crate) fn bit(self) -> u8 {
@@ -54,15 +61,26 @@ impl Adaptation {
             Adaptation::MaxCompletionTokens => 1,
             Adaptation::NoTemperature => 2,
             Adaptation::NoSeed => 4,
+            Adaptation::NoSystemRole => 8,
         }
     }
 
-    /// The request field the server refused.
+    /// The request field the server refused (for the system role: the
+    /// role's name, refused as the value of a message's `role`).
     fn parameter(self) -> &'static str {
         match self {
             Adaptation::MaxCompletionTokens => "max_tokens",
             Adaptation::NoTemperature => "temperature",
             Adaptation::NoSeed => "seed",
+            Adaptation::NoSystemRole => "system",
+        }
+    }
+
+    /// Whether the request `sent` holds what this adaptation changes.
+    fn was_sent(self, sent: &Value) -> bool {
+        match self {
+            Adaptation::NoSystemRole => system_message(sent).is_some(),
+            _ => sent.get(self.parameter()).is_some(),
         }
     }
 
@@ -84,6 +102,10 @@ impl Adaptation {
                  cache_nondeterministic)"
             }
             Adaptation::NoSeed => "the server refused seed: left out",
+            Adaptation::NoSystemRole => {
+                "the model refused the system role: the system message is sent at the start \
+                 of the user message"
+            }
         }
     }
 
@@ -103,10 +125,9 @@ impl Adaptation {
     /// too large") is not a refusal; nor is a name merely echoed in the
     /// body far from such a word (pydantic's `input_value={...}`).
     pub(crate) fn for_refusal(error_body: &str, sent: &Value) -> Option<Adaptation> {
-        let sent_ones =
-            || Adaptation::ALL.into_iter().filter(|a| sent.get(a.parameter()).is_some());
+        let sent_ones = || Adaptation::ALL.into_iter().filter(|a| a.was_sent(sent));
         let Ok(v) = serde_json::from_str::<Value>(error_body) else {
-            return sent_ones().find(|a| named_in_refusal(error_body, a.parameter()));
+            return sent_ones().find(|a| a.named_in(error_body));
         };
         // Google's OpenAI-compatible endpoint wraps its error in a list.
         let v = match &v {
@@ -118,7 +139,16 @@ impl Adaptation {
         let details = v.get("detail").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
         let structured = |a: &Adaptation| {
             let p = a.parameter();
-            let openai = str_of("param") == Some(p)
+            let param = match a {
+                // `messages[0].role`, with `system` in the message.
+                Adaptation::NoSystemRole => {
+                    str_of("param")
+                        .is_some_and(|q| q.starts_with("messages[") && q.ends_with("].role"))
+                        && str_of("message").is_some_and(|m| m.contains(p))
+                }
+                _ => str_of("param") == Some(p),
+            };
+            let openai = param
                 && matches!(str_of("code"), Some("unsupported_parameter" | "unsupported_value"));
             let pydantic = details.iter().any(|d| {
                 d.get("type").and_then(Value::as_str) == Some("extra_forbidden")
@@ -135,7 +165,51 @@ impl Adaptation {
             .filter_map(|k| error.get(*k).or_else(|| v.get(*k)).and_then(Value::as_str))
             .collect();
         messages.extend(details.iter().filter_map(|d| d.get("msg").and_then(Value::as_str)));
-        sent_ones().find(|a| messages.iter().any(|m| named_in_refusal(m, a.parameter())))
+        sent_ones().find(|a| messages.iter().any(|m| a.named_in(m)))
+    }
+
+    /// Whether an error message's words refuse this setting (the system
+    /// role: `system` refused where the message speaks of a role).
+    fn named_in(self, text: &str) -> bool {
+        named_in_refusal(text, self.parameter())
+            && (self != Adaptation::NoSystemRole || text.to_ascii_lowercase().contains("role"))
+    }
+}
+
+/// The index of the request's `system` message, if it has one.
+fn system_message(body: &Value) -> Option<usize> {
+    let messages = body.get("messages")?.as_array()?;
+    messages.iter().position(|m| m.get("role").and_then(Value::as_str) == Some("system"))
+}
+
+/// Moves a `system` message's text to the start of the first user
+/// message after it (a text content, or a list of parts: a text part in
+/// front); without a user message, the system message becomes one.
+fn fold_system_message(body: &mut Map<String, Value>) {
+    let Some(Value::Array(messages)) = body.get_mut("messages") else { return };
+    let Some(at) =
+        messages.iter().position(|m| m.get("role").and_then(Value::as_str) == Some("system"))
+    else {
+        return;
+    };
+    let system = messages.remove(at);
+    let text = match system.get("content") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    let user =
+        messages[at..].iter_mut().find(|m| m.get("role").and_then(Value::as_str) == Some("user"));
+    match user.and_then(|m| m.get_mut("content")) {
+        Some(Value::String(content)) => *content = format!("{text}\n\n{content}"),
+        Some(Value::Array(parts)) => {
+            parts.insert(0, serde_json::json!({"type": "text", "text": text}))
+        }
+        _ => messages.insert(at, serde_json::json!({"role": "user", "content": text})),
     }
 }
 
@@ -204,6 +278,9 @@ impl Judge {
         }
         if on(Adaptation::NoSeed) {
             body.remove("seed");
+        }
+        if on(Adaptation::NoSystemRole) {
+            fold_system_message(body);
         }
     }
 }
@@ -289,9 +366,44 @@ mod tests {
         for (body, want) in cases {
             assert_eq!(Adaptation::for_refusal(body, &sent()), *want, "{body}");
         }
+        // o1-mini and o1-preview refuse a system message.
+        let o1 = r#"{"error": {"message": "Unsupported value: 'messages[0].role' does not support 'system' with this model.", "type": "invalid_request_error", "param": "messages[0].role", "code": "unsupported_value"}}"#;
+        let with_system = json!({"model": "m", "messages": [
+            {"role": "system", "content": "Be strict."}, {"role": "user", "content": "Judge."}]});
+        assert_eq!(Adaptation::for_refusal(o1, &with_system), Some(Adaptation::NoSystemRole));
+        let words = "the system role is not supported by this model";
+        assert_eq!(Adaptation::for_refusal(words, &with_system), Some(Adaptation::NoSystemRole));
+        // Without a system message sent, or with `system` not about a role.
+        assert_eq!(Adaptation::for_refusal(o1, &sent()), None);
+        let other = r#"{"error": {"message": "system overloaded: not supported right now"}}"#;
+        assert_eq!(Adaptation::for_refusal(other, &with_system), None);
         // A setting that was not sent is not the one refused.
         let pydantic = cases[2].0;
         assert_eq!(Adaptation::for_refusal(pydantic, &json!({"model": "m"})), None);
+    }
+
+    #[test]
+    fn a_system_message_is_folded_into_the_user_message_after_it() {
+        let fold = |v: Value| {
+            let Value::Object(mut m) = v else { unreachable!() };
+            fold_system_message(&mut m);
+            Value::Object(m)["messages"].clone()
+        };
+        let text = fold(json!({"messages": [
+            {"role": "system", "content": "Be strict."}, {"role": "user", "content": "Judge."}]}));
+        assert_eq!(text, json!([{"role": "user", "content": "Be strict.\n\nJudge."}]));
+        let parts = fold(json!({"messages": [
+            {"role": "system", "content": [{"type": "text", "text": "Be strict."}]},
+            {"role": "user", "content": [{"type": "text", "text": "Judge."}]}]}));
+        assert_eq!(
+            parts,
+            json!([{"role": "user", "content": [
+                {"type": "text", "text": "Be strict."}, {"type": "text", "text": "Judge."}]}])
+        );
+        let alone = fold(json!({"messages": [{"role": "system", "content": "Be strict."}]}));
+        assert_eq!(alone, json!([{"role": "user", "content": "Be strict."}]));
+        let none = fold(json!({"messages": [{"role": "user", "content": "Judge."}]}));
+        assert_eq!(none, json!([{"role": "user", "content": "Judge."}]));
     }
 
     #[test]

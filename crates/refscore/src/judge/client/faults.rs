@@ -378,6 +378,39 @@ fn settings_a_reasoning_model_refuses_are_learnt_once_and_sent_as_it_takes_them(
 }
 
 #[test]
+fn a_model_that_refuses_the_system_role_is_sent_its_instructions_in_the_user_message() {
+    let refusal = r#"{"error": {"message": "Unsupported value: 'messages[0].role' does not support 'system' with this model.", "type": "invalid_request_error", "param": "messages[0].role", "code": "unsupported_value"}}"#;
+    let (base, seen, bodies) = serve_logging_bodies(|_| {
+        vec![
+            http("400 Bad Request", "", refusal),
+            http("200 OK", "", &completion(r#"{"label": "polite"}"#)),
+            http("200 OK", "", &completion(r#"{"label": "rude"}"#)),
+        ]
+    });
+    let j = keyless("o1-mini", base, |_| {});
+    let body = || {
+        let mut b = Map::new();
+        b.insert(
+            "messages".into(),
+            json!([{"role": "system", "content": "Be strict."}, {"role": "user", "content": "Judge."}]),
+        );
+        b
+    };
+    assert!(j.chat("ev", body()).is_ok());
+    assert!(j.chat("ev", body()).is_ok());
+    let sent = bodies.lock().unwrap().clone();
+    assert_eq!(sent[0]["messages"][0]["role"], "system");
+    let folded = json!([{"role": "user", "content": "Be strict.\n\nJudge."}]);
+    assert_eq!(sent[1]["messages"], folded);
+    // Learnt: the next request is sent as the model takes it at once.
+    assert_eq!(sent[2]["messages"], folded);
+    assert_eq!(seen.lock().unwrap().len(), 3);
+    let u = &j.usage()[0];
+    assert_eq!(u.adapted.len(), 1, "{:?}", u.adapted);
+    assert!(u.adapted[0].contains("system role"), "{:?}", u.adapted);
+}
+
+#[test]
 fn a_value_out_of_range_is_an_error_not_a_setting_to_drop() {
     let big = r#"{"error": {"message": "'max_tokens' is too large: 100000. This model supports at most 16384 completion tokens.", "param": "max_tokens", "code": "invalid_value"}}"#;
     let (base, seen) = serve(|_| vec![http("400 Bad Request", "", big)]);

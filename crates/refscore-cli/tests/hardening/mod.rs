@@ -528,11 +528,16 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     // json_match evaluators, each pairing 64 objects that all differ, each
     // holding 32 objects that all differ, by similarity within similarity
     // until the similarity walks' step bound (about a second each on a
-    // 2-core vCPU). The first signal skips the rows not yet begun but
-    // waits for the one in hand, so the second one, 0.6 s later, lands
-    // while it is still being evaluated. The store is written on a thread
-    // of its own (a loaded machine may show the committed batch late):
-    // every slow row is slow, so whichever is in hand will do.
+    // 2-core vCPU, in a release build; the tests' debug build takes about
+    // nine). The first signal skips the rows not yet begun but waits for
+    // the one in hand, so the second one, 2 s later, lands while it is
+    // still being evaluated. The gap is well past the run's window for one
+    // stop delivered twice (250 ms, measured when the signal is handled):
+    // on a loaded machine the handler may run a few hundred milliseconds
+    // after the first signal, and a 0.6 s gap was once read as the same
+    // stop. The store is written on a thread of its own (a loaded machine
+    // may show the committed batch late): every slow row is slow, so
+    // whichever is in hand will do.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let mut text = String::new();
@@ -591,7 +596,7 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     }
     let pid = child.id().to_string();
     let sent = Command::new("sh")
-        .args(["-c", &format!("kill -INT {pid}; sleep 0.6; kill -INT {pid}")])
+        .args(["-c", &format!("kill -INT {pid}; sleep 2; kill -INT {pid}")])
         .status()
         .unwrap();
     assert!(sent.success());

@@ -893,14 +893,58 @@ const NOT_A_SUMMARY: &str = "not a summary of evaluators (not JSON, or no `evalu
 const SUMMARY_OK: &str = "CASE WHEN summary IS NULL THEN 1 \
      WHEN json_valid(summary) THEN json_type(summary, '$.evaluators') IS 'array' ELSE 0 END";
 
+/// A column of a `runs` row read as `T`, or `None` with the column named
+/// in `damage` when it holds another type (a hand-edited or damaged
+/// record: the run is then listed as damaged, never used).
+fn column<T: rusqlite::types::FromSql>(
+    r: &rusqlite::Row<'_>,
+    index: usize,
+    damage: &mut Vec<String>,
+) -> rusqlite::Result<Option<T>> {
+    match r.get::<_, T>(index) {
+        Ok(v) => Ok(Some(v)),
+        Err(rusqlite::Error::InvalidColumnType(_, name, kind)) => {
+            damage.push(format!("`{name}` holds {kind}", kind = kind.to_string().to_lowercase()));
+            Ok(None)
+        }
+        Err(rusqlite::Error::FromSqlConversionFailure(_, _, e)) => {
+            let name = r.as_ref().column_name(index).unwrap_or("?");
+            damage.push(format!("`{name}`: {e}"));
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// A `runs` row.
 fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunEntry> {
-    let info: String = r.get(11)?;
-    let status: String = r.get(2)?;
-    let suite: String = r.get(1)?;
-    let started_at: String = r.get(3)?;
-    let summary_ok: bool = r.get(12)?;
+    let mut bad = Vec::new();
+    let info: String = column(r, 11, &mut bad)?.unwrap_or_default();
+    let status: String = column(r, 2, &mut bad)?.unwrap_or_default();
+    let suite: String = column(r, 1, &mut bad)?.unwrap_or_default();
+    let started_at: String = column(r, 3, &mut bad)?.unwrap_or_default();
+    let summary_ok: bool = column(r, 12, &mut bad)?.unwrap_or(false);
+    let ended_at: Option<String> = column(r, 4, &mut bad)?.flatten();
+    let pinned: bool = column(r, 5, &mut bad)?.unwrap_or(false);
+    let gate_passed: Option<bool> = column(r, 6, &mut bad)?.flatten();
+    let rows = column::<i64>(r, 7, &mut bad)?.map_or(0, |n| {
+        u64::try_from(n).unwrap_or_else(|_| {
+            bad.push(format!("`rows_done` is {n}"));
+            0
+        })
+    });
+    let duration_s = column::<f64>(r, 8, &mut bad)?.map_or(0.0, |s| {
+        if s.is_finite() && s >= 0.0 {
+            s
+        } else {
+            bad.push(format!("`duration_s` is {s}"));
+            0.0
+        }
+    });
+    let git_commit: Option<String> = column(r, 9, &mut bad)?.flatten();
+    let git_branch: Option<String> = column(r, 10, &mut bad)?.flatten();
     let (info, damaged) = match serde_json::from_str::<RunInfo>(&info) {
+        Ok(info) if !bad.is_empty() => (info, Some(format!("{INFORMATION}: {}", bad.join(", ")))),
         Ok(info) if summary_ok => (info, None),
         Ok(info) => (info, Some(format!("{SUMMARY}: {NOT_A_SUMMARY}"))),
         Err(e) => (
@@ -930,13 +974,13 @@ fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunEntry> {
         suite,
         status: RunStatus::parse(&status).unwrap_or(RunStatus::Failed),
         started_at,
-        ended_at: r.get(4)?,
-        pinned: r.get(5)?,
-        gate_passed: r.get(6)?,
-        rows: u64::try_from(r.get::<_, i64>(7)?).unwrap_or(0),
-        duration_s: r.get(8)?,
-        git_commit: r.get(9)?,
-        git_branch: r.get(10)?,
+        ended_at,
+        pinned,
+        gate_passed,
+        rows,
+        duration_s,
+        git_commit,
+        git_branch,
         info,
         damaged,
     })

@@ -149,6 +149,49 @@ fn baselines_pins_and_pruning() {
     assert!(matches!(s.get(a2).unwrap_err(), StoreError::NoRun { .. }));
 }
 
+/// A column of a run's record edited to a value of another type (or a
+/// duration or row count no run writes) marks that run damaged; the
+/// others stay listed and readable.
+#[test]
+fn a_run_whose_columns_were_edited_to_other_types_is_listed_as_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("runs.db")).unwrap();
+    let p = RegressionPolicy::default();
+    let good = s.begin(&info("a"), &p).unwrap();
+    let edited = s.begin(&info("a"), &p).unwrap();
+    let cases = [
+        ("duration_s = 'abc'", "`duration_s` holds text"),
+        ("duration_s = 1e999", "`duration_s` is inf"),
+        ("duration_s = -2.5", "`duration_s` is -2.5"),
+        ("pinned = 'yes'", "`pinned` holds text"),
+        ("gate_passed = x'00'", "`gate_passed` holds blob"),
+        ("rows_done = -5", "`rows_done` is -5"),
+        ("rows_done = 1.5", "`rows_done` holds real"),
+        ("ended_at = x'01'", "`ended_at` holds blob"),
+        ("git_commit = x'ff'", "`git_commit` holds blob"),
+        ("status = x'00'", "`status` holds blob"),
+    ];
+    for (set, why) in cases {
+        s.conn.execute("SAVEPOINT edit", []).unwrap();
+        s.conn.execute(&format!("UPDATE runs SET {set} WHERE id = ?1"), params![edited]).unwrap();
+        let listed = s.list(Some("a"), None).unwrap();
+        assert_eq!(listed.len(), 2, "{set}");
+        assert_eq!(listed[0].id, edited);
+        let damage = listed[0].damaged.as_deref().unwrap_or_default();
+        assert_eq!(damage, format!("information: {why}"), "{set}");
+        assert!(listed[0].duration_s.is_finite() && listed[0].duration_s >= 0.0);
+        assert!(listed[1].damaged.is_none(), "{set}");
+        assert!(
+            matches!(s.get(edited), Err(StoreError::Damaged { what: "information", .. })),
+            "{set}"
+        );
+        assert_eq!(s.get(good).unwrap().id, good);
+        s.conn.execute("ROLLBACK TO edit", []).unwrap();
+        s.conn.execute("RELEASE edit", []).unwrap();
+    }
+    assert!(s.get(edited).unwrap().damaged.is_none());
+}
+
 #[test]
 fn an_empty_batch_recorded_by_an_older_version_does_not_block_a_resume() {
     use crate::runner::{BatchRecord, BatchSink};

@@ -103,6 +103,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // file: a dataset that cannot be read leaves nothing behind.
     let dataset = refscore::dataset::open(&suite.dataset, suite.format)
         .with_context(|| format!("the dataset of {}", args.suite.display()))?;
+    // So are the workers: a run whose threads cannot start (an address-
+    // space limit) leaves the earlier results in its folder as they were.
+    let workers = runner::start_workers(&suite, args.threads)?;
     // The stop signals are caught from here on, before the store records
     // the run or the output folder is touched: a stop at any moment after
     // this ends the run as cancelled (exit 1), never killed half-way with
@@ -257,6 +260,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         lines: runner::LineFormat::RowResult,
         max_details: None,
         value_reader: args.value_reader,
+        workers: Some(workers),
     };
     let progress = ProgressView::new(args.quiet);
     let (mut first_errors, mut errors) = (Vec::new(), 0u64);

@@ -74,6 +74,10 @@ pub struct RunOptions {
     /// fast reader ([`crate::fast_json`]). The results are the same; this
     /// is for comparing the two.
     pub value_reader: bool,
+    /// Workers started beforehand with [`start_workers`] (a caller that
+    /// must know they start before it writes anything); `None`: the run
+    /// starts them from `threads`.
+    pub workers: Option<Arc<rayon::ThreadPool>>,
 }
 
 /// What the line handed to the row callback holds.
@@ -237,8 +241,10 @@ pub fn run_recorded(
 ) -> Result<RecordedRun, RunError> {
     let Recording { mut sink, resume } = recording;
     let start = Instant::now();
-    let pool = worker_pool(opts.threads.unwrap_or_else(|| default_threads(suite)), "refscore")
-        .map_err(RunError::Threads)?;
+    let pool = match &opts.workers {
+        Some(pool) => Arc::clone(pool),
+        None => start_workers(suite, opts.threads)?,
+    };
     let batch_rows = batch_rows(suite, pool.current_num_threads());
     let mut collector = Collector::new(
         suite
@@ -478,6 +484,22 @@ fn score_lines(suite: &Suite, r: &RowResult) -> String {
     r.scores.iter().for_each(&mut write);
     // serde_json writes UTF-8 only.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Starts the worker threads of a run of `suite`: `threads` of them, or
+/// when `None`, one per core (as many as the judges keep requests in
+/// flight when an evaluator asks an LLM).
+///
+/// # Errors
+/// [`RunError::Threads`]: too many asked for, or they cannot start (an
+/// address-space limit too small for their stacks).
+pub fn start_workers(
+    suite: &Suite,
+    threads: Option<usize>,
+) -> Result<Arc<rayon::ThreadPool>, RunError> {
+    worker_pool(threads.unwrap_or_else(|| default_threads(suite)), "refscore")
+        .map(Arc::new)
+        .map_err(RunError::Threads)
 }
 
 /// Worker threads when the options set none: one per core, or as many as

@@ -522,6 +522,44 @@ fn worker_threads_are_bounded_on_the_command_line() {
     }
 }
 
+/// Under an address-space limit too small for the workers' stacks the run
+/// stops before it starts (exit 2, nothing recorded, the earlier results
+/// in its folder left as they were) and says what to change, not only the
+/// system's "Resource temporarily unavailable".
+#[cfg(unix)]
+#[test]
+fn workers_that_cannot_start_under_a_memory_limit_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let suite =
+        write(d, "suite.yaml", "dataset: data.jsonl\nevaluators:\n  - metric: json_match\n");
+    write(d, "data.jsonl", "{\"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n");
+    let first = at(d, &["run", &suite, "--quiet", "-o", "out"]);
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let earlier = std::fs::read(d.join("out/results.jsonl")).unwrap();
+    assert!(!earlier.is_empty());
+    // Eight 64 MiB stacks cannot fit in 200 MB of address space.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 200000 && exec "$0" run "$1" --threads 8 --quiet -o out"#)
+        .arg(env!("CARGO_BIN_EXE_refscore"))
+        .arg(&suite)
+        .env("REFSCORE_STORE", d.join("runs.db"))
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("starting worker threads"), "{e}");
+    assert!(
+        e.contains("64 MiB stack") && e.contains("ulimit -v") && e.contains("fewer threads"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(d.join("out/results.jsonl")).unwrap(), earlier);
+    assert!(d.join("out/summary.json").exists());
+    assert_eq!(runs(d).len(), 1, "no second run recorded");
+}
+
 #[test]
 fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     // A first batch of quick rows, then rows that take seconds each: six

@@ -22,5 +22,12 @@ pub fn worker_pool(threads: usize, prefix: &'static str) -> Result<rayon::Thread
         .stack_size(WORKER_STACK)
         .thread_name(move |i| format!("{prefix}-{i}"))
         .build()
-        .map_err(|e| e.to_string())
+        .map_err(|e| {
+            // The usual cause is an address-space limit: say what it must hold.
+            format!(
+                "{e} (each worker reserves a {} MiB stack: under a virtual-memory limit \
+                 such as `ulimit -v`, raise it or ask for fewer threads)",
+                WORKER_STACK >> 20
+            )
+        })
 }

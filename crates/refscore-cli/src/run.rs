@@ -95,6 +95,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if cache.is_some() && args.resume.is_none() {
         suite = Suite::load_with(&args.suite, &load)?;
     }
+    for w in suite.judges.warnings() {
+        eprintln!("warning: {}", crate::table::printable(&w));
+    }
     // What the dataset file is before it is opened and hashed: a file
     // that changes while the run reads it fails the run (see
     // `DatasetStamp`).

@@ -170,6 +170,34 @@ fn the_key_goes_in_the_header_azure_reads_when_asked_and_never_leaks() {
     }
 }
 
+/// A key that would go over plain HTTP to another machine is warned of
+/// before the run (naming the host, never the key or the URL's password);
+/// https, a server on this machine, or no key at all are not. No request
+/// is sent here (`--limit 0`).
+#[test]
+fn a_key_sent_unencrypted_to_another_machine_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let warned = |base_url: &str, key: &str| {
+        setup(dir.path(), base_url, &["Hi"], &json!({}), "{}");
+        let o = run_with_key(dir.path(), key, &["--no-store", "--no-cache", "--limit", "0"]);
+        assert_eq!(code(&o), 1, "nothing evaluated: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(!e.contains(KEY) && !e.contains("pa55"), "{e}");
+        e.contains("unencrypted").then_some(e)
+    };
+    let e = warned("http://192.0.2.1:9/v1", KEY).expect("warned");
+    assert!(
+        e.contains("warning: judge `default` sends its API key unencrypted")
+            && e.contains("plain http:// to 192.0.2.1:9, not this machine"),
+        "{e}"
+    );
+    let e = warned("http://me:pa55@192.0.2.1:9/v1", KEY).expect("warned");
+    assert!(e.contains("to 192.0.2.1:9,") && !e.contains("me:"), "{e}");
+    for quiet in ["https://192.0.2.1:9/v1", "http://127.0.0.1:9/v1", "http://localhost:9/v1"] {
+        assert_eq!(warned(quiet, KEY), None, "{quiet}");
+    }
+}
+
 /// Choices given as labels alone (`[polite, rude]`): each judgement is a
 /// label with no number, as Phoenix gives it. The run counts those rows as
 /// judged (not invalid), its gate passes, and a baseline from the folder

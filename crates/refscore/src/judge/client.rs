@@ -401,6 +401,12 @@ impl Judge {
         self.cancel.load(Ordering::Relaxed)
     }
 
+    /// A warning when its API key, or a password in its base URL, would
+    /// go over plain HTTP to another machine.
+    pub fn plaintext_warning(&self) -> Option<String> {
+        super::plaintext::warning(&self.name, &self.base_url, self.key.is_some())
+    }
+
     /// The judge's name in the suite.
     pub fn name(&self) -> &str {
         &self.name

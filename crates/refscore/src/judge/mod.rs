@@ -18,6 +18,7 @@ mod client;
 mod config;
 mod io;
 mod limiter;
+mod plaintext;
 mod secret;
 pub mod template;
 mod tls;
@@ -171,6 +172,12 @@ impl Judges {
             })
             .collect();
         Ok(Judges { judges, cancel })
+    }
+
+    /// Warnings about the judges' settings, to show before a run: a
+    /// credential that would travel unencrypted to another machine.
+    pub fn warnings(&self) -> Vec<String> {
+        self.judges.values().filter_map(|j| j.plaintext_warning()).collect()
     }
 
     /// Judges given directly (tests, embedding applications).

@@ -255,6 +255,19 @@ impl Comparison {
                 continue;
             }
             out.baseline_mean = before.mean;
+            let mut rows_behind = RowsBehind {
+                baseline_scored: baseline
+                    .rows
+                    .iter()
+                    .filter(|r| r.cells.get(bi).and_then(|c| c.score()).is_some())
+                    .count(),
+                current_scored: current
+                    .rows
+                    .iter()
+                    .filter(|r| r.cells.get(ci).and_then(|c| c.score()).is_some())
+                    .count(),
+                ..RowsBehind::default()
+            };
             let mut diffs = Vec::with_capacity(pairs.len());
             // (how far it fell, baseline row, current row) of regressed rows;
             // only the worst few become RowDeltas.
@@ -266,6 +279,12 @@ impl Comparison {
                 if let Some(d) = change {
                     diffs.push(d);
                 }
+                match (judged(before), judged(after)) {
+                    (true, false) => rows_behind.lost += 1,
+                    (false, true) => rows_behind.regained += 1,
+                    _ => {}
+                }
+                rows_behind.judged_before += u64::from(judged(before));
                 match delta {
                     RowChange::Improved => out.improved += 1,
                     RowChange::Unchanged => out.unchanged += 1,
@@ -297,7 +316,8 @@ impl Comparison {
                 }
             }));
             out.test = policy.alpha.and_then(|alpha| paired_t(&diffs, alpha));
-            decide(&mut out, policy);
+            rows_behind.scored_in_both = diffs.len();
+            decide(&mut out, policy, &rows_behind);
             evaluators.push(out);
         }
         let status = evaluators.iter().map(|e| e.status).max().unwrap_or_default();
@@ -321,15 +341,80 @@ fn better(d: Direction) -> &'static str {
     }
 }
 
-/// Sets an evaluator's change and status from its means and test.
-fn decide(out: &mut EvaluatorComparison, policy: &RegressionPolicy) {
+/// An evaluator's rows behind its means and its paired test.
+#[derive(Debug, Default)]
+struct RowsBehind {
+    /// Rows with a numeric score in the baseline (its mean's rows).
+    baseline_scored: usize,
+    /// Rows with a numeric score in this run (its mean's rows).
+    current_scored: usize,
+    /// Matched rows scored in both runs (the paired test's rows).
+    scored_in_both: usize,
+    /// Matched rows judged (a score or a label) in the baseline.
+    judged_before: u64,
+    /// Matched rows judged in the baseline and invalid or failed now.
+    lost: u64,
+    /// Matched rows invalid or failed in the baseline and judged now.
+    regained: u64,
+}
+
+/// Whether a cell holds a judgement: a score or a label.
+fn judged(c: Cell) -> bool {
+    matches!(c, Cell::Score(_) | Cell::Label)
+}
+
+/// Sets an evaluator's change and status from its means and test, and
+/// from the matched rows it no longer judges: rows that became invalid or
+/// failed drop out of both means, so they count on their own, as the share
+/// of the baseline's judged rows lost (the same tolerance and critical
+/// threshold as a relative drop of the mean).
+fn decide(out: &mut EvaluatorComparison, policy: &RegressionPolicy, rows: &RowsBehind) {
+    decide_by_means(out, policy, rows);
+    let net_lost = rows.lost.saturating_sub(rows.regained);
+    if net_lost > 0 && rows.judged_before > 0 {
+        let share = net_lost as f64 / rows.judged_before as f64;
+        let status = status_for(-share, out.tolerance, out.critical_threshold);
+        if status > RegressionStatus::Clean && status > out.status {
+            let why = format!(
+                "{net_lost} of the {} matched rows judged in the baseline are invalid or failed now \
+                 ({:.1}%): {}",
+                rows.judged_before,
+                share * 100.0,
+                status.as_str()
+            );
+            out.note = Some(match out.note.take() {
+                Some(n) => format!("{n}; {why}"),
+                None => why,
+            });
+            out.status = status;
+        }
+    }
+}
+
+/// The status from the means, cleared by the paired test only when the
+/// test's rows are the means' rows: a drop that comes from rows outside
+/// it (new rows, rows removed, rows no longer scored) is not the test's
+/// to judge.
+fn decide_by_means(out: &mut EvaluatorComparison, policy: &RegressionPolicy, rows: &RowsBehind) {
     match (out.baseline_mean, out.current_mean) {
         (Some(b), Some(c)) => {
             let delta = relative_change(out.direction, b, c);
             out.change = Some(crate::number::finite(c - b));
             out.relative_change = Some(delta);
             out.status = status_for(delta, out.tolerance, out.critical_threshold);
+            let same_rows = rows.scored_in_both == rows.baseline_scored
+                && rows.scored_in_both == rows.current_scored;
             if out.status > RegressionStatus::Clean
+                && let Some(t) = out.test
+                && !t.significant
+                && !same_rows
+            {
+                out.note = Some(format!(
+                    "the paired test covers {} rows, the means {} (baseline) and {} (now): \
+                     status from the means alone",
+                    rows.scored_in_both, rows.baseline_scored, rows.current_scored
+                ));
+            } else if out.status > RegressionStatus::Clean
                 && let Some(t) = out.test
                 && !t.significant
             {

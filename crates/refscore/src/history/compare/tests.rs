@@ -136,6 +136,87 @@ fn noise_is_not_called_a_regression() {
     assert!(FailOn::Critical.fails(real.status));
 }
 
+/// Rows that go from a score to invalid or failed leave both means (the
+/// mean of the rows still scored can stay put) and the paired test: they
+/// count on their own, as the share of the baseline's judged rows lost.
+#[test]
+fn rows_no_longer_scored_are_a_regression_the_means_cannot_hide() {
+    let ids: Vec<String> = (0..66).map(|i| format!("r{i}")).collect();
+    let base: Vec<(&str, Option<f64>)> = ids
+        .iter()
+        .map(|id| (id.as_str(), Some(if id.len() % 2 == 0 { 0.9 } else { 0.7 })))
+        .collect();
+    for (lost, want) in [
+        (0, RegressionStatus::Clean),
+        (3, RegressionStatus::Clean),
+        (6, RegressionStatus::Warning),
+        (60, RegressionStatus::Critical),
+    ] {
+        // The first `lost` rows fail now; the others keep their scores.
+        let cur: Vec<(&str, Option<f64>)> = base
+            .iter()
+            .enumerate()
+            .map(|(i, (id, s))| (*id, if i < lost { None } else { *s }))
+            .collect();
+        for policy in [RegressionPolicy::default(), seed_policy()] {
+            let cmp = Comparison::new(
+                &run(Direction::Maximize, &base),
+                info(),
+                &run(Direction::Maximize, &cur),
+                &policy,
+            );
+            let e = &cmp.evaluators[0];
+            assert_eq!(e.status, want, "{lost} lost: {e:?}");
+            assert_eq!(e.regressed, lost as u64);
+            if want > RegressionStatus::Clean {
+                let note = e.note.as_deref().unwrap_or_default();
+                let says = format!(
+                    "{lost} of the 66 matched rows judged in the baseline are invalid or failed now"
+                );
+                assert!(note.contains(&says), "{note}");
+                assert!(FailOn::Warning.fails(cmp.status));
+            }
+        }
+    }
+    // Rows scored again make up for rows lost.
+    let cur: Vec<(&str, Option<f64>)> =
+        base.iter().enumerate().map(|(i, (id, s))| (*id, if i < 10 { None } else { *s })).collect();
+    let back: Vec<(&str, Option<f64>)> = base
+        .iter()
+        .enumerate()
+        .map(|(i, (id, s))| (*id, if (10..20).contains(&i) { None } else { *s }))
+        .collect();
+    let cmp = Comparison::new(
+        &run(Direction::Maximize, &cur),
+        info(),
+        &run(Direction::Maximize, &back),
+        &seed_policy(),
+    );
+    assert_eq!(cmp.evaluators[0].status, RegressionStatus::Clean, "{:?}", cmp.evaluators[0]);
+}
+
+/// The paired test clears a drop only when its rows are the means' rows:
+/// a drop that new rows (or rows no longer scored) cause is not its to
+/// judge, so the status then comes from the means.
+#[test]
+fn the_paired_test_clears_only_a_drop_among_its_own_rows() {
+    let same: Vec<(String, Option<f64>)> = (0..20).map(|i| (format!("r{i}"), Some(1.0))).collect();
+    let mut grown = same.clone();
+    grown.extend((0..20).map(|i| (format!("new{i}"), Some(0.0))));
+    let b = run(Direction::Maximize, &as_refs(&same));
+    let c = run(Direction::Maximize, &as_refs(&grown));
+    let cmp = Comparison::new(&b, info(), &c, &RegressionPolicy::default());
+    let e = &cmp.evaluators[0];
+    assert_eq!(cmp.rows.new, 20);
+    assert!(!e.test.unwrap().significant, "the matched rows did not move");
+    assert_eq!(e.status, RegressionStatus::Critical, "{e:?}");
+    let note = e.note.as_deref().unwrap_or_default();
+    assert!(
+        note.contains("the paired test covers 20 rows, the means 20 (baseline) and 40 (now)"),
+        "{note}"
+    );
+}
+
 #[test]
 fn failures_are_the_worst_regressions() {
     let base = run(Direction::Maximize, &[("a", Some(1.0)), ("b", Some(1.0)), ("c", Some(1.0))]);

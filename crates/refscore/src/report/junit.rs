@@ -53,10 +53,7 @@ pub(super) fn render_spilling(
     for row in rows {
         let row = row?;
         for (e, suite) in summary.evaluators.iter().zip(&mut suites) {
-            let time = row
-                .execution
-                .get(&e.name)
-                .map(|x| Duration::from_secs_f64((x.duration_ms / 1000.0).max(0.0)));
+            let time = row.execution.get(&e.name).map(|x| duration(x.duration_ms / 1000.0));
             let score = main_score(&row, &e.name);
             suite.add(&row.id, classname, time, score, problem(e, &row).as_ref());
             if suite.body.len() >= spill {
@@ -76,7 +73,7 @@ pub(super) fn render_spilling(
         total(|s| s.tests),
         total(|s| s.failures),
         total(|s| s.errors),
-        seconds(Duration::from_secs_f64(summary.duration_s.max(0.0)))
+        seconds(duration(summary.duration_s))
     );
     out.write_all(head.as_bytes())?;
     for s in std::iter::once(&mut gate).chain(&mut suites) {
@@ -180,7 +177,7 @@ impl Suite {
             xml(classname, true)
         );
         if let Some(t) = time {
-            self.time += t;
+            self.time = self.time.saturating_add(t);
             let _ = write!(b, " time=\"{}\"", seconds(t));
         }
         if score.is_none() && problem.is_none() {
@@ -271,6 +268,13 @@ fn gate_failure(c: &GateCheck) -> Option<Problem> {
         message: format!("{}: required {required}, actual {actual}", c.name),
         text: Some(format!("required: {required}\nactual: {actual}")),
     })
+}
+
+/// `secs` seconds as a duration, whatever a damaged or edited summary or
+/// result line holds: negative or NaN as zero, past `Duration::MAX` (or
+/// infinite) as `Duration::MAX`.
+fn duration(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs.max(0.0)).unwrap_or(Duration::MAX)
 }
 
 /// A duration in seconds with three decimals.

@@ -98,6 +98,28 @@ fn accuracy_changes_show_as_points() {
 
 /// A gate check of each kind that fails, and what the `gate` test suite's
 /// failure says about it.
+/// Durations no run writes (an edited or damaged summary or result line)
+/// render without a panic: negative or NaN as 0, past what a duration
+/// holds as its largest value.
+#[test]
+fn junit_renders_durations_no_run_writes() {
+    let (_, summary, lines) = example_run();
+    for (secs, ms, want) in [
+        (1e308, 1e30, "time=\"18446744073709551616.000\""),
+        (f64::INFINITY, f64::INFINITY, "time=\"18446744073709551616.000\""),
+        (-5.0, -1.0, "time=\"0.000\""),
+        (f64::NAN, f64::NAN, "time=\"0.000\""),
+    ] {
+        let s = RunSummary { duration_s: secs, ..summary.clone() };
+        let mut r = rows(&lines);
+        for x in r.iter_mut().flat_map(|row| row.execution.values_mut()) {
+            x.duration_ms = ms;
+        }
+        let xml = junit_xml(&s, r);
+        assert!(xml.contains(want), "{secs}: {}", &xml[..xml.len().min(400)]);
+    }
+}
+
 #[test]
 fn junit_has_a_gate_suite_whose_failed_checks_fail() {
     let (_, summary, lines) = example_run();

@@ -312,6 +312,71 @@ fn a_damaged_run_record_is_passed_over_and_never_stops_later_runs() {
     assert!(!d.join("rep/report.md").exists() && !d.join("rep/junit.xml").exists());
 }
 
+/// A baseline whose summary `report` could not read, or whose results lost
+/// or gained a line, is refused as `--baseline FOLDER` (exit 2, naming the
+/// file) and passed over, naming why, as the store's last passing run:
+/// never read as a baseline without evaluators, whose gate then passes.
+#[test]
+fn a_baseline_report_could_not_read_is_never_a_baseline_without_evaluators() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "good", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let edit = |name: &str, f: &dyn Fn(&mut Value)| {
+        let to = d.join(name);
+        std::fs::create_dir_all(&to).unwrap();
+        let mut s = json(&d.join("good/summary.json"));
+        f(&mut s);
+        std::fs::write(to.join("summary.json"), s.to_string()).unwrap();
+        std::fs::copy(d.join("good/results.jsonl"), to.join("results.jsonl")).unwrap();
+    };
+    edit("mean_text", &|s| s["evaluators"][0]["mean"] = Value::from("0.9"));
+    edit("no_evaluators", &|s| s["evaluators"] = Value::Array(Vec::new()));
+    edit("no_direction", &|s| {
+        s["evaluators"][1].as_object_mut().unwrap().remove("direction");
+    });
+    edit("no_mean", &|s| s["evaluators"][0]["mean"] = Value::Null);
+    edit("lost_lines", &|_| {});
+    let text = std::fs::read_to_string(d.join("good/results.jsonl")).unwrap();
+    let kept: Vec<&str> = text.lines().take(4).collect();
+    std::fs::write(d.join("lost_lines/results.jsonl"), kept.join("\n") + "\n").unwrap();
+    for (folder, says) in [
+        ("mean_text", "summary.json: not a summary: invalid type: string \"0.9\", expected f64"),
+        ("no_evaluators", "summary.json: not a summary: it lists no evaluator"),
+        ("no_direction", "summary.json: not a summary: missing field `direction`"),
+        (
+            "no_mean",
+            "summary.json: not a summary: evaluator `fields` counts 10 scores but has no mean",
+        ),
+        ("lost_lines", "results.jsonl: holds 4 rows where the run's summary counts 10"),
+    ] {
+        let o = at(
+            d,
+            &store,
+            &["run", "suite.yaml", "-o", "o", "-q", "--no-store", "--baseline", folder],
+        );
+        assert_eq!(code(&o), 2, "{folder}: {}", stdout(&o));
+        assert!(stderr(&o).contains(says), "{folder}: {}", stderr(&o));
+    }
+    // In the store: run 1's summary with a mean as text is passed over.
+    let db = rusqlite::Connection::open(&store).unwrap();
+    db.execute(
+        "UPDATE runs SET summary = json_set(summary, '$.evaluators[0].mean', '0.9') WHERE id = 1",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o2", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(json(&d.join("o2/summary.json"))["comparison"]["baseline"].is_null());
+    assert!(
+        stdout(&o)
+            .contains("passed over: run 1, whose stored summary cannot be read (not a summary"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 /// Results lines without their timings.
 fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)

@@ -195,7 +195,7 @@ impl Store {
             let summary = self.summary(id)?;
             let value: serde_json::Value =
                 serde_json::from_str(&summary).map_err(|e| self.damaged(id, "summary", e))?;
-            summary_header(&value)
+            summary_header(value).map_err(|e| self.damaged(id, "summary", e))?
         };
         // The rows its batches say they hold, and at most the rows the run
         // says it recorded: a damaged count alone reserves no more.

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::run_info::RunInfo;
-use super::scores::{Cell, EvaluatorScores, FieldAccuracy, RowScores, RunScores};
-use crate::score::Direction;
+use super::scores::{Cell, EvaluatorScores, RowScores, RunScores};
 
 /// An output folder that cannot be read as a run.
 #[derive(Debug, thiserror::Error)]
@@ -24,37 +23,25 @@ pub struct FolderError {
 }
 
 /// The evaluators and field accuracies of a `summary.json` value (rows
-/// empty).
-pub(crate) fn summary_header(summary: &Value) -> RunScores {
-    let evaluators = summary["evaluators"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|e| EvaluatorScores {
-                    name: e["name"].as_str().unwrap_or_default().to_owned(),
-                    metric: e["metric"].as_str().unwrap_or_default().to_owned(),
-                    direction: serde_json::from_value(e["direction"].clone())
-                        .unwrap_or(Direction::Maximize),
-                    mean: e["mean"].as_f64(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let fields = summary["fields"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|f| {
-                    Some(FieldAccuracy {
-                        evaluator: f["evaluator"].as_str()?.to_owned(),
-                        path: f["path"].as_str()?.to_owned(),
-                        accuracy: f["accuracy"].as_f64()?,
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    RunScores { evaluators, rows: Vec::new(), fields }
+/// empty), read as strictly as `report` reads it: a summary it could not
+/// render is no baseline either.
+///
+/// # Errors
+/// The value is not a run summary (a member missing or of another type),
+/// lists no evaluator, or gives an evaluator scores without a mean.
+pub(crate) fn summary_header(summary: Value) -> Result<RunScores, String> {
+    let summary: crate::summary::RunSummary =
+        serde_json::from_value(summary).map_err(|e| format!("not a summary: {e}"))?;
+    if summary.evaluators.is_empty() {
+        return Err("not a summary: it lists no evaluator".to_owned());
+    }
+    if let Some(e) = summary.evaluators.iter().find(|e| e.count > 0 && e.mean.is_none()) {
+        return Err(format!(
+            "not a summary: evaluator `{}` counts {} scores but has no mean",
+            e.name, e.count
+        ));
+    }
+    Ok(summary.scores(Vec::new()))
 }
 
 /// The cells of one `results.jsonl` line, one per evaluator.
@@ -100,7 +87,8 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
         return Err(err(&summary_path, None, "not a refscore summary: no `evaluators`".to_owned()));
     }
     let info = serde_json::from_value::<RunInfo>(summary["run"].clone()).ok();
-    let mut scores = summary_header(&summary);
+    let rows_counted = summary["rows"].as_u64();
+    let mut scores = summary_header(summary).map_err(|m| err(&summary_path, None, m))?;
     let results = dir.join("results.jsonl");
     let file = std::fs::File::open(&results).map_err(|e| err(&results, None, e.to_string()))?;
     let mut n = 0;
@@ -119,6 +107,19 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
         };
         let cells = line_cells(&v, &scores.evaluators);
         scores.rows.push(RowScores { id, cells });
+    }
+    // A line lost or added would pair the others wrongly, or leave rows
+    // out of the comparison unsaid (`report` refuses the same folder).
+    if let Some(rows) = rows_counted.filter(|r| *r != scores.rows.len() as u64) {
+        return Err(err(
+            &results,
+            None,
+            format!(
+                "holds {} rows where the run's summary counts {rows}: the results are \
+                 incomplete or were changed",
+                scores.rows.len()
+            ),
+        ));
     }
     Ok((scores, info))
 }

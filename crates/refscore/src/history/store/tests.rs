@@ -23,6 +23,18 @@ fn info(suite: &str) -> RunInfo {
     }
 }
 
+/// A summary such as `run` writes: one evaluator, `fields`, and no row.
+fn a_summary() -> String {
+    let c = crate::summary::Collector::new(vec![(
+        "fields".into(),
+        "json_match".into(),
+        crate::score::Direction::Maximize,
+        None,
+    )]);
+    let summary = c.finish(false, 0.0, &crate::summary::Gate::default(), Vec::new());
+    serde_json::to_string(&summary).unwrap()
+}
+
 #[test]
 fn foreign_files_are_refused_and_left_untouched() {
     let dir = tempfile::tempdir().unwrap();
@@ -75,9 +87,8 @@ fn baselines_pins_and_pruning() {
     let finish = |id: i64, passed: bool, status: RunStatus| {
         s.conn
             .execute(
-                "UPDATE runs SET status = ?1, gate_passed = ?2, summary = '{\"evaluators\": []}'
-                 WHERE id = ?3",
-                params![status.as_str(), passed, id],
+                "UPDATE runs SET status = ?1, gate_passed = ?2, summary = ?3 WHERE id = ?4",
+                params![status.as_str(), passed, a_summary(), id],
             )
             .unwrap();
     };
@@ -266,9 +277,8 @@ fn recorded(path: &Path, runs: usize, batches: u64) -> Vec<i64> {
         r.finish().unwrap();
         s.conn
             .execute(
-                "UPDATE runs SET status = 'completed', gate_passed = 1,
-                   summary = '{\"evaluators\": []}' WHERE id = ?1",
-                [id],
+                "UPDATE runs SET status = 'completed', gate_passed = 1, summary = ?1 WHERE id = ?2",
+                params![a_summary(), id],
             )
             .unwrap();
         ids.push(id);

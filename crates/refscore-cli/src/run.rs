@@ -83,6 +83,11 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         crate::output_lock::refuse_non_folder(dir, &inputs)?;
         inputs.refuse_output_folder(dir, &report_files)?;
     }
+    // A baseline folder is read too: nothing may be appended to its files.
+    if let Some(dir) = args.baseline.as_deref().map(Path::new).filter(|p| p.is_dir()) {
+        inputs.add("the baseline's summary", &dir.join("summary.json"));
+        inputs.add("the baseline's results", &dir.join("results.jsonl"));
+    }
     inputs.refuse_step_summary(args.output.as_deref())?;
     // A resume reads its dataset again and checks it against the run's
     // hash: a pipe or a device cannot be either. It is refused from the

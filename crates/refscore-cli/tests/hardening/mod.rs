@@ -268,6 +268,19 @@ fn the_step_summary_is_never_an_input_or_an_output() {
         .output()
         .expect("runs");
     assert_eq!(code(&o), 2, "{}", stderr(&o));
+    // Nor a file of the baseline folder a run reads.
+    for target in ["out/summary.json", "out/results.jsonl"] {
+        let before = std::fs::read(d.join(target)).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+            .args(["run", "s.yaml", "-o", "again", "--no-store", "--baseline", "out"])
+            .env("GITHUB_STEP_SUMMARY", target)
+            .current_dir(d)
+            .output()
+            .expect("runs");
+        assert_eq!(code(&o), 2, "{target}: {}", stderr(&o));
+        assert!(stderr(&o).contains("the baseline's"), "{}", stderr(&o));
+        assert_eq!(std::fs::read(d.join(target)).unwrap(), before, "{target} was written");
+    }
 }
 
 /// A run that is still running is not resumed a second time, into another

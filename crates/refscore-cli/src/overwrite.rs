@@ -78,6 +78,11 @@ impl Inputs {
                 );
             }
         }
+        // One that cannot be appended to fails now, not after every row was
+        // evaluated (opening it creates it, as the runner would).
+        if let Err(e) = std::fs::OpenOptions::new().create(true).append(true).open(&path) {
+            anyhow::bail!("cannot append {what} to {}: {e}; {remedy}", path.display());
+        }
         Ok(())
     }
 

@@ -281,6 +281,21 @@ fn the_step_summary_is_never_an_input_or_an_output() {
         assert!(stderr(&o).contains("the baseline's"), "{}", stderr(&o));
         assert_eq!(std::fs::read(d.join(target)).unwrap(), before, "{target} was written");
     }
+    // One that cannot be appended to (a folder) stops the run before it
+    // starts, not after every row was scored and a summary written.
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", "s.yaml", "-o", "fresh", "--no-store"])
+        .env("GITHUB_STEP_SUMMARY", ".")
+        .current_dir(d)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot append the step summary (GITHUB_STEP_SUMMARY) to ."),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("fresh").exists(), "nothing written");
 }
 
 /// A run that is still running is not resumed a second time, into another

@@ -23,6 +23,47 @@ use crate::runner::{BatchRecord, BatchSink, PriorBatch};
 /// zstd level of stored batches: fast, and lines of JSON shrink 5-40×.
 const ZSTD_LEVEL: i32 = 1;
 
+/// The least a stored blob may decompress to before it is refused as
+/// damaged: far beyond any batch of 1,024 rows' cells, records or field
+/// statistics, and beyond its result lines unless they are huge.
+const MIN_UNPACKED_BOUND: usize = 256 << 20;
+
+/// How many times its compressed size a blob may decompress to, past
+/// [`MIN_UNPACKED_BOUND`] (JSON lines at zstd level 1 come to a few
+/// times; rows repeated a thousand times, to a few hundred).
+const MAX_UNPACK_RATIO: usize = 4096;
+
+/// The most bytes `data`, a stored zstd frame, may decompress to: a
+/// damaged or hostile store (a few kilobytes that expand to gigabytes)
+/// costs at most this much memory before it is called damaged.
+fn unpacked_bound(data: &[u8]) -> usize {
+    MIN_UNPACKED_BOUND.max(data.len().saturating_mul(MAX_UNPACK_RATIO))
+}
+
+/// Decompresses `data` into `out` (cleared first), refusing it once it
+/// passes [`unpacked_bound`].
+fn decode_bounded(data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    decode_within(data, unpacked_bound(data), out)
+}
+
+/// Decompresses `data` into `out` (cleared first), refusing it once it
+/// passes `bound` bytes.
+fn decode_within(data: &[u8], bound: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    use std::io::Read;
+    out.clear();
+    let decoder = zstd::stream::read::Decoder::with_buffer(data).map_err(|e| e.to_string())?;
+    let limit = u64::try_from(bound).unwrap_or(u64::MAX).saturating_add(1);
+    decoder.take(limit).read_to_end(out).map_err(|e| e.to_string())?;
+    if out.len() > bound {
+        out.clear();
+        return Err(format!(
+            "a blob of {} bytes that decompresses to more than {bound} bytes",
+            data.len()
+        ));
+    }
+    Ok(())
+}
+
 /// Batches waiting for the writer thread: memory stays bounded when the
 /// disk is slower than the evaluation.
 const QUEUE: usize = 4;
@@ -112,7 +153,9 @@ impl Store {
     }
 
     fn unpack(&self, id: i64, what: &'static str, data: &[u8]) -> Result<Vec<u8>, StoreError> {
-        zstd::decode_all(data).map_err(|e| self.damaged(id, what, e))
+        let mut out = Vec::new();
+        decode_bounded(data, &mut out).map_err(|e| self.damaged(id, what, e))?;
+        Ok(out)
     }
 
     /// The recorded batches of a run, for resuming it.
@@ -245,10 +288,23 @@ impl Unpacker {
     /// One blob's bytes (a zstd frame that says its size, as the recorder
     /// writes them).
     fn unpack(&mut self, data: &[u8]) -> Result<&[u8], String> {
+        self.unpack_within(data, unpacked_bound(data))
+    }
+
+    /// One blob's bytes, refused past `bound` bytes (before any is
+    /// decompressed when the frame says its size).
+    fn unpack_within(&mut self, data: &[u8], bound: usize) -> Result<&[u8], String> {
         self.buf.clear();
         match zstd::zstd_safe::get_frame_content_size(data) {
             Ok(Some(size)) => {
                 let size = usize::try_from(size).map_err(|e| e.to_string())?;
+                if size > bound {
+                    return Err(format!(
+                        "a blob of {} bytes that says it decompresses to {size} bytes, more \
+                         than {bound}",
+                        data.len()
+                    ));
+                }
                 self.buf
                     .try_reserve_exact(size)
                     .map_err(|e| format!("a batch of {size} bytes: {e}"))?;
@@ -257,9 +313,7 @@ impl Unpacker {
                     .map_err(|code| zstd::zstd_safe::get_error_name(code).to_owned())?;
             }
             // Written without its size: decoded as a stream.
-            Ok(None) => {
-                zstd::stream::copy_decode(data, &mut self.buf).map_err(|e| e.to_string())?;
-            }
+            Ok(None) => decode_within(data, bound, &mut self.buf)?,
             Err(_) => return Err("not a zstd frame".to_owned()),
         }
         Ok(&self.buf)
@@ -279,7 +333,7 @@ impl std::io::Read for ResultsReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         while self.pos >= self.current.len() {
             let Some(next) = self.batches.pop() else { return Ok(0) };
-            self.current = zstd::decode_all(next.as_slice()).map_err(|e| {
+            decode_bounded(&next, &mut self.current).map_err(|e| {
                 std::io::Error::new(
                     std::io::ErrorKind::InvalidData,
                     format!("the stored result lines are damaged ({e})"),
@@ -507,5 +561,32 @@ mod tests {
         let mut bad = bytes.clone();
         bad[4 + 7 + 2] = 9;
         assert!(decode_cells(&bad).unwrap_err().contains("tag 9"));
+    }
+
+    /// A blob that expands past its bound (a few bytes of zstd that say
+    /// gigabytes) is refused, whether its frame says its size or not,
+    /// having used at most the bound; one within it decodes whole.
+    #[test]
+    fn blobs_that_expand_past_their_bound_are_refused() {
+        let zeros = vec![0u8; 100_000];
+        let sized = zstd::bulk::compress(&zeros, ZSTD_LEVEL).unwrap();
+        let mut streamed = Vec::new();
+        zstd::stream::copy_encode(&zeros[..], &mut streamed, ZSTD_LEVEL).unwrap();
+        assert!(sized.len() < 200 && streamed.len() < 200, "{} {}", sized.len(), streamed.len());
+        let mut u = Unpacker::new().unwrap();
+        for frame in [&sized, &streamed] {
+            let e = u.unpack_within(frame, 99_999).unwrap_err();
+            assert!(e.contains("more than 99999"), "{e}");
+            assert_eq!(u.unpack_within(frame, 100_000).unwrap(), &zeros[..]);
+            let mut out = Vec::new();
+            let e = decode_within(frame, 1_000, &mut out).unwrap_err();
+            assert!(e.contains("decompresses to more than 1000 bytes"), "{e}");
+            assert!(out.is_empty());
+            decode_within(frame, 100_000, &mut out).unwrap();
+            assert_eq!(out, zeros);
+        }
+        // The bound: at least 256 MiB, else 4,096 times the blob.
+        assert_eq!(unpacked_bound(&sized), MIN_UNPACKED_BOUND);
+        assert_eq!(unpacked_bound(&vec![0; 1 << 20]), (1 << 20) * MAX_UNPACK_RATIO);
     }
 }

@@ -189,3 +189,56 @@ fn a_store_in_a_read_only_folder_is_read_by_the_commands_that_only_read() {
     drop(frozen);
     assert_eq!(std::fs::read(&store).unwrap(), before);
 }
+
+/// The same for a user who cannot write the folder, the usual case (SQLite
+/// then says `SQLITE_READONLY_DIRECTORY`, not `CANTOPEN`): run as `nobody`
+/// through `setpriv`, which needs root. Where it cannot, this test proves
+/// nothing and says so.
+#[cfg(unix)]
+#[test]
+fn a_store_in_a_folder_this_user_cannot_write_is_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].into_iter().find(|p| Path::new(p).exists());
+    let is_root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let (Some(setpriv), true) = (setpriv, is_root) else {
+        eprintln!("SKIPPED: needs root and setpriv to run a command as another user");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "data.jsonl", &dataset(5, |_| false));
+    write(d, "suite.yaml", SUITE);
+    let folder = d.join("ro");
+    let store = folder.join("runs.db");
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mode =
+        |p: &Path, m: u32| std::fs::set_permissions(p, PermissionsExt::from_mode(m)).unwrap();
+    mode(d, 0o777);
+    mode(&store, 0o444);
+    mode(&folder, 0o555);
+    let before = std::fs::read(&store).unwrap();
+    let as_nobody = |args: &[&str]| {
+        std::process::Command::new(setpriv)
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_refscore"))
+            .args(args)
+            .env("REFSCORE_STORE", &store)
+            .current_dir(d)
+            .output()
+            .unwrap()
+    };
+    let o = as_nobody(&["runs", "list", "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(serde_json::from_str::<Value>(&stdout(&o)).unwrap().as_array().unwrap().len(), 1);
+    let o = as_nobody(&["runs", "show", "1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = as_nobody(&["runs", "pin", "1"]);
+    assert_eq!(code(&o), 2, "a write is refused: {}", stdout(&o));
+    mode(&folder, 0o755);
+    assert_eq!(std::fs::read(&store).unwrap(), before);
+    assert!(!folder.join("runs.db-shm").exists());
+}

@@ -199,7 +199,10 @@ impl Store {
         }
         match Store::connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY) {
             Ok(store) => Ok(store),
-            Err((e, Some(rusqlite::ErrorCode::CannotOpen))) => {
+            // CANTOPEN on a read-only mount (or an immutable file); READONLY
+            // (`SQLITE_READONLY_DIRECTORY`) in a folder this user cannot
+            // write: SQLite cannot create the `-shm` file in either.
+            Err((e, Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly))) => {
                 let wal = wal_path(path);
                 if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
                     return Err(StoreError::Io {

@@ -48,7 +48,9 @@ pub(crate) fn for_run(dir: &Path, inputs: &Inputs) -> anyhow::Result<File> {
 /// long as the returned file is open; other readers may hold it too.
 pub(crate) fn for_reading(dir: &Path) -> anyhow::Result<Option<File>> {
     let path = dir.join(LOCKED);
-    let file = match File::open(&path) {
+    // Only a regular file is opened: a named pipe there would wait for a
+    // writer, forever.
+    let file = match refscore::limits::open_regular(&path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("opening {}", path.display())),

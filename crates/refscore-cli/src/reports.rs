@@ -44,8 +44,8 @@ impl Source<'_> {
         match *self {
             Source::Folder(dir) => {
                 let path = dir.join("results.jsonl");
-                let file =
-                    File::open(&path).with_context(|| format!("opening {}", path.display()))?;
+                let file = refscore::limits::open_regular(&path)
+                    .with_context(|| format!("opening {}", path.display()))?;
                 let reader = BufReader::with_capacity(1 << 20, file);
                 Ok(Box::new(report::read_rows(reader, &path, rows)))
             }
@@ -226,6 +226,8 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                 folder.display()
             );
         }
+        refscore::limits::open_regular(&summary_path)
+            .with_context(|| format!("opening {}", summary_path.display()))?;
         let text = refscore::limits::read_text(&summary_path, refscore::limits::MAX_SUMMARY_BYTES)?;
         (Source::Folder(folder), report::read_summary(&text, &summary_path)?, folder.to_path_buf())
     } else {

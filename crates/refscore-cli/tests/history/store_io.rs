@@ -242,3 +242,49 @@ fn a_store_in_a_folder_this_user_cannot_write_is_read() {
     assert_eq!(std::fs::read(&store).unwrap(), before);
     assert!(!folder.join("runs.db-shm").exists());
 }
+
+/// An output folder whose `results.jsonl` or `summary.json` is a device
+/// (a link to `/dev/zero`, which never ends) or a named pipe (whose open
+/// waits for a writer) is refused at once by `report` and `--baseline`,
+/// naming the file: never read without end, never waited on.
+#[cfg(unix)]
+#[test]
+fn an_output_folder_holding_a_device_or_a_pipe_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "data.jsonl", &dataset(5, |_| false));
+    write(d, "suite.yaml", SUITE);
+    let store = d.join("runs.db");
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "good", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for (folder, file) in
+        [("zero", "results.jsonl"), ("fifo", "summary.json"), ("fifo2", "results.jsonl")]
+    {
+        let f = d.join(folder);
+        std::fs::create_dir_all(&f).unwrap();
+        for name in ["summary.json", "results.jsonl"] {
+            std::fs::copy(d.join("good").join(name), f.join(name)).unwrap();
+        }
+        std::fs::remove_file(f.join(file)).unwrap();
+        if folder == "zero" {
+            std::os::unix::fs::symlink("/dev/zero", f.join(file)).unwrap();
+        } else {
+            let made = std::process::Command::new("mkfifo").arg(f.join(file)).status().unwrap();
+            assert!(made.success());
+        }
+        for args in [
+            vec!["report", folder, "-o", "rep", "--report", "md"],
+            vec!["run", "suite.yaml", "-o", "o2", "-q", "--no-store", "--baseline", folder],
+        ] {
+            let started = Instant::now();
+            let o = at(d, &store, &args);
+            assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+            assert!(
+                stderr(&o).contains(file) && stderr(&o).contains("not a regular file"),
+                "{args:?}: {}",
+                stderr(&o)
+            );
+            assert!(started.elapsed() < Duration::from_secs(30), "{args:?} took its time");
+        }
+    }
+}

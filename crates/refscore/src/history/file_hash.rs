@@ -22,7 +22,7 @@ const BLOCK: usize = 8 << 20;
 /// # Errors
 /// The file cannot be read.
 pub fn hash_file(path: &Path, threads: usize) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
+    let mut file = crate::limits::open_regular(path)?;
     let mut hasher = blake3::Hasher::new();
     let large = file.metadata().is_ok_and(|m| m.len() >= PARALLEL_FROM);
     let pool = (threads > 1 && large).then(|| {
@@ -106,6 +106,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert!(hash_file(&dir.path().join("none"), 2).is_err());
         assert!(hash_input(&dir.path().join("none"), 2).is_err());
+    }
+
+    /// A device that never ends, or a folder, is refused at once, not read
+    /// forever (a report of an artifact whose suite names `/dev/zero`).
+    #[cfg(unix)]
+    #[test]
+    fn a_device_or_a_folder_is_refused_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in [Path::new("/dev/zero"), dir.path()] {
+            let e = hash_file(path, 2).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{}: {e}", path.display());
+        }
     }
 
     #[test]

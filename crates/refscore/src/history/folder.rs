@@ -77,6 +77,9 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
         line,
         message,
     };
+    crate::limits::open_regular(&summary_path).map_err(|e| {
+        err(&summary_path, None, format!("{e} (is this a refscore output folder?)"))
+    })?;
     let text =
         crate::limits::read_text(&summary_path, crate::limits::MAX_SUMMARY_BYTES).map_err(|e| {
             err(&summary_path, None, format!("{} (is this a refscore output folder?)", e.kind))
@@ -90,7 +93,8 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
     let rows_counted = summary["rows"].as_u64();
     let mut scores = summary_header(summary).map_err(|m| err(&summary_path, None, m))?;
     let results = dir.join("results.jsonl");
-    let file = std::fs::File::open(&results).map_err(|e| err(&results, None, e.to_string()))?;
+    let file =
+        crate::limits::open_regular(&results).map_err(|e| err(&results, None, e.to_string()))?;
     let mut n = 0;
     for line in std::io::BufReader::with_capacity(1 << 20, file).lines() {
         n += 1;

@@ -47,6 +47,22 @@ fn too_large(bytes: Option<u64>, limit: usize) -> String {
     }
 }
 
+/// Opens `path` for reading when it is a regular file (followed through
+/// symbolic links): a file a run wrote, never a pipe (opening one waits
+/// for a writer), a device (`/dev/zero` never ends) or a folder.
+///
+/// # Errors
+/// It does not exist, is not a regular file, or cannot be opened.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a pipe, a device or a folder)",
+        ));
+    }
+    std::fs::File::open(path)
+}
+
 /// Reads the file at `path` as UTF-8 text of at most `limit` bytes.
 ///
 /// A regular file longer than `limit` is refused before any of it is

@@ -517,9 +517,15 @@ fn decode_cells_into(mut b: &[u8], out: &mut Vec<RowScores>) -> Result<(), Strin
         let mut cells = Vec::with_capacity(usize::from(n));
         for _ in 0..n {
             cells.push(match take(&mut b, 1)?[0] {
-                0 => Cell::Score(f64::from_le_bytes(
-                    take(&mut b, 8)?.try_into().map_err(|_| "bad score")?,
-                )),
+                0 => {
+                    let x =
+                        f64::from_le_bytes(take(&mut b, 8)?.try_into().map_err(|_| "bad score")?);
+                    // No run records one: statistics over it would be nonsense.
+                    if !x.is_finite() {
+                        return Err(format!("a score of {x} for row `{id}`"));
+                    }
+                    Cell::Score(x)
+                }
                 1 => Cell::Invalid,
                 2 => Cell::Failed,
                 3 => Cell::Label,
@@ -561,6 +567,13 @@ mod tests {
         let mut bad = bytes.clone();
         bad[4 + 7 + 2] = 9;
         assert!(decode_cells(&bad).unwrap_err().contains("tag 9"));
+        // A score no run writes (NaN, an infinity) is damage too.
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut bad = bytes.clone();
+            bad[4 + 7 + 2 + 1..4 + 7 + 2 + 9].copy_from_slice(&x.to_le_bytes());
+            let e = decode_cells(&bad).unwrap_err();
+            assert!(e.contains(&format!("a score of {x} for row `inv-é1`")), "{e}");
+        }
     }
 
     /// A blob that expands past its bound (a few bytes of zstd that say

@@ -113,8 +113,8 @@ pub(crate) struct RunArgs {
     /// least their max_concurrency).
     #[arg(long, value_parser = threads)]
     pub(crate) threads: Option<usize>,
-    /// Evaluate at most this many rows.
-    #[arg(long)]
+    /// Evaluate at most this many rows (0 to 2^63 - 1).
+    #[arg(long, value_parser = row_limit)]
     pub(crate) limit: Option<u64>,
     /// Keep passed details in results.jsonl (by default only failed ones are written).
     #[arg(long)]
@@ -289,6 +289,15 @@ pub(crate) struct ReportArgs {
 }
 
 /// A `--threads` value: 1 to [`refscore::runner::MAX_THREADS`].
+/// A `--limit`: the run store keeps it as a signed 64-bit integer, and
+/// finds a run's baseline among the runs with the same limit.
+fn row_limit(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if i64::try_from(n).is_ok() => Ok(n),
+        _ => Err(format!("expected a whole number from 0 to {}", i64::MAX)),
+    }
+}
+
 fn threads(text: &str) -> Result<usize, String> {
     let max = refscore::runner::MAX_THREADS;
     match text.parse::<usize>() {

@@ -534,7 +534,7 @@ fn runs_started_together_without_an_output_folder_each_get_their_own() {
 }
 
 #[test]
-fn worker_threads_are_bounded_on_the_command_line() {
+fn worker_threads_and_row_limits_are_bounded_on_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let suite = big_suite(dir.path());
     for n in ["0", "1025", "18446744073709551615", "-1", "two"] {
@@ -547,6 +547,13 @@ fn worker_threads_are_bounded_on_the_command_line() {
             assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
             assert!(stderr(&o).contains("from 1 to 1024"), "{args:?}: {}", stderr(&o));
         }
+    }
+    // A row limit the run store cannot keep (past 2^63 - 1) is refused too.
+    for n in ["9223372036854775808", "18446744073709551615", "-1", "ten"] {
+        let limit = format!("--limit={n}");
+        let o = at(dir.path(), &["run", suite.as_str(), limit.as_str()]);
+        assert_eq!(code(&o), 2, "{n}: {}", stderr(&o));
+        assert!(stderr(&o).contains("from 0 to 9223372036854775807"), "{n}: {}", stderr(&o));
     }
 }
 

@@ -193,8 +193,9 @@ pub(crate) fn step_summary(source: &Source<'_>, summary: &RunSummary) -> anyhow:
         OpenOptions::new().create(true).append(true).open(&path).with_context(|| {
             format!("opening GITHUB_STEP_SUMMARY {}", Path::new(&path).display())
         })?;
-    file.write_all(text.as_bytes())?;
-    file.write_all(b"\n")?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.write_all(b"\n"))
+        .with_context(|| format!("writing GITHUB_STEP_SUMMARY {}", Path::new(&path).display()))?;
     Ok(())
 }
 

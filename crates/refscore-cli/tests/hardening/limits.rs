@@ -165,11 +165,25 @@ fn a_summary_read_back_is_read_no_further_than_its_limit() {
     write(d, "s.yaml", "dataset: d.jsonl\nid: id\nevaluators:\n  - {metric: json_match}\n");
     std::fs::create_dir(d.join("old")).unwrap();
     write(d, "old/results.jsonl", "");
-    std::os::unix::fs::symlink("/dev/zero", d.join("old/summary.json")).unwrap();
+    // A file past the limit (sparse: nothing is written but its length).
+    let big = std::fs::File::create(d.join("old/summary.json")).unwrap();
+    big.set_len(MAX_SUMMARY_BYTES as u64 + 1).unwrap();
+    drop(big);
     let o = bounded(d, &["report", "old", "-o", "rep"]);
     refused(&o, "summary.json", MAX_SUMMARY_BYTES, "report");
     let o = bounded(d, &["run", "s.yaml", "--no-store", "-q", "--baseline", "old"]);
     refused(&o, "summary.json", MAX_SUMMARY_BYTES, "run --baseline");
+    // A device that never ends is not read at all.
+    std::fs::remove_file(d.join("old/summary.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", d.join("old/summary.json")).unwrap();
+    for args in [
+        vec!["report", "old", "-o", "rep"],
+        vec!["run", "s.yaml", "--no-store", "-q", "--baseline", "old"],
+    ] {
+        let o = bounded(d, &args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("summary.json: not a regular file"), "{}", stderr(&o));
+    }
 }
 
 #[test]

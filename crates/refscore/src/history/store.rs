@@ -707,8 +707,10 @@ impl Store {
         Ok(serde_json::from_str(&text).unwrap_or_default())
     }
 
-    /// The completed runs of `suite` whose gate passed, newest first, other
-    /// than `except`, with the same row limit as the run they are for
+    /// The completed runs of `suite` whose gate passed, newest first,
+    /// started before the run `before` (when given: a resumed run is not
+    /// compared with a run started after it), with the same row limit as
+    /// the run they are for
     /// (`limit`): a smoke run of 10 rows is no baseline for a full run, nor
     /// the reverse. A run whose stored information is damaged has no known
     /// limit and is always among them: the caller reads each and can say
@@ -719,7 +721,7 @@ impl Store {
     pub fn passing(
         &self,
         suite: &str,
-        except: Option<i64>,
+        before: Option<i64>,
         limit: Option<u64>,
     ) -> Result<Vec<i64>, StoreError> {
         let limit = limit.map(|l| i64::try_from(l).unwrap_or(i64::MAX));
@@ -727,13 +729,13 @@ impl Store {
             .conn
             .prepare(
                 "SELECT id FROM runs WHERE suite = ?1 AND status = 'completed'
-                   AND gate_passed = 1 AND id IS NOT ?2
+                   AND gate_passed = 1 AND (?2 IS NULL OR id < ?2)
                    AND (NOT json_valid(info) OR json_extract(info, '$.limit') IS ?3)
                  ORDER BY id DESC",
             )
             .map_err(|e| self.io(&e))?;
         let ids = stmt
-            .query_map(params![suite, except, limit], |r| r.get::<_, i64>(0))
+            .query_map(params![suite, before, limit], |r| r.get::<_, i64>(0))
             .map_err(|e| self.io(&e))?
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.io(&e))?;

@@ -115,6 +115,10 @@ fn baselines_pins_and_pruning() {
     let a4 = s.begin(&info("a"), &p).unwrap();
     finish(a4, true, RunStatus::Completed);
     assert_eq!(s.passing("a", None, None).unwrap(), vec![a4, a1]);
+    // A run (resumed after a4 passed) is compared with runs before it only.
+    assert_eq!(s.passing("a", Some(a4), None).unwrap(), vec![a1]);
+    assert_eq!(s.passing("a", Some(a2), None).unwrap(), vec![a1]);
+    assert_eq!(s.passing("a", Some(a1), None).unwrap(), Vec::<i64>::new());
     s.conn.execute("UPDATE runs SET info = '{broken' WHERE id = ?1", params![a4]).unwrap();
     assert_eq!(s.passing("a", None, None).unwrap(), vec![a4, a1]);
     assert_eq!(s.passing("a", None, Some(10)).unwrap(), vec![a4]);

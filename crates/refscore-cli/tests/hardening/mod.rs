@@ -243,52 +243,39 @@ fn the_step_summary_is_never_an_input_or_an_output() {
     let rows = "{\"id\":1,\"output\":\"a\",\"reference\":\"a\"}\n";
     write(d, "d.jsonl", rows);
     write(d, "s.yaml", "dataset: d.jsonl\nevaluators:\n  - {name: e, metric: exact_match}\n");
+    // `refscore ARGS` in `d` without a store, the step summary at `target`.
+    let with_step_summary = |args: &[&str], target: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_refscore"));
+        c.args(args).env_remove("GITHUB_STEP_SUMMARY").current_dir(d);
+        if let Some(t) = target {
+            c.env("GITHUB_STEP_SUMMARY", t);
+        }
+        c.output().expect("runs")
+    };
+    let run = ["run", "s.yaml", "-o", "out", "--no-store"];
     for target in ["d.jsonl", "s.yaml", "out/results.jsonl"] {
-        let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
-            .args(["run", "s.yaml", "-o", "out", "--no-store"])
-            .env("GITHUB_STEP_SUMMARY", target)
-            .current_dir(d)
-            .output()
-            .expect("runs");
+        let o = with_step_summary(&run, Some(target));
         assert_eq!(code(&o), 2, "{target}: {}", stderr(&o));
         assert!(stderr(&o).contains("GITHUB_STEP_SUMMARY"), "{}", stderr(&o));
     }
     assert_eq!(std::fs::read_to_string(d.join("d.jsonl")).unwrap(), rows);
     // `report` refuses it alike.
-    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
-        .args(["run", "s.yaml", "-o", "out", "--no-store"])
-        .current_dir(d)
-        .output()
-        .expect("runs");
+    let o = with_step_summary(&run, None);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
-        .args(["report", "out"])
-        .env("GITHUB_STEP_SUMMARY", "out/summary.json")
-        .current_dir(d)
-        .output()
-        .expect("runs");
+    let o = with_step_summary(&["report", "out"], Some("out/summary.json"));
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     // Nor a file of the baseline folder a run reads.
     for target in ["out/summary.json", "out/results.jsonl"] {
         let before = std::fs::read(d.join(target)).unwrap();
-        let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
-            .args(["run", "s.yaml", "-o", "again", "--no-store", "--baseline", "out"])
-            .env("GITHUB_STEP_SUMMARY", target)
-            .current_dir(d)
-            .output()
-            .expect("runs");
+        let args = ["run", "s.yaml", "-o", "again", "--no-store", "--baseline", "out"];
+        let o = with_step_summary(&args, Some(target));
         assert_eq!(code(&o), 2, "{target}: {}", stderr(&o));
         assert!(stderr(&o).contains("the baseline's"), "{}", stderr(&o));
         assert_eq!(std::fs::read(d.join(target)).unwrap(), before, "{target} was written");
     }
     // One that cannot be appended to (a folder) stops the run before it
     // starts, not after every row was scored and a summary written.
-    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
-        .args(["run", "s.yaml", "-o", "fresh", "--no-store"])
-        .env("GITHUB_STEP_SUMMARY", ".")
-        .current_dir(d)
-        .output()
-        .expect("runs");
+    let o = with_step_summary(&["run", "s.yaml", "-o", "fresh", "--no-store"], Some("."));
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(
         stderr(&o).contains("cannot append the step summary (GITHUB_STEP_SUMMARY) to ."),

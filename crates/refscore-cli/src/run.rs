@@ -188,7 +188,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 suite = Suite::load_with(&args.suite, &load)?;
             }
             let locked = output_lock::for_run(dir, &inputs)?;
-            store.set_info(id, &info)?;
+            store.claim_resume(id, &info)?;
             let prior = store.prior_batches(id)?;
             (info, Some(id), prior, locked)
         }

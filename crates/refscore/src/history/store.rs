@@ -518,6 +518,39 @@ impl Store {
         Ok(id)
     }
 
+    /// Claims run `id` for a resume: records `info` (whose `resumed`
+    /// count is one more than the record read) and marks the run
+    /// `running`, only if no other process resumed it since it was read.
+    /// Two resumes of one run started together cannot both go on: the
+    /// second would score the rows again and fail on the first's batches.
+    ///
+    /// # Errors
+    /// [`StoreError::Run`] when another process claimed the run first;
+    /// the store cannot be written.
+    pub fn claim_resume(&self, id: i64, info: &RunInfo) -> Result<(), StoreError> {
+        self.before_write()?;
+        let json = serde_json::to_string(info).unwrap_or_default();
+        let seen = i64::from(info.resumed.saturating_sub(1));
+        let changed = self
+            .conn
+            .execute(
+                "UPDATE runs SET info = ?1, status = 'running'
+                 WHERE id = ?2 AND json_valid(info)
+                   AND coalesce(json_extract(info, '$.resumed'), 0) = ?3",
+                params![json, id, seen],
+            )
+            .map_err(|e| self.io(&e))?;
+        self.wrote();
+        if changed == 0 {
+            return Err(StoreError::Run {
+                path: self.path.clone(),
+                id,
+                message: "another process resumed it just now; it goes on there".to_owned(),
+            });
+        }
+        Ok(())
+    }
+
     /// Replaces a run's recorded information.
     ///
     /// # Errors

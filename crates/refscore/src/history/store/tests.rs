@@ -555,3 +555,25 @@ fn pruning_keeps_the_baseline_of_each_row_limit() {
     assert_eq!(left, vec![smoke_failed, smoke, full]);
     assert_eq!(s.passing("a", None, None).unwrap(), vec![full]);
 }
+
+/// Two resumes of one run read the same record; only the first to claim
+/// it goes on, the second is told so before it writes anything.
+#[test]
+fn a_run_is_claimed_by_one_resume_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("runs.db")).unwrap();
+    let id = s.begin(&info("a"), &RegressionPolicy::default()).unwrap();
+    s.mark(id, RunStatus::Cancelled).unwrap();
+    let read = s.get(id).unwrap().info;
+    let resumed = RunInfo { resumed: read.resumed + 1, output: Some("A".into()), ..read.clone() };
+    let other = RunInfo { resumed: read.resumed + 1, output: Some("B".into()), ..read };
+    s.claim_resume(id, &resumed).unwrap();
+    let e = s.claim_resume(id, &other).unwrap_err();
+    assert!(e.to_string().contains("another process resumed it just now"), "{e}");
+    let now = s.get(id).unwrap();
+    assert_eq!((now.status, now.info.output.as_deref()), (RunStatus::Running, Some("A")));
+    // Read again, it can be claimed again (a later resume of a stopped run).
+    s.mark(id, RunStatus::Cancelled).unwrap();
+    let again = RunInfo { resumed: now.info.resumed + 1, ..now.info };
+    s.claim_resume(id, &again).unwrap();
+}

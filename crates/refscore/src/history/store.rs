@@ -880,6 +880,21 @@ impl Store {
         Ok(ids)
     }
 
+    /// Gives the pages that deleted runs left free back to the file system
+    /// (SQLite's `VACUUM`: the file is rewritten, which needs about its
+    /// size in free space): after a prune, the file shrinks instead of
+    /// keeping its largest size for good.
+    ///
+    /// # Errors
+    /// The store cannot be written, another process holds it, or there is
+    /// not enough space to rewrite it.
+    pub fn compact(&self) -> Result<(), StoreError> {
+        self.before_write()?;
+        self.conn.execute_batch("VACUUM").map_err(|e| self.io(&e))?;
+        self.wrote();
+        Ok(())
+    }
+
     /// The hashes a run was started with: (suite, dataset).
     ///
     /// # Errors

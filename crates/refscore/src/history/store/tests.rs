@@ -577,3 +577,27 @@ fn a_run_is_claimed_by_one_resume_only() {
     let again = RunInfo { resumed: now.info.resumed + 1, ..now.info };
     s.claim_resume(id, &again).unwrap();
 }
+
+/// A prune followed by `compact` gives the deleted runs' pages back: the
+/// file shrinks, and the runs kept read as before.
+#[test]
+fn compacting_after_a_prune_shrinks_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    let ids = recorded(&path, 6, 4);
+    let s = Store::open(&path).unwrap();
+    let kept = *ids.last().unwrap();
+    let before_scores = s.scores(kept).unwrap();
+    // Checkpoint the log into the file, so that sizes are the file's.
+    s.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+    let size = || std::fs::metadata(&path).unwrap().len();
+    let full = size();
+    let gone = s.prune(1).unwrap();
+    assert_eq!(gone.len(), 5, "{gone:?}");
+    s.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+    assert_eq!(size(), full, "deleting alone leaves the file as large");
+    s.compact().unwrap();
+    s.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+    assert!(size() * 3 < full, "{} bytes of {full}", size());
+    assert_eq!(s.scores(kept).unwrap(), before_scores);
+}

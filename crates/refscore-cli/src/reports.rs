@@ -227,9 +227,10 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                 folder.display()
             );
         }
-        refscore::limits::open_regular(&summary_path)
-            .with_context(|| format!("opening {}", summary_path.display()))?;
-        let text = refscore::limits::read_text(&summary_path, refscore::limits::MAX_SUMMARY_BYTES)?;
+        let text = refscore::limits::read_regular_text(
+            &summary_path,
+            refscore::limits::MAX_SUMMARY_BYTES,
+        )?;
         (Source::Folder(folder), report::read_summary(&text, &summary_path)?, folder.to_path_buf())
     } else {
         // Not a folder: a run of the store, or neither (said as by

@@ -12,7 +12,9 @@
 
 mod read;
 
-pub use read::{ReadError, ReadErrorKind, open_regular, read_text, read_text_from};
+pub use read::{
+    ReadError, ReadErrorKind, open_regular, read_regular_text, read_text, read_text_from,
+};
 
 /// The largest text one input may be, in bytes: 8 MiB.
 ///

@@ -14,10 +14,10 @@ use std::time::Instant;
 
 use rusqlite::{Transaction, TransactionBehavior, params};
 
+use super::baseline_summary;
 use super::scores::{Cell, RowRecord, RowScores, RunScores};
 use super::store::{Damage, Store};
 use super::store_error::{StoreError, describe};
-use super::summary_header;
 use crate::runner::{BatchRecord, BatchSink, PriorBatch};
 
 /// zstd level of stored batches: fast, and lines of JSON shrink 5-40×.
@@ -236,9 +236,9 @@ impl Store {
     pub fn scores(&self, id: i64) -> Result<RunScores, StoreError> {
         let mut scores = {
             let summary = self.summary(id)?;
-            let value: serde_json::Value =
-                serde_json::from_str(&summary).map_err(|e| self.damaged(id, "summary", e))?;
-            summary_header(value).map_err(|e| self.damaged(id, "summary", e))?
+            baseline_summary(&summary)
+                .map_err(|e| self.damaged(id, "summary", e))?
+                .scores(Vec::new())
         };
         // The rows its batches say they hold, and at most the rows the run
         // says it recorded: a damaged count alone reserves no more.

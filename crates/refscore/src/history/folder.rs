@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::run_info::RunInfo;
 use super::scores::{Cell, EvaluatorScores, RowScores, RunScores};
+use crate::summary::RunSummary;
 
 /// An output folder that cannot be read as a run.
 #[derive(Debug, thiserror::Error)]
@@ -22,16 +23,15 @@ pub struct FolderError {
     pub message: String,
 }
 
-/// The evaluators and field accuracies of a `summary.json` value (rows
-/// empty), read as strictly as `report` reads it: a summary it could not
-/// render is no baseline either.
+/// A run's `summary.json` text read as a baseline, as strictly as
+/// `report` reads it: a summary it could not render is no baseline either.
 ///
 /// # Errors
-/// The value is not a run summary (a member missing or of another type),
-/// lists no evaluator, or gives an evaluator scores without a mean.
-pub(crate) fn summary_header(summary: Value) -> Result<RunScores, String> {
-    let summary: crate::summary::RunSummary =
-        serde_json::from_value(summary).map_err(|e| format!("not a summary: {e}"))?;
+/// The text is not a run summary (not JSON, a member missing or of another
+/// type), lists no evaluator, or gives an evaluator scores without a mean.
+pub(crate) fn baseline_summary(text: &str) -> Result<RunSummary, String> {
+    let summary: RunSummary =
+        serde_json::from_str(text).map_err(|e| format!("not a summary: {e}"))?;
     if summary.evaluators.is_empty() {
         return Err("not a summary: it lists no evaluator".to_owned());
     }
@@ -41,7 +41,7 @@ pub(crate) fn summary_header(summary: Value) -> Result<RunScores, String> {
             e.name, e.count
         ));
     }
-    Ok(summary.scores(Vec::new()))
+    Ok(summary)
 }
 
 /// The cells of one `results.jsonl` line, one per evaluator.
@@ -77,21 +77,13 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
         line,
         message,
     };
-    crate::limits::open_regular(&summary_path).map_err(|e| {
-        err(&summary_path, None, format!("{e} (is this a refscore output folder?)"))
-    })?;
-    let text =
-        crate::limits::read_text(&summary_path, crate::limits::MAX_SUMMARY_BYTES).map_err(|e| {
+    let text = crate::limits::read_regular_text(&summary_path, crate::limits::MAX_SUMMARY_BYTES)
+        .map_err(|e| {
             err(&summary_path, None, format!("{} (is this a refscore output folder?)", e.kind))
         })?;
-    let summary: Value = serde_json::from_str(&text)
-        .map_err(|e| err(&summary_path, None, format!("not a summary: {e}")))?;
-    if !summary["evaluators"].is_array() {
-        return Err(err(&summary_path, None, "not a refscore summary: no `evaluators`".to_owned()));
-    }
-    let info = serde_json::from_value::<RunInfo>(summary["run"].clone()).ok();
-    let rows_counted = summary["rows"].as_u64();
-    let mut scores = summary_header(summary).map_err(|m| err(&summary_path, None, m))?;
+    let summary = baseline_summary(&text).map_err(|m| err(&summary_path, None, m))?;
+    let rows_counted = summary.rows;
+    let mut scores = summary.scores(Vec::new());
     let results = dir.join("results.jsonl");
     let file =
         crate::limits::open_regular(&results).map_err(|e| err(&results, None, e.to_string()))?;
@@ -114,16 +106,16 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
     }
     // A line lost or added would pair the others wrongly, or leave rows
     // out of the comparison unsaid (`report` refuses the same folder).
-    if let Some(rows) = rows_counted.filter(|r| *r != scores.rows.len() as u64) {
+    if rows_counted != scores.rows.len() as u64 {
         return Err(err(
             &results,
             None,
             format!(
-                "holds {} rows where the run's summary counts {rows}: the results are \
+                "holds {} rows where the run's summary counts {rows_counted}: the results are \
                  incomplete or were changed",
                 scores.rows.len()
             ),
         ));
     }
-    Ok((scores, info))
+    Ok((scores, summary.run))
 }

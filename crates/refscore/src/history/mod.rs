@@ -25,7 +25,7 @@ pub use compare::{
     MAX_REGRESSED_ROWS, RowChange, RowCounts, RowDelta,
 };
 pub use file_hash::{hash_file, hash_input};
-pub(crate) use folder::summary_header;
+pub(crate) use folder::baseline_summary;
 pub use folder::{FolderError, read_folder};
 pub use policy::{
     DEFAULT_ALPHA, DEFAULT_CRITICAL, DEFAULT_TOLERANCE, FailOn, RegressionPolicy, RegressionStatus,

@@ -72,8 +72,27 @@ pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
 /// # Errors
 /// The file cannot be opened or read, is not UTF-8, or is over `limit`.
 pub fn read_text(path: &Path, limit: usize) -> Result<String, ReadError> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| ReadError { path: path.to_path_buf(), kind: e.into() })?;
+    read_opened(file, path, limit)
+}
+
+/// Reads the regular file at `path` (see [`open_regular`]: never a pipe
+/// or a device) as UTF-8 text of at most `limit` bytes: a file a run wrote
+/// and another command reads back.
+///
+/// # Errors
+/// As [`open_regular`] and [`read_text`].
+pub fn read_regular_text(path: &Path, limit: usize) -> Result<String, ReadError> {
+    let file =
+        open_regular(path).map_err(|e| ReadError { path: path.to_path_buf(), kind: e.into() })?;
+    read_opened(file, path, limit)
+}
+
+/// Reads the opened `file` of `path`: a regular file longer than `limit`
+/// is refused before any of it is read.
+fn read_opened(file: std::fs::File, path: &Path, limit: usize) -> Result<String, ReadError> {
     let err = |kind: ReadErrorKind| ReadError { path: path.to_path_buf(), kind };
-    let file = std::fs::File::open(path).map_err(|e| err(e.into()))?;
     if let Ok(meta) = file.metadata()
         && meta.is_file()
         && meta.len() > limit as u64

@@ -82,7 +82,8 @@ pub(crate) struct CompareArgs {
     /// Show every compared field, not only the differing ones.
     #[arg(long)]
     pub(crate) all: bool,
-    /// Worker threads for --pairs, 1 to 1024 (default: all cores).
+    /// Worker threads for --pairs, 1 to 1024 (default and at most: one per
+    /// core).
     #[arg(long, value_parser = threads)]
     pub(crate) threads: Option<usize>,
     /// Read every --pairs line with serde_json, not refscore's own
@@ -110,7 +111,7 @@ pub(crate) struct RunArgs {
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,
     /// Worker threads, 1 to 1024 (default: all cores; with LLM judges, at
-    /// least their max_concurrency).
+    /// least their max_concurrency; without them, at most one per core).
     #[arg(long, value_parser = threads)]
     pub(crate) threads: Option<usize>,
     /// Evaluate at most this many rows (0 to 2^63 - 1).
@@ -288,7 +289,6 @@ pub(crate) struct ReportArgs {
     pub(crate) max_rows: usize,
 }
 
-/// A `--threads` value: 1 to [`refscore::runner::MAX_THREADS`].
 /// A `--limit`: the run store keeps it as a signed 64-bit integer, and
 /// finds a run's baseline among the runs with the same limit.
 fn row_limit(text: &str) -> Result<u64, String> {
@@ -298,6 +298,7 @@ fn row_limit(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A `--threads` value: 1 to [`refscore::runner::MAX_THREADS`].
 fn threads(text: &str) -> Result<usize, String> {
     let max = refscore::runner::MAX_THREADS;
     match text.parse::<usize>() {

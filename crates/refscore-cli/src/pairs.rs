@@ -56,6 +56,7 @@ pub(crate) fn run(
         links: std::collections::BTreeMap::new(),
         config_files: Vec::new(),
     };
+    crate::run::note_workers(threads, refscore::runner::worker_count(&suite, threads));
     let opts = RunOptions {
         threads,
         keep_passed_details: all_details,

@@ -114,6 +114,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // So are the workers: a run whose threads cannot start (an address-
     // space limit) leaves the earlier results in its folder as they were.
     let workers = runner::start_workers(&suite, args.threads)?;
+    note_workers(args.threads, workers.current_num_threads());
     // The stop signals are caught from here on, before the store records
     // the run or the output folder is touched: a stop at any moment after
     // this ends the run as cancelled (exit 1), never killed half-way with
@@ -732,4 +733,18 @@ fn baseline_differs(found: &BaselineInfo, current: &RunInfo) -> Option<String> {
     };
     let suite = found.suite.as_ref().filter(|s| **s != current.suite)?;
     Some(format!("the baseline, {which}, is a run of suite `{suite}`, not `{}`", current.suite))
+}
+
+/// Says so when fewer workers start than `--threads` asked for: a suite
+/// that asks no LLM runs on at most one per core
+/// ([`runner::worker_count`]).
+pub(crate) fn note_workers(asked: Option<usize>, started: usize) {
+    if let Some(asked) = asked
+        && started < asked
+    {
+        eprintln!(
+            "note: --threads {asked}: {started} workers, one per core: no evaluator asks an LLM, \
+             so more would only add switching and memory"
+        );
+    }
 }

@@ -282,6 +282,48 @@ fn pairs_keep_order_ids_and_bad_lines() {
     assert!(lines[5001]["explanation"].as_str().unwrap().contains("no column `reference`"));
 }
 
+/// Workers past the core count only add switching and memory to metrics
+/// that are all computation: the command starts one per core and says so.
+#[test]
+fn threads_past_the_core_count_run_on_one_worker_per_core_and_say_so() {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..300)
+        .map(|i| {
+            format!("{{\"id\": {i}, \"output\": {{\"n\": {i}}}, \"reference\": {{\"n\": 3}}}}\n")
+        })
+        .collect();
+    let p = write(dir.path(), "pairs.jsonl", &text);
+    let one = refscore(&["compare", "-m", "json_diff", "--pairs", &p, "--threads", "1"]);
+    assert_eq!(code(&one), 0, "{}", stderr(&one));
+    assert!(!stderr(&one).contains("note: --threads"), "{}", stderr(&one));
+    let many = refscore(&["compare", "-m", "json_diff", "--pairs", &p, "--threads", "512"]);
+    assert_eq!(stdout(&many), stdout(&one));
+    let note =
+        format!("note: --threads 512: {cores} workers, one per core: no evaluator asks an LLM");
+    assert!(stderr(&many).contains(&note), "{}", stderr(&many));
+    let suite = write(
+        dir.path(),
+        "suite.yaml",
+        "dataset: pairs.jsonl\nevaluators:\n  - metric: json_diff\ngate: {max_failed_rows: 1000}\n",
+    );
+    let out = dir.path().join("out");
+    let o = refscore(&[
+        "run",
+        &suite,
+        "-q",
+        "--no-store",
+        "--threads",
+        "512",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains(&note), "{}", stderr(&o));
+    let lines = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 300);
+}
+
 #[test]
 fn pairs_decode_json_text_unless_told_strings_are_values() {
     let line = "{\"id\": 1, \"output\": \"{\\\"a\\\": 1}\", \"reference\": {\"a\": 1}}\n";

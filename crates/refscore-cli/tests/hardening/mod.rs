@@ -553,17 +553,25 @@ fn worker_threads_and_row_limits_are_bounded_on_the_command_line() {
 fn workers_that_cannot_start_under_a_memory_limit_say_why() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let suite =
-        write(d, "suite.yaml", "dataset: data.jsonl\nevaluators:\n  - metric: json_match\n");
+    // A suite that asks an LLM gets the workers it asks for (one that
+    // does not gets at most one per core); the judge is never reached.
+    let suite = write(
+        d,
+        "suite.yaml",
+        "dataset: data.jsonl\njudge: {base_url: 'http://127.0.0.1:9', model: m, retries: 0, \
+         timeout: 1}\nevaluators:\n  - {metric: json_match}\n  - {name: polite, metric: \
+         classify, options: {template: '{output}', choices: [polite, rude]}}\ngate: \
+         {max_failed_rows: 1, max_judge_failures: 1}\n",
+    );
     write(d, "data.jsonl", "{\"output\": {\"a\": 1}, \"reference\": {\"a\": 1}}\n");
-    let first = at(d, &["run", &suite, "--quiet", "-o", "out"]);
+    let first = at(d, &["run", &suite, "--quiet", "-o", "out", "--no-cache"]);
     assert_eq!(code(&first), 0, "{}", stderr(&first));
     let earlier = std::fs::read(d.join("out/results.jsonl")).unwrap();
     assert!(!earlier.is_empty());
     // Eight 64 MiB stacks cannot fit in 200 MB of address space.
     let o = Command::new("sh")
         .arg("-c")
-        .arg(r#"ulimit -v 200000 && exec "$0" run "$1" --threads 8 --quiet -o out"#)
+        .arg(r#"ulimit -v 200000 && exec "$0" run "$1" --threads 8 --quiet -o out --no-cache"#)
         .arg(env!("CARGO_BIN_EXE_refscore"))
         .arg(&suite)
         .env("REFSCORE_STORE", d.join("runs.db"))

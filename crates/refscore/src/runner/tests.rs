@@ -694,6 +694,23 @@ fn rows_that_ask_an_llm_are_written_sixteen_per_worker_at_a_time() {
 }
 
 #[test]
+fn a_suite_that_asks_no_llm_gets_at_most_one_worker_per_core() {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let dir = tempfile::tempdir().unwrap();
+    let mut suite = flaky_suite(write_jsonl(dir.path(), &[String::from("{}")]), Gate::default());
+    assert_eq!(worker_count(&suite, None), cores);
+    assert_eq!(worker_count(&suite, Some(1)), 1);
+    assert_eq!(worker_count(&suite, Some(cores + 1)), cores);
+    assert_eq!(worker_count(&suite, Some(MAX_THREADS)), cores);
+    let pool = start_workers(&suite, Some(cores + 7)).unwrap();
+    assert_eq!(pool.current_num_threads(), cores);
+    // Workers that wait on a judge are started as asked.
+    suite.evaluators[0].evaluator = Box::new(AsksLlm);
+    assert_eq!(worker_count(&suite, Some(cores + 7)), cores + 7);
+    assert_eq!(start_workers(&suite, Some(cores + 7)).unwrap().current_num_threads(), cores + 7);
+}
+
+#[test]
 fn worker_threads_are_bounded() {
     assert!(worker_pool(MAX_THREADS, "t").is_ok());
     let e = worker_pool(MAX_THREADS + 1, "t").unwrap_err();

@@ -13,7 +13,8 @@
 mod read;
 
 pub use read::{
-    ReadError, ReadErrorKind, open_regular, read_regular_text, read_text, read_text_from,
+    ReadError, ReadErrorKind, bounded_lines, open_regular, read_regular_text, read_text,
+    read_text_from,
 };
 
 /// The largest text one input may be, in bytes: 8 MiB.
@@ -33,6 +34,12 @@ pub const MAX_TEXT_BYTES: usize = 8 << 20;
 /// bytes after its end are kept), and its row is an error that names the
 /// line and its length; the rows after it are read as usual.
 pub const MAX_ROW_BYTES: usize = 64 << 20;
+
+/// The longest line of a `results.jsonl` read back (`report FOLDER`,
+/// `run --baseline FOLDER`), in bytes: 256 MiB, four times the largest
+/// row. A run's lines are far shorter (their details' values are cut
+/// short); a longer one is damage, refused before it is held whole.
+pub const MAX_RESULT_LINE_BYTES: usize = 4 * MAX_ROW_BYTES;
 
 /// The largest configuration file read, in bytes: 16 MiB.
 ///

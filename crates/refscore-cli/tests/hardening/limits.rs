@@ -1,7 +1,8 @@
 //! Files read whole are read no further than their limit: configuration
 //! files (suite, rules, schemas, weights) at `MAX_CONFIG_BYTES`, the two
 //! inputs of `compare` at `MAX_TEXT_BYTES`, an output folder's
-//! `summary.json` read back at `MAX_SUMMARY_BYTES`. A device that never ends
+//! `summary.json` read back at `MAX_SUMMARY_BYTES` and each line of its
+//! `results.jsonl` at `MAX_RESULT_LINE_BYTES`. A device that never ends
 //! (`/dev/zero`) or a huge file is refused quickly, naming the file and
 //! the limit, with exit code 2.
 
@@ -9,7 +10,9 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use refscore::limits::{MAX_CONFIG_BYTES, MAX_SUMMARY_BYTES, MAX_TEXT_BYTES};
+use refscore::limits::{
+    MAX_CONFIG_BYTES, MAX_RESULT_LINE_BYTES, MAX_SUMMARY_BYTES, MAX_TEXT_BYTES,
+};
 
 use super::super::{code, stderr, write};
 
@@ -183,6 +186,31 @@ fn a_summary_read_back_is_read_no_further_than_its_limit() {
         let o = bounded(d, &args);
         assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains("summary.json: not a regular file"), "{}", stderr(&o));
+    }
+}
+
+/// An output folder read back whose `results.jsonl` holds a line longer
+/// than any a run writes (a sparse file of zeros, no line break) is
+/// refused at that line, not read whole.
+#[test]
+fn a_results_line_read_back_is_read_no_further_than_its_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "d.jsonl", DATA);
+    write(d, "s.yaml", "dataset: d.jsonl\nid: id\nevaluators:\n  - {metric: json_match}\n");
+    let o = bounded(d, &["run", "s.yaml", "--no-store", "-q", "-o", "old"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let big = std::fs::File::create(d.join("old/results.jsonl")).unwrap();
+    big.set_len(MAX_RESULT_LINE_BYTES as u64 + 1).unwrap();
+    drop(big);
+    for args in [
+        vec!["report", "old", "-o", "rep"],
+        vec!["run", "s.yaml", "--no-store", "-q", "--baseline", "old", "-o", "new"],
+    ] {
+        let o = bounded(d, &args);
+        refused(&o, "results.jsonl", MAX_RESULT_LINE_BYTES, &format!("{args:?}"));
+        let e = stderr(&o);
+        assert!(e.contains("results.jsonl:1:") || e.contains("line 1:"), "{args:?}: {e}");
     }
 }
 

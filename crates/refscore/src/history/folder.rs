@@ -2,7 +2,6 @@
 //! `results.jsonl`), so that CI can compare with an artifact of another
 //! run without any store.
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -88,7 +87,8 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
     let file =
         crate::limits::open_regular(&results).map_err(|e| err(&results, None, e.to_string()))?;
     let mut n = 0;
-    for line in std::io::BufReader::with_capacity(1 << 20, file).lines() {
+    let reader = std::io::BufReader::with_capacity(1 << 20, file);
+    for line in crate::limits::bounded_lines(reader, crate::limits::MAX_RESULT_LINE_BYTES) {
         n += 1;
         let line = line.map_err(|e| err(&results, Some(n), e.to_string()))?;
         if line.trim().is_empty() {

@@ -3,7 +3,7 @@
 //! inputs are read, so that a device (`/dev/zero`), a FIFO that never
 //! ends or a file of gigabytes cannot exhaust memory.
 
-use std::io::Read;
+use std::io::{BufRead as _, Read};
 use std::path::{Path, PathBuf};
 
 use crate::error::ConfigError;
@@ -124,6 +124,49 @@ pub fn read_text_from(reader: impl Read, name: &Path, limit: usize) -> Result<St
     })
 }
 
+/// The lines of `reader` as UTF-8 text, none longer than `limit` bytes (its
+/// line break not counted): a line past the limit is an error of kind
+/// `InvalidData` read no further than `limit + 1` bytes, after which the
+/// lines end (the next one would start in the middle of it). A final line
+/// without a line break is a line; `\r\n` ends a line as `\n` does.
+pub fn bounded_lines<R: std::io::BufRead>(
+    mut reader: R,
+    limit: usize,
+) -> impl Iterator<Item = std::io::Result<String>> {
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        let read = (&mut reader).take(limit as u64 + 2).read_until(b'\n', &mut bytes);
+        match read {
+            Err(e) => {
+                done = true;
+                return Some(Err(e));
+            }
+            Ok(0) => return None,
+            Ok(_) => {}
+        }
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+        }
+        if bytes.len() > limit {
+            done = true;
+            return Some(Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("the line is longer than the limit of {limit} bytes"),
+            )));
+        }
+        Some(String::from_utf8(bytes).map_err(|_| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "the line is not valid UTF-8")
+        }))
+    })
+}
+
 impl From<ReadError> for ConfigError {
     fn from(e: ReadError) -> Self {
         ConfigError::File { path: e.path, message: e.kind.to_string() }
@@ -133,6 +176,30 @@ impl From<ReadError> for ConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_read_up_to_their_limit_and_none_past_it() {
+        let lines = |text: &[u8], limit| -> Vec<Result<String, String>> {
+            bounded_lines(std::io::Cursor::new(text.to_vec()), limit)
+                .map(|l| l.map_err(|e| e.to_string()))
+                .collect()
+        };
+        let ok = |s: &str| Ok::<_, String>(s.to_owned());
+        assert_eq!(lines(b"abc\r\nde\n\nf", 3), vec![ok("abc"), ok("de"), ok(""), ok("f")]);
+        assert_eq!(lines(b"", 3), vec![]);
+        let long = Err("the line is longer than the limit of 3 bytes".to_owned());
+        assert_eq!(lines(b"ab\nabcd\nxy\n", 3), vec![ok("ab"), long.clone()]);
+        assert_eq!(lines(b"abcd", 3), vec![long]);
+        assert_eq!(
+            lines(b"\xff\nab\n", 3),
+            vec![Err("the line is not valid UTF-8".into()), ok("ab")]
+        );
+        // An endless line is read no further than the limit.
+        let zeros = std::io::BufReader::new(std::io::repeat(b'0'));
+        let mut it = bounded_lines(zeros, 1 << 16);
+        assert!(it.next().unwrap().is_err());
+        assert!(it.next().is_none());
+    }
 
     #[test]
     fn a_file_over_the_limit_is_refused_and_one_at_it_is_read() {

@@ -173,7 +173,8 @@ pub fn read_rows<R: BufRead>(
 ) -> impl Iterator<Item = Result<RowResult, ReportError>> + use<R> {
     let file = file.to_path_buf();
     let mut read = 0u64;
-    let mut lines = reader.lines().zip(1u64..);
+    let mut lines =
+        crate::limits::bounded_lines(reader, crate::limits::MAX_RESULT_LINE_BYTES).zip(1u64..);
     std::iter::from_fn(move || {
         loop {
             let Some((line, n)) = lines.next() else {
@@ -189,7 +190,9 @@ pub fn read_rows<R: BufRead>(
                 return Some(Err(ReportError::Read { file: file.clone(), message }));
             };
             return Some(match line {
-                Err(e) => Err(ReportError::Read { file: file.clone(), message: e.to_string() }),
+                Err(e) => {
+                    Err(ReportError::Read { file: file.clone(), message: format!("line {n}: {e}") })
+                }
                 Ok(text) if text.trim().is_empty() => continue,
                 Ok(text) => {
                     read += 1;

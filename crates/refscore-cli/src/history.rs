@@ -235,8 +235,10 @@ fn git_info(dir: &Path) -> Option<GitInfo> {
 }
 
 /// A run id from the command line: a number or `latest` (the latest run
-/// of `suite`, when given).
+/// of `suite`, when given), either after `run:` when a folder has the same
+/// name (`run:1`, `run:latest`).
 pub(crate) fn run_id(store: &Store, s: &str, suite: Option<&str>) -> anyhow::Result<i64> {
+    let s = s.strip_prefix("run:").unwrap_or(s);
     if s == "latest" {
         return store.latest(suite)?.with_context(|| match suite {
             Some(name) => {
@@ -248,6 +250,34 @@ pub(crate) fn run_id(store: &Store, s: &str, suite: Option<&str>) -> anyhow::Res
     // The parser's own reason ("invalid digit found in string") says
     // nothing more.
     s.parse::<i64>().ok().with_context(|| format!("`{s}` is not a run id (a number, or `latest`)"))
+}
+
+/// Whether `what` reads as a run id (`1`, `latest`) as well as a name.
+pub(crate) fn like_run_id(what: &str) -> bool {
+    what == "latest" || (!what.is_empty() && what.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether a `RUN_OR_FOLDER` argument names an output folder: a folder by
+/// that name exists. A folder named like a run id (`1`, `latest`) when
+/// `store` holds that run is refused as ambiguous, saying how to name
+/// either (`./1`, `run:1`); `run:ID` never names a folder.
+pub(crate) fn names_folder(store: Result<&Store, &str>, what: &str) -> anyhow::Result<bool> {
+    if what.starts_with("run:") || !Path::new(what).is_dir() {
+        return Ok(false);
+    }
+    if like_run_id(what)
+        && let Ok(store) = store
+        && let Ok(id) = run_id(store, what, None)
+        && store.get(id).is_ok()
+    {
+        anyhow::bail!(
+            "`{what}` names both the folder {} and run {id} of {}: write `./{what}` for the \
+             folder or `run:{what}` for the run",
+            Path::new(what).display(),
+            store.path().display()
+        );
+    }
+    Ok(true)
 }
 
 /// The run of `store` that `what` names ([`run_id`]); with `suite`, a run
@@ -307,7 +337,7 @@ pub(crate) fn load_run(
     suite: Option<&str>,
 ) -> anyhow::Result<(RunScores, BaselineInfo)> {
     let path = Path::new(what);
-    if path.is_dir() {
+    if names_folder(store, what)? {
         let (scores, info) = read_folder(path)?;
         return Ok((
             scores,

@@ -204,11 +204,22 @@ pub(crate) fn step_summary(source: &Source<'_>, summary: &RunSummary) -> anyhow:
 pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let folder = Path::new(&args.run);
     let at = Recorded::locate(&args.at)?;
-    let store;
+    // The store, unless a folder is named: then only to see whether a
+    // folder named like a run id is ambiguous (a store that cannot be read
+    // does not keep a folder from being read).
+    let by_folder = folder.is_dir() && !args.run.starts_with("run:");
+    let store = if by_folder && !crate::history::like_run_id(&args.run) {
+        Err(String::new())
+    } else if by_folder {
+        at.if_any(Recorded::read).unwrap_or_else(|e| Err(e.to_string()))
+    } else {
+        at.if_any(Recorded::read)?
+    };
+    let store = store.as_ref().map_err(String::as_str);
     // A folder a run is still writing is neither read nor written into:
     // its summary and rows would not belong together.
     let mut locks = Vec::new();
-    let (source, summary, default_out) = if folder.is_dir() {
+    let (source, summary, default_out) = if crate::history::names_folder(store, &args.run)? {
         locks.extend(output_lock::for_reading(folder)?);
         let summary_path = folder.join("summary.json");
         if !summary_path.exists() && folder.join("results.jsonl").exists() {
@@ -235,9 +246,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     } else {
         // Not a folder: a run of the store, or neither (said as by
         // `--baseline` and `runs diff`).
-        store = at.if_any(Recorded::read)?;
-        let (store, id) =
-            run_not_folder(store.as_ref().map_err(String::as_str), &args.run, at.suite.as_deref())?;
+        let (store, id) = run_not_folder(store, &args.run, at.suite.as_deref())?;
         let text = store.summary(id)?;
         let shown = PathBuf::from(format!("{} (run {id})", store.path().display()));
         (Source::Store(store, id), report::read_summary(&text, &shown)?, PathBuf::from("."))

@@ -914,3 +914,45 @@ fn a_baseline_of_another_suite_is_warned_of() {
         stderr(&o)
     );
 }
+
+/// A folder named like a run id (`-o 1` beside run 1 of the store) is
+/// ambiguous: every command taking a folder or a run says so, and takes
+/// `./1` for the folder and `run:1` for the run.
+#[test]
+fn a_folder_named_like_a_run_id_is_ambiguous_until_written_as_a_path() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "latest", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for (args, name) in [
+        (vec!["runs", "diff", "1", "2"], "1"),
+        (vec!["runs", "diff", "2", "latest"], "latest"),
+        (vec!["report", "1", "-o", "rep"], "1"),
+        (vec!["run", "suite.yaml", "-o", "o3", "-q", "--baseline", "1"], "1"),
+    ] {
+        let o = at(d, &store, &args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(&format!("`{name}` names both the folder {name} and run")), "{e}");
+        assert!(e.contains(&format!("`./{name}` for the folder or `run:{name}` for the run")));
+    }
+    assert!(!d.join("o3").exists() && !d.join("rep").exists());
+    // Written as a path, the folder; after `run:`, the run.
+    let o = at(d, &store, &["runs", "diff", "./1", "run:1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Baseline folder ./1 (the output folder ./1)"), "{out}");
+    for what in ["./1", "run:1", "run:latest"] {
+        let o = at(d, &store, &["report", what, "-o", "rep", "--report", "md"]);
+        assert_eq!(code(&o), 0, "{what}: {}", stderr(&o));
+    }
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o3", "-q", "--baseline", "run:1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(json(&d.join("o3/summary.json"))["comparison"]["baseline"]["run_id"], 1);
+    // Without a store, the folder is meant.
+    let o =
+        at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q", "--baseline", "1", "--no-store"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}

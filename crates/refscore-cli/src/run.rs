@@ -244,6 +244,11 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(w) = baseline.as_ref().ok().and_then(|(_, found)| baseline_differs(found, &info)) {
         eprintln!("warning: {}", crate::table::printable(&w));
     }
+    if let (Ok((_, found)), Some(store), None) = (&baseline, &store, &suite.name)
+        && let Some(w) = baseline_of_another_file(store, found, &info)
+    {
+        eprintln!("warning: {}", crate::table::printable(&w));
+    }
     // Recorded absolute; shown (and used) relative to the current folder
     // when inside it, as the user wrote it.
     let dir = crate::history::shown(Path::new(info.output.as_deref().unwrap_or("refscore-out")));
@@ -733,6 +738,28 @@ fn baseline_differs(found: &BaselineInfo, current: &RunInfo) -> Option<String> {
     };
     let suite = found.suite.as_ref().filter(|s| **s != current.suite)?;
     Some(format!("the baseline, {which}, is a run of suite `{suite}`, not `{}`", current.suite))
+}
+
+/// What to say when the store chose as baseline a run of another suite
+/// file with the same name: a suite without `name:` is named by its
+/// file's stem, so `a/suite.yaml` and `b/suite.yaml` share one history.
+/// `None` when the baseline was run from this file (or is not a run of
+/// the store).
+fn baseline_of_another_file(
+    store: &Store,
+    found: &BaselineInfo,
+    current: &RunInfo,
+) -> Option<String> {
+    let id = found.run_id.filter(|_| found.folder.is_none())?;
+    let entry = store.get(id).ok()?;
+    (entry.info.suite_path != current.suite_path).then(|| {
+        format!(
+            "the baseline, run {id}, was run from {}, not {}: both are suite `{}` (a suite \
+             without `name:` is named by its file's stem); give each its own `name:` if \
+             they are different suites",
+            entry.info.suite_path, current.suite_path, current.suite
+        )
+    })
 }
 
 /// Says so when fewer workers start than `--threads` asked for: a suite

@@ -956,3 +956,42 @@ fn a_folder_named_like_a_run_id_is_ambiguous_until_written_as_a_path() {
         at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q", "--baseline", "1", "--no-store"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
+
+/// Two suite files with the same stem and no `name:` are one suite to the
+/// store: the run says so when the other file's run is its baseline.
+#[test]
+fn a_baseline_run_from_another_file_of_the_same_name_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let store = d.join("runs.db");
+    let unnamed = SUITE.replace("name: invoices\n", "").replace("data.jsonl", "../data.jsonl");
+    assert!(!unnamed.contains("name: invoices"));
+    write(d, "data.jsonl", &dataset(10, |_| false));
+    for sub in ["a", "b"] {
+        std::fs::create_dir(d.join(sub)).unwrap();
+        write(&d.join(sub), "suite.yaml", &unnamed);
+    }
+    let o = at(d, &store, &["run", "a/suite.yaml", "-o", "oa", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let o = at(d, &store, &["run", "b/suite.yaml", "-o", "ob", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let a = d.join("a/suite.yaml").canonicalize().unwrap();
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("warning: the baseline, run 1, was run from {}, not ", a.display()))
+            && e.contains("both are suite `suite`")
+            && e.contains("give each its own `name:`"),
+        "{e}"
+    );
+    // The same file again: its own run 2 is the baseline, nothing to say.
+    let o = at(d, &store, &["run", "b/suite.yaml", "-o", "ob2", "-q"]);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    // Named suites chose to share a history (a file moved, say).
+    let named = SUITE.replace("data.jsonl", "../data.jsonl");
+    write(&d.join("a"), "suite.yaml", &named);
+    write(&d.join("b"), "suite.yaml", &named);
+    at(d, &store, &["run", "a/suite.yaml", "-o", "oa2", "-q"]);
+    let o = at(d, &store, &["run", "b/suite.yaml", "-o", "ob3", "-q"]);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}

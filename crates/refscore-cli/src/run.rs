@@ -430,6 +430,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         crate::report::summary(&mut out, &summary, &suite, Palette::detect())?;
         let id = run_id
+            .filter(|_| !store.as_ref().is_some_and(Store::moved))
             .map(|i| {
                 format!(
                     "\nrun: {i} in {}",
@@ -448,6 +449,19 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let mut err = std::io::stderr().lock();
+    // The store deleted (or another file put in its place) while the run
+    // recorded: the run is in no store a later command will read.
+    if let (Some(store), Some(id)) = (&store, run_id)
+        && store.moved()
+    {
+        writeln!(
+            err,
+            "warning: the run store {} was deleted or replaced while the run recorded: run {id} is \
+             not in it (its results and summary are in {})",
+            printable_path(store.path()),
+            printable_path(&dir)
+        )?;
+    }
     if !first_errors.is_empty() {
         let shown = first_errors.len();
         writeln!(
@@ -497,14 +511,17 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     // A run from a pipe or a device cannot be resumed (see `resume`).
-    let resumable =
-        run_id.is_some() && summary.run.as_ref().is_some_and(|r| r.unhashed_input().is_none());
+    let resumable = run_id.is_some()
+        && summary.run.as_ref().is_some_and(|r| r.unhashed_input().is_none())
+        && !store.as_ref().is_some_and(Store::moved);
     if summary.cancelled && resumable {
         writeln!(
             err,
             "refscore: run cancelled; continue it with `refscore run {} --resume`",
             args.suite.display()
         )?;
+    } else if summary.cancelled && store.as_ref().is_some_and(Store::moved) {
+        writeln!(err, "refscore: run cancelled; it cannot be resumed without its record")?;
     } else if summary.cancelled && run_id.is_some() {
         writeln!(
             err,

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::super::{code, stderr, write};
+use super::super::{code, stderr, stdout, write};
 use super::{at, runs};
 
 /// A suite of `n` rows in `dir`, all passing: `s.yaml` over `d.jsonl`.
@@ -344,4 +344,33 @@ fn a_resume_does_not_overwrite_a_folder_a_later_run_wrote() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let left: Vec<Value> = runs(d).iter().map(|r| r["id"].clone()).collect();
     assert_eq!(left, [Value::from(2)], "{}", stderr(&o));
+}
+
+/// The store deleted while a run records: the run says that it is in no
+/// store, never `run: 1 in runs.db` (a file that is gone).
+#[cfg(unix)]
+#[test]
+fn a_store_deleted_while_the_run_records_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let suite = super::big_suite(d);
+    let child = super::spawn_run(d, &suite, &[]);
+    assert!(d.join("runs.db").exists());
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(d.join(format!("runs.db{suffix}")));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    assert!(sent.unwrap().success());
+    let o = child.wait_with_output().expect("waits");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("runs.db was deleted or replaced while the run recorded: run 1 is not in it"),
+        "{e}"
+    );
+    assert!(e.contains("run cancelled; it cannot be resumed without its record"), "{e}");
+    assert!(!e.contains("--resume"), "{e}");
+    assert!(!stdout(&o).contains("run: 1 in"), "{}", stdout(&o));
+    assert!(!d.join("runs.db").exists());
 }

@@ -139,6 +139,23 @@ pub struct Store {
     /// The code of the last SQLite error seen, for [`Store::open_existing`]'s
     /// fallback.
     last_code: Cell<Option<rusqlite::ErrorCode>>,
+    /// The file opened, as (device, inode), for [`Store::moved`].
+    identity: Option<(u64, u64)>,
+}
+
+/// The (device, inode) of the file at `path`; `None` where it cannot be
+/// read (or files have no such identity: not Unix).
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 impl Store {
@@ -263,6 +280,7 @@ impl Store {
             checked: Cell::new(false),
             wrote: Cell::new(false),
             last_code: Cell::new(None),
+            identity: file_identity(path),
         };
         let opened = if flags.contains(OpenFlags::SQLITE_OPEN_READ_WRITE) {
             store.migrate()
@@ -278,6 +296,14 @@ impl Store {
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the store's path no longer names the file this store opened
+    /// (it was deleted, or another file put in its place): what was written
+    /// since went into a file no later command will find. Always `false`
+    /// where that cannot be told (files without an identity: not Unix).
+    pub fn moved(&self) -> bool {
+        self.identity.is_some() && file_identity(&self.path) != self.identity
     }
 
     pub(super) fn io(&self, e: &rusqlite::Error) -> StoreError {

@@ -601,3 +601,17 @@ fn compacting_after_a_prune_shrinks_the_file() {
     assert!(size() * 3 < full, "{} bytes of {full}", size());
     assert_eq!(s.scores(kept).unwrap(), before_scores);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_store_deleted_or_replaced_after_opening_has_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    let store = Store::open(&path).unwrap();
+    assert!(!store.moved());
+    std::fs::rename(&path, dir.path().join("old.db")).unwrap();
+    assert!(store.moved(), "deleted (moved away)");
+    let other = Store::open(&path).unwrap();
+    assert!(store.moved(), "another file in its place");
+    assert!(!other.moved());
+}

@@ -351,7 +351,10 @@ pub fn run_recorded(
                     let skipped = kept.map_or_else(Vec::new, |at| evaluated.split_off(at));
                     skipped.into_par_iter().for_each(drop);
                     let stopped = kept.is_some();
-                    let mut evaluated: Vec<Evaluated> = evaluated.into_iter().flatten().collect();
+                    // Every row left is `Some`: taken in place (one
+                    // allocation per batch, not a vector grown row by row).
+                    let mut evaluated: Vec<Evaluated> =
+                        evaluated.into_iter().map_while(|ev| ev).collect();
                     let fields = evaluated
                         .par_iter()
                         .fold(FieldStats::default, |mut acc, ev| {

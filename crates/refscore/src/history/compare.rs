@@ -67,6 +67,9 @@ pub enum RowChange {
     Regressed,
     /// The same.
     Unchanged,
+    /// Another score, for an evaluator where neither direction is better
+    /// (direction `neutral`): neither improved nor regressed.
+    Changed,
 }
 
 /// One evaluator compared with the baseline.
@@ -98,6 +101,11 @@ pub struct EvaluatorComparison {
     pub regressed: u64,
     /// Matched rows that did not move.
     pub unchanged: u64,
+    /// Matched rows whose score moved, for an evaluator where neither
+    /// direction is better (direction `neutral`): counted neither as
+    /// improved nor as regressed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub changed: u64,
     /// The paired test over matched rows scored in both runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test: Option<PairedTest>,
@@ -186,6 +194,7 @@ impl Comparison {
                     improved: 0,
                     regressed: 0,
                     unchanged: 0,
+                    changed: 0,
                     test: None,
                     note: Some(why.to_owned()),
                 })
@@ -228,6 +237,7 @@ impl Comparison {
                 improved: 0,
                 regressed: 0,
                 unchanged: 0,
+                changed: 0,
                 test: None,
                 note: None,
             };
@@ -288,6 +298,7 @@ impl Comparison {
                 match delta {
                     RowChange::Improved => out.improved += 1,
                     RowChange::Unchanged => out.unchanged += 1,
+                    RowChange::Changed => out.changed += 1,
                     RowChange::Regressed => {
                         out.regressed += 1;
                         fallen.push((severity(ev.direction, change), b, c));
@@ -401,6 +412,23 @@ fn decide_by_means(out: &mut EvaluatorComparison, policy: &RegressionPolicy, row
             let delta = relative_change(out.direction, b, c);
             out.change = Some(crate::number::finite(c - b));
             out.relative_change = Some(delta);
+            if out.direction == Direction::Neutral {
+                // Neither direction is better: the change is shown, never
+                // gated (rows that became invalid or failed still are).
+                out.status = RegressionStatus::Clean;
+                if status_for(-delta.abs(), out.tolerance, out.critical_threshold)
+                    > RegressionStatus::Clean
+                    || out.changed > 0
+                {
+                    out.note = Some(format!(
+                        "neither direction is better (direction neutral): a change of {:+.1}% in \
+                         the mean, {} rows moved; shown, not gated",
+                        delta * 100.0,
+                        out.changed
+                    ));
+                }
+                return;
+            }
             out.status = status_for(delta, out.tolerance, out.critical_threshold);
             let same_rows = rows.scored_in_both == rows.baseline_scored
                 && rows.scored_in_both == rows.current_scored;
@@ -467,7 +495,12 @@ fn row_change(direction: Direction, before: Cell, after: Cell) -> (RowChange, Op
             let change = a - b;
             let better = match direction {
                 Direction::Minimize => -change,
-                Direction::Maximize | Direction::Neutral => change,
+                Direction::Maximize => change,
+                // Neither direction is better: a move is only a change.
+                Direction::Neutral if change.abs() > EPS => {
+                    return (RowChange::Changed, Some(change));
+                }
+                Direction::Neutral => 0.0,
             };
             let delta = if better > EPS {
                 RowChange::Improved
@@ -598,3 +631,9 @@ fn field_deltas(
 
 #[cfg(test)]
 mod tests;
+
+/// Whether a count is zero (left out of the serialised comparison).
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}

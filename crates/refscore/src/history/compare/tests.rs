@@ -238,6 +238,41 @@ fn distances_regress_upwards() {
     assert_eq!(cmp.regressed_rows[0].id, "a");
 }
 
+/// Neither direction is better: moves either way are changes, never
+/// regressions, and the gate never fails on them; rows that became
+/// failures still count against it.
+#[test]
+fn neutral_scores_change_without_regressing() {
+    let base = run(Direction::Neutral, &[("a", Some(0.0)), ("b", Some(0.0)), ("c", Some(0.5))]);
+    for cur in [
+        run(Direction::Neutral, &[("a", Some(1.0)), ("b", Some(1.0)), ("c", Some(0.5))]),
+        run(Direction::Neutral, &[("a", Some(0.0)), ("b", Some(0.0)), ("c", Some(0.0))]),
+    ] {
+        let policy = RegressionPolicy::default();
+        let cmp = Comparison::new(&base, info(), &cur, &policy);
+        let e = &cmp.evaluators[0];
+        assert_eq!(e.status, RegressionStatus::Clean, "{e:?}");
+        assert_eq!((e.improved, e.regressed), (0, 0), "{e:?}");
+        assert_eq!(e.changed + e.unchanged, 3);
+        assert!(e.changed >= 1);
+        assert!(cmp.regressed_rows.is_empty());
+        let note = e.note.as_deref().unwrap();
+        assert!(note.starts_with("neither direction is better (direction neutral)"), "{note}");
+        assert!(note.ends_with("shown, not gated"), "{note}");
+        assert!(e.relative_change.is_some() && e.change.is_some());
+    }
+    // A row that failed is worse whatever the direction.
+    let cur = run(Direction::Neutral, &[("a", None), ("b", None), ("c", Some(0.5))]);
+    let cmp = Comparison::new(&base, info(), &cur, &seed_policy());
+    let e = &cmp.evaluators[0];
+    assert_eq!(e.regressed, 2);
+    assert_eq!(e.status, RegressionStatus::Critical, "{e:?}");
+    assert_eq!(cmp.regressed_rows.len(), 2);
+    // The serialised comparison has `changed` only when rows changed.
+    let v = serde_json::to_value(e).unwrap();
+    assert!(v.get("changed").is_none(), "{v}");
+}
+
 #[test]
 fn duplicate_ids_pair_in_order() {
     let base = run(Direction::Maximize, &[("x", Some(1.0)), ("x", Some(0.0))]);

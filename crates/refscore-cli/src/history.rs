@@ -96,6 +96,13 @@ impl Recorded {
 
     /// There is no store at [`Recorded::path`]: the error.
     fn missing(&self) -> anyhow::Error {
+        if self.path.is_dir() {
+            return anyhow::anyhow!(
+                "{}: a folder, not a run store (a run store is one file, such as \
+                 `.refscore/runs.db`: name the file)",
+                self.path.display()
+            );
+        }
         anyhow::anyhow!("{}: no run store here ({})", self.path.display(), self.hint())
     }
 

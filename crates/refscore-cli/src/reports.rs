@@ -285,6 +285,12 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let names: Vec<&str> = formats.iter().map(|f| f.file_name()).collect();
     inputs.refuse_in_folder(&out_dir, &names)?;
     inputs.refuse_step_summary(Some(&out_dir))?;
+    if out_dir.exists() && !out_dir.is_dir() {
+        anyhow::bail!(
+            "{}: not a folder: `-o` names the folder the reports are written into",
+            out_dir.display()
+        );
+    }
     locks.extend(output_lock::for_reading(&out_dir)?);
     let created = !out_dir.exists();
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;

@@ -22,11 +22,25 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
             if a.format.format == "json" {
                 writeln!(out, "{}", serde_json::to_string_pretty(&runs)?)?;
             } else if runs.is_empty() {
-                writeln!(
-                    out,
-                    "no runs recorded in {}",
-                    crate::table::printable_path(store.path())
-                )?;
+                let shown = crate::table::printable_path(store.path());
+                // Say what was asked for when runs are recorded but none
+                // is listed: a suite of no run, or `--limit 0`.
+                let recorded = if at.suite.is_some() || a.limit == 0 {
+                    store.list(None, Some(1))?.len()
+                } else {
+                    0
+                };
+                match &at.suite {
+                    _ if recorded == 0 => writeln!(out, "no runs recorded in {shown}")?,
+                    _ if a.limit == 0 => writeln!(out, "--limit 0: no runs listed")?,
+                    Some(suite) => writeln!(
+                        out,
+                        "no runs of suite `{}` recorded in {shown} (it holds runs of other suites: \
+                         `refscore runs list --store {shown}` lists them)",
+                        printable(suite)
+                    )?,
+                    None => writeln!(out, "no runs listed")?,
+                }
             } else {
                 list(&mut out, &runs, p)?;
             }

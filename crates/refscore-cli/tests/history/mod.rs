@@ -995,3 +995,46 @@ fn a_baseline_run_from_another_file_of_the_same_name_is_warned_of() {
     let o = at(d, &store, &["run", "b/suite.yaml", "-o", "ob3", "-q"]);
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
 }
+
+/// What is said when nothing is listed, a store that is a folder, a
+/// report folder that is a file, and a run of no row.
+#[test]
+fn messages_say_what_was_asked_for() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let listed = |args: &[&str]| {
+        let o = at(d, &store, args);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        stdout(&o)
+    };
+    assert!(listed(&["runs", "list", "--limit", "0"]).contains("--limit 0: no runs listed"));
+    let other = listed(&["runs", "list", "--suite", "receipts"]);
+    assert!(other.contains("no runs of suite `receipts` recorded in"), "{other}");
+    assert!(listed(&["runs", "list"]).contains("invoices"));
+    // A store path that is a folder.
+    std::fs::create_dir(d.join("folder.db")).unwrap();
+    for args in [vec!["runs", "list"], vec!["run", "suite.yaml", "-o", "o2", "-q"]] {
+        let o = at(d, &d.join("folder.db"), &args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(stderr(&o).contains("folder.db: a folder, not a run store"), "{}", stderr(&o));
+    }
+    // Reports into a file.
+    write(d, "afile", "");
+    let o = at(d, &store, &["report", "o1", "-o", "afile"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("afile: not a folder: `-o` names the folder"), "{}", stderr(&o));
+    // A run of no row has no rule selector to warn of.
+    write(d, "rules.json", r#"{"rules": [{"path": "$.nothere", "compare": "exact"}]}"#);
+    write(
+        d,
+        "rules.yaml",
+        &SUITE.replace("metric: json_match,", "metric: json_match, options: {rules: rules.json},"),
+    );
+    let o = at(d, &store, &["run", "rules.yaml", "-o", "o3", "-q", "--limit", "0"]);
+    assert!(!stderr(&o).contains("matched nothing"), "{}", stderr(&o));
+    let o = at(d, &store, &["run", "rules.yaml", "-o", "o4", "-q", "--limit", "2"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("rule selector `$.nothere` matched nothing"), "{}", stderr(&o));
+}

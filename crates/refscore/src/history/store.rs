@@ -165,6 +165,14 @@ impl Store {
     /// The file is not a refscore store, is newer than this build, or
     /// cannot be created or opened.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if path.is_dir() {
+            return Err(StoreError::Io {
+                path: path.to_path_buf(),
+                message: "a folder, not a run store (a run store is one file, such as \
+                          `.refscore/runs.db`: name the file)"
+                    .to_owned(),
+            });
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
                 path: path.to_path_buf(),

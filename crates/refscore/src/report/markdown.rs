@@ -115,7 +115,8 @@ impl Doc {
         if self.cut {
             self.text.push_str(
                 "\n> **Report cut** to stay under the size limit of a step summary; \
-                 the full results are in `results.jsonl` and `report.html`.\n",
+                 the full results are in `results.jsonl` (and in `report.html`, which \
+                 `--report html` writes).\n",
             );
         }
         self.text

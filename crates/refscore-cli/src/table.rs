@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 use crate::color::Palette;
 
@@ -11,9 +11,17 @@ pub(crate) fn num(v: Option<f64>) -> String {
     v.map_or_else(|| String::from("—"), fmt)
 }
 
-/// A number: whole numbers without decimals, others with three.
+/// A number: whole numbers without decimals, others with three; from
+/// 10^15 on in scientific notation, four digits (`1.000e308`, not 309
+/// digits).
 pub(crate) fn fmt(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { format!("{v:.3}") }
+    if v.abs() >= 1e15 {
+        format!("{v:.3e}")
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
 }
 
 /// Text as the terminal is shown it: control characters (an escape
@@ -52,6 +60,7 @@ pub(crate) fn painted(
     p: Palette,
     paints: &[(usize, Paint)],
 ) -> std::io::Result<()> {
+    let raw = rows;
     let rows: Vec<Vec<String>> =
         rows.iter().map(|r| r.iter().map(|c| printable(c).into_owned()).collect()).collect();
     let rows = rows.as_slice();
@@ -65,7 +74,7 @@ pub(crate) fn painted(
     for (i, r) in rows.iter().enumerate() {
         let mut line = String::new();
         for (j, (c, w)) in r.iter().zip(&width).enumerate() {
-            let c = if c.width() > *w { cut(c, *w) } else { c.clone() };
+            let c = if c.width() > *w { cut(&raw[i][j], *w) } else { c.clone() };
             let pad = w.saturating_sub(c.width()) + 2;
             match paints.iter().find(|(col, _)| *col == j).filter(|_| i > 0) {
                 Some((_, paint)) => line.push_str(&paint(p, &c)),
@@ -80,17 +89,21 @@ pub(crate) fn painted(
     Ok(())
 }
 
-/// `cell` cut to `columns` columns shown, its last one an ellipsis.
+/// `cell` (as given, not yet escaped) shown escaped and cut to `columns`
+/// columns, its last one an ellipsis: an escape (`\u{202e}`) is kept whole
+/// or left out, never cut in the middle.
 fn cut(cell: &str, columns: usize) -> String {
     let mut out = String::new();
     let mut used = 0;
+    let mut buf = [0u8; 4];
     for ch in cell.chars() {
-        let w = ch.width().unwrap_or(0);
+        let shown = printable(ch.encode_utf8(&mut buf));
+        let w = shown.width();
         if used + w + 1 > columns {
             break;
         }
         used += w;
-        out.push(ch);
+        out.push_str(&shown);
     }
     out.push('…');
     out
@@ -115,6 +128,35 @@ mod tests {
         // A right-to-left override would make an id read as another: shown
         // as its escape, as in the reports.
         assert_eq!(printable("user\u{202e}gnp.exe"), "user\\u{202e}gnp.exe");
+    }
+
+    /// A cut cell keeps an escape whole or leaves it out.
+    #[test]
+    fn a_cut_never_splits_an_escape() {
+        for pad in 50..60 {
+            let cell = format!("{}\u{202e}tail and more text to cut", "a".repeat(pad));
+            let rows = vec![vec!["X".to_owned()], vec![cell]];
+            let mut out = Vec::new();
+            table(&mut out, &rows, Palette::plain()).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let line = text.lines().nth(1).unwrap().trim();
+            assert!(line.ends_with('…'), "{line}");
+            let kept = line.trim_end_matches('…').trim_start_matches('a');
+            assert!(kept.is_empty() || kept.starts_with("\\u{202e}"), "{pad}: {line}");
+            assert!(!kept.contains("\\u{") || kept.contains("\\u{202e}"), "{pad}: {line}");
+            assert!(line.width() <= 60, "{line}");
+        }
+    }
+
+    #[test]
+    fn numbers_stay_short() {
+        assert_eq!(fmt(1e308), "1.000e308");
+        assert_eq!(fmt(-2.5e20), "-2.500e20");
+        assert_eq!(fmt(1e-7), "0.000");
+        assert_eq!(fmt(0.0), "0");
+        assert_eq!(fmt(12.0), "12");
+        assert_eq!(fmt(0.8571), "0.857");
+        assert_eq!(fmt(123_456.0), "123456");
     }
 
     /// Wide characters take two columns: the next column starts at the

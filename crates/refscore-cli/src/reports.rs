@@ -17,6 +17,7 @@ use crate::args::ReportArgs;
 use crate::history::{Recorded, run_not_folder};
 use crate::output_lock;
 use crate::overwrite::Inputs;
+use refscore::history::RunStatus;
 
 /// The formats named on the command line, each once, in a fixed order.
 pub(crate) fn formats(names: &[String]) -> Vec<Format> {
@@ -247,7 +248,26 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         // Not a folder: a run of the store, or neither (said as by
         // `--baseline` and `runs diff`).
         let (store, id) = run_not_folder(store, &args.run, at.suite.as_deref())?;
-        let text = store.summary(id)?;
+        let text = match store.summary(id) {
+            Ok(text) => text,
+            // `latest` is a run that has not finished (running now, in
+            // another CI job): name the latest one that did.
+            Err(e) if args.run.trim_start_matches("run:") == "latest" => {
+                let done = store
+                    .list(at.suite.as_deref(), None)?
+                    .into_iter()
+                    .find(|r| r.status != RunStatus::Running && r.damaged.is_none());
+                match done {
+                    Some(r) => anyhow::bail!(
+                        "{e}; the latest finished run is {}: `refscore report {}`",
+                        r.id,
+                        r.id
+                    ),
+                    None => return Err(e.into()),
+                }
+            }
+            Err(e) => return Err(e.into()),
+        };
         let shown = PathBuf::from(format!("{} (run {id})", store.path().display()));
         (Source::Store(store, id), report::read_summary(&text, &shown)?, PathBuf::from("."))
     };

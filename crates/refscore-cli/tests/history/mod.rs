@@ -1038,3 +1038,34 @@ fn messages_say_what_was_asked_for() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(stderr(&o).contains("rule selector `$.nothere` matched nothing"), "{}", stderr(&o));
 }
+
+/// `report latest` while the latest run has not finished (another CI job
+/// is running it) names the latest run that did.
+#[test]
+fn report_latest_of_an_unfinished_run_names_the_latest_finished_one() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    for out in ["o1", "o2"] {
+        let o = at(d, &store, &["run", "suite.yaml", "-o", out, "-q"]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    // Run 2 as a run still going looks in the store.
+    let db = rusqlite::Connection::open(&store).unwrap();
+    db.execute(
+        "UPDATE runs SET status = 'running', summary = NULL, ended_at = NULL WHERE id = 2",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    let o = at(d, &store, &["report", "latest", "-o", "rep"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("run 2") && e.contains("has not finished"), "{e}");
+    assert!(e.contains("the latest finished run is 1: `refscore report 1`"), "{e}");
+    let o = at(d, &store, &["report", "1", "-o", "rep", "--report", "md"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // A run id named outright is not replaced.
+    let o = at(d, &store, &["report", "2", "-o", "rep"]);
+    assert_eq!(code(&o), 2);
+    assert!(!stderr(&o).contains("latest finished"), "{}", stderr(&o));
+}

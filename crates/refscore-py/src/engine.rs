@@ -159,14 +159,18 @@ pub(crate) fn evaluate_rows(
             })
             .collect()
     };
-    match threads {
-        None if in_flight > 0 => {
-            let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-            Ok(pool(cores.max(in_flight))?.install(work))
-        }
+    match pool_size(threads, in_flight) {
         None => Ok(default_pool()?.install(work)),
         Some(n) => Ok(pool(n)?.install(work)),
     }
+}
+
+/// The threads of a pool of its own for `threads` asked, when evaluators
+/// keep up to `in_flight` judge requests in flight
+/// ([`refscore::runner::workers_for`]: code metrics at most one per core);
+/// `None`: the shared pool, one thread per core.
+fn pool_size(threads: Option<usize>, in_flight: usize) -> Option<usize> {
+    (threads.is_some() || in_flight > 0).then(|| refscore::runner::workers_for(threads, in_flight))
 }
 
 /// A row every evaluator failed on, for `why`.

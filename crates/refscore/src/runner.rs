@@ -505,21 +505,29 @@ pub fn start_workers(
 }
 
 /// The workers a run of `suite` starts for `threads` asked (`None`: the
-/// default).
-///
-/// A suite whose evaluators ask an LLM gets what it asks, by default one
-/// per core or as many as the judges keep requests in flight (its workers
-/// mostly wait on the network). Any other suite's work is all computation:
-/// it gets at most one worker per core, by default one per core. Workers
-/// past the core count only add switching and memory there (1,024 workers
-/// on 2 cores spent 35 times the CPU time of 2 on the same rows, with
-/// 2.9 GB resident).
+/// default): [`workers_for`], with the judges' requests in flight when an
+/// evaluator asks an LLM.
 pub fn worker_count(suite: &Suite, threads: Option<usize>) -> usize {
+    let in_flight = if asks_llm(suite) { suite.judges.concurrency().max(1) } else { 0 };
+    workers_for(threads, in_flight)
+}
+
+/// The workers for `threads` asked (`None`: the default) when the
+/// evaluators keep up to `in_flight` judge requests in flight (0: none
+/// asks an LLM).
+///
+/// Workers that ask an LLM mostly wait on the network: they get what is
+/// asked, by default one per core or as many as the requests in flight.
+/// Other work is all computation: at most one worker per core, by default
+/// one per core. Workers past the core count only add switching and
+/// memory there (1,024 workers on 2 cores spent 35 times the CPU time of
+/// 2 on the same rows, with 2.9 GB resident).
+pub fn workers_for(threads: Option<usize>, in_flight: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    if asks_llm(suite) {
-        threads.unwrap_or_else(|| cores.max(suite.judges.concurrency()))
-    } else {
-        threads.map_or(cores, |t| t.min(cores))
+    match threads {
+        None => cores.max(in_flight),
+        Some(t) if in_flight == 0 => t.min(cores),
+        Some(t) => t,
     }
 }
 

@@ -708,6 +708,11 @@ fn a_suite_that_asks_no_llm_gets_at_most_one_worker_per_core() {
     suite.evaluators[0].evaluator = Box::new(AsksLlm);
     assert_eq!(worker_count(&suite, Some(cores + 7)), cores + 7);
     assert_eq!(start_workers(&suite, Some(cores + 7)).unwrap().current_num_threads(), cores + 7);
+    assert_eq!(workers_for(None, 0), cores);
+    assert_eq!(workers_for(None, cores + 3), cores + 3);
+    assert_eq!(workers_for(Some(cores + 3), 0), cores);
+    assert_eq!(workers_for(Some(cores + 3), 1), cores + 3);
+    assert_eq!(workers_for(Some(1), 50), 1);
 }
 
 #[test]

@@ -163,8 +163,8 @@ pub(crate) fn suite_name(suite: &Suite) -> String {
 /// Threads to hash a dataset on: the run's (`--threads`, 0 or none: one
 /// per core), at most one per core.
 pub(crate) fn hash_threads(threads: Option<usize>) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    threads.filter(|&t| t > 0).map_or(cores, |t| t.min(cores))
+    // Hashing is computation: the rule of workers that ask no LLM.
+    refscore::runner::workers_for(threads.filter(|&t| t > 0), 0)
 }
 
 /// What a new run records about where it came from; its files are hashed
@@ -268,13 +268,17 @@ pub(crate) fn like_run_id(what: &str) -> bool {
 /// that name exists. A folder named like a run id (`1`, `latest`) when
 /// `store` holds that run is refused as ambiguous, saying how to name
 /// either (`./1`, `run:1`); `run:ID` never names a folder.
-pub(crate) fn names_folder(store: Result<&Store, &str>, what: &str) -> anyhow::Result<bool> {
+pub(crate) fn names_folder(
+    store: Result<&Store, &str>,
+    what: &str,
+    suite: Option<&str>,
+) -> anyhow::Result<bool> {
     if what.starts_with("run:") || !Path::new(what).is_dir() {
         return Ok(false);
     }
     if like_run_id(what)
         && let Ok(store) = store
-        && let Ok(id) = run_id(store, what, None)
+        && let Ok(id) = run_id(store, what, suite)
         && store.get(id).is_ok()
     {
         anyhow::bail!(
@@ -330,6 +334,9 @@ pub(crate) fn run_not_folder<'s>(
             of_suite(store, id, suite)?;
             Ok((store, id))
         }
+        Err(why) if what.starts_with("run:") => {
+            anyhow::bail!("`{what}` names a run, and {why}")
+        }
         Err(why) => anyhow::bail!(
             "`{what}` is neither an output folder (a folder holding a run's summary.json) nor a run id: there is no folder `{what}`, and {why}"
         ),
@@ -344,7 +351,7 @@ pub(crate) fn load_run(
     suite: Option<&str>,
 ) -> anyhow::Result<(RunScores, BaselineInfo)> {
     let path = Path::new(what);
-    if names_folder(store, what)? {
+    if names_folder(store, what, suite)? {
         let (scores, info) = read_folder(path)?;
         return Ok((
             scores,

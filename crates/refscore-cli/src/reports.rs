@@ -200,6 +200,10 @@ pub(crate) fn step_summary(source: &Source<'_>, summary: &RunSummary) -> anyhow:
     Ok(())
 }
 
+/// Runs looked at for the latest finished one when `latest` has not
+/// finished.
+const LATEST_LOOKED_AT: usize = 100;
+
 /// `refscore report RUN_OR_FOLDER`: renders the reports again without
 /// evaluating, from an output folder or a run of the store.
 pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
@@ -220,7 +224,11 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     // A folder a run is still writing is neither read nor written into:
     // its summary and rows would not belong together.
     let mut locks = Vec::new();
-    let (source, summary, default_out) = if crate::history::names_folder(store, &args.run)? {
+    let (source, summary, default_out) = if crate::history::names_folder(
+        store,
+        &args.run,
+        at.suite.as_deref(),
+    )? {
         locks.extend(output_lock::for_reading(folder)?);
         let summary_path = folder.join("summary.json");
         if !summary_path.exists() && folder.join("results.jsonl").exists() {
@@ -252,11 +260,16 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             Ok(text) => text,
             // `latest` is a run that has not finished (running now, in
             // another CI job): name the latest one that did.
-            Err(e) if args.run.trim_start_matches("run:") == "latest" => {
+            Err(e)
+                if args.run.trim_start_matches("run:") == "latest"
+                    && store.get(id).is_ok_and(|r| r.status == RunStatus::Running) =>
+            {
+                // The latest of the newest runs that has a summary to read
+                // (a failed run has none).
                 let done = store
-                    .list(at.suite.as_deref(), None)?
+                    .list(at.suite.as_deref(), Some(LATEST_LOOKED_AT))?
                     .into_iter()
-                    .find(|r| r.status != RunStatus::Running && r.damaged.is_none());
+                    .find(|r| r.id != id && r.damaged.is_none() && store.summary(r.id).is_ok());
                 match done {
                     Some(r) => anyhow::bail!(
                         "{e}; the latest finished run is {}: `refscore report {}`",

@@ -417,6 +417,10 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let opts = refscore::report::Options::default();
+    // The store deleted (or another file put in its place) while the run
+    // recorded: the run is in no store a later command will read. Asked
+    // once, so that every line below says the same.
+    let moved = store.as_ref().is_some_and(Store::moved);
 
     let mut out = std::io::stdout().lock();
     if args.format.as_deref() == Some("json") {
@@ -430,7 +434,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         crate::report::summary(&mut out, &summary, &suite, Palette::detect())?;
         let id = run_id
-            .filter(|_| !store.as_ref().is_some_and(Store::moved))
+            .filter(|_| !moved)
             .map(|i| {
                 format!(
                     "\nrun: {i} in {}",
@@ -449,10 +453,8 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let mut err = std::io::stderr().lock();
-    // The store deleted (or another file put in its place) while the run
-    // recorded: the run is in no store a later command will read.
     if let (Some(store), Some(id)) = (&store, run_id)
-        && store.moved()
+        && moved
     {
         writeln!(
             err,
@@ -513,14 +515,14 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // A run from a pipe or a device cannot be resumed (see `resume`).
     let resumable = run_id.is_some()
         && summary.run.as_ref().is_some_and(|r| r.unhashed_input().is_none())
-        && !store.as_ref().is_some_and(Store::moved);
+        && !moved;
     if summary.cancelled && resumable {
         writeln!(
             err,
             "refscore: run cancelled; continue it with `refscore run {} --resume`",
             args.suite.display()
         )?;
-    } else if summary.cancelled && store.as_ref().is_some_and(Store::moved) {
+    } else if summary.cancelled && moved {
         writeln!(err, "refscore: run cancelled; it cannot be resumed without its record")?;
     } else if summary.cancelled && run_id.is_some() {
         writeln!(
@@ -760,16 +762,21 @@ fn baseline_differs(found: &BaselineInfo, current: &RunInfo) -> Option<String> {
 /// What to say when the store chose as baseline a run of another suite
 /// file with the same name: a suite without `name:` is named by its
 /// file's stem, so `a/suite.yaml` and `b/suite.yaml` share one history.
-/// `None` when the baseline was run from this file (or is not a run of
-/// the store).
+/// `None` when the baseline was run from this file, named on the command
+/// line, not a run of the store, or run from a file no longer there.
 fn baseline_of_another_file(
     store: &Store,
     found: &BaselineInfo,
     current: &RunInfo,
 ) -> Option<String> {
-    let id = found.run_id.filter(|_| found.folder.is_none())?;
+    let id = found.run_id.filter(|_| found.folder.is_none() && found.chosen_by != "explicit")?;
     let entry = store.get(id).ok()?;
-    (entry.info.suite_path != current.suite_path).then(|| {
+    // Only another file that is still there: the same file reached by
+    // another path (a link, `..`), or a suite file that has moved since
+    // (another CI workspace, a repository moved), is not another suite.
+    let theirs = Path::new(&entry.info.suite_path).canonicalize().ok()?;
+    let ours = Path::new(&current.suite_path).canonicalize().ok()?;
+    (theirs != ours).then(|| {
         format!(
             "the baseline, run {id}, was run from {}, not {}: both are suite `{}` (a suite \
              without `name:` is named by its file's stem); give each its own `name:` if \

@@ -31,15 +31,14 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
                     0
                 };
                 match &at.suite {
-                    _ if recorded == 0 => writeln!(out, "no runs recorded in {shown}")?,
-                    _ if a.limit == 0 => writeln!(out, "--limit 0: no runs listed")?,
-                    Some(suite) => writeln!(
+                    Some(suite) if recorded > 0 && a.limit > 0 => writeln!(
                         out,
                         "no runs of suite `{}` recorded in {shown} (it holds runs of other suites: \
                          `refscore runs list --store {shown}` lists them)",
                         printable(suite)
                     )?,
-                    None => writeln!(out, "no runs listed")?,
+                    _ if recorded > 0 => writeln!(out, "--limit 0: no runs listed")?,
+                    _ => writeln!(out, "no runs recorded in {shown}")?,
                 }
             } else {
                 list(&mut out, &runs, p)?;

@@ -514,7 +514,8 @@ pub fn worker_count(suite: &Suite, threads: Option<usize>) -> usize {
 
 /// The workers for `threads` asked (`None`: the default) when the
 /// evaluators keep up to `in_flight` judge requests in flight (0: none
-/// asks an LLM).
+/// asks an LLM). `Some(0)` gives 0, which [`worker_pool`] reads as one
+/// per core (or `RAYON_NUM_THREADS`).
 ///
 /// Workers that ask an LLM mostly wait on the network: they get what is
 /// asked, by default one per core or as many as the requests in flight.

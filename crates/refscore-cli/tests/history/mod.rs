@@ -951,6 +951,14 @@ fn a_folder_named_like_a_run_id_is_ambiguous_until_written_as_a_path() {
     let o = at(d, &store, &["run", "suite.yaml", "-o", "o3", "-q", "--baseline", "run:1"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(json(&d.join("o3/summary.json"))["comparison"]["baseline"]["run_id"], 1);
+    // `run:` names a run, also where there is no store to find it in.
+    let o = at(
+        d,
+        &store,
+        &["run", "suite.yaml", "-o", "o5", "-q", "--baseline", "run:1", "--no-store"],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("`run:1` names a run, and the run store is off"), "{}", stderr(&o));
     // Without a store, the folder is meant.
     let o =
         at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q", "--baseline", "1", "--no-store"]);
@@ -984,9 +992,23 @@ fn a_baseline_run_from_another_file_of_the_same_name_is_warned_of() {
             && e.contains("give each its own `name:`"),
         "{e}"
     );
-    // The same file again: its own run 2 is the baseline, nothing to say.
+    // The same file again: its own run 2 is the baseline, nothing to say;
+    // nor when the same file is reached by another path.
     let o = at(d, &store, &["run", "b/suite.yaml", "-o", "ob2", "-q"]);
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let o = at(d, &store, &["run", "a/../b/suite.yaml", "-o", "ob4", "-q"]);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    // A baseline named on the command line is the user's choice.
+    let o = at(d, &store, &["run", "b/suite.yaml", "-o", "ob5", "-q", "--baseline", "1"]);
+    assert!(!stderr(&o).contains("was run from"), "{}", stderr(&o));
+    // A file no longer there (another CI workspace, a moved repository)
+    // is not another suite.
+    at(d, &store, &["run", "a/suite.yaml", "-o", "oa1", "-q"]);
+    std::fs::rename(d.join("a"), d.join("a-moved")).unwrap();
+    let o = at(d, &store, &["run", "b/suite.yaml", "-o", "ob6", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    std::fs::rename(d.join("a-moved"), d.join("a")).unwrap();
     // Named suites chose to share a history (a file moved, say).
     let named = SUITE.replace("data.jsonl", "../data.jsonl");
     write(&d.join("a"), "suite.yaml", &named);
@@ -1045,27 +1067,31 @@ fn messages_say_what_was_asked_for() {
 fn report_latest_of_an_unfinished_run_names_the_latest_finished_one() {
     let (dir, store) = ten_rows_two_suites();
     let d = dir.path();
-    for out in ["o1", "o2"] {
+    for out in ["o1", "o2", "o3"] {
         let o = at(d, &store, &["run", "suite.yaml", "-o", out, "-q"]);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
     }
-    // Run 2 as a run still going looks in the store.
-    let db = rusqlite::Connection::open(&store).unwrap();
-    db.execute(
-        "UPDATE runs SET status = 'running', summary = NULL, ended_at = NULL WHERE id = 2",
-        [],
-    )
-    .unwrap();
-    drop(db);
+    // Run 3 as a run still going looks in the store, run 2 as one that
+    // failed (no summary: no report either).
+    let sql = |q: &str| {
+        rusqlite::Connection::open(&store).unwrap().execute(q, []).unwrap();
+    };
+    sql("UPDATE runs SET status = 'running', summary = NULL, ended_at = NULL WHERE id = 3");
+    sql("UPDATE runs SET status = 'failed', summary = NULL WHERE id = 2");
     let o = at(d, &store, &["report", "latest", "-o", "rep"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     let e = stderr(&o);
-    assert!(e.contains("run 2") && e.contains("has not finished"), "{e}");
+    assert!(e.contains("run 3") && e.contains("has not finished"), "{e}");
     assert!(e.contains("the latest finished run is 1: `refscore report 1`"), "{e}");
     let o = at(d, &store, &["report", "1", "-o", "rep", "--report", "md"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    // A run id named outright is not replaced.
-    let o = at(d, &store, &["report", "2", "-o", "rep"]);
+    // A run id named outright is not replaced, nor a latest run that
+    // failed (it is no run still going).
+    let o = at(d, &store, &["report", "3", "-o", "rep"]);
+    assert_eq!(code(&o), 2);
+    assert!(!stderr(&o).contains("latest finished"), "{}", stderr(&o));
+    sql("UPDATE runs SET status = 'failed' WHERE id = 3");
+    let o = at(d, &store, &["report", "latest", "-o", "rep"]);
     assert_eq!(code(&o), 2);
     assert!(!stderr(&o).contains("latest finished"), "{}", stderr(&o));
 }

@@ -420,11 +420,14 @@ fn decide_by_means(out: &mut EvaluatorComparison, policy: &RegressionPolicy, row
                     > RegressionStatus::Clean
                     || out.changed > 0
                 {
+                    let rows = match out.changed {
+                        1 => "1 row".to_owned(),
+                        n => format!("{n} rows"),
+                    };
                     out.note = Some(format!(
-                        "neither direction is better (direction neutral): a change of {:+.1}% in \
-                         the mean, {} rows moved; shown, not gated",
-                        delta * 100.0,
-                        out.changed
+                        "neither direction is better (direction neutral): a change of {} in the \
+                         mean, {rows} moved; shown, not gated",
+                        signed_percent(delta)
                     ));
                 }
                 return;
@@ -447,8 +450,8 @@ fn decide_by_means(out: &mut EvaluatorComparison, policy: &RegressionPolicy, row
                 && !t.significant
             {
                 out.note = Some(format!(
-                    "a drop of {:.1}% that the paired test does not find significant (p = {:.3}, n = {}): clean",
-                    -delta * 100.0,
+                    "a drop of {} that the paired test does not find significant (p = {:.3}, n = {}): clean",
+                    percent(delta),
                     t.p_value,
                     t.n
                 ));
@@ -490,6 +493,16 @@ fn severity(direction: Direction, change: Option<f64>) -> f64 {
 
 /// Classifies one matched row.
 fn row_change(direction: Direction, before: Cell, after: Cell) -> (RowChange, Option<f64>) {
+    // Neither direction is better: between a score and a label, as between
+    // two scores, a move is only a change (becoming invalid or failing is
+    // still worse, and the reverse better).
+    if direction == Direction::Neutral
+        && judged(before)
+        && judged(after)
+        && before.score().is_none() != after.score().is_none()
+    {
+        return (RowChange::Changed, None);
+    }
     match (before.score(), after.score()) {
         (Some(b), Some(a)) => {
             let change = a - b;
@@ -631,6 +644,18 @@ fn field_deltas(
 
 #[cfg(test)]
 mod tests;
+
+/// A relative change as a signed percentage with one decimal (`+12.5%`);
+/// past a million percent in scientific notation, not hundreds of digits.
+fn signed_percent(delta: f64) -> String {
+    let p = delta * 100.0;
+    if p.abs() < 1e6 { format!("{p:+.1}%") } else { format!("{p:+.3e}%") }
+}
+
+/// [`signed_percent`] without the sign (`12.5%`).
+fn percent(delta: f64) -> String {
+    signed_percent(delta).trim_start_matches(['+', '-']).to_owned()
+}
 
 /// Whether a count is zero (left out of the serialised comparison).
 #[allow(clippy::trivially_copy_pass_by_ref)]

@@ -126,7 +126,7 @@ pub fn read_text_from(reader: impl Read, name: &Path, limit: usize) -> Result<St
 
 /// The lines of `reader` as UTF-8 text, none longer than `limit` bytes (its
 /// line break not counted): a line past the limit is an error of kind
-/// `InvalidData` read no further than `limit + 1` bytes, after which the
+/// `InvalidData` read no further than `limit + 2` bytes (room for `\r\n`), after which the
 /// lines end (the next one would start in the middle of it). A final line
 /// without a line break is a line; `\r\n` ends a line as `\n` does.
 pub fn bounded_lines<R: std::io::BufRead>(

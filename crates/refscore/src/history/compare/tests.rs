@@ -271,6 +271,24 @@ fn neutral_scores_change_without_regressing() {
     // The serialised comparison has `changed` only when rows changed.
     let v = serde_json::to_value(e).unwrap();
     assert!(v.get("changed").is_none(), "{v}");
+    // Between a score and a label, too, a move is a change.
+    let mut labelled = run(Direction::Neutral, &[("a", Some(1.0)), ("b", Some(1.0))]);
+    labelled.rows[0].cells[0] = Cell::Label;
+    let cmp = Comparison::new(&base2(), info(), &labelled, &seed_policy());
+    let e = &cmp.evaluators[0];
+    assert_eq!((e.changed, e.regressed, e.improved), (1, 0, 0), "{e:?}");
+    assert_eq!(e.status, RegressionStatus::Clean, "{e:?}");
+    assert!(e.note.as_deref().unwrap().contains("1 row moved"), "{e:?}");
+    // A change of many orders of magnitude is written short.
+    let tiny = run(Direction::Neutral, &[("a", Some(1e-300)), ("b", Some(1e-300))]);
+    let cur = run(Direction::Neutral, &[("a", Some(1.0)), ("b", Some(1.0))]);
+    let cmp = Comparison::new(&tiny, info(), &cur, &seed_policy());
+    let note = cmp.evaluators[0].note.clone().unwrap();
+    assert!(note.contains("a change of +1.000e302% in the mean"), "{note}");
+}
+
+fn base2() -> RunScores {
+    run(Direction::Neutral, &[("a", Some(0.5)), ("b", Some(1.0))])
 }
 
 #[test]

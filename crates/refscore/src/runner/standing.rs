@@ -89,6 +89,14 @@ impl Standing {
 
     /// The warnings over the whole run, once its rows are evaluated.
     pub(super) fn finish(&self, suite: &Suite) -> RunWarnings {
+        // A run that evaluated no row (`--limit 0`, an empty dataset, a
+        // stop before the first row) gives no evaluator warnings: every
+        // selector would have matched nothing. (An evaluator's own
+        // warnings stand for "nothing seen" in the intersection of a
+        // resumed run's parts, so they cannot be emptied there instead.)
+        if self.scored == 0 && matches!(self.earlier, Earlier::Nothing) {
+            return RunWarnings::default();
+        }
         let (standing, scope) = match self.now(suite) {
             Some(standing) => (standing, WarningScope::Run),
             // Those of this part alone, said so; none when it scored no row

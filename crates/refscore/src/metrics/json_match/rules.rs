@@ -147,9 +147,6 @@ impl Patch {
 pub(crate) struct CompiledRules {
     rules: Vec<(Selector, Patch)>,
     hits: Vec<AtomicBool>,
-    /// Whether any node was looked up: a scorer that compared nothing has
-    /// no selector that matched nothing.
-    visited: AtomicBool,
     /// Base rule from `defaults`.
     pub(crate) base: NodeRule,
     /// The default array alignment.
@@ -178,9 +175,6 @@ impl CompiledRules {
     pub(crate) fn at(&self, path: &[Seg<'_>]) -> NodeRule {
         if self.rules.is_empty() {
             return self.base;
-        }
-        if !self.visited.load(Ordering::Relaxed) {
-            self.visited.store(true, Ordering::Relaxed);
         }
         let mut r = self.base;
         for ((sel, patch), hit) in self.rules.iter().zip(&self.hits) {
@@ -214,9 +208,6 @@ impl CompiledRules {
 
     /// Selectors that have not matched any node so far.
     pub(crate) fn unmatched(&self) -> Vec<String> {
-        if !self.visited.load(Ordering::Relaxed) {
-            return Vec::new();
-        }
         self.rules
             .iter()
             .zip(&self.hits)
@@ -437,18 +428,6 @@ pub(crate) fn read_file(path: &Path) -> Result<Value, ConfigError> {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    /// A selector matched nothing only once something was compared: rules
-    /// that looked at no node (a run of no row) have nothing to say.
-    #[test]
-    fn selectors_match_nothing_only_once_a_node_was_looked_up() {
-        let c = compile(&json!({"rules": [{"path": "$.nothere", "compare": "exact"}]})).unwrap();
-        assert!(c.unmatched().is_empty());
-        c.at(&[Seg::Key("total")]);
-        assert_eq!(c.unmatched(), ["$.nothere"]);
-        c.at(&[Seg::Key("nothere")]);
-        assert!(c.unmatched().is_empty());
-    }
 
     #[test]
     fn an_unknown_field_in_defaults_is_named_there() {

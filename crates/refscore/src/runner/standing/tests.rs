@@ -110,9 +110,14 @@ fn a_resumed_run_keeps_the_warnings_standing_before_it_and_still_standing() {
     // An evaluator the recorded rows left no entry for is cleared.
     let other = with_standing(PLAIN, &[("other".to_owned(), vec!["a".to_owned()])].into());
     assert!(replayed(&[&other.unwrap()]).finish(&suite).is_empty());
-    // A new run: the evaluators' own.
-    let fresh = Standing::new().finish(&suite);
+    // A new run: the evaluators' own, once it scored a row.
+    let mut fresh = Standing::new();
+    fresh.scored(1);
+    let fresh = fresh.finish(&suite);
     assert_eq!(given(&fresh), (vec!["a".to_owned(), "b".to_owned()], WarningScope::Run));
+    // A run that evaluated no row (`--limit 0`, an empty dataset) has
+    // nothing to warn of: every selector would have matched nothing.
+    assert!(Standing::new().finish(&suite).is_empty());
 }
 
 #[test]

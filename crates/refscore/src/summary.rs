@@ -188,6 +188,16 @@ pub fn passes(direction: Direction, threshold: f64, score: f64) -> bool {
     }
 }
 
+/// Why a `results.jsonl` read back does not go with its summary: it holds
+/// `read` rows where the summary counts `counted` (a line lost or added
+/// since the run). Said alike by `report` and by a baseline folder.
+pub(crate) fn rows_miscounted(read: u64, counted: u64) -> String {
+    format!(
+        "holds {read} rows where the run's summary counts {counted}: the results are \
+         incomplete or were changed"
+    )
+}
+
 /// What one evaluator came to on one row (a score, invalid, failed).
 pub(crate) use crate::history::Cell as EvalOutcome;
 

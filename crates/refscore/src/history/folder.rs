@@ -110,11 +110,7 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
         return Err(err(
             &results,
             None,
-            format!(
-                "holds {} rows where the run's summary counts {rows_counted}: the results are \
-                 incomplete or were changed",
-                scores.rows.len()
-            ),
+            crate::summary::rows_miscounted(scores.rows.len() as u64, rows_counted),
         ));
     }
     Ok((scores, summary.run))

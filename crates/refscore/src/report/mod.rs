@@ -181,10 +181,7 @@ pub fn read_rows<R: BufRead>(
                 if read == rows {
                     return None;
                 }
-                let message = format!(
-                    "holds {read} rows where the run's summary counts {rows}: the results are \
-                     incomplete or were changed"
-                );
+                let message = crate::summary::rows_miscounted(read, rows);
                 // Said once; the iterator then ends.
                 read = rows;
                 return Some(Err(ReportError::Read { file: file.clone(), message }));

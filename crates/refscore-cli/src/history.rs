@@ -259,6 +259,23 @@ pub(crate) fn run_id(store: &Store, s: &str, suite: Option<&str>) -> anyhow::Res
     s.parse::<i64>().ok().with_context(|| format!("`{s}` is not a run id (a number, or `latest`)"))
 }
 
+/// ` --store PATH` when the store was named with `--store` (not through
+/// `REFSCORE_STORE`, which a command suggested to the user still sees),
+/// else nothing: what a suggested command needs to find the same store.
+pub(crate) fn store_flag(given: Option<&Path>) -> String {
+    match given {
+        Some(path) if std::env::var_os("REFSCORE_STORE").is_none() => {
+            let shown = crate::table::printable_path(path);
+            if shown.chars().any(|c| c.is_whitespace() || "'\"$`\\;&|<>()*?".contains(c)) {
+                format!(" --store '{}'", shown.replace('\'', "'\\''"))
+            } else {
+                format!(" --store {shown}")
+            }
+        }
+        _ => String::new(),
+    }
+}
+
 /// Whether `what` reads as a run id (`1`, `latest`) as well as a name.
 pub(crate) fn like_run_id(what: &str) -> bool {
     what == "latest" || (!what.is_empty() && what.bytes().all(|b| b.is_ascii_digit()))
@@ -267,7 +284,8 @@ pub(crate) fn like_run_id(what: &str) -> bool {
 /// Whether a `RUN_OR_FOLDER` argument names an output folder: a folder by
 /// that name exists. A folder named like a run id (`1`, `latest`) when
 /// `store` holds that run is refused as ambiguous, saying how to name
-/// either (`./1`, `run:1`); `run:ID` never names a folder.
+/// either (`./1`, `run:1`), unless it holds no run's files (then the run
+/// is meant); `run:ID` never names a folder.
 pub(crate) fn names_folder(
     store: Result<&Store, &str>,
     what: &str,
@@ -276,15 +294,21 @@ pub(crate) fn names_folder(
     if what.starts_with("run:") || !Path::new(what).is_dir() {
         return Ok(false);
     }
+    let dir = Path::new(what);
+    let output_folder = dir.join("summary.json").exists() || dir.join("results.jsonl").exists();
     if like_run_id(what)
         && let Ok(store) = store
         && let Ok(id) = run_id(store, what, suite)
         && store.get(id).is_ok()
     {
+        // A folder that holds no run's files is no output folder: the run.
+        if !output_folder {
+            return Ok(false);
+        }
         anyhow::bail!(
             "`{what}` names both the folder {} and run {id} of {}: write `./{what}` for the \
              folder or `run:{what}` for the run",
-            Path::new(what).display(),
+            dir.display(),
             store.path().display()
         );
     }
@@ -326,10 +350,14 @@ pub(crate) fn run_not_folder<'s>(
     match store {
         Ok(store) => {
             let id = run_id(store, what, suite).with_context(|| {
-                format!(
-                    "`{what}` is neither an output folder (a folder holding a run's summary.json) nor a run id of {}",
-                    store.path().display()
-                )
+                if what.starts_with("run:") {
+                    format!("`{what}` names a run of {}", store.path().display())
+                } else {
+                    format!(
+                        "`{what}` is neither an output folder (a folder holding a run's summary.json) nor a run id of {}",
+                        store.path().display()
+                    )
+                }
             })?;
             of_suite(store, id, suite)?;
             Ok((store, id))

@@ -260,7 +260,7 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             Ok(text) => text,
             // `latest` is a run that has not finished (running now, in
             // another CI job): name the latest one that did.
-            Err(e)
+            Err(_)
                 if args.run.trim_start_matches("run:") == "latest"
                     && store.get(id).is_ok_and(|r| r.status == RunStatus::Running) =>
             {
@@ -272,11 +272,17 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                     .find(|r| r.id != id && r.damaged.is_none() && store.summary(r.id).is_ok());
                 match done {
                     Some(r) => anyhow::bail!(
-                        "{e}; the latest finished run is {}: `refscore report {}`",
+                        "{}: run {id} is still running; the latest run with a report is {}: \
+                         `refscore report run:{}{}`",
+                        store.path().display(),
                         r.id,
-                        r.id
+                        r.id,
+                        crate::history::store_flag(args.at.store.as_deref())
                     ),
-                    None => return Err(e.into()),
+                    None => anyhow::bail!(
+                        "{}: run {id} is still running, and no earlier run has a report",
+                        store.path().display()
+                    ),
                 }
             }
             Err(e) => return Err(e.into()),
@@ -318,10 +324,11 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let names: Vec<&str> = formats.iter().map(|f| f.file_name()).collect();
     inputs.refuse_in_folder(&out_dir, &names)?;
     inputs.refuse_step_summary(Some(&out_dir))?;
-    if out_dir.exists() && !out_dir.is_dir() {
+    // `-o` or a folder above it that is a file (`-o afile/sub`).
+    if let Some(file) = out_dir.ancestors().find(|a| a.exists()).filter(|a| !a.is_dir()) {
         anyhow::bail!(
             "{}: not a folder: `-o` names the folder the reports are written into",
-            out_dir.display()
+            file.display()
         );
     }
     locks.extend(output_lock::for_reading(&out_dir)?);

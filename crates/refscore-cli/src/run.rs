@@ -403,7 +403,12 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         if let (Some(store), Some(id)) = (&store, run_id) {
             let status =
                 if summary.cancelled { RunStatus::Cancelled } else { RunStatus::Completed };
-            store.finish(id, status, &summary)?;
+            match store.finish(id, status, &summary) {
+                // Deleted or replaced while the run recorded: said below.
+                Ok(()) => {}
+                Err(refscore::history::StoreError::Moved { .. }) => store.release_log(),
+                Err(e) => return Err(e.into()),
+            }
         }
         Ok(reports)
     });
@@ -519,8 +524,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if summary.cancelled && resumable {
         writeln!(
             err,
-            "refscore: run cancelled; continue it with `refscore run {} --resume`",
-            args.suite.display()
+            "refscore: run cancelled; continue it with `refscore run {} --resume{}`",
+            args.suite.display(),
+            crate::history::store_flag(args.store.store.as_deref())
         )?;
     } else if summary.cancelled && moved {
         writeln!(err, "refscore: run cancelled; it cannot be resumed without its record")?;
@@ -794,8 +800,8 @@ pub(crate) fn note_workers(asked: Option<usize>, started: usize) {
         && started < asked
     {
         eprintln!(
-            "note: --threads {asked}: {started} workers, one per core: no evaluator asks an LLM, \
-             so more would only add switching and memory"
+            "note: --threads {asked}: {started} workers, one per core: nothing here asks an \
+             LLM, so more would only add switching and memory"
         );
     }
 }

@@ -300,7 +300,7 @@ fn threads_past_the_core_count_run_on_one_worker_per_core_and_say_so() {
     let many = refscore(&["compare", "-m", "json_diff", "--pairs", &p, "--threads", "512"]);
     assert_eq!(stdout(&many), stdout(&one));
     let note =
-        format!("note: --threads 512: {cores} workers, one per core: no evaluator asks an LLM");
+        format!("note: --threads 512: {cores} workers, one per core: nothing here asks an LLM");
     assert!(stderr(&many).contains(&note), "{}", stderr(&many));
     let suite = write(
         dir.path(),

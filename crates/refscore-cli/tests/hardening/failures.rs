@@ -374,3 +374,76 @@ fn a_store_deleted_while_the_run_records_is_said() {
     assert!(!stdout(&o).contains("run: 1 in"), "{}", stdout(&o));
     assert!(!d.join("runs.db").exists());
 }
+
+/// Another store put in the store's place while a run records is left as
+/// it was: the run writes nothing more (its log, found by name, would mix
+/// into the other file's), and says the run is in no store.
+#[cfg(unix)]
+#[test]
+fn a_store_replaced_while_the_run_records_is_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // The replacement: a store holding one run of a small suite.
+    let other = d.join("other");
+    std::fs::create_dir(&other).unwrap();
+    write(&other, "d.jsonl", "{\"id\": 1, \"output\": 1, \"reference\": 1}\n");
+    write(&other, "s.yaml", "dataset: d.jsonl\nevaluators:\n  - {metric: exact_match}\n");
+    let o = super::at(&other, &["run", "s.yaml", "-q", "-o", "out"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let suite = super::big_suite(d);
+    let child = super::spawn_run(d, &suite, &[]);
+    std::fs::copy(other.join("runs.db"), d.join("new.db")).unwrap();
+    std::fs::rename(d.join("new.db"), d.join("runs.db")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    assert!(sent.unwrap().success());
+    let o = child.wait_with_output().expect("waits");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("was deleted or replaced while the run recorded"),
+        "{}",
+        stderr(&o)
+    );
+    // The replacement holds its own run, whole, and takes the next one.
+    let listed = super::runs(d);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["suite"], "s", "{listed:?}");
+    write(d, "d.jsonl", "{\"id\": 1, \"output\": 1, \"reference\": 1}\n");
+    write(d, "s.yaml", "dataset: d.jsonl\nevaluators:\n  - {metric: exact_match}\n");
+    let o = super::at(d, &["run", "s.yaml", "-q", "-o", "again"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(super::runs(d).len(), 2);
+}
+
+/// The command a cancelled run suggests names the store when `--store`
+/// named it (the default store is elsewhere).
+#[cfg(unix)]
+#[test]
+fn the_resume_a_cancelled_run_suggests_names_its_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let suite = super::big_suite(d);
+    let store = d.join("elsewhere.db");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["run", &suite, "-o", "out", "--quiet", "--threads", "1"])
+        .arg("--store")
+        .arg(&store)
+        .env_remove("REFSCORE_STORE")
+        .current_dir(d)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::fs::metadata(d.join("out/results.jsonl")).map_or(0, |m| m.len()) == 0
+        && start.elapsed().as_secs() < 60
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    assert!(sent.unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let hint = format!("--resume --store {}`", store.display());
+    assert!(stderr(&o).contains(&hint), "{}", stderr(&o));
+}

@@ -1042,11 +1042,28 @@ fn messages_say_what_was_asked_for() {
         assert_eq!(code(&o), 2, "{args:?}");
         assert!(stderr(&o).contains("folder.db: a folder, not a run store"), "{}", stderr(&o));
     }
-    // Reports into a file.
+    // Reports into a file, or into a folder below one.
     write(d, "afile", "");
-    let o = at(d, &store, &["report", "o1", "-o", "afile"]);
+    for out in ["afile", "afile/sub"] {
+        let o = at(d, &store, &["report", "o1", "-o", out]);
+        assert_eq!(code(&o), 2);
+        let e = stderr(&o);
+        assert!(e.contains("afile: not a folder: `-o` names the folder"), "{e}");
+    }
+    // A store path ending in `/` names a folder: refused before anything.
+    let o = at(d, &d.join("newdir/"), &["run", "suite.yaml", "-o", "o9", "-q"]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("afile: not a folder: `-o` names the folder"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a folder, not a run store"), "{}", stderr(&o));
+    assert!(!d.join("newdir").exists() && !d.join("o9").exists());
+    // An empty folder named like a run id is no output folder: the run.
+    std::fs::create_dir(d.join("1")).unwrap();
+    let o = at(d, &store, &["report", "1", "-o", "rep1", "--report", "md"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // `run:` names a run, whatever follows it.
+    let o = at(d, &store, &["report", "run:abc", "-o", "rep2"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("`run:abc` names a run of"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("output folder"), "{}", stderr(&o));
     // A run of no row has no rule selector to warn of.
     write(d, "rules.json", r#"{"rules": [{"path": "$.nothere", "compare": "exact"}]}"#);
     write(
@@ -1081,17 +1098,26 @@ fn report_latest_of_an_unfinished_run_names_the_latest_finished_one() {
     let o = at(d, &store, &["report", "latest", "-o", "rep"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     let e = stderr(&o);
-    assert!(e.contains("run 3") && e.contains("has not finished"), "{e}");
-    assert!(e.contains("the latest finished run is 1: `refscore report 1`"), "{e}");
+    assert!(e.contains("run 3 is still running"), "{e}");
+    assert!(e.contains("the latest run with a report is 1: `refscore report run:1`"), "{e}");
+    // Named with --store, the suggested command names it too.
+    let o = Command::new(env!("CARGO_BIN_EXE_refscore"))
+        .args(["report", "latest", "-o", "rep", "--store", store.to_str().unwrap()])
+        .env_remove("REFSCORE_STORE")
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert!(e.contains(&format!("`refscore report run:1 --store {}`", store.display())), "{e}");
     let o = at(d, &store, &["report", "1", "-o", "rep", "--report", "md"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     // A run id named outright is not replaced, nor a latest run that
     // failed (it is no run still going).
     let o = at(d, &store, &["report", "3", "-o", "rep"]);
     assert_eq!(code(&o), 2);
-    assert!(!stderr(&o).contains("latest finished"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("latest run with a report"), "{}", stderr(&o));
     sql("UPDATE runs SET status = 'failed' WHERE id = 3");
     let o = at(d, &store, &["report", "latest", "-o", "rep"]);
     assert_eq!(code(&o), 2);
-    assert!(!stderr(&o).contains("latest finished"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("latest run with a report"), "{}", stderr(&o));
 }

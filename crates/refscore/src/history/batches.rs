@@ -425,7 +425,7 @@ fn write_batches(
     let mut pack =
         |bytes: &[u8]| zstd.compress(bytes).map_err(|e| format!("{}: {e}", path.display()));
     let mut joined: Vec<u8> = Vec::new();
-    for job in rx {
+    for job in &rx {
         let records = pack(&serde_json::to_vec(&job.records).unwrap_or_default())?;
         let cells = pack(&encode_cells(&job.records))?;
         let fields = pack(job.fields.as_bytes())?;
@@ -440,7 +440,18 @@ fn write_batches(
         let lines = pack(&joined)?;
         let count = job.records.len() as i64;
         let first = i64::try_from(job.first).unwrap_or(i64::MAX);
-        store.before_write().map_err(|e| e.to_string())?;
+        match store.before_write() {
+            Ok(()) => {}
+            // The store was deleted or replaced: nothing more is recorded
+            // (the run says so at its end); the batches still handed over
+            // are taken and dropped, so that the run never waits on them.
+            Err(StoreError::Moved { .. }) => {
+                store.release_log();
+                rx.iter().for_each(drop);
+                return Ok(());
+            }
+            Err(e) => return Err(e.to_string()),
+        }
         let tx = Transaction::new_unchecked(&store.conn, TransactionBehavior::Immediate)
             .map_err(fail)?;
         // Earlier versions could record an empty batch when a stop came

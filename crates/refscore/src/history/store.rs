@@ -165,7 +165,9 @@ impl Store {
     /// The file is not a refscore store, is newer than this build, or
     /// cannot be created or opened.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        if path.is_dir() {
+        // `runs/` names a folder even before it exists.
+        let folder_path = path.as_os_str().as_encoded_bytes().last() == Some(&b'/');
+        if path.is_dir() || folder_path {
             return Err(StoreError::Io {
                 path: path.to_path_buf(),
                 message: "a folder, not a run store (a run store is one file, such as \
@@ -306,6 +308,15 @@ impl Store {
         &self.path
     }
 
+    /// Empties the write-ahead log beside the store's path into the file
+    /// this store opened (`PRAGMA wal_checkpoint(TRUNCATE)`), once the path
+    /// names another file ([`Store::moved`]): the log is found by name, so
+    /// frames of this file left in it would be read into the other one.
+    /// Best effort: a failure leaves the log as it was.
+    pub fn release_log(&self) {
+        let _ = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    }
+
     /// Whether the store's path no longer names the file this store opened
     /// (it was deleted, or another file put in its place): what was written
     /// since went into a file no later command will find. Always `false`
@@ -333,6 +344,12 @@ impl Store {
     /// has reported the file malformed to any connection of this command,
     /// nothing more is written.
     pub(super) fn before_write(&self) -> Result<(), StoreError> {
+        // Writing on into a file whose path now names another would put
+        // this file's pages into the log the other one reads (`-wal` is
+        // found by name): the replacement would be damaged.
+        if self.moved() {
+            return Err(StoreError::Moved { path: self.path.clone() });
+        }
         let seen = self.damage.lock().unwrap_or_else(PoisonError::into_inner).clone();
         if let Some(found) = seen {
             return Err(self.corrupt(found));

@@ -31,6 +31,15 @@ pub enum StoreError {
         /// The path looked at.
         path: PathBuf,
     },
+    /// The path no longer names the file this store opened (deleted, or
+    /// another file put in its place): nothing more is written, so that a
+    /// replacement is never mixed with this file's log (see
+    /// [`crate::history::Store::moved`]).
+    #[error("{}: the run store was deleted or replaced since it was opened; nothing more is written to it", path.display())]
+    Moved {
+        /// The store's path.
+        path: PathBuf,
+    },
     /// No run with this id.
     #[error("{}: no run {id}", path.display())]
     NoRun {

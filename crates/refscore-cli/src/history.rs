@@ -259,12 +259,14 @@ pub(crate) fn run_id(store: &Store, s: &str, suite: Option<&str>) -> anyhow::Res
     s.parse::<i64>().ok().with_context(|| format!("`{s}` is not a run id (a number, or `latest`)"))
 }
 
-/// ` --store PATH` when the store was named with `--store` (not through
-/// `REFSCORE_STORE`, which a command suggested to the user still sees),
-/// else nothing: what a suggested command needs to find the same store.
+/// ` --store PATH` when the store was named with `--store` (not the one
+/// `REFSCORE_STORE` names, which a command suggested to the user still
+/// sees), else nothing: what a suggested command needs to find the same
+/// store.
 pub(crate) fn store_flag(given: Option<&Path>) -> String {
+    let from_env = std::env::var_os("REFSCORE_STORE");
     match given {
-        Some(path) if std::env::var_os("REFSCORE_STORE").is_none() => {
+        Some(path) if from_env.as_deref() != Some(path.as_os_str()) => {
             let shown = crate::table::printable_path(path);
             if shown.chars().any(|c| c.is_whitespace() || "'\"$`\\;&|<>()*?".contains(c)) {
                 format!(" --store '{}'", shown.replace('\'', "'\\''"))

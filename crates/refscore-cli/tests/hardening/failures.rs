@@ -416,7 +416,7 @@ fn a_store_replaced_while_the_run_records_is_left_untouched() {
 }
 
 /// The command a cancelled run suggests names the store when `--store`
-/// named it (the default store is elsewhere).
+/// named it (here another than `REFSCORE_STORE` names).
 #[cfg(unix)]
 #[test]
 fn the_resume_a_cancelled_run_suggests_names_its_store() {
@@ -424,26 +424,12 @@ fn the_resume_a_cancelled_run_suggests_names_its_store() {
     let d = dir.path();
     let suite = super::big_suite(d);
     let store = d.join("elsewhere.db");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_refscore"))
-        .args(["run", &suite, "-o", "out", "--quiet", "--threads", "1"])
-        .arg("--store")
-        .arg(&store)
-        .env_remove("REFSCORE_STORE")
-        .current_dir(d)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while std::fs::metadata(d.join("out/results.jsonl")).map_or(0, |m| m.len()) == 0
-        && start.elapsed().as_secs() < 60
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let child = super::spawn_run(d, &suite, &["--store", store.to_str().unwrap()]);
     let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();
     assert!(sent.unwrap().success());
     let o = child.wait_with_output().unwrap();
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let hint = format!("--resume --store {}`", store.display());
     assert!(stderr(&o).contains(&hint), "{}", stderr(&o));
+    assert!(store.exists() && !d.join("runs.db").exists());
 }

@@ -3,7 +3,7 @@
 //! inputs are read, so that a device (`/dev/zero`), a FIFO that never
 //! ends or a file of gigabytes cannot exhaust memory.
 
-use std::io::{BufRead as _, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::ConfigError;
@@ -139,8 +139,7 @@ pub fn bounded_lines<R: std::io::BufRead>(
             return None;
         }
         let mut bytes = Vec::new();
-        let read = (&mut reader).take(limit as u64 + 2).read_until(b'\n', &mut bytes);
-        match read {
+        match read_line_within(&mut reader, &mut bytes, limit.saturating_add(2)) {
             Err(e) => {
                 done = true;
                 return Some(Err(e));
@@ -165,6 +164,49 @@ pub fn bounded_lines<R: std::io::BufRead>(
             std::io::Error::new(std::io::ErrorKind::InvalidData, "the line is not valid UTF-8")
         }))
     })
+}
+
+/// Reads up to and including the next `\n` into `bytes`, at most `max`
+/// bytes; returns how many were read (0 at the end). The buffer never
+/// holds more room than `max` bytes, and grows once past 1 MiB: a line
+/// refused at its limit costs about that much memory.
+fn read_line_within<R: std::io::BufRead>(
+    reader: &mut R,
+    bytes: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<usize> {
+    let start = bytes.len();
+    while bytes.len() < max {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        let window = &buf[..buf.len().min(max - bytes.len())];
+        let (taken, ended) = match memchr::memchr(b'\n', window) {
+            Some(i) => (i + 1, true),
+            None => (window.len(), false),
+        };
+        if bytes.capacity() - bytes.len() < taken {
+            // Doubling up to 1 MiB; past it, room for the limit at once:
+            // address space only (pages are taken as bytes are written),
+            // where growing by doubling would hold each smaller buffer
+            // too while it is copied (a line refused at 256 MiB took
+            // 0.5–0.6 GB).
+            let need = bytes.len() + taken;
+            let want = if need > 1 << 20 { max } else { need.max(bytes.capacity() * 2) };
+            bytes.reserve_exact(want.min(max) - bytes.len());
+        }
+        bytes.extend_from_slice(&window[..taken]);
+        reader.consume(taken);
+        if ended {
+            break;
+        }
+    }
+    Ok(bytes.len() - start)
 }
 
 impl From<ReadError> for ConfigError {
@@ -199,6 +241,32 @@ mod tests {
         let mut it = bounded_lines(zeros, 1 << 16);
         assert!(it.next().unwrap().is_err());
         assert!(it.next().is_none());
+        // Read a few bytes at a time, the same lines.
+        let small = |text: &'static [u8], limit| -> Vec<Result<String, String>> {
+            bounded_lines(std::io::BufReader::with_capacity(2, text), limit)
+                .map(|l| l.map_err(|e| e.to_string()))
+                .collect()
+        };
+        assert_eq!(small(b"abc\r\nde\n\nf", 3), vec![ok("abc"), ok("de"), ok(""), ok("f")]);
+        assert_eq!(small(b"ab\nabcd\nxy\n", 3).len(), 2);
+        assert_eq!(small(b"ab\nabcd\nxy\n", 4), vec![ok("ab"), ok("abcd"), ok("xy")]);
+    }
+
+    /// A line refused at its limit holds no more room than the limit.
+    #[test]
+    fn a_line_is_held_in_no_more_than_its_limit() {
+        let mut zeros = std::io::BufReader::with_capacity(64, std::io::repeat(b'0'));
+        let mut bytes = Vec::new();
+        assert_eq!(read_line_within(&mut zeros, &mut bytes, 1000).unwrap(), 1000);
+        assert_eq!(bytes.len(), 1000);
+        assert!(bytes.capacity() <= 1000, "{}", bytes.capacity());
+        let mut text = std::io::Cursor::new(b"ab\ncd".to_vec());
+        let mut line = Vec::new();
+        assert_eq!(read_line_within(&mut text, &mut line, 10).unwrap(), 3);
+        assert_eq!(line, b"ab\n");
+        line.clear();
+        assert_eq!(read_line_within(&mut text, &mut line, 10).unwrap(), 2);
+        assert_eq!(read_line_within(&mut text, &mut line, 10).unwrap(), 0);
     }
 
     #[test]

@@ -209,16 +209,13 @@ const LATEST_LOOKED_AT: usize = 100;
 pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let folder = Path::new(&args.run);
     let at = Recorded::locate(&args.at)?;
-    // The store, unless a folder is named: then only to see whether a
-    // folder named like a run id is ambiguous (a store that cannot be read
-    // does not keep a folder from being read).
-    let by_folder = folder.is_dir() && !args.run.starts_with("run:");
-    let store = if by_folder && !crate::history::like_run_id(&args.run) {
-        Err(String::new())
-    } else if by_folder {
-        at.if_any(Recorded::read).unwrap_or_else(|e| Err(e.to_string()))
-    } else {
-        at.if_any(Recorded::read)?
+    // The store (for a folder named, only to see whether a name like a
+    // run id is ambiguous: a store that cannot be read does not keep a
+    // folder from being read).
+    let store = match at.if_any(Recorded::read) {
+        Ok(store) => store,
+        Err(e) if folder.is_dir() && !args.run.starts_with("run:") => Err(e.to_string()),
+        Err(e) => return Err(e),
     };
     let store = store.as_ref().map_err(String::as_str);
     // A folder a run is still writing is neither read nor written into:

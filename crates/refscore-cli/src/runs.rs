@@ -25,19 +25,16 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
                 let shown = crate::table::printable_path(store.path());
                 // Say what was asked for when runs are recorded but none
                 // is listed: a suite of no run, or `--limit 0`.
-                let recorded = if at.suite.is_some() || a.limit == 0 {
-                    store.list(None, Some(1))?.len()
-                } else {
-                    0
-                };
+                let recorded =
+                    (at.suite.is_some() || a.limit == 0) && store.latest(None)?.is_some();
                 match &at.suite {
-                    Some(suite) if recorded > 0 && a.limit > 0 => writeln!(
+                    Some(suite) if recorded && a.limit > 0 => writeln!(
                         out,
                         "no runs of suite `{}` recorded in {shown} (it holds runs of other suites: \
                          `refscore runs list --store {shown}` lists them)",
                         printable(suite)
                     )?,
-                    _ if recorded > 0 => writeln!(out, "--limit 0: no runs listed")?,
+                    _ if recorded => writeln!(out, "--limit 0: no runs listed")?,
                     _ => writeln!(out, "no runs recorded in {shown}")?,
                 }
             } else {

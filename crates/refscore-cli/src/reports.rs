@@ -84,7 +84,11 @@ pub(crate) fn write(
             // "writing" would blame the report.
             let read = matches!(
                 e.downcast_ref::<report::ReportError>(),
-                Some(report::ReportError::Read { .. } | report::ReportError::Row { .. })
+                Some(
+                    report::ReportError::Read { .. }
+                        | report::ReportError::Line { .. }
+                        | report::ReportError::Row { .. }
+                )
             );
             return Err(if read { e } else { e.context(format!("writing {}", path.display())) });
         }

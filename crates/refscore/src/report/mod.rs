@@ -116,6 +116,17 @@ pub enum ReportError {
         /// What went wrong.
         message: String,
     },
+    /// A line of `results.jsonl` could not be read (longer than
+    /// [`crate::limits::MAX_RESULT_LINE_BYTES`], or the read failed).
+    #[error("{}:{line}: {message}", file.display())]
+    Line {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// What went wrong.
+        message: String,
+    },
     /// A line of `results.jsonl` is not a row result.
     #[error("{}:{line}: not a row result: {message}", file.display())]
     Row {
@@ -188,7 +199,7 @@ pub fn read_rows<R: BufRead>(
             };
             return Some(match line {
                 Err(e) => {
-                    Err(ReportError::Read { file: file.clone(), message: format!("line {n}: {e}") })
+                    Err(ReportError::Line { file: file.clone(), line: n, message: e.to_string() })
                 }
                 Ok(text) if text.trim().is_empty() => continue,
                 Ok(text) => {

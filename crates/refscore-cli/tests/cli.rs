@@ -481,6 +481,16 @@ fn run_the_example_suite_passes_its_gate() {
     let first: Value = serde_json::from_str(results.lines().next().unwrap()).unwrap();
     assert_eq!(first["id"], "inv-001");
     assert_eq!(first["execution"]["fields"]["status"], "completed");
+    // As examples/README.md says: `well_formed` is strict, so a fenced or
+    // chatty answer (inv-008, inv-017, inv-057) fails it; `fields` reads it.
+    let rows: Vec<Value> = results.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for id in ["inv-008", "inv-017", "inv-057"] {
+        let row = rows.iter().find(|r| r["id"] == id).unwrap();
+        assert_eq!(row["passed"]["well_formed"], false, "{row}");
+        assert_eq!(row["passed"]["fields"], true, "{row}");
+    }
+    let formed = rows.iter().filter(|r| r["passed"]["well_formed"] == true).count();
+    assert_eq!(formed, 42);
 }
 
 #[test]

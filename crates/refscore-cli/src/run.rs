@@ -213,7 +213,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 Some(s) => {
                     let id = s.begin(&info, &suite.regression)?;
                     info.id = Some(id);
-                    info.store = Some(s.path().display().to_string());
+                    info.store = Some(crate::history::absolute(s.path()));
                     Some(id)
                 }
                 None => None,
@@ -627,7 +627,7 @@ fn resume(
     let mut info = entry.info;
     info.resumed += 1;
     info.id = Some(id);
-    info.store = Some(store.path().display().to_string());
+    info.store = Some(crate::history::absolute(store.path()));
     if let Some(o) = &args.output {
         info.output = Some(crate::history::absolute(o));
     }

@@ -53,6 +53,22 @@ const SUITE: &str = "name: invoices\ndataset: data.jsonl\nid: id\ntags: {team: e
 evaluators:\n  - {name: fields, metric: json_match, threshold: 0.5}\n  - {name: distance, metric: json_distance}\n\
 gate:\n  max_failed_rows: 0\n  regression: {fail_on: critical}\n";
 
+/// `summary.json` names the store as it names the suite, dataset and
+/// output folder: absolute, so that it is found from any folder.
+#[test]
+fn the_summary_names_the_store_by_its_absolute_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "data.jsonl", &dataset(4, |_| false));
+    write(d, "suite.yaml", SUITE);
+    let o = at(d, Path::new("rel/runs.db"), &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let s = json(&d.join("o1/summary.json"));
+    let store = Path::new(s["run"]["store"].as_str().unwrap());
+    assert!(store.is_absolute(), "{store:?}");
+    assert_eq!(store.canonicalize().unwrap(), d.join("rel/runs.db").canonicalize().unwrap());
+}
+
 #[test]
 fn runs_are_recorded_compared_with_the_last_passing_one_and_gated() {
     let dir = tempfile::tempdir().unwrap();

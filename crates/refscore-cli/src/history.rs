@@ -473,7 +473,16 @@ pub(crate) fn suite_baseline(
                         "no baseline run yet: no passing run of suite `{suite}` with --limit {n}"
                     )
                 }
-                None => String::from("no baseline run to compare with yet"),
+                None => match store.completed(suite, current)? {
+                    // A run that failed its gate is never a baseline: a
+                    // suite that never passed is told so, not "yet".
+                    (all, 0) if all > 0 => format!(
+                        "no baseline run yet: none of the {all} earlier completed {} of suite \
+                         `{suite}` passed its gate (a run whose gate failed is never a baseline)",
+                        if all == 1 { "run" } else { "runs" }
+                    ),
+                    _ => String::from("no baseline run to compare with yet"),
+                },
             };
             if !passed_over.is_empty() {
                 why += &format!(" (passed over: {})", passed_over.join("; "));

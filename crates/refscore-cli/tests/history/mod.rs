@@ -224,6 +224,31 @@ fn ten_rows_two_suites() -> (tempfile::TempDir, PathBuf) {
     (dir, store)
 }
 
+/// Runs recorded, none of them passed: the run is told why it has no
+/// baseline, not that there is none "yet".
+#[test]
+fn a_suite_whose_gate_never_passed_is_told_so() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    write(d, "never.yaml", &SUITE.replace("max_failed_rows: 0", "min_mean: {fields: 2}"));
+    let o = at(d, &store, &["run", "never.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("no baseline run to compare with yet"), "{}", stdout(&o));
+    for (out, runs) in [("o2", "1 earlier completed run"), ("o3", "2 earlier completed runs")] {
+        let o = at(d, &store, &["run", "never.yaml", "-o", out, "-q"]);
+        assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+        let want = format!("none of the {runs} of suite `invoices` passed its gate");
+        assert!(stdout(&o).contains(&want), "{}", stdout(&o));
+        let note = &json(&d.join(out).join("summary.json"))["comparison"]["evaluators"][0]["note"];
+        assert!(note.as_str().is_some_and(|n| n.contains(&want)), "{note}");
+    }
+    // Once one passes, the next run has it as its baseline.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let o = at(d, &store, &["run", "never.yaml", "-o", "o5", "-q"]);
+    assert!(stdout(&o).contains("Baseline run 4"), "{}", stdout(&o));
+}
+
 #[test]
 fn the_console_says_why_a_run_has_no_baseline() {
     let (dir, store) = ten_rows_two_suites();

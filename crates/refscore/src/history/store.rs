@@ -826,6 +826,24 @@ impl Store {
         Ok(ids)
     }
 
+    /// How many completed runs of `suite` came before the run `before`
+    /// (every one when `None`), and how many of those passed their gate:
+    /// what a run with no baseline is told of its suite's history.
+    ///
+    /// # Errors
+    /// The store cannot be read.
+    pub fn completed(&self, suite: &str, before: Option<i64>) -> Result<(u64, u64), StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*), count(CASE WHEN gate_passed = 1 THEN 1 END) FROM runs
+                 WHERE suite = ?1 AND status = 'completed' AND (?2 IS NULL OR id < ?2)",
+                params![suite, before],
+                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
+            )
+            .map(|(all, passed)| (all.unsigned_abs(), passed.unsigned_abs()))
+            .map_err(|e| self.io(&e))
+    }
+
     /// The pinned run of `suite`.
     ///
     /// # Errors

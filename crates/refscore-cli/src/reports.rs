@@ -17,6 +17,7 @@ use crate::args::ReportArgs;
 use crate::history::{Recorded, run_not_folder};
 use crate::output_lock;
 use crate::overwrite::Inputs;
+use crate::table::printable;
 use refscore::history::RunStatus;
 
 /// The formats named on the command line, each once, in a fixed order.
@@ -265,6 +266,17 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                 if args.run.trim_start_matches("run:") == "latest"
                     && store.get(id).is_ok_and(|r| r.status == RunStatus::Running) =>
             {
+                let flag = crate::history::store_flag(args.at.store.as_deref());
+                // Running now (another CI job), or marked running by a
+                // process that is gone (killed outright): said apart.
+                let state = match store.get(id).ok().filter(|r| crate::runs::gone(r).is_some()) {
+                    Some(r) => format!(
+                        "run {id} did not finish (its process is gone: killed or crashed; \
+                         continue it with `refscore run {} --resume {id}{flag}`)",
+                        printable(&r.info.suite_path)
+                    ),
+                    None => format!("run {id} is still running"),
+                };
                 // The latest of the newest runs that has a summary to read
                 // (a failed run has none).
                 let done = store
@@ -273,15 +285,14 @@ pub(crate) fn command(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                     .find(|r| r.id != id && r.damaged.is_none() && store.summary(r.id).is_ok());
                 match done {
                     Some(r) => anyhow::bail!(
-                        "{}: run {id} is still running; the latest run with a report is {}: \
-                         `refscore report run:{}{}`",
+                        "{}: {state}; the latest run with a report is {}: \
+                         `refscore report run:{}{flag}`",
                         store.path().display(),
                         r.id,
                         r.id,
-                        crate::history::store_flag(args.at.store.as_deref())
                     ),
                     None => anyhow::bail!(
-                        "{}: run {id} is still running, and no earlier run has a report",
+                        "{}: {state}, and no earlier run has a report",
                         store.path().display()
                     ),
                 }

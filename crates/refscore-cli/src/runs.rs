@@ -137,19 +137,22 @@ fn abandoned(store: &Store) -> anyhow::Result<(Vec<i64>, Vec<std::fs::File>)> {
     let mut ids = Vec::new();
     let mut locks = Vec::new();
     for run in store.list(None, None)? {
-        if run.status != RunStatus::Running || run.damaged.is_some() {
-            continue;
-        }
-        let Some(folder) = run.info.output.as_deref() else { continue };
-        match crate::output_lock::for_reading(Path::new(folder)) {
-            Ok(lock) => {
-                ids.push(run.id);
-                locks.extend(lock);
-            }
-            Err(_) => continue,
+        if let Some(lock) = gone(&run) {
+            ids.push(run.id);
+            locks.extend(lock);
         }
     }
     Ok((ids, locks))
+}
+
+/// Whether `run` is marked `running` with no process writing it (see
+/// [`abandoned`]): then the read lock on its folder, when it has one.
+pub(crate) fn gone(run: &RunEntry) -> Option<Option<std::fs::File>> {
+    if run.status != RunStatus::Running || run.damaged.is_some() {
+        return None;
+    }
+    let folder = run.info.output.as_deref()?;
+    crate::output_lock::for_reading(Path::new(folder)).ok()
 }
 
 fn list(out: &mut impl Write, runs: &[RunEntry], p: Palette) -> std::io::Result<()> {

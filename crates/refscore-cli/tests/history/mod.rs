@@ -1136,6 +1136,9 @@ fn report_latest_of_an_unfinished_run_names_the_latest_finished_one() {
     };
     sql("UPDATE runs SET status = 'running', summary = NULL, ended_at = NULL WHERE id = 3");
     sql("UPDATE runs SET status = 'failed', summary = NULL WHERE id = 2");
+    // A run going on holds its folder's lock (as `run` does).
+    let live = std::fs::OpenOptions::new().write(true).open(d.join("o3/results.jsonl")).unwrap();
+    live.lock().unwrap();
     let o = at(d, &store, &["report", "latest", "-o", "rep"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     let e = stderr(&o);
@@ -1152,6 +1155,16 @@ fn report_latest_of_an_unfinished_run_names_the_latest_finished_one() {
     assert!(e.contains(&format!("`refscore report run:1 --store {}`", store.display())), "{e}");
     let o = at(d, &store, &["report", "1", "-o", "rep", "--report", "md"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Its process gone (killed outright: the lock went with it), the run
+    // is not said to be running: it is said how to continue it.
+    drop(live);
+    let o = at(d, &store, &["report", "latest", "-o", "rep"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(!e.contains("still running"), "{e}");
+    assert!(e.contains("run 3 did not finish (its process is gone: killed or crashed"), "{e}");
+    assert!(e.contains("suite.yaml --resume 3`)"), "{e}");
+    assert!(e.contains("the latest run with a report is 1: `refscore report run:1`"), "{e}");
     // A run id named outright is not replaced, nor a latest run that
     // failed (it is no run still going).
     let o = at(d, &store, &["report", "3", "-o", "rep"]);

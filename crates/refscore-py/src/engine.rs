@@ -131,9 +131,10 @@ pub(crate) fn rename(b: &Bound, mut scores: Vec<Score>) -> Vec<Score> {
 pub(crate) type RowInput = Result<Row, String>;
 
 /// Evaluates every row with every evaluator; `result[row][evaluator]`.
-/// Once `stop` is set, the rows not yet started fail as cancelled. A
-/// mapping error lists the columns of `all`, when given (the frame's
-/// every column: the rows hold only those read).
+/// Once `stop` is set, the rows not yet started fail as cancelled; with
+/// `stop_on_error` (phoenix-evals' `exit_on_error`), a failed evaluation
+/// sets it. A mapping error lists the columns of `all`, when given (the
+/// frame's every column: the rows hold only those read).
 ///
 /// # Errors
 /// The worker threads cannot be started.
@@ -142,6 +143,7 @@ pub(crate) fn evaluate_rows(
     rows: &[RowInput],
     threads: Option<usize>,
     stop: &AtomicBool,
+    stop_on_error: bool,
     all: Option<&Row>,
 ) -> Result<Vec<Vec<Outcome>>, String> {
     // Rows that ask an LLM mostly wait on the network: each goes to a
@@ -152,10 +154,16 @@ pub(crate) fn evaluate_rows(
     let work = || {
         rows.par_iter()
             .with_min_len(min_len)
-            .map(|row| match row {
-                _ if stop.load(Ordering::Relaxed) => failed(evaluators, "cancelled"),
-                Ok(row) => evaluators.iter().map(|b| evaluate_one(b, row, all)).collect(),
-                Err(e) => failed(evaluators, e),
+            .map(|row| {
+                let out: Vec<Outcome> = match row {
+                    _ if stop.load(Ordering::Relaxed) => return failed(evaluators, "cancelled"),
+                    Ok(row) => evaluators.iter().map(|b| evaluate_one(b, row, all)).collect(),
+                    Err(e) => failed(evaluators, e),
+                };
+                if stop_on_error && out.iter().any(|o| o.error.is_some()) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                out
             })
             .collect()
     };

@@ -98,7 +98,7 @@ fn bound_list(evaluators: &Bound<'_, PyList>) -> PyResult<Vec<BoundEval>> {
 /// and evaluator name → one dict per row (`status`, `duration_ms`,
 /// `error`).
 #[pyfunction]
-#[pyo3(signature = (evaluators, columns, n_rows, threads=None, score_format="dict", stop=None, all_columns=None, labels=None))]
+#[pyo3(signature = (evaluators, columns, n_rows, threads=None, score_format="dict", stop=None, all_columns=None, labels=None, exit_on_error=false))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_columns<'py>(
     py: Python<'py>,
@@ -110,6 +110,7 @@ fn evaluate_columns<'py>(
     stop: Option<Bound<'py, Stop>>,
     all_columns: Option<Vec<String>>,
     labels: Option<std::collections::HashMap<String, String>>,
+    exit_on_error: bool,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     on_big_stack(|| {
         let bound = bound_list(evaluators)?;
@@ -161,7 +162,8 @@ fn evaluate_columns<'py>(
         drop(cols);
         let handle = stop.as_ref().map(Bound::get);
         let (outcomes, raised) = interruptible_partial(py, &cancels(&bound), handle, |stop| {
-            let out = engine::evaluate_rows(&bound, &rows, threads, stop, all.as_ref());
+            let out =
+                engine::evaluate_rows(&bound, &rows, threads, stop, exit_on_error, all.as_ref());
             engine::drop_rows(rows);
             out
         });
@@ -199,7 +201,7 @@ fn finish<'py>(
 /// anything with `__arrow_c_array__`); returns as [`evaluate_columns`],
 /// and takes `all_columns` as it does.
 #[pyfunction]
-#[pyo3(signature = (evaluators, batches, threads=None, score_format="dict", stop=None, all_columns=None))]
+#[pyo3(signature = (evaluators, batches, threads=None, score_format="dict", stop=None, all_columns=None, exit_on_error=false))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_arrow<'py>(
     py: Python<'py>,
@@ -209,23 +211,30 @@ fn evaluate_arrow<'py>(
     score_format: &str,
     stop: Option<Bound<'py, Stop>>,
     all_columns: Option<Vec<String>>,
+    exit_on_error: bool,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let handle = stop.as_ref().map(Bound::get);
     let all = all_columns.map(engine::names_row);
-    on_big_stack(|| {
-        arrow_on_stack(py, evaluators, batches, threads, score_format, handle, all.as_ref())
-    })
+    let call = ArrowCall { threads, score_format, handle, all: all.as_ref(), exit_on_error };
+    on_big_stack(|| arrow_on_stack(py, evaluators, batches, &call))
+}
+
+/// What [`evaluate_arrow`] was asked, but for its evaluators and batches.
+struct ArrowCall<'a> {
+    threads: Option<usize>,
+    score_format: &'a str,
+    handle: Option<&'a Stop>,
+    all: Option<&'a Row>,
+    exit_on_error: bool,
 }
 
 fn arrow_on_stack<'py>(
     py: Python<'py>,
     evaluators: &Bound<'py, PyList>,
     batches: &Bound<'py, PyAny>,
-    threads: Option<usize>,
-    score_format: &str,
-    handle: Option<&Stop>,
-    all: Option<&Row>,
+    call: &ArrowCall<'_>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let ArrowCall { threads, score_format, handle, all, exit_on_error } = *call;
     let bound = bound_list(evaluators)?;
     // Imported here, not as an argument: the import recurses over the
     // schema, so it runs on the big stack too.
@@ -237,7 +246,8 @@ fn arrow_on_stack<'py>(
             for b in &batches {
                 rows.extend(arrow_rows::batch_rows(b, rows.len() as u64 + 1));
             }
-            let out: Vec<Vec<Outcome>> = engine::evaluate_rows(&bound, &rows, threads, stop, all)?;
+            let out: Vec<Vec<Outcome>> =
+                engine::evaluate_rows(&bound, &rows, threads, stop, exit_on_error, all)?;
             engine::drop_rows(rows);
             Ok(out)
         });
@@ -276,7 +286,7 @@ fn score_on_stack(
     let batch = batch.extract::<PyArrowType<RecordBatch>>()?.0;
     let out = interruptible(py, &cancels(&bound), None, |stop| -> Result<RecordBatch, String> {
         let rows = arrow_rows::batch_rows(&batch, 1);
-        let outcomes = engine::evaluate_rows(&bound, &rows, threads, stop, all)?;
+        let outcomes = engine::evaluate_rows(&bound, &rows, threads, stop, false, all)?;
         engine::drop_rows(rows);
         arrow_rows::result_batch(&batch, keep_columns, &names, &outcomes)
     })?

@@ -481,6 +481,20 @@ def test_exit_on_error_after_a_failed_builtin_row_runs_no_python_evaluator():
     assert [d["status"] for d in out["fails_at_execution_details"]] == ["did not run"] * 2
 
 
+def test_exit_on_error_stops_a_builtin_column_at_its_first_failed_row():
+    # One thread: the rows are begun in order, so every row after the
+    # failed one is not begun.
+    expected = ['{"a": 1}'] * 40
+    expected[3] = None
+    df = pd.DataFrame({"output": ['{"a": 1}'] * 40, "expected": expected})
+    out = evaluate_dataframe(df, [refscore.metrics.json_distance()], exit_on_error=True, threads=1)
+    statuses = [d["status"] for d in out["json_distance_execution_details"]]
+    assert statuses == ["completed"] * 3 + ["failed"] + ["did not run"] * 36
+    assert out["json_distance_score"][10] is None
+    out = evaluate_dataframe(df, [refscore.metrics.json_distance()], threads=1)
+    assert [d["status"] for d in out["json_distance_execution_details"]].count("completed") == 39
+
+
 def test_async_exit_on_error_starts_nothing_after_the_first_failure():
     df = pd.DataFrame({"output": [f"r{i}" for i in range(8)]})
     out = asyncio.run(

@@ -189,7 +189,11 @@ class _Results:
             except (TypeError, ValueError) as e:
                 # A score whose metadata has no JSON form fails its row alone.
                 error, converted = f"{type(e).__name__}: {e}", []
-        column = self.executions.setdefault(ev.name, [None] * self.n)
+        # Made at an evaluator's first row only: `setdefault` would build
+        # (and drop) a list of n cells on every row, O(n²) over a frame.
+        column = self.executions.get(ev.name)
+        if column is None:
+            column = self.executions[ev.name] = [None] * self.n
         self.failures += 1 if error else 0
         column[i] = {
             "status": _FAILED if error else _COMPLETED_WITH_RETRIES if retried else _COMPLETED,
@@ -198,7 +202,10 @@ class _Results:
         }
         own = self.scores.setdefault(ev.name, {})
         for name, value in converted:
-            own.setdefault(name, [None] * self.n)[i] = value
+            values = own.get(name)
+            if values is None:
+                values = own[name] = [None] * self.n
+            values[i] = value
 
     def fail(self, i: int, name: str, error: str) -> None:
         """Marks row ``i`` of evaluator ``name`` failed and drops its scores."""
@@ -327,10 +334,12 @@ def _run_native(
     results: _Results,
     threads: Optional[int],
     stop: Optional[_refscore.Stop] = None,
+    exit_on_error: bool = False,
 ) -> None:
     """Runs the built-in evaluators over the frame in Rust; ``stop``, when
     stopped from another thread, ends the call early (it then raises
-    ``RuntimeError``)."""
+    ``RuntimeError``). With ``exit_on_error`` a failed evaluation starts
+    no other row (those fail as ``cancelled``: ``did not run``)."""
     if not evaluators:
         return
     n = results.n
@@ -366,12 +375,14 @@ def _run_native(
         try:
             if batches:
                 # polars columns reach Rust as Arrow buffers, without Python objects.
-                scores, executions = _refscore.evaluate_arrow(pairs, batches, threads, fmt, stop, every)
+                scores, executions = _refscore.evaluate_arrow(
+                    pairs, batches, threads, fmt, stop, every, exit_on_error=exit_on_error
+                )
             else:
                 for c in needed:
                     columns[c] = _column(df, kind, c)
                 scores, executions = _refscore.evaluate_columns(
-                    pairs, columns, n, threads, fmt, stop, every, labels
+                    pairs, columns, n, threads, fmt, stop, every, labels, exit_on_error=exit_on_error
                 )
         except BaseException as e:
             # Stopped (Ctrl-C): the rows finished before it come with it.
@@ -577,7 +588,7 @@ def evaluate_dataframe(
 
     phoenix-evals' executor settings: ``exit_on_error=True`` starts no
     evaluation once one has failed (those not run get the status ``did
-    not run``; a built-in metric's column runs to its end);
+    not run``; built-in metrics' rows already running finish);
     ``max_retries=N`` calls a raising Python evaluator up to N more times
     (status ``completed with retries`` when a later call succeeds). A
     progress bar over every evaluation is shown when ``tqdm`` is
@@ -603,7 +614,7 @@ def evaluate_dataframe(
     try:
         needs_records = bool(python) or any(callable(s) for e in native for s in e._mapping.values())
         records = _records(dataframe, kind) if needs_records else None
-        _run_native(dataframe, kind, native, records, results, threads)
+        _run_native(dataframe, kind, native, records, results, threads, exit_on_error=opts.exit_on_error)
         bar.update(n * len(native))
         for ev in python:
             for i, row in enumerate(records or []):
@@ -667,7 +678,8 @@ async def async_evaluate_dataframe(
     ``exit_on_error``, ``max_retries``, ``tqdm_bar_format`` and
     ``hide_tqdm_bar`` are as in :func:`evaluate_dataframe`; here a Python
     evaluation that fails under ``exit_on_error=True`` also stops the
-    built-in metrics' rows not yet started.
+    built-in metrics' rows not yet started, and a built-in row that fails
+    (a judge that failed) stops the rest, Python evaluations included.
 
     On Ctrl-C the ``KeyboardInterrupt`` raised carries the frame of the
     rows finished so far as its ``partial_result`` attribute, as in
@@ -723,12 +735,15 @@ async def async_evaluate_dataframe(
         # the partial frame being built.
         own = _Results(n, fmt)
         try:
-            await asyncio.to_thread(_run_native, dataframe, kind, evs, records, own, cap, stop)
+            await asyncio.to_thread(_run_native, dataframe, kind, evs, records, own, cap, stop, opts.exit_on_error)
         except Exception:
             results.merge(own)  # stopped: the rows finished before it
             raise
         results.merge(own)
         bar.update(n * len(evs))
+        if halted():
+            # A failed row here stops the other column's rows not yet started.
+            stop.stop()
 
     async def judges() -> None:
         # Every slot, taken at once (before any Python evaluation starts:

@@ -67,6 +67,7 @@ def evaluate_columns(
     stop: Optional[Stop] = None,
     all_columns: Optional[Sequence[str]] = None,
     labels: Optional[Mapping[str, str]] = None,
+    exit_on_error: bool = False,
 ) -> tuple[dict[str, list[Any]], dict[str, list[dict[str, Any]]]]: ...
 def evaluate_arrow(
     evaluators: _Pairs,
@@ -75,6 +76,7 @@ def evaluate_arrow(
     score_format: str = "dict",
     stop: Optional[Stop] = None,
     all_columns: Optional[Sequence[str]] = None,
+    exit_on_error: bool = False,
 ) -> tuple[dict[str, list[Any]], dict[str, list[dict[str, Any]]]]: ...
 def score_arrow(
     evaluators: _Pairs,

@@ -96,15 +96,9 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
-#[pymethods]
 impl MetricEvaluator {
-    /// Builds the metric `metric` with `options` (a dict, as in a suite).
-    /// `judge` holds the settings of the judge LLM metrics ask (`model`,
-    /// `base_url`, `api_key_env`, ...); the API key is read from the
-    /// environment, never given here.
-    #[new]
-    #[pyo3(signature = (metric, options=None, name=None, judge=None))]
-    fn new(
+    /// [`MetricEvaluator::new`] but for its warnings.
+    fn build(
         metric: &str,
         options: Option<&Bound<'_, PyAny>>,
         name: Option<String>,
@@ -145,6 +139,34 @@ impl MetricEvaluator {
                 evaluator: Arc::from(built),
             })
         })
+    }
+}
+
+#[pymethods]
+impl MetricEvaluator {
+    /// Builds the metric `metric` with `options` (a dict, as in a suite).
+    /// `judge` holds the settings of the judge LLM metrics ask (`model`,
+    /// `base_url`, `api_key_env`, ...); the API key is read from the
+    /// environment, never given here.
+    ///
+    /// A judge that would send its API key over plain `http://` to
+    /// another machine is warned of (`UserWarning`), as `refscore run`
+    /// warns of it before a run starts.
+    #[new]
+    #[pyo3(signature = (metric, options=None, name=None, judge=None))]
+    fn new(
+        py: Python<'_>,
+        metric: &str,
+        options: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        judge: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let built = Self::build(metric, options, name, judge)?;
+        for w in built.judges.warnings() {
+            let message = std::ffi::CString::new(w.replace('\0', "")).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyUserWarning>(), &message, 1)?;
+        }
+        Ok(built)
     }
 
     /// The evaluator's name (the name of its main score).

@@ -1,6 +1,8 @@
 """ClassificationEvaluator on the Rust HTTP client, against the scripted
 OpenAI-compatible server."""
 
+import asyncio
+
 import pandas as pd
 import pytest
 
@@ -28,6 +30,28 @@ def test_classification_over_a_frame(scripted_llm):
     assert out["verdict_execution_details"][2]["status"] == "failed"
     [s] = judge.evaluate({"question": "q", "answer": "a", "hint": "good"})
     assert s.label == "good"
+
+
+def test_exit_on_error_stops_a_judged_column_at_its_first_failed_row(scripted_llm):
+    # phoenix-evals' exit_on_error: no request after the first failed
+    # judgement (a label outside the choices), sync and async alike (one
+    # thread: rows begun in order; with more, the rows already running finish).
+    judge = refscore.ClassificationEvaluator(
+        name="verdict",
+        prompt_template="LABEL={hint}",
+        choices=["good", "bad"],
+        judge={"model": "m", "base_url": scripted_llm, "api_key_env": "", "max_concurrency": 1},
+    )
+    df = pd.DataFrame({"hint": ["good", "maybe"] + ["good"] * 10})
+    want = ["completed", "failed"] + ["did not run"] * 10
+    before = judge.judge_usage()[0]["requests"] if judge.judge_usage() else 0
+    out = refscore.evaluate_dataframe(df, [judge], exit_on_error=True, threads=1)
+    assert [d["status"] for d in out["verdict_execution_details"]] == want
+    assert judge.judge_usage()[0]["requests"] - before == 2
+    out = asyncio.run(refscore.async_evaluate_dataframe(df, [judge], exit_on_error=True, concurrency=1))
+    assert [d["status"] for d in out["verdict_execution_details"]] == want
+    out = refscore.evaluate_dataframe(df, [judge])
+    assert [d["status"] for d in out["verdict_execution_details"]].count("completed") == 11
 
 
 def test_bad_judge_settings_are_refused():
@@ -250,6 +274,29 @@ def test_nan_judge_settings_and_numpy_nan_options_are_refused():
         )
     with pytest.raises(ValueError, match="option `beta`: nan"):
         refscore.metrics.precision_recall_fscore(beta=np.float32("nan"))
+
+
+def test_a_key_sent_over_plain_http_to_another_machine_is_warned_of(monkeypatch):
+    # As `refscore run` warns before a run starts (docs/judges.md); the
+    # key itself is never in the warning.
+    monkeypatch.setenv("REFSCORE_TEST_KEY", "sk-never-shown-1234")
+    far = {"model": "m", "base_url": "http://10.255.255.1:4000/v1", "api_key_env": "REFSCORE_TEST_KEY"}
+    with pytest.warns(UserWarning, match=r"sends its API key unencrypted: its base_url is plain http:// to 10\.255\.255\.1:4000") as seen:
+        refscore.ClassificationEvaluator(name="v", prompt_template="{x}", choices=["a", "b"], judge=far)
+    assert all("sk-never-shown" not in str(w.message) for w in seen)
+    with pytest.warns(UserWarning, match="unencrypted"):
+        refscore.metrics.hallucination(judge=far)
+    # Over https, to this machine, or with no key: nothing to warn of.
+    import warnings
+
+    for judge in [
+        {**far, "base_url": "https://10.255.255.1:4000/v1"},
+        {**far, "base_url": "http://127.0.0.1:4000/v1"},
+        {**far, "api_key_env": ""},
+    ]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            refscore.ClassificationEvaluator(name="v", prompt_template="{x}", choices=["a", "b"], judge=judge)
 
 
 def test_a_header_value_of_the_wrong_type_is_named_but_never_shown():

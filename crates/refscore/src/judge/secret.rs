@@ -169,6 +169,33 @@ fn char_pattern(c: char, out: &mut String) {
     out.push(')');
 }
 
+/// Characters of a secret that, echoed together as written, are redacted
+/// as the whole secret is (the part a server quotes of a key it refused:
+/// `Incorrect API key provided: sk-proj-abc1****`).
+const ECHOED_PART: usize = 12;
+
+/// Secrets at least this long have their parts redacted
+/// ([`ECHOED_PART`]); in a shorter one, a part is most of the secret.
+const LONG_SECRET: usize = 20;
+
+/// Every run of [`ECHOED_PART`] characters of each secret of
+/// [`LONG_SECRET`] characters or more, escaped for a pattern.
+fn partial_echoes(secrets: &[&str]) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for s in secrets {
+        let chars: Vec<char> = s.chars().collect();
+        if chars.len() < LONG_SECRET {
+            continue;
+        }
+        for w in chars.windows(ECHOED_PART) {
+            parts.push(regex::escape(&w.iter().collect::<String>()));
+        }
+    }
+    parts.sort_unstable();
+    parts.dedup();
+    parts
+}
+
 impl Redactor {
     /// A redactor of `secrets` (those shorter than 4 characters are
     /// ignored).
@@ -189,10 +216,16 @@ impl Redactor {
                 p
             })
             .collect();
+        // A part of a long secret echoed as written (a server's error that
+        // quotes a key's first characters): every run of
+        // [`ECHOED_PART`] of its characters, after the whole forms.
+        let parts = partial_echoes(&secrets);
+        let all: Vec<String> = alternatives.into_iter().chain(parts.iter().cloned()).collect();
         // A secret too long for a pattern is still removed where it is
         // written as is.
-        let pattern = regex::Regex::new(&alternatives.join("|")).ok().or_else(|| {
-            let plain: Vec<String> = secrets.iter().map(|s| regex::escape(s)).collect();
+        let pattern = regex::Regex::new(&all.join("|")).ok().or_else(|| {
+            let plain: Vec<String> =
+                secrets.iter().map(|s| regex::escape(s)).chain(parts).collect();
             regex::Regex::new(&plain.join("|")).ok()
         });
         Redactor { pattern }
@@ -277,6 +310,24 @@ mod tests {
         assert_eq!(format!("{r:?}"), "Redactor(***)");
         assert_eq!(Redactor::new(["abc"]).text("abc"), "abc", "too short to redact");
         assert_eq!(Redactor::default().text("x"), "x");
+    }
+
+    #[test]
+    fn a_part_of_a_long_key_echoed_as_written_is_removed() {
+        let key = "sk-proj-Abc123Def456Ghi789Jkl";
+        let r = Redactor::new([key]);
+        // The first 12 characters, as OpenAI quotes a key it refused.
+        assert_eq!(
+            r.text("Incorrect API key provided: sk-proj-Abc1****. See https://x"),
+            "Incorrect API key provided: *******. See https://x"
+        );
+        // Its end, and the whole key (once, not as parts).
+        assert_eq!(r.text("ends 456Ghi789Jkl!"), "ends ***!");
+        assert_eq!(r.text(&format!("[{key}]")), "[***]");
+        // Eleven characters are left: too short a part to say much.
+        assert_eq!(r.text("sk-proj-Abc"), "sk-proj-Abc");
+        // A short secret has no parts redacted.
+        assert_eq!(Redactor::new(["abcdefghijklmnop"]).text("abcdefghijkl"), "abcdefghijkl");
     }
 
     #[test]

@@ -67,6 +67,45 @@ fn credentials_echoed_json_escaped_reach_no_output_and_not_the_cache() {
     assert!(!all.contains(&unicode("SECRET")[..24]), "a credential leaked escaped");
 }
 
+/// A server that quotes part of the key (OpenAI's 401 quotes its first
+/// characters; another echoes all but its last) leaves no 12 characters
+/// of it together anywhere: not in results, reports, console or cache.
+#[test]
+fn parts_of_the_key_echoed_back_reach_no_output_and_not_the_cache() {
+    let quoted = format!(
+        r#"{{"error": {{"message": "Incorrect API key provided: {}****{}", "type": "invalid_request_error"}}}}"#,
+        &KEY[..12],
+        &KEY[KEY.len() - 4..]
+    );
+    let most = json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant",
+        "content": format!("{{\"label\": \"polite\", \"explanation\": \"key {}\"}}", &KEY[..KEY.len() - 1])}}]});
+    let server = ScriptedServer::start(Script::new(vec![
+        Rule::new(
+            When::PromptContains("echo-401".into()),
+            Reply::Status { code: 401, retry_after: None, body: quoted },
+        ),
+        Rule::new(When::PromptContains("echo-most".into()), Reply::Garbage(most.to_string())),
+    ]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &server.base_url(), &["echo-401", "echo-most"], &json!({}), "{}");
+    let o = run_with_key(dir.path(), KEY, &["--report", "md,junit,html"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    assert!(error(&r, 0).contains("HTTP 401"), "{}", error(&r, 0));
+    assert!(error(&r, 0).contains("Incorrect API key provided: ***"), "{}", error(&r, 0));
+    assert_eq!(r[1]["scores"][0]["label"], "polite", "{}", r[1]);
+    assert_eq!(r[1]["scores"][0]["explanation"], "key ***", "{}", r[1]);
+    assert!(dir.path().join(".refscore/cache.db").exists());
+    let all = everything(dir.path(), &o);
+    let chars: Vec<char> = KEY.chars().collect();
+    for part in chars.windows(12) {
+        let part: String = part.iter().collect();
+        assert!(!all.contains(&part), "`{part}` of the key leaked");
+    }
+}
+
 #[test]
 fn a_text_verdict_is_its_first_line_whatever_json_follows() {
     // The server ignores tools and answers text: a JSON example further

@@ -126,7 +126,14 @@ impl fmt::Debug for ApiKey {
 /// strings, so that no decoding of what is kept can bring a secret back. Its `Debug` shows nothing of the secrets.
 #[derive(Clone, Default)]
 pub(crate) struct Redactor {
+    /// Every whole form of every secret.
     pattern: Option<regex::Regex>,
+    /// Parts of the long secrets as written ([`ECHOED_PART`]).
+    parts: Option<regex::Regex>,
+    /// Each part: the secret it is of (its characters) and where in it.
+    part_of: std::collections::HashMap<String, (usize, usize)>,
+    /// The characters of the long secrets, by their index in `part_of`.
+    long: Vec<Vec<char>>,
 }
 
 impl fmt::Debug for Redactor {
@@ -178,22 +185,25 @@ const ECHOED_PART: usize = 12;
 /// ([`ECHOED_PART`]); in a shorter one, a part is most of the secret.
 const LONG_SECRET: usize = 20;
 
-/// Every run of [`ECHOED_PART`] characters of each secret of
-/// [`LONG_SECRET`] characters or more, escaped for a pattern.
-fn partial_echoes(secrets: &[&str]) -> Vec<String> {
-    let mut parts: Vec<String> = Vec::new();
+/// The secrets of [`LONG_SECRET`] characters or more, as characters, and
+/// each run of [`ECHOED_PART`] of their characters with where it is (the
+/// first place, for a run a secret repeats).
+type Parts = (Vec<Vec<char>>, std::collections::HashMap<String, (usize, usize)>);
+
+fn partial_echoes(secrets: &[&str]) -> Parts {
+    let mut long = Vec::new();
+    let mut part_of = std::collections::HashMap::new();
     for s in secrets {
         let chars: Vec<char> = s.chars().collect();
         if chars.len() < LONG_SECRET {
             continue;
         }
-        for w in chars.windows(ECHOED_PART) {
-            parts.push(regex::escape(&w.iter().collect::<String>()));
+        for (at, w) in chars.windows(ECHOED_PART).enumerate() {
+            part_of.entry(w.iter().collect::<String>()).or_insert((long.len(), at));
         }
+        long.push(chars);
     }
-    parts.sort_unstable();
-    parts.dedup();
-    parts
+    (long, part_of)
 }
 
 impl Redactor {
@@ -216,23 +226,64 @@ impl Redactor {
                 p
             })
             .collect();
-        // A part of a long secret echoed as written (a server's error that
-        // quotes a key's first characters): every run of
-        // [`ECHOED_PART`] of its characters, after the whole forms.
-        let parts = partial_echoes(&secrets);
-        let all: Vec<String> = alternatives.into_iter().chain(parts.iter().cloned()).collect();
         // A secret too long for a pattern is still removed where it is
         // written as is.
-        let pattern = regex::Regex::new(&all.join("|")).ok().or_else(|| {
-            let plain: Vec<String> =
-                secrets.iter().map(|s| regex::escape(s)).chain(parts).collect();
+        let pattern = regex::Regex::new(&alternatives.join("|")).ok().or_else(|| {
+            let plain: Vec<String> = secrets.iter().map(|s| regex::escape(s)).collect();
             regex::Regex::new(&plain.join("|")).ok()
         });
-        Redactor { pattern }
+        // A part of a long secret echoed as written (a server's error that
+        // quotes a key's first characters): every run of [`ECHOED_PART`]
+        // of its characters, removed after the whole forms.
+        let (long, part_of) = partial_echoes(&secrets);
+        let mut escaped: Vec<String> = part_of.keys().map(|p| regex::escape(p)).collect();
+        escaped.sort_unstable();
+        let parts = (!escaped.is_empty()).then(|| regex::Regex::new(&escaped.join("|")).ok());
+        Redactor { pattern, parts: parts.flatten(), part_of, long }
     }
 
-    /// `text` with every form of every secret replaced by `***`.
+    /// `text` with every form of every secret replaced by `***`, then
+    /// every part of a long one ([`ECHOED_PART`] characters or more of it
+    /// in a row, as written, each run replaced by one `***`).
     pub(crate) fn text(&self, text: &str) -> String {
+        let whole = self.whole(text);
+        let Some(parts) = &self.parts else { return whole };
+        let mut out = String::with_capacity(whole.len());
+        let (mut kept, mut from) = (0, 0);
+        while let Some(m) = parts.find_at(&whole, from) {
+            let Some(&(secret, at)) = self.part_of.get(m.as_str()) else { break };
+            let key = self.long.get(secret).map_or(&[][..], Vec::as_slice);
+            // The run goes on as far as the text goes on with the secret,
+            // on either side.
+            let (mut start, mut end) = (m.start(), m.end());
+            for (next, c) in (at + ECHOED_PART..).zip(whole[end..].chars()) {
+                if key.get(next) != Some(&c) {
+                    break;
+                }
+                end += c.len_utf8();
+            }
+            let mut before = at;
+            for c in whole[kept..start].chars().rev() {
+                if before == 0 || key.get(before - 1) != Some(&c) {
+                    break;
+                }
+                start -= c.len_utf8();
+                before -= 1;
+            }
+            out.push_str(&whole[kept..start]);
+            out.push_str("***");
+            (kept, from) = (end, end);
+        }
+        out.push_str(&whole[kept..]);
+        out
+    }
+
+    /// `text` with every whole form of every secret replaced by `***`,
+    /// its parts left: for a reply body that is decoded and redacted
+    /// again ([`Redactor::value`]), once the text parts of its content are
+    /// joined (a key split across two parts, each a part of it, is then
+    /// removed whole).
+    pub(crate) fn whole(&self, text: &str) -> String {
         match &self.pattern {
             Some(p) => p.replace_all(text, "***").into_owned(),
             None => text.to_owned(),
@@ -324,6 +375,11 @@ mod tests {
         // Its end, and the whole key (once, not as parts).
         assert_eq!(r.text("ends 456Ghi789Jkl!"), "ends ***!");
         assert_eq!(r.text(&format!("[{key}]")), "[***]");
+        // A run longer than a part is one `***`, on either side of the
+        // part found first.
+        assert_eq!(r.text(&format!("<{}>", &key[..key.len() - 1])), "<***>");
+        assert_eq!(r.text(&format!("<{}>", &key[3..key.len() - 2])), "<***>");
+        assert_eq!(r.text("x sk-proj-Abc123D y 123Def456Ghi z"), "x *** y *** z");
         // Eleven characters are left: too short a part to say much.
         assert_eq!(r.text("sk-proj-Abc"), "sk-proj-Abc");
         // A short secret has no parts redacted.

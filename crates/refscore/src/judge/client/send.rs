@@ -183,8 +183,9 @@ impl Judge {
             }
             record.latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
             // A server that echoes the key back must not carry it into
-            // scores, errors or the cache.
-            return Ok(Step::Done(self.redactor.text(&text)));
+            // scores, errors or the cache: its whole forms go now, its
+            // parts once the reply's content parts are joined (`parse`).
+            return Ok(Step::Done(self.redactor.whole(&text)));
         }
         // 501 Not Implemented will not change on a retry, nor will a 429
         // that says the account's quota is spent, nor a server saying it

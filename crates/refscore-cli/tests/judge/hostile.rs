@@ -207,6 +207,10 @@ fn structured_output_fallbacks_are_requests_not_failed_judgements() {
     let requests = j["requests"].as_u64().unwrap();
     assert!((5..=9).contains(&requests), "{j}");
     assert_eq!(requests, server.request_count() as u64);
+    // The mode the judge moved to is said, as a refused setting is.
+    let moved = "the server refused tools and response_format: judgements asked as plain text";
+    assert_eq!(j["adapted"], json!([moved]), "{j}");
+    assert!(stdout(&o).contains(moved), "{}", stdout(&o));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value};
 
-use super::Judge;
+use super::{Judge, StructuredMode};
 
 /// Words that say a setting is refused, not merely out of range.
 const REFUSALS: [&str; 15] = [
@@ -239,11 +239,25 @@ impl Judge {
         Adaptation::ALL.into_iter().filter(|a| bits & a.bit() != 0).collect()
     }
 
-    /// What [`Judge::adaptations`] changed, in words.
+    /// What [`Judge::adaptations`] changed, in words, after the
+    /// structured-output mode the judge moved to when its server refused
+    /// the more structured ones (see [`Judge::reject_mode`]).
     pub(crate) fn adaptations_described(&self) -> Vec<String> {
         let learnt = self.adaptations();
         let seeded = self.config.seed.is_some() && !learnt.contains(&Adaptation::NoSeed);
-        learnt.iter().map(|a| a.describe(seeded).to_owned()).collect()
+        let mode = match self.preferred_mode() {
+            StructuredMode::Tools => None,
+            StructuredMode::JsonSchema => {
+                Some("the server refused tools: judgements asked with response_format json_schema")
+            }
+            StructuredMode::Text => {
+                Some("the server refused tools and response_format: judgements asked as plain text")
+            }
+        };
+        mode.into_iter()
+            .map(str::to_owned)
+            .chain(learnt.iter().map(|a| a.describe(seeded).to_owned()))
+            .collect()
     }
 
     /// Learns `a`: later requests are sent without the refused setting.

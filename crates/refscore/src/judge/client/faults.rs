@@ -456,6 +456,23 @@ fn a_422_from_a_closed_request_model_drops_the_seed() {
 }
 
 /// A port of 127.0.0.1 nothing listens on (bound, then closed).
+/// A 200 whose body breaks off (the connection closed before its
+/// Content-Length) is retried, then said to be cut off: the server did
+/// answer, so its address is not what to check.
+#[test]
+fn a_reply_cut_off_mid_body_says_so_not_that_no_answer_came() {
+    let cut = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"choices\": [";
+    let (base, seen) = serve(|_| vec![cut; 3]);
+    let j = judge(&base);
+    let e = j.chat("ev", Map::new()).unwrap_err();
+    assert!(matches!(e, JudgeError::Transport { attempts: 3, .. }), "{e}");
+    let text = e.to_string();
+    assert!(text.contains("the reply was cut off: HTTP 200 and its headers came"), "{text}");
+    assert!(text.contains("closed the connection mid-reply"), "{text}");
+    assert!(!text.contains("base_url"), "{text}");
+    assert_eq!(seen.lock().unwrap().len(), 3);
+}
+
 fn closed_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }

@@ -155,7 +155,13 @@ impl Judge {
             }
             Err(BodyFailure::Transport(why)) if ok => {
                 if attempt > retries {
-                    return Err(self.transport(self.redactor.text(&why), attempt, url));
+                    // The server answered: its reply was cut, not missing.
+                    let why = format!(
+                        "the reply was cut off: HTTP {status} and its headers came, then the \
+                         body broke off ({})",
+                        self.redactor.text(&why)
+                    );
+                    return Err(self.transport(why, attempt, url));
                 }
                 return Ok(Step::Retry(None));
             }
@@ -260,7 +266,12 @@ impl Judge {
     /// redacted) and says what to check.
     pub(super) fn transport(&self, reason: String, attempts: u32, url: &str) -> JudgeError {
         let shown = self.redactor.text(&crate::judge::config::shown_url(url));
-        let hint = if reason.starts_with("timed out") {
+        let hint = if reason.starts_with("the reply was cut off") {
+            String::from(
+                " (the server or a proxy between closed the connection mid-reply: check its \
+                 logs, its timeouts and its limits on a reply's size)",
+            )
+        } else if reason.starts_with("timed out") {
             format!(
                 " (no answer within the judge's timeout of {} s: raise `timeout` for a slow \
                  server; else {})",

@@ -393,7 +393,8 @@ pub(crate) fn load_run(
                 started_at: info.as_ref().map(|i| i.started_at.clone()),
                 git_commit: info.as_ref().and_then(|i| i.git.as_ref().map(|g| g.commit.clone())),
                 suite: info.as_ref().map(|i| i.suite.clone()),
-                dataset_hash: info.map(|i| i.dataset_hash),
+                dataset_hash: info.as_ref().map(|i| i.dataset_hash.clone()),
+                suite_hash: info.map(|i| i.suite_hash).filter(|h| !h.is_empty()),
             },
         ));
     }
@@ -426,6 +427,7 @@ fn stored_info(
         git_commit: entry.git_commit.clone(),
         suite: Some(entry.suite.clone()),
         dataset_hash: Some(entry.info.dataset_hash.clone()).filter(|h| !h.is_empty()),
+        suite_hash: Some(entry.info.suite_hash.clone()).filter(|h| !h.is_empty()),
     }
 }
 

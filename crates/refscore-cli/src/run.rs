@@ -244,6 +244,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(w) = baseline.as_ref().ok().and_then(|(_, found)| baseline_differs(found, &info)) {
         eprintln!("warning: {}", crate::table::printable(&w));
     }
+    if let Some(w) = baseline.as_ref().ok().and_then(|(_, found)| suite_changed(found, &info)) {
+        eprintln!("note: {}", crate::table::printable(&w));
+    }
     if let (Ok((_, found)), Some(store), None) = (&baseline, &store, &suite.name)
         && let Some(w) = baseline_of_another_file(store, found, &info)
     {
@@ -763,6 +766,31 @@ fn baseline_differs(found: &BaselineInfo, current: &RunInfo) -> Option<String> {
     };
     let suite = found.suite.as_ref().filter(|s| **s != current.suite)?;
     Some(format!("the baseline, {which}, is a run of suite `{suite}`, not `{}`", current.suite))
+}
+
+/// What to say when the baseline ran the same suite as it was then: its
+/// file, or a rules file or JSON Schema it names, has changed since (the
+/// suites' hashes differ), so a score may have moved with the suite
+/// rather than with the outputs. `None` for a baseline of another suite
+/// ([`baseline_differs`] says that) or whose suite hash is not known.
+fn suite_changed(found: &BaselineInfo, current: &RunInfo) -> Option<String> {
+    let theirs = found.suite_hash.as_deref().filter(|h| !h.is_empty())?;
+    if theirs == current.suite_hash || found.suite.as_ref().is_some_and(|s| *s != current.suite) {
+        return None;
+    }
+    let which = match (found.run_id, &found.folder) {
+        (_, Some(folder)) => format!("the output folder {folder}"),
+        (Some(id), None) => format!("run {id}"),
+        (None, None) => return None,
+    };
+    Some(format!(
+        "suite `{}` has changed since the baseline, {which}: its file, or a file its options \
+         name, differs ({} then, {} now), so a score may have moved with the suite rather \
+         than with the outputs",
+        current.suite,
+        crate::runs::short(theirs),
+        crate::runs::short(&current.suite_hash)
+    ))
 }
 
 /// What to say when the store chose as baseline a run of another suite

@@ -286,7 +286,7 @@ fn show(
 
 /// A recorded hash as shown: `blake3` and its first 12 digits, or why
 /// there is none.
-fn short(h: &str) -> String {
+pub(crate) fn short(h: &str) -> String {
     if h.is_empty() {
         String::from("not hashed: a pipe or a device")
     } else {

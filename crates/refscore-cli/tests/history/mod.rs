@@ -224,6 +224,35 @@ fn ten_rows_two_suites() -> (tempfile::TempDir, PathBuf) {
     (dir, store)
 }
 
+/// A baseline that ran another version of the suite (its file, or a
+/// rules file it names, changed) is noted: a score may have moved with
+/// the suite, not with the outputs.
+#[test]
+fn a_suite_changed_since_its_baseline_is_noted() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o2", "-q"]);
+    assert!(!stderr(&o).contains("has changed since the baseline"), "{}", stderr(&o));
+    let s2 = json(&d.join("o2/summary.json"));
+    assert_eq!(s2["comparison"]["baseline"]["suite_hash"], s2["run"]["suite_hash"]);
+    write(d, "suite.yaml", &SUITE.replace("threshold: 0.5", "threshold: 0.6"));
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o3", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("note: suite `invoices` has changed since the baseline, run 2: its file, or a file its options name, differs (blake3 "),
+        "{e}"
+    );
+    // Named on the command line, by folder, alike.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q", "--baseline", "./o1"]);
+    assert!(stderr(&o).contains("since the baseline, the output folder ./o1"), "{}", stderr(&o));
+    // Its own earlier version is no longer a change.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o5", "-q"]);
+    assert!(!stderr(&o).contains("has changed since"), "{}", stderr(&o));
+}
+
 /// Runs recorded, none of them passed: the run is told why it has no
 /// baseline, not that there is none "yet".
 #[test]

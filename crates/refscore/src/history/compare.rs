@@ -42,6 +42,11 @@ pub struct BaselineInfo {
     /// The BLAKE3 hash of the dataset the baseline read, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dataset_hash: Option<String>,
+    /// The hash of the suite the baseline ran (its file and the files its
+    /// options name), when known: beside the run's own `suite_hash`, it
+    /// says whether the scoring changed between the two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_hash: Option<String>,
 }
 
 /// Row counts of a comparison.

@@ -334,6 +334,7 @@ fn with_baseline(summary: &mut RunSummary, lines: &[String]) {
         git_commit: Some(String::from("fedcba9876543210")),
         suite: None,
         dataset_hash: None,
+        suite_hash: None,
     };
     let policy = RegressionPolicy::default();
     summary

@@ -35,6 +35,7 @@ fn info() -> BaselineInfo {
         git_commit: None,
         suite: None,
         dataset_hash: None,
+        suite_hash: None,
     }
 }
 

@@ -774,10 +774,10 @@ fn baseline_differs(found: &BaselineInfo, current: &RunInfo) -> Option<String> {
 /// rather than with the outputs. `None` for a baseline of another suite
 /// ([`baseline_differs`] says that) or whose suite hash is not known.
 fn suite_changed(found: &BaselineInfo, current: &RunInfo) -> Option<String> {
-    let theirs = found.suite_hash.as_deref().filter(|h| !h.is_empty())?;
-    if theirs == current.suite_hash || found.suite.as_ref().is_some_and(|s| *s != current.suite) {
+    if !found.suite_changed(&current.suite, &current.suite_hash) {
         return None;
     }
+    let theirs = found.suite_hash.as_deref().unwrap_or_default();
     let which = match (found.run_id, &found.folder) {
         (_, Some(folder)) => format!("the output folder {folder}"),
         (Some(id), None) => format!("run {id}"),

@@ -238,8 +238,14 @@ fn a_suite_changed_since_its_baseline_is_noted() {
     let s2 = json(&d.join("o2/summary.json"));
     assert_eq!(s2["comparison"]["baseline"]["suite_hash"], s2["run"]["suite_hash"]);
     write(d, "suite.yaml", &SUITE.replace("threshold: 0.5", "threshold: 0.6"));
-    let o = at(d, &store, &["run", "suite.yaml", "-o", "o3", "-q"]);
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o3", "-q", "--report", "md,html"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // The reports say it too, from summary.json's two hashes.
+    let said = "the suite has changed since the baseline (its file, or a file its options name)";
+    for report in ["o3/report.md", "o3/report.html"] {
+        let text = std::fs::read_to_string(d.join(report)).unwrap();
+        assert!(text.contains(said), "{report}: {text}");
+    }
     let e = stderr(&o);
     assert!(
         e.contains("note: suite `invoices` has changed since the baseline, run 2: its file, or a file its options name, differs (blake3 "),
@@ -249,8 +255,10 @@ fn a_suite_changed_since_its_baseline_is_noted() {
     let o = at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q", "--baseline", "./o1"]);
     assert!(stderr(&o).contains("since the baseline, the output folder ./o1"), "{}", stderr(&o));
     // Its own earlier version is no longer a change.
-    let o = at(d, &store, &["run", "suite.yaml", "-o", "o5", "-q"]);
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o5", "-q", "--report", "md"]);
     assert!(!stderr(&o).contains("has changed since"), "{}", stderr(&o));
+    let text = std::fs::read_to_string(d.join("o5/report.md")).unwrap();
+    assert!(text.contains("Against the baseline") && !text.contains(said), "{text}");
 }
 
 /// Runs recorded, none of them passed: the run is told why it has no

@@ -49,6 +49,23 @@ pub struct BaselineInfo {
     pub suite_hash: Option<String>,
 }
 
+impl BaselineInfo {
+    /// Whether the baseline ran suite `suite` as another version of it
+    /// than `suite_hash` (its file, or a file its options name, changed
+    /// since): a score may then have moved with the suite rather than
+    /// with the outputs. `false` for a baseline of another suite, or
+    /// whose suite hash is not known.
+    pub fn suite_changed(&self, suite: &str, suite_hash: &str) -> bool {
+        self.suite_hash.as_deref().is_some_and(|h| !h.is_empty() && h != suite_hash)
+            && self.suite.as_deref().is_none_or(|s| s == suite)
+    }
+}
+
+/// What a report says of a baseline whose suite has changed since
+/// ([`BaselineInfo::suite_changed`]).
+pub const SUITE_CHANGED: &str = "the suite has changed since the baseline (its file, or a file \
+     its options name): a score may have moved with the suite rather than with the outputs";
+
 /// Row counts of a comparison.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,

@@ -238,6 +238,11 @@ fn comparison_view(s: &RunSummary) -> Option<ComparisonView> {
     if let Some(at) = &b.started_at {
         baseline.push(("started", at.clone()));
     }
+    if let Some(run) = &s.run
+        && b.suite_changed(&run.suite, &run.suite_hash)
+    {
+        baseline.push(("note", crate::history::SUITE_CHANGED.to_owned()));
+    }
     Some(ComparisonView {
         status: c.status.as_str(),
         reason: b.reason.clone(),

@@ -174,7 +174,7 @@ const HIDDEN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202
 
 test("hostile data: long ids stay in the viewport, hidden characters show as escapes", { skip: !hostile }, async () => {
   const { page, problems } = await open({}, join(hostile, "report.html"));
-  assert.equal(await page.locator("#rows tbody tr.row").count(), 3);
+  assert.equal(await page.locator("#rows tbody tr.row").count(), 4);
   // The 5,000-character id is cut: the table, and each row's status, fit.
   const fit = await page.evaluate(() => ({
     width: window.innerWidth,
@@ -184,7 +184,7 @@ test("hostile data: long ids stay in the viewport, hidden characters show as esc
   }));
   assert.ok(fit.page <= fit.width && fit.table <= fit.width && fit.status <= fit.width, JSON.stringify(fit));
   for (const row of await page.locator("#rows tbody tr.row button").all()) await row.click();
-  assert.equal(await page.locator("#rows tbody tr.open").count(), 3);
+  assert.equal(await page.locator("#rows tbody tr.open").count(), 4);
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "opened rows fit");
   // Every text node (innerText would add tabs between cells).
   const text = await page.evaluate(() => document.body.textContent);
@@ -196,6 +196,21 @@ test("hostile data: long ids stay in the viewport, hidden characters show as esc
   const titles = await page.locator("[title]").evaluateAll((ns) => ns.map((n) => n.title).join("\n"));
   assert.equal(titles.match(HIDDEN), null);
   await page.screenshot({ path: join(dir, "screenshot-hostile.png"), fullPage: false });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("hostile data: the text filter finds a row by its evaluation's error and its checks' reasons", { skip: !hostile }, async () => {
+  const { page, problems } = await open({}, join(hostile, "report.html"));
+  // The row without a reference failed its evaluation: its error is what
+  // the opened row shows, and what the filter looks in.
+  await page.fill("#f-text", "no column `reference`");
+  await page.waitForFunction(() => document.querySelector("#count").textContent.startsWith("1 of"));
+  await page.click("#rows tbody tr.row");
+  assert.match(await page.locator("#rows tbody tr.open").textContent(), /Evaluation failed: .*no column `reference`/);
+  // A failed check's reason finds the rows that failed that way.
+  await page.fill("#f-text", "value mismatch");
+  await page.waitForFunction(() => document.querySelector("#count").textContent.startsWith("3 of"));
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -212,7 +227,9 @@ test("hostile data: an XML parser reads junit.xml's names back as written", { sk
       failures: [...doc.querySelectorAll("testsuite[name=f] failure")].map((f) => f.textContent),
     };
   }, xml);
-  assert.deepEqual(read.suites, [["gate", "0"], ["f", "3"]]);
+  // The row without a reference failed its evaluation (an error), which
+  // fails the gate's max_failed_rows.
+  assert.deepEqual(read.suites, [["gate", "1"], ["f", "3"]]);
   assert.ok(read.names.includes("tab\there\rcr"), JSON.stringify(read.names.slice(1)));
   assert.ok(read.names.includes("a\\u{0}b\\u{1b}[31mRED\\u{202e}evil"), JSON.stringify(read.names.slice(1)));
   assert.ok(read.failures.some((f) => f.includes("got t\tu")), JSON.stringify(read.failures));

@@ -31,6 +31,7 @@ const rows = [
   { id: "https://example.com/datasets/" + "x".repeat(5000), output: { v: "a" }, reference: { v: "b" } },
   { id: "a\u0000b\u001b[31mRED\u202eevil", output: { v: "x\u0000y\u202ez" }, reference: { v: "q" } },
   { id: "tab\there\rcr", output: { v: "t\tu" }, reference: { v: "q" } },
+  { id: "no-reference", output: { v: "a" } },
 ];
 fs.writeFileSync(dir + "/data.jsonl", rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
 fs.writeFileSync(dir + "/suite.yaml", "name: hostile\ndataset: data.jsonl\nid: id\nevaluators:\n  - {name: f, metric: json_similarity, threshold: 1}\n");

@@ -927,7 +927,7 @@ fn repeated_ids_are_warned_of_in_the_console_summary_and_reports() {
     let md = std::fs::read_to_string(d.join("out/report.md")).unwrap();
     assert!(md.contains("**2 rows repeat an earlier row's id** (`r0`, `r1`)"), "{md}");
     let html = std::fs::read_to_string(d.join("out/report.html")).unwrap();
-    assert!(html.contains("2 rows repeat an earlier row's id</strong>"), "{html}");
+    assert!(html.contains("2 rows repeat an earlier row&#x27;s id</strong>"), "{html}");
     // The recorded run's report says the same.
     let o = at(d, &store, &["report", "latest", "-o", "rep", "--report", "md"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));

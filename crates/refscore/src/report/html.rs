@@ -168,6 +168,7 @@ pub fn render(
     let ctx = context! {
         title => title,
         facts => Serde(super::run_facts(summary)),
+        repeated_ids => super::repeated_ids_said(summary.repeated_ids.rows),
         summary => Serde(summary),
         duration => format!("{:.2}", summary.duration_s),
         evaluators => Serde(&evaluators),

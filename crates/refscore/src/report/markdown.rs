@@ -138,8 +138,8 @@ fn header(s: &RunSummary) -> String {
         let ids: Vec<String> =
             s.repeated_ids.examples.iter().map(|id| md_code(id, ID_CHARS, false)).collect();
         facts.push(format!(
-            "**{} rows repeat an earlier row's id** ({})",
-            s.repeated_ids.rows,
+            "**{}** ({})",
+            super::repeated_ids_said(s.repeated_ids.rows),
             ids.join(", ")
         ));
     }

@@ -239,6 +239,16 @@ pub fn title(summary: &RunSummary) -> &str {
     summary.run.as_ref().map_or("run", |r| r.suite.as_str())
 }
 
+/// What the report header says of rows whose id an earlier row had:
+/// `1 row repeats an earlier row's id`, `3 rows repeat …`.
+pub(crate) fn repeated_ids_said(rows: u64) -> String {
+    if rows == 1 {
+        String::from("1 row repeats an earlier row's id")
+    } else {
+        format!("{rows} rows repeat an earlier row's id")
+    }
+}
+
 /// What the report header says about where a run came from, as
 /// (label, value) pairs: suite file, dataset, commit, tags, run id, start,
 /// version. Empty without `run` information.

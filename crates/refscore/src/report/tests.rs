@@ -388,3 +388,9 @@ fn report_errors_say_their_cause_once_and_name_the_temporary_folder() {
         "a temporary file of the report in /tmp/x (set TMPDIR to use another folder): disk full"
     );
 }
+
+#[test]
+fn one_repeated_id_is_one_row() {
+    assert_eq!(repeated_ids_said(1), "1 row repeats an earlier row's id");
+    assert_eq!(repeated_ids_said(2), "2 rows repeat an earlier row's id");
+}

@@ -38,11 +38,21 @@
   var fEval = document.getElementById("f-evaluator");
   var fStatus = document.getElementById("f-status");
   var fText = document.getElementById("f-text");
+  // What the text filter looks in: the id, and of a failed row its
+  // failing paths, its checks' reasons, its evaluations' errors and the
+  // error of an unreadable row.
   function searchText(r) {
     var t = r[0].toLowerCase();
     if (r[6] >= 0) {
       var x = extra[r[6]];
-      for (var name in x.ev) x.ev[name].d.forEach(function (d) { t += "\n" + String(d[0]).toLowerCase(); });
+      for (var name in x.ev) {
+        var v = x.ev[name];
+        v.d.forEach(function (d) {
+          t += "\n" + String(d[0]).toLowerCase();
+          if (d[4]) t += "\n" + String(d[4]).toLowerCase();
+        });
+        if (v.x) t += "\n" + String(v.x).toLowerCase();
+      }
       if (x.e) t += "\n" + x.e.toLowerCase();
     }
     return t;

@@ -62,8 +62,12 @@ pub fn to_string(
             }
         }
     }
-    let mut doc =
-        Doc { text: String::new(), budget: opts.max_bytes.max(NOTE_ROOM * 2), cut: false };
+    let mut doc = Doc {
+        text: String::new(),
+        budget: opts.max_bytes.max(NOTE_ROOM * 2),
+        cut: false,
+        rows_shown: None,
+    };
     doc.push(&header(summary));
     doc.push(&gate(summary));
     doc.push(&evaluators(summary));
@@ -79,8 +83,9 @@ pub fn to_string(
                 String::new()
             }
         ));
-        for row in &failed {
+        for (shown, row) in failed.iter().enumerate() {
             if !doc.push(&failed_row(summary, row)) {
+                doc.rows_shown = Some((shown, failed_total));
                 break;
             }
         }
@@ -97,6 +102,9 @@ struct Doc {
     text: String,
     budget: usize,
     cut: bool,
+    /// When the cut came among the failed rows: how many were shown, of
+    /// how many.
+    rows_shown: Option<(usize, u64)>,
 }
 
 impl Doc {
@@ -113,10 +121,15 @@ impl Doc {
 
     fn finish(mut self) -> String {
         if self.cut {
-            self.text.push_str(
-                "\n> **Report cut** to stay under the size limit of a step summary; \
+            let at = match self.rows_shown {
+                Some((shown, total)) => format!(" after {shown} of the {total} failed rows"),
+                None => String::new(),
+            };
+            let _ = write!(
+                self.text,
+                "\n> **Report cut**{at} to stay under the size limit of a step summary; \
                  the full results are in `results.jsonl` (and in `report.html`, which \
-                 `--report html` writes).\n",
+                 `--report html` writes).\n"
             );
         }
         self.text

@@ -141,13 +141,23 @@ fn markdown_puts_the_gate_first_and_folds_failed_checks() {
 #[test]
 fn markdown_stays_under_its_size_limit_with_a_note() {
     let (_, summary, lines) = example_run();
+    let mut among_rows = 0;
     for max_bytes in [2_000, 6_000, 20_000] {
         let opts = Options { max_rows: 1000, max_bytes, ..Options::default() };
         let md = markdown::to_string(&summary, &mut rows_of(&lines), &opts).unwrap();
         assert!(md.len() <= max_bytes, "{} > {max_bytes}", md.len());
         assert!(md.contains("Report cut"), "{max_bytes}");
         assert!(md.contains("Gate passed"));
+        // Cut among the failed rows, the note says how many were shown.
+        let shown = md.matches("\n### `").count();
+        if md.contains("## Failed rows") {
+            let failed = summary.rows - 35;
+            let said = format!("**Report cut** after {shown} of the {failed} failed rows");
+            assert!(md.contains(&said), "{max_bytes}: {said}\n{md}");
+            among_rows += 1;
+        }
     }
+    assert!(among_rows > 0, "no limit cut among the failed rows");
     let whole = markdown::to_string(
         &summary,
         &mut rows_of(&lines),

@@ -351,7 +351,7 @@ fn junit_fails_when_the_gate_fails() {
         ),
         "{xml}"
     );
-    assert!(xml.contains("<testcase name=\"rows_scored\" classname=\"pass\"/>"), "{xml}");
+    assert!(xml.contains("<testcase name=\"rows_scored\" classname=\"pass.gate\"/>"), "{xml}");
 }
 
 /// The console, report.md and report.html say a regression check's status

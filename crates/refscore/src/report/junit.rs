@@ -1,7 +1,8 @@
 //! The JUnit XML report, for CI test tabs: first a `gate` test suite with
 //! one test case per gate check, failing when the check failed, so a run
 //! whose gate failed never shows green; then one test suite per evaluator,
-//! one test case per row (classname: the suite, name: the row id). A row
+//! one test case per row (classname: `<suite>.<evaluator>`, name: the row
+//! id; a gate check's classname is `<suite>.gate`). A row
 //! that missed the evaluator's threshold is a failure carrying its failed
 //! checks; a failed evaluation or an unreadable row is an error.
 //!
@@ -44,18 +45,23 @@ pub(super) fn render_spilling(
     out: &mut dyn Write,
     spill: usize,
 ) -> Result<(), ReportError> {
-    let classname = super::title(summary);
+    let title = super::title(summary);
+    // A case's identity in a CI's test history is its classname and name:
+    // the row id alone would be one test for every evaluator.
+    let gate_class = format!("{title}.{GATE_SUITE}");
     let mut gate = Suite::new(GATE_SUITE);
     for c in &summary.gate.checks {
-        gate.add(&c.name, classname, None, None, gate_failure(c).as_ref());
+        gate.add(&c.name, &gate_class, None, None, gate_failure(c).as_ref());
     }
     let mut suites: Vec<Suite> = summary.evaluators.iter().map(|e| Suite::new(&e.name)).collect();
+    let classes: Vec<String> =
+        summary.evaluators.iter().map(|e| format!("{title}.{}", e.name)).collect();
     for row in rows {
         let row = row?;
-        for (e, suite) in summary.evaluators.iter().zip(&mut suites) {
+        for ((e, suite), class) in summary.evaluators.iter().zip(&mut suites).zip(&classes) {
             let time = row.execution.get(&e.name).map(|x| duration(x.duration_ms / 1000.0));
             let score = main_score(&row, &e.name);
-            suite.add(&row.id, classname, time, score, problem(e, &row).as_ref());
+            suite.add(&row.id, class, time, score, problem(e, &row).as_ref());
             if suite.body.len() >= spill {
                 suite.spill().map_err(|e| ReportError::TempFile {
                     dir: std::env::temp_dir(),
@@ -69,7 +75,7 @@ pub(super) fn render_spilling(
     let _ = writeln!(
         head,
         "<testsuites name=\"{}\" tests=\"{}\" skipped=\"0\" failures=\"{}\" errors=\"{}\" time=\"{}\">",
-        self::xml(classname, true),
+        self::xml(title, true),
         total(|s| s.tests),
         total(|s| s.failures),
         total(|s| s.errors),

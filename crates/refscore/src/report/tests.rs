@@ -195,7 +195,12 @@ fn junit_has_a_suite_per_evaluator_and_a_case_per_row() {
     }
     let case =
         report.test_suites[2].test_cases.iter().find(|c| c.name.as_str() == "inv-004").unwrap();
-    assert_eq!(case.classname.as_ref().unwrap().as_str(), title(&summary));
+    // `<suite>.<evaluator>`: each evaluator's case of a row is its own
+    // test in a CI's history.
+    let class = format!("{}.{}", title(&summary), summary.evaluators[1].name);
+    assert_eq!(case.classname.as_ref().unwrap().as_str(), class);
+    let gate = &report.test_suites[0].test_cases[0];
+    assert_eq!(gate.classname.as_ref().unwrap().as_str(), format!("{}.gate", title(&summary)));
     match &case.status {
         quick_junit::TestCaseStatus::NonSuccess { kind, message, description, .. } => {
             assert_eq!(*kind, quick_junit::NonSuccessKind::Failure);

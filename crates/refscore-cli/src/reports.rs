@@ -46,8 +46,11 @@ impl Source<'_> {
         match *self {
             Source::Folder(dir) => {
                 let path = dir.join("results.jsonl");
-                let file = refscore::limits::open_regular(&path)
-                    .with_context(|| format!("opening {}", path.display()))?;
+                // An input of the report: said as every read error is
+                // (`FILE: why`), not as a failure to write the report.
+                let file = refscore::limits::open_regular(&path).map_err(|e| {
+                    report::ReportError::Read { file: path.clone(), message: e.to_string() }
+                })?;
                 let reader = BufReader::with_capacity(1 << 20, file);
                 Ok(Box::new(report::read_rows(reader, &path, rows)))
             }

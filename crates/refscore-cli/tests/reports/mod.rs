@@ -116,13 +116,21 @@ fn report_renders_again_from_an_output_folder() {
     let lost = dir.path().join("lost");
     let o = refscore(&["report", folder, "--report", "md", "-o", lost.to_str().unwrap()]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("results.jsonl: holds 1 rows where"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("results.jsonl: holds 1 row where"), "{}", stderr(&o));
     assert!(!stderr(&o).contains("writing"), "{}", stderr(&o));
     assert!(!lost.exists());
     std::fs::write(out.join("results.jsonl"), "{\"id\": 3}\n").unwrap();
     let o = refscore(&["report", folder, "--report", "md"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("results.jsonl:1: not a row result"), "{}", stderr(&o));
+    // No results at all: named as a file of the run, not a report written.
+    std::fs::remove_file(out.join("results.jsonl")).unwrap();
+    let o = refscore(&["report", folder, "--report", "md", "-o", lost.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    let e = stderr(&o);
+    assert!(e.contains("results.jsonl: No such file or directory"), "{e}");
+    assert!(!e.contains("writing") && !e.contains("opening"), "{e}");
+    assert!(!lost.exists());
 }
 
 /// The HTML report shows failed rows' output and reference only while the

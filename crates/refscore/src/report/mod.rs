@@ -169,8 +169,14 @@ pub type RowIter<'a> = dyn Iterator<Item = Result<RowResult, ReportError>> + 'a;
 /// # Errors
 /// The text is not a run summary; the error names `file`.
 pub fn read_summary(text: &str, file: &Path) -> Result<RunSummary, ReportError> {
-    serde_json::from_str(text)
-        .map_err(|e| ReportError::Read { file: file.to_path_buf(), message: e.to_string() })
+    let read = |message: String| ReportError::Read { file: file.to_path_buf(), message };
+    // A summary is a JSON object: anything else is said in those words,
+    // not in the deserializer's (`expected struct RunSummary`).
+    let first = text.trim_start().chars().next();
+    if first.is_some_and(|c| c != '{') && serde_json::from_str::<serde_json::Value>(text).is_ok() {
+        return Err(read(String::from("not a run summary: it holds JSON that is not an object")));
+    }
+    serde_json::from_str(text).map_err(|e| read(format!("not a run summary: {e}")))
 }
 
 /// Reads the lines of `results.jsonl` back, one [`RowResult`] each (blank

@@ -409,3 +409,13 @@ fn one_repeated_id_is_one_row() {
     assert_eq!(repeated_ids_said(1), "1 row repeats an earlier row's id");
     assert_eq!(repeated_ids_said(2), "2 rows repeat an earlier row's id");
 }
+
+#[test]
+fn a_summary_that_is_not_one_says_so_in_words() {
+    let at = Path::new("o/summary.json");
+    let e = read_summary("[]", at).unwrap_err().to_string();
+    assert_eq!(e, "o/summary.json: not a run summary: it holds JSON that is not an object");
+    let e = read_summary("{}", at).unwrap_err().to_string();
+    assert!(e.starts_with("o/summary.json: not a run summary: missing field"), "{e}");
+    assert!(!e.contains("struct RunSummary"), "{e}");
+}

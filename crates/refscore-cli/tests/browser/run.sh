@@ -29,7 +29,7 @@ node -e '
 const fs = require("fs"), dir = process.argv[1];
 const rows = [
   { id: "https://example.com/datasets/" + "x".repeat(5000), output: { v: "a" }, reference: { v: "b" } },
-  { id: "a\u0000b\u001b[31mRED\u202eevil", output: { v: "x\u0000y\u202ez" }, reference: { v: "q" } },
+  { id: "a\u0000b\u001b[31mRED\u202eevil", output: { v: "x\u0000y\u202ez\u2028" }, reference: { v: "q" } },
   { id: "tab\there\rcr", output: { v: "t\tu" }, reference: { v: "q" } },
   { id: "no-reference", output: { v: "a" } },
 ];

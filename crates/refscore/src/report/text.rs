@@ -32,15 +32,16 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
 /// character (C0, DEL, C1, tab and line breaks included), a bidirectional
 /// control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: every
 /// character of Unicode's `Bidi_Control` property, which reorder the
-/// text around them and can make an id read as another), or one of the
-/// noncharacters U+FFFE and U+FFFF.
+/// text around them and can make an id read as another), the line and
+/// paragraph separators U+2028 and U+2029 (which editors and terminals
+/// break lines at), or one of the noncharacters U+FFFE and U+FFFF.
 pub(crate) fn hidden(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
             '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
         )
-        || matches!(c, '\u{fffe}' | '\u{ffff}')
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}')
 }
 
 /// Appends a [`hidden`] character as the console shows it: a Rust escape,

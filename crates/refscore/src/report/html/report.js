@@ -9,13 +9,19 @@
   var state = { page: 0, list: rows, open: {}, focus: null };
 
   // Characters that would not show as themselves: control characters,
-  // bidirectional controls (which reorder the text around them), U+FFFE and
-  // U+FFFF. They show as the escapes the server side and the console write
+  // bidirectional controls (which reorder the text around them), the line
+  // and paragraph separators, U+FFFE and U+FFFF (report::text::hidden).
+  // They show as the escapes the server side and the console write
   // (\u{1b}, \t, \n, \r).
-  var HIDDEN = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g;
+  var HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ufffe\uffff]/g;
   var NAMED = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
   function vis(s) {
     return String(s).replace(HIDDEN, function (c) { return NAMED[c] || "\\u{" + c.charCodeAt(0).toString(16) + "}"; });
+  }
+  // JSON text (JSON.stringify's) with the hidden characters it leaves as
+  // they are written as JSON's own escapes (\u202e): still JSON, copied.
+  function jsonVis(s) {
+    return String(s).replace(HIDDEN, function (c) { return "\\u" + ("000" + c.charCodeAt(0).toString(16)).slice(-4); });
   }
   // An element; its text, string children and title are shown with vis.
   function el(tag, attrs, children) {
@@ -205,13 +211,13 @@
       target.appendChild(document.createTextNode("{\n"));
       keys.forEach(function (k, i) {
         var p = keyPath(path, k);
-        target.appendChild(document.createTextNode(indent + "  " + vis(JSON.stringify(k)) + ": "));
+        target.appendChild(document.createTextNode(indent + "  " + jsonVis(JSON.stringify(k)) + ": "));
         write(target, v[k], p, paths, indent + "  ");
         target.appendChild(document.createTextNode(i + 1 < keys.length ? ",\n" : "\n"));
       });
       target.appendChild(document.createTextNode(indent + "}"));
     } else {
-      target.appendChild(document.createTextNode(v === undefined ? "(none)" : vis(JSON.stringify(v))));
+      target.appendChild(document.createTextNode(v === undefined ? "(none)" : jsonVis(JSON.stringify(v))));
     }
   }
 

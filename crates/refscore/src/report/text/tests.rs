@@ -118,6 +118,7 @@ fn hidden_characters_show_as_escapes() {
             "\\u{200e}\\u{200f}\\u{202a}\\u{2066}\\u{2069}",
         ),
         ("\u{fffe}\u{ffff}\u{fffd}", "\\u{fffe}\\u{ffff}\u{fffd}"),
+        ("line\u{2028}para\u{2029}end", "line\\u{2028}para\\u{2029}end"),
     ];
     for (text, shown) in cases {
         assert_eq!(visible(text), shown, "{text:?}");

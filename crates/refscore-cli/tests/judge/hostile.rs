@@ -106,6 +106,27 @@ fn parts_of_the_key_echoed_back_reach_no_output_and_not_the_cache() {
     }
 }
 
+/// A server that ignores `max_tokens` and explains at length: the score
+/// keeps the first 16 KiB and says how much it left out.
+#[test]
+fn a_runaway_explanation_is_cut_and_says_so() {
+    let long = format!("polite\n{}", "because ".repeat(50_000));
+    let server = ScriptedServer::start(Script::new(vec![Rule::always(Reply::Text(long))])).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &server.base_url(), &["a"], &json!({}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    let e = r[0]["scores"][0]["explanation"].as_str().unwrap();
+    assert!(e.len() < refscore::judge::MAX_EXPLANATION_BYTES + 100, "{}", e.len());
+    assert!(
+        e.ends_with("more bytes of the judge's explanation not kept)"),
+        "{}",
+        &e[e.len() - 80..]
+    );
+    assert_eq!(r[0]["scores"][0]["label"], "polite");
+}
+
 #[test]
 fn a_text_verdict_is_its_first_line_whatever_json_follows() {
     // The server ignores tools and answers text: a JSON example further

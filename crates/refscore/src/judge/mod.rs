@@ -16,6 +16,7 @@
 mod cache;
 mod client;
 mod config;
+mod explanation;
 mod io;
 mod limiter;
 mod plaintext;
@@ -35,6 +36,8 @@ pub use cache::{Cache, CacheError};
 pub(crate) use client::AskError;
 pub use client::{CacheMode, Embeddings, Judge, JudgeError, Reply, StructuredMode};
 pub use config::{DEFAULT_BASE_URL, JudgeConfig, Prices};
+pub use explanation::MAX_EXPLANATION_BYTES;
+pub(crate) use explanation::kept as kept_explanation;
 /// How long a cancelled run still waits for a judge request in flight.
 pub const CANCEL_GRACE: std::time::Duration = io::CANCEL_GRACE;
 pub use secret::ApiKey;

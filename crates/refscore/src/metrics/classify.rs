@@ -514,7 +514,10 @@ impl Classify {
                     Some(n @ (Value::Number(_) | Value::Bool(_))) => n.to_string(),
                     _ => return Err(String::from("the reply has no label")),
                 };
-                let explanation = v.get("explanation").and_then(Value::as_str).map(str::to_owned);
+                let explanation = v
+                    .get("explanation")
+                    .and_then(Value::as_str)
+                    .map(crate::judge::kept_explanation);
                 let choice = self
                     .choice(&label)
                     .or_else(|| self.choice(undecorated(&label)))
@@ -533,8 +536,9 @@ impl Classify {
                     .choice(first)
                     .or_else(|| self.choice(undecorated(first)))
                     .ok_or("the reply's first line is not one of the labels")?;
-                let rest = text.lines().skip(1).collect::<Vec<_>>().join("\n").trim().to_owned();
-                Ok((choice, (!rest.is_empty()).then_some(rest)))
+                let rest = text.lines().skip(1).collect::<Vec<_>>().join("\n");
+                let rest = rest.trim();
+                Ok((choice, (!rest.is_empty()).then(|| crate::judge::kept_explanation(rest))))
             }
         }
     }

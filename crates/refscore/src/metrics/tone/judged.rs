@@ -280,7 +280,7 @@ pub(crate) fn read_ratings(
             .and_then(Value::as_str)
             .map(str::trim)
             .filter(|e| !e.is_empty())
-            .map(str::to_owned),
+            .map(crate::judge::kept_explanation),
     })
 }
 

@@ -106,6 +106,33 @@ fn parts_of_the_key_echoed_back_reach_no_output_and_not_the_cache() {
     }
 }
 
+/// A proxy that streams every reply, asked or not: a whole stream is the
+/// completion its chunks stand for, label and all.
+#[test]
+fn a_reply_streamed_unasked_is_read_when_whole() {
+    let chunk = |delta: Value, finish: Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        )
+    };
+    let stream = [
+        chunk(json!({"role": "assistant", "content": "pol"}), Value::Null),
+        chunk(json!({"content": "ite\nIt is courteous."}), json!("stop")),
+        String::from("data: [DONE]\n\n"),
+    ]
+    .concat();
+    let server =
+        ScriptedServer::start(Script::new(vec![Rule::always(Reply::Garbage(stream))])).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), &server.base_url(), &["a"], &json!({}), "{}");
+    let o = run(dir.path(), &["--no-cache"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let r = results(dir.path());
+    assert_eq!(r[0]["scores"][0]["label"], "polite", "{}", r[0]);
+    assert_eq!(r[0]["scores"][0]["explanation"], "It is courteous.", "{}", r[0]);
+}
+
 /// A server that ignores `max_tokens` and explains at length: the score
 /// keeps the first 16 KiB and says how much it left out.
 #[test]

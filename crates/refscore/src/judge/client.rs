@@ -23,6 +23,7 @@ mod message;
 mod reply_text;
 mod send;
 mod status;
+mod stream;
 
 pub(crate) use ask::AskError;
 
@@ -485,6 +486,13 @@ impl Judge {
     /// ([`Redactor::value`]) and written again. A body that repeats a key
     /// is malformed: which member was meant cannot be known.
     fn parse(&self, text: &str) -> Result<(Reply, String), JudgeError> {
+        // A whole stream sent though none was asked for is the completion
+        // its chunks stand for; a cut-off one stays refused (below).
+        let assembled = text.trim_start().starts_with("data:").then(|| stream::assemble(text));
+        let text = match &assembled {
+            Some(Some(whole)) => whole.as_str(),
+            _ => text,
+        };
         let malformed = |reason: &str| JudgeError::Malformed {
             judge: self.name.clone(),
             reason: reason.to_owned(),
@@ -496,7 +504,8 @@ impl Judge {
             let streamed = text.trim_start().starts_with("data:");
             malformed(if streamed {
                 "not JSON: the server streamed its reply as server-sent events (`data:` \
-                 lines) though no stream was asked for"
+                 lines) though no stream was asked for, and the stream is not whole (no \
+                 `data: [DONE]`, no finish_reason) or reports an error"
             } else {
                 "not JSON"
             })

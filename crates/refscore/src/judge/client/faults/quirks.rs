@@ -374,10 +374,15 @@ fn several_choices_are_read_at_the_one_numbered_0() {
 }
 
 #[test]
-fn a_streamed_reply_says_it_was_streamed() {
+fn a_whole_stream_is_read_and_a_cut_off_one_says_it_was_streamed() {
     let j = judge("http://127.0.0.1:9/v1");
     let sse = "data: {\"choices\":[{\"delta\":{\"content\":\"polite\"}}]}\n\ndata: [DONE]\n\n";
-    let e = j.parse(sse).unwrap_err().to_string();
+    let (reply, clean) = j.parse(sse).unwrap();
+    assert_eq!(reply.message["content"], "polite");
+    assert!(clean.starts_with('{'), "what is cached is the completion: {clean}");
+    let cut = "data: {\"choices\":[{\"delta\":{\"content\":\"pol\"}}]}\n\n";
+    let e = j.parse(cut).unwrap_err().to_string();
     assert!(e.contains("streamed its reply as server-sent events"), "{e}");
+    assert!(e.contains("the stream is not whole"), "{e}");
     assert!(!j.parse("<html>").unwrap_err().to_string().contains("streamed"));
 }

@@ -479,9 +479,13 @@ pub(crate) fn suite_baseline(
                     // A run that failed its gate is never a baseline: a
                     // suite that never passed is told so, not "yet".
                     (all, 0) if all > 0 => format!(
-                        "no baseline run yet: none of the {all} earlier completed {} of suite \
-                         `{suite}` passed its gate (a run whose gate failed is never a baseline)",
-                        if all == 1 { "run" } else { "runs" }
+                        "no baseline run yet: none of the {} of suite `{suite}` passed its gate \
+                         (a run whose gate failed is never a baseline)",
+                        refscore::text::counted(
+                            all,
+                            "earlier completed run",
+                            "earlier completed runs"
+                        )
                     ),
                     _ => String::from("no baseline run to compare with yet"),
                 },

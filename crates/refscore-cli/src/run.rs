@@ -759,13 +759,19 @@ fn note_errors(kept: &mut Vec<String>, r: &RowResult) -> u64 {
 /// or its suite is not known. A dataset of another hash is not said: the
 /// dataset holds the outputs, so its hash changes whenever they do.
 fn baseline_differs(found: &BaselineInfo, current: &RunInfo) -> Option<String> {
-    let which = match (found.run_id, &found.folder) {
-        (_, Some(folder)) => format!("the output folder {folder}"),
-        (Some(id), None) => format!("run {id}"),
-        (None, None) => return None,
-    };
+    let which = baseline_named(found)?;
     let suite = found.suite.as_ref().filter(|s| **s != current.suite)?;
     Some(format!("the baseline, {which}, is a run of suite `{suite}`, not `{}`", current.suite))
+}
+
+/// A baseline as the warnings name it: `the output folder F` or `run N`;
+/// `None` when it is neither.
+fn baseline_named(found: &BaselineInfo) -> Option<String> {
+    match (found.run_id, &found.folder) {
+        (_, Some(folder)) => Some(format!("the output folder {folder}")),
+        (Some(id), None) => Some(format!("run {id}")),
+        (None, None) => None,
+    }
 }
 
 /// What to say when the baseline ran the same suite as it was then: its
@@ -778,11 +784,7 @@ fn suite_changed(found: &BaselineInfo, current: &RunInfo) -> Option<String> {
         return None;
     }
     let theirs = found.suite_hash.as_deref().unwrap_or_default();
-    let which = match (found.run_id, &found.folder) {
-        (_, Some(folder)) => format!("the output folder {folder}"),
-        (Some(id), None) => format!("run {id}"),
-        (None, None) => return None,
-    };
+    let which = baseline_named(found)?;
     Some(format!(
         "suite `{}` has changed since the baseline, {which}: its file, or a file its options \
          name, differs ({} then, {} now), so a score may have moved with the suite rather \

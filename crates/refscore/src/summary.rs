@@ -192,10 +192,10 @@ pub fn passes(direction: Direction, threshold: f64, score: f64) -> bool {
 /// `read` rows where the summary counts `counted` (a line lost or added
 /// since the run). Said alike by `report` and by a baseline folder.
 pub(crate) fn rows_miscounted(read: u64, counted: u64) -> String {
-    let rows = if read == 1 { "row" } else { "rows" };
     format!(
-        "holds {read} {rows} where the run's summary counts {counted}: the results are \
-         incomplete or were changed"
+        "holds {} where the run's summary counts {counted}: the results are incomplete or \
+         were changed",
+        crate::text::counted(read, "row", "rows")
     )
 }
 

@@ -196,6 +196,12 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
     }
 }
 
+/// `n` and the noun for it: `1 row`, `3 rows` (`one` for one, `many`
+/// for any other number), for messages that count things.
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Trims whitespace as JavaScript's `String.prototype.trim` does: Unicode
 /// white space and line terminators, plus the byte-order mark, but not
 /// U+0085 (NEXT LINE), which Unicode calls white space and JavaScript does
@@ -213,6 +219,13 @@ pub fn is_js_whitespace(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_thing_is_counted_in_the_singular() {
+        assert_eq!(counted(1, "row", "rows"), "1 row");
+        assert_eq!(counted(0, "row", "rows"), "0 rows");
+        assert_eq!(counted(2, "run", "runs"), "2 runs");
+    }
 
     #[test]
     fn known_values() {

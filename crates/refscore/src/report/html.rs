@@ -239,9 +239,7 @@ fn comparison_view(s: &RunSummary) -> Option<ComparisonView> {
     if let Some(at) = &b.started_at {
         baseline.push(("started", at.clone()));
     }
-    if let Some(run) = &s.run
-        && b.suite_changed(&run.suite, &run.suite_hash)
-    {
+    if super::suite_changed(s) {
         baseline.push(("note", crate::history::SUITE_CHANGED.to_owned()));
     }
     Some(ComparisonView {

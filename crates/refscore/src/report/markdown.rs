@@ -277,9 +277,7 @@ fn comparison(s: &RunSummary) -> String {
         c.rows.new,
         c.rows.removed
     );
-    if let Some(run) = &s.run
-        && b.suite_changed(&run.suite, &run.suite_hash)
-    {
+    if super::suite_changed(s) {
         let _ = writeln!(t, "\n**Note:** {}.", crate::history::SUITE_CHANGED);
     }
     for e in c.evaluators.iter().filter(|e| e.note.is_some()) {

@@ -248,10 +248,18 @@ pub fn title(summary: &RunSummary) -> &str {
 /// What the report header says of rows whose id an earlier row had:
 /// `1 row repeats an earlier row's id`, `3 rows repeat …`.
 pub(crate) fn repeated_ids_said(rows: u64) -> String {
-    if rows == 1 {
-        String::from("1 row repeats an earlier row's id")
-    } else {
-        format!("{rows} rows repeat an earlier row's id")
+    let rows = crate::text::counted(rows, "row repeats", "rows repeat");
+    format!("{rows} an earlier row's id")
+}
+
+/// Whether the run's baseline ran another version of its suite
+/// ([`crate::history::BaselineInfo::suite_changed`]): what both reports
+/// note in their baseline section ([`crate::history::SUITE_CHANGED`]).
+pub(crate) fn suite_changed(s: &RunSummary) -> bool {
+    let baseline = s.comparison.as_ref().and_then(|c| c.baseline.as_ref());
+    match (baseline, &s.run) {
+        (Some(b), Some(run)) => b.suite_changed(&run.suite, &run.suite_hash),
+        _ => false,
     }
 }
 

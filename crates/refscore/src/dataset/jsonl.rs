@@ -17,8 +17,11 @@ const BLOCK: usize = 4 << 20;
 /// rows that come slowly are scored as they come.
 const STREAM_BLOCK: usize = 64 << 10;
 
-/// Blocks kept for reuse once their lines are done with.
-const SPARES: usize = 2;
+/// Blocks kept for reuse once their lines are done with: more than the
+/// runner holds at once (up to three batches of rows, about a block
+/// each, and the one being split), so that a file's blocks are reused
+/// rather than freed and faulted in again.
+const SPARES: usize = 8;
 
 /// Rows of a JSONL file.
 pub(crate) struct JsonlRows<R> {
@@ -45,6 +48,9 @@ pub(crate) struct JsonlRows<R> {
     /// Set for a stream (see [`STREAM_BLOCK`]), after each line, to
     /// whether the next one can be had without waiting on the stream.
     ready: Option<Arc<AtomicBool>>,
+    /// Blocks allocated (not taken from the spares), for tests.
+    #[cfg(test)]
+    fresh: usize,
 }
 
 impl<R: Read> JsonlRows<R> {
@@ -62,6 +68,8 @@ impl<R: Read> JsonlRows<R> {
             max_row: MAX_ROW_BYTES,
             skipped: None,
             ready: None,
+            #[cfg(test)]
+            fresh: 0,
         }
     }
 
@@ -159,12 +167,7 @@ impl<R: Read> JsonlRows<R> {
             }
         }
         let done = std::mem::replace(&mut self.block, Arc::new(next));
-        if done.capacity() > 0 {
-            if self.spare.len() == SPARES {
-                self.spare.remove(0);
-            }
-            self.spare.push(done);
-        }
+        self.keep_spare(done);
         self.pos = 0;
     }
 
@@ -201,6 +204,23 @@ impl<R: Read> JsonlRows<R> {
         }
     }
 
+    /// Keeps a block whose lines are handed on, for reuse once they are
+    /// done with. When the spares are full, one that lines still hold goes
+    /// first (its last holder frees it), else the oldest: the blocks kept
+    /// are the ones soonest free. A block grown past [`BLOCK`] for a long
+    /// line is kept only while no other such block is.
+    fn keep_spare(&mut self, done: Arc<Vec<u8>>) {
+        let grown = |b: &Arc<Vec<u8>>| b.capacity() > BLOCK;
+        if done.capacity() == 0 || grown(&done) && self.spare.iter().any(grown) {
+            return;
+        }
+        if self.spare.len() == SPARES {
+            let held = self.spare.iter().position(|b| Arc::strong_count(b) > 1);
+            self.spare.remove(held.unwrap_or(0));
+        }
+        self.spare.push(done);
+    }
+
     /// An empty block with room for `capacity` bytes: a spare one no line
     /// holds any more, else a new one.
     fn empty_block(&mut self, capacity: usize) -> Vec<u8> {
@@ -210,6 +230,10 @@ impl<R: Read> JsonlRows<R> {
             block.clear();
             block.reserve_exact(capacity);
             return block;
+        }
+        #[cfg(test)]
+        {
+            self.fresh += 1;
         }
         Vec::with_capacity(capacity)
     }
@@ -389,6 +413,27 @@ mod tests {
             results.push(p.resolve().is_ok());
         }
         assert_eq!(results, [true, true, true, false, true]);
+    }
+
+    #[test]
+    fn blocks_are_reused_while_the_runner_holds_three_batches_of_lines() {
+        // 60 lines of a quarter block: 15 blocks' worth. Lines are held
+        // 14 at a time (three and a half blocks), as the runner holds up
+        // to three batches and the chunk being read.
+        let row = format!("{{\"a\":\"{}\"}}\n", "x".repeat(BLOCK / 4 - 10));
+        let text = row.repeat(60);
+        let mut rows = JsonlRows::from_reader(Path::new("d.jsonl"), text.as_bytes());
+        let mut held = std::collections::VecDeque::new();
+        let mut count = 0;
+        for p in rows.by_ref() {
+            held.push_back(p);
+            if held.len() > 14 {
+                held.pop_front();
+            }
+            count += 1;
+        }
+        assert_eq!(count, 60);
+        assert!(rows.fresh <= 6, "{} of 16 blocks allocated", rows.fresh);
     }
 
     #[test]

@@ -66,6 +66,23 @@ pub struct RunSummary {
 }
 
 impl RunSummary {
+    /// Reads a summary from its JSON text. The error names the member at
+    /// fault by its path (`run.suite_hash: missing field ...`), where the
+    /// deserializer alone would name only the field.
+    ///
+    /// # Errors
+    /// The text is not JSON, or not a summary: what is wrong and where.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let summary: Self = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if path == "." { inner.to_string() } else { format!("`{path}`: {inner}") }
+        })?;
+        de.end().map_err(|e| e.to_string())?;
+        Ok(summary)
+    }
+
     /// What a comparison reads of this run, with its rows.
     pub fn scores(&self, rows: Vec<RowScores>) -> RunScores {
         RunScores {

@@ -419,9 +419,12 @@ fn a_baseline_report_could_not_read_is_never_a_baseline_without_evaluators() {
     let kept: Vec<&str> = text.lines().take(4).collect();
     std::fs::write(d.join("lost_lines/results.jsonl"), kept.join("\n") + "\n").unwrap();
     for (folder, says) in [
-        ("mean_text", "summary.json: not a summary: invalid type: string \"0.9\", expected f64"),
+        (
+            "mean_text",
+            "summary.json: not a summary: `evaluators[0].mean`: invalid type: string \"0.9\", expected f64",
+        ),
         ("no_evaluators", "summary.json: not a summary: it lists no evaluator"),
-        ("no_direction", "summary.json: not a summary: missing field `direction`"),
+        ("no_direction", "summary.json: not a summary: `evaluators[1]`: missing field `direction`"),
         (
             "no_mean",
             "summary.json: not a summary: evaluator `fields` counts 10 scores but has no mean",

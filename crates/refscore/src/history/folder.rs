@@ -29,8 +29,7 @@ pub struct FolderError {
 /// The text is not a run summary (not JSON, a member missing or of another
 /// type), lists no evaluator, or gives an evaluator scores without a mean.
 pub(crate) fn baseline_summary(text: &str) -> Result<RunSummary, String> {
-    let summary: RunSummary =
-        serde_json::from_str(text).map_err(|e| format!("not a summary: {e}"))?;
+    let summary = RunSummary::from_json(text).map_err(|e| format!("not a summary: {e}"))?;
     if summary.evaluators.is_empty() {
         return Err("not a summary: it lists no evaluator".to_owned());
     }

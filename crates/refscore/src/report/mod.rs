@@ -176,7 +176,7 @@ pub fn read_summary(text: &str, file: &Path) -> Result<RunSummary, ReportError> 
     if first.is_some_and(|c| c != '{') && serde_json::from_str::<serde_json::Value>(text).is_ok() {
         return Err(read(String::from("not a run summary: it holds JSON that is not an object")));
     }
-    serde_json::from_str(text).map_err(|e| read(format!("not a run summary: {e}")))
+    RunSummary::from_json(text).map_err(|e| read(format!("not a run summary: {e}")))
 }
 
 /// Reads the lines of `results.jsonl` back, one [`RowResult`] each (blank

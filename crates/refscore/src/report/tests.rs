@@ -419,3 +419,27 @@ fn a_summary_that_is_not_one_says_so_in_words() {
     assert!(e.starts_with("o/summary.json: not a run summary: missing field"), "{e}");
     assert!(!e.contains("struct RunSummary"), "{e}");
 }
+
+#[test]
+fn a_damaged_summary_names_the_member_at_fault_by_its_path() {
+    let (_, summary, _) = example_run();
+    let mut value = serde_json::to_value(&summary).unwrap();
+    let at = Path::new("o/summary.json");
+    let said = |v: &serde_json::Value| read_summary(&v.to_string(), at).unwrap_err().to_string();
+    value["run"].as_object_mut().unwrap().remove("suite_hash");
+    let e = said(&value);
+    assert!(
+        e.starts_with("o/summary.json: not a run summary: `run`: missing field `suite_hash`"),
+        "{e}"
+    );
+    let mut value = serde_json::to_value(&summary).unwrap();
+    value["evaluators"][0]["count"] = serde_json::json!("many");
+    let e = said(&value);
+    assert!(
+        e.starts_with("o/summary.json: not a run summary: `evaluators[0].count`: invalid type"),
+        "{e}"
+    );
+    // Text after the summary is refused, as before.
+    let text = format!("{} x", serde_json::to_string(&summary).unwrap());
+    assert!(read_summary(&text, at).unwrap_err().to_string().contains("trailing characters"));
+}

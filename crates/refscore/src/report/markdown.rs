@@ -396,10 +396,10 @@ fn failed_row(s: &RunSummary, row: &RowResult) -> String {
         });
         let _ = writeln!(
             b,
-            "<details><summary>❌ {}: {}{threshold}, {shown} failed check{}</summary>\n",
+            "<details><summary>❌ {}: {}{threshold}, {}</summary>\n",
             md_text(&e.name, ID_CHARS),
             opt(main_score(row, &e.name)),
-            if shown == 1 { "" } else { "s" }
+            crate::text::counted(shown, "failed check", "failed checks")
         );
         if details.is_empty() {
             b.push_str("No failed checks recorded: the score alone missed the threshold.\n");

@@ -286,14 +286,16 @@ impl Tone {
                     }
                     _ => (1.0, Side::AtLeast, String::from("1.00 (consistent)")),
                 };
-                let plural = if n == 1 { "" } else { "s" };
                 Some(Measured {
                     dim: d,
                     measured,
                     target: value,
                     side,
                     expected,
-                    actual: format!("{measured:.2} over {n} sentence{plural}"),
+                    actual: format!(
+                        "{measured:.2} over {}",
+                        crate::text::counted(n as u64, "sentence", "sentences")
+                    ),
                 })
             }
             Dimension::Verbosity => {

@@ -414,6 +414,7 @@ fn a_baseline_report_could_not_read_is_never_a_baseline_without_evaluators() {
         s["evaluators"][1].as_object_mut().unwrap().remove("direction");
     });
     edit("no_mean", &|s| s["evaluators"][0]["mean"] = Value::Null);
+    edit("cancelled", &|s| s["cancelled"] = Value::Bool(true));
     edit("lost_lines", &|_| {});
     let text = std::fs::read_to_string(d.join("good/results.jsonl")).unwrap();
     let kept: Vec<&str> = text.lines().take(4).collect();
@@ -430,6 +431,10 @@ fn a_baseline_report_could_not_read_is_never_a_baseline_without_evaluators() {
             "summary.json: not a summary: evaluator `fields` counts 10 scores but has no mean",
         ),
         ("lost_lines", "results.jsonl: holds 4 rows where the run's summary counts 10"),
+        (
+            "cancelled",
+            "summary.json: the run was cancelled after 10 rows: only a completed run can be compared",
+        ),
     ] {
         let o = at(
             d,

@@ -80,6 +80,18 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
             err(&summary_path, None, format!("{} (is this a refscore output folder?)", e.kind))
         })?;
     let summary = baseline_summary(&text).map_err(|m| err(&summary_path, None, m))?;
+    // As a stored run: a cancelled run covers only the rows it reached,
+    // and the rows it never reached would count as new, unchecked.
+    if summary.cancelled {
+        return Err(err(
+            &summary_path,
+            None,
+            format!(
+                "the run was cancelled after {}: only a completed run can be compared",
+                crate::text::counted(summary.rows, "row", "rows")
+            ),
+        ));
+    }
     let rows_counted = summary.rows;
     let mut scores = summary.scores(Vec::new());
     let results = dir.join("results.jsonl");

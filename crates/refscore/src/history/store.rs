@@ -596,7 +596,7 @@ impl Store {
             return Err(StoreError::Run {
                 path: self.path.clone(),
                 id,
-                message: "another process resumed it just now; it goes on there".to_owned(),
+                message: "was resumed by another process just now; it goes on there".to_owned(),
             });
         }
         Ok(())

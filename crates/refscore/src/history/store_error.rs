@@ -48,8 +48,9 @@ pub enum StoreError {
         /// The id asked for.
         id: i64,
     },
-    /// A run that cannot be used for what was asked.
-    #[error("{}: run {id}: {message}", path.display())]
+    /// A run that cannot be used for what was asked; `message` completes
+    /// the sentence `run N …`.
+    #[error("{}: run {id} {message}", path.display())]
     Run {
         /// The store.
         path: PathBuf,

@@ -569,7 +569,7 @@ fn a_run_is_claimed_by_one_resume_only() {
     let other = RunInfo { resumed: read.resumed + 1, output: Some("B".into()), ..read };
     s.claim_resume(id, &resumed).unwrap();
     let e = s.claim_resume(id, &other).unwrap_err();
-    assert!(e.to_string().contains("another process resumed it just now"), "{e}");
+    assert!(e.to_string().contains("run 1 was resumed by another process just now"), "{e}");
     let now = s.get(id).unwrap();
     assert_eq!((now.status, now.info.output.as_deref()), (RunStatus::Running, Some("A")));
     // Read again, it can be claimed again (a later resume of a stopped run).

@@ -7,6 +7,8 @@
 //! mistyped subtree earns 0 for each of its reference leaves. The score is
 //! matched / total leaves, 1 when the reference has no leaves.
 
+mod targets;
+
 use serde_json::{Map, Value};
 
 use super::BuildContext;
@@ -23,10 +25,11 @@ use crate::engine::{
 use crate::error::ConfigError;
 use crate::evaluator::Evaluator;
 use crate::number::{relative_to_expected, to_f64};
-use crate::path::{JsonPath, PathSeg, Seg};
+use crate::path::JsonPath;
 use crate::score::{Direction, Kind, Score};
 use crate::text::normalized_levenshtein;
 use crate::tree::{Node, Tree, ValueRef};
+use targets::{Targets, prefix, resolve, segments};
 
 /// The declaration of `json_similarity`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -54,7 +57,7 @@ pub const SPEC: MetricSpec = MetricSpec {
 /// The JSON Similarity metric.
 #[derive(Debug, Clone)]
 pub struct JsonSimilarity {
-    targets: Vec<String>,
+    targets: Targets,
     settings: JsonSettings,
     policy: Policy,
 }
@@ -69,15 +72,20 @@ impl JsonSimilarity {
     /// The metric; `target_key` (other than `*`) compares only the value at
     /// that path (`result`, `result.value`, `items[0].name`) of both sides.
     pub fn new(target_key: Option<String>) -> Self {
-        JsonSimilarity::with_targets(target_key.into_iter().collect())
+        JsonSimilarity::selecting(target_key.map_or(Targets::Whole, Targets::one))
     }
 
-    /// The metric comparing the values at several target paths (as the
-    /// object `{path: value}` on each side); `*` or no path compares the
-    /// whole documents.
+    /// The metric comparing the values at several target paths, as the
+    /// object `{path: value}` on each side (each path once; the reference
+    /// must be an object). A list of the one path `*` compares the whole
+    /// documents, as one object member.
     pub fn with_targets(targets: Vec<String>) -> Self {
+        JsonSimilarity::selecting(Targets::many(targets))
+    }
+
+    fn selecting(targets: Targets) -> Self {
         JsonSimilarity {
-            targets: if targets.len() == 1 && targets[0] == "*" { Vec::new() } else { targets },
+            targets,
             settings: JsonSettings::default(),
             policy: Policy {
                 aggregate: Aggregate::Sum,
@@ -110,20 +118,32 @@ impl JsonSimilarity {
             None => o.value("target_key").map(|v| ("target_key", v)),
         };
         let targets = match key {
-            None => Vec::new(),
-            Some((_, Value::String(s))) => vec![s.clone()],
-            Some((name, Value::Array(items))) => items
-                .iter()
-                .map(|v| v.as_str().map(str::to_owned))
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| o.error(name, "expected a path or a list of paths (strings)"))?,
+            None => Targets::Whole,
+            Some((_, Value::String(s))) => Targets::one(s.clone()),
+            Some((name, Value::Array(items))) => Targets::many(
+                items
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| o.error(name, "expected a path or a list of paths (strings)"))?,
+            ),
             Some((name, other)) => {
                 return Err(
                     o.error(name, format!("expected a path or a list of paths, got {other}"))
                 );
             }
         };
-        let mut m = JsonSimilarity::with_targets(targets);
+        if let Some(path) = targets.invalid() {
+            let name = key.map_or("target_output_key", |(name, _)| name);
+            return Err(o.error(
+                name,
+                format!(
+                    "`{path}` holds no key and no index (`a`, `a.b`, `items[0]`): UiPath \
+                     fails every row on it (`Invalid path`)"
+                ),
+            ));
+        }
+        let mut m = JsonSimilarity::selecting(targets);
         m.settings = JsonSettings::from_opts(&o, ctx)?;
         Ok(m)
     }
@@ -160,121 +180,6 @@ impl Rules for JsonSimilarity {
     }
 }
 
-/// Splits a target path into keys and indices as UiPath does: runs of
-/// characters other than `.`, `[` and `]` are keys, `[digits]` an index,
-/// anything else is skipped; `*` is the whole document.
-fn target_segments(path: &str) -> Vec<Seg<'_>> {
-    split_target(path).0
-}
-
-/// [`target_segments`], with what the split skipped that a well-formed
-/// path does not have: a `[` that opens no index, a `]` that closes none,
-/// and a `.` that separates no keys (at either end, or doubled); each with
-/// its byte offset.
-fn split_target(path: &str) -> (Vec<Seg<'_>>, Vec<(usize, &'static str)>) {
-    let (mut segs, mut skipped) = (Vec::new(), Vec::new());
-    if path == "*" {
-        return (segs, skipped);
-    }
-    let bytes = path.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'.' => {
-                let separates = i > 0
-                    && !matches!(bytes[i - 1], b'.' | b'[')
-                    && bytes.get(i + 1).is_some_and(|b| !matches!(b, b'.' | b'[' | b']'));
-                if !separates {
-                    skipped.push((i, "a `.` with no key after it"));
-                }
-                i += 1;
-            }
-            b']' => {
-                skipped.push((i, "a `]` that closes no index"));
-                i += 1;
-            }
-            b'[' => {
-                let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
-                let close = i + 1 + digits;
-                let index = path.get(i + 1..close).and_then(|d| d.parse::<usize>().ok());
-                match index {
-                    Some(n) if digits > 0 && bytes.get(close) == Some(&b']') => {
-                        segs.push(Seg::Index(n));
-                        i = close + 1;
-                    }
-                    _ => {
-                        skipped.push((i, "a `[` that opens no index (`[N]`)"));
-                        i += 1;
-                    }
-                }
-            }
-            _ => {
-                let len =
-                    bytes[i..].iter().take_while(|b| !matches!(b, b'.' | b'[' | b']')).count();
-                segs.push(Seg::Key(&path[i..i + len]));
-                i += len;
-            }
-        }
-    }
-    (segs, skipped)
-}
-
-/// A warning for a target path whose split skipped characters (see
-/// [`split_target`]): the path still reads as UiPath reads it, which may
-/// not be the path meant.
-fn target_warning(path: &str) -> Option<String> {
-    let (segs, skipped) = split_target(path);
-    let (at, what) = *skipped.first()?;
-    let more = match skipped.len() {
-        1 => String::new(),
-        n => format!(" (and {} more)", n - 1),
-    };
-    Some(format!(
-        "target_output_key `{path}`: {what} at byte {at} is skipped{more}, as \
-         UiPath skips it; the path is read as {}",
-        JsonPath::from_segs(&segs)
-    ))
-}
-
-/// The value at `segs`, or what stopped the lookup.
-fn resolve<'v>(v: Node<'v>, segs: &[Seg<'_>]) -> Result<Node<'v>, String> {
-    let mut cur = v;
-    for seg in segs {
-        cur = match seg {
-            Seg::Key(k) if cur.is_object() => cur.get(k).ok_or_else(|| format!("no key `{k}`"))?,
-            Seg::Index(i) if cur.is_array() => {
-                cur.at(*i).ok_or_else(|| format!("index {i} out of range"))?
-            }
-            Seg::Key(k) => {
-                return Err(format!("cannot read key `{k}` of {}", cur.kind().name()));
-            }
-            Seg::Index(i) => {
-                return Err(format!("cannot read index {i} of {}", cur.kind().name()));
-            }
-            Seg::Pair { .. } => return Err(String::from("not a target path")),
-        };
-    }
-    Ok(cur)
-}
-
-/// Puts the records and field tallies of a target's comparison under the
-/// target's path.
-fn prefix(c: &mut Comparison, segs: &[Seg<'_>]) {
-    if segs.is_empty() {
-        return;
-    }
-    let head: Vec<PathSeg> = segs.iter().map(|s| PathSeg::from(*s)).collect();
-    for r in &mut c.records {
-        let mut path = head.clone();
-        path.append(&mut r.path.0);
-        r.path = JsonPath(path);
-    }
-    let wildcard = JsonPath(head).wildcard();
-    for f in &mut c.fields {
-        f.path = format!("{wildcard}{}", f.path.strip_prefix('$').unwrap_or(&f.path));
-    }
-}
-
 impl JsonSimilarity {
     /// Compares the target paths of both documents: the sum of their
     /// tallies, each path's records under its own path. A target the output
@@ -287,7 +192,7 @@ impl JsonSimilarity {
     /// text that is not JSON makes the row invalid.
     fn compare_targets(&self, out: Node<'_>, reference: Node<'_>) -> Result<Comparison, String> {
         let (keep, fields) = (self.settings.keep, self.settings.fields);
-        if self.targets.is_empty() {
+        if self.targets == Targets::Whole {
             return Ok(engine::compare_nodes(self, reference, out, None, keep, fields));
         }
         let Some(text) = reference.as_str() else { return self.compare_paths(out, reference) };
@@ -311,9 +216,15 @@ impl JsonSimilarity {
     /// [`JsonSimilarity::compare_targets`] once the reference is a document.
     fn compare_paths(&self, out: Node<'_>, reference: Node<'_>) -> Result<Comparison, String> {
         let (keep, fields) = (self.settings.keep, self.settings.fields);
+        if matches!(self.targets, Targets::Many(_)) && !reference.is_object() {
+            return Err(format!(
+                "target_output_key lists paths: the reference must be an object, not {}",
+                reference.kind().name()
+            ));
+        }
         let mut all = Comparison::default();
-        for target in &self.targets {
-            let segs = target_segments(target);
+        for target in self.targets.paths() {
+            let segs = segments(target);
             let e = resolve(reference, &segs).map_err(|why| {
                 format!("target_output_key `{target}` not found in the reference: {why}")
             })?;
@@ -372,7 +283,7 @@ impl JsonMetric for JsonSimilarity {
 
     /// Target paths that read differently from how they are written.
     fn warnings(&self) -> Vec<String> {
-        self.targets.iter().filter_map(|t| target_warning(t)).collect()
+        self.targets.paths().iter().filter_map(|t| targets::warning(t)).collect()
     }
 
     fn present(&self, c: &Comparison, _: &[Detail], _: Pair<'_>) -> Score {
@@ -396,6 +307,7 @@ json_evaluator!(JsonSimilarity);
 mod tests {
     use super::*;
     use crate::evaluator::EvalInput;
+    use crate::path::Seg;
     use serde_json::json;
 
     fn score(o: Value, r: Value) -> f64 {
@@ -448,13 +360,13 @@ mod tests {
     #[test]
     fn target_paths() {
         assert_eq!(
-            target_segments("items[2].details.score"),
+            segments("items[2].details.score"),
             vec![Seg::Key("items"), Seg::Index(2), Seg::Key("details"), Seg::Key("score")]
         );
-        assert_eq!(target_segments("a[x].b"), vec![Seg::Key("a"), Seg::Key("x"), Seg::Key("b")]);
-        assert!(target_segments("*").is_empty());
+        assert_eq!(segments("a[x].b"), vec![Seg::Key("a"), Seg::Key("x"), Seg::Key("b")]);
+        assert!(segments("*").is_empty());
         for ok in ["items[2].details.score", "a", "*", "[0].a", "a[0][1]", "a.b[3]"] {
-            assert_eq!(target_warning(ok), None, "{ok}");
+            assert_eq!(targets::warning(ok), None, "{ok}");
         }
         for (bad, at, read) in [
             ("a[", 1, "$.a"),
@@ -465,7 +377,7 @@ mod tests {
             ("a[x].b", 1, "$.a.x.b"),
             ("a[-1]", 1, "$.a['-1']"),
         ] {
-            let w = target_warning(bad).unwrap_or_else(|| panic!("{bad}: no warning"));
+            let w = targets::warning(bad).unwrap_or_else(|| panic!("{bad}: no warning"));
             assert!(w.contains(&format!("at byte {at} ")), "{w}");
             assert!(w.ends_with(&format!("read as {read}")), "{w}");
         }

@@ -123,11 +123,17 @@ impl JsonDiff {
     }
 }
 
-/// Checks a weight tree: objects of numbers ≥ 0 and nested objects.
+/// Checks a weight tree: objects of numbers ≥ 0 and nested objects. A
+/// number ≥ 0 in place of the whole tree weighs every key alike, as
+/// Lynxius reads it (its `get_next_weights` gives every key 1.0 under a
+/// number).
 ///
 /// # Errors
 /// A message naming the path of the first bad weight.
 pub fn validate_weights(w: &Value, path: &str) -> Result<(), String> {
+    if w.as_f64().is_some_and(|x| x.is_finite() && x >= 0.0) {
+        return Ok(());
+    }
     let mut stack = vec![(w, path.to_owned())];
     while let Some((w, path)) = stack.pop() {
         match w {
@@ -328,6 +334,10 @@ mod tests {
         assert!(validate_weights(&json!({"a": "x"}), "$").is_err());
         assert!(validate_weights(&json!({"a": -1}), "$").is_err());
         assert!(validate_weights(&json!({"a": {"__a": 0.5, "b": 1}}), "$").is_ok());
+        // A number for the whole tree: every key alike, as in Lynxius.
+        assert!(validate_weights(&json!(0.5), "$").is_ok());
+        assert!(validate_weights(&json!(-0.5), "$").is_err());
+        assert!(validate_weights(&json!("x"), "$").is_err());
     }
 }
 

@@ -20,7 +20,8 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
             let store = at.read()?;
             let runs = store.list(at.suite.as_deref(), Some(a.limit))?;
             if a.format.format == "json" {
-                writeln!(out, "{}", serde_json::to_string_pretty(&runs)?)?;
+                let listed: Vec<serde_json::Value> = runs.iter().map(entry_json).collect();
+                writeln!(out, "{}", serde_json::to_string_pretty(&listed)?)?;
             } else if runs.is_empty() {
                 let shown = crate::table::printable_path(store.path());
                 // Say what was asked for when runs are recorded but none
@@ -49,7 +50,7 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
             let summary: Option<serde_json::Value> =
                 store.summary(id).ok().and_then(|s| serde_json::from_str(&s).ok());
             if a.format.format == "json" {
-                let v = serde_json::json!({"run": entry, "summary": summary});
+                let v = serde_json::json!({"run": entry_json(&entry), "summary": summary});
                 writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
             } else {
                 show(&mut out, &entry, summary.as_ref(), p)?;
@@ -145,6 +146,28 @@ fn abandoned(store: &Store) -> anyhow::Result<(Vec<i64>, Vec<std::fs::File>)> {
     Ok((ids, locks))
 }
 
+/// A run as `--format json` gives it: its record, with `process_gone`
+/// set on a run marked `running` that no process is writing (see
+/// [`gone`]).
+fn entry_json(run: &RunEntry) -> serde_json::Value {
+    let mut v = serde_json::to_value(run).unwrap_or(serde_json::Value::Null);
+    if let Some(o) = v.as_object_mut().filter(|_| gone(run).is_some()) {
+        o.insert(String::from("process_gone"), serde_json::Value::Bool(true));
+    }
+    v
+}
+
+/// A run's status in words: `running (process gone)` for a run marked
+/// `running` that no process is writing, `(damaged)` after a damaged one.
+fn status_words(run: &RunEntry) -> String {
+    let status = run.status.as_str();
+    match &run.damaged {
+        Some(_) => format!("{status} (damaged)"),
+        None if gone(run).is_some() => format!("{status} (process gone)"),
+        None => status.to_owned(),
+    }
+}
+
 /// Whether `run` is marked `running` with no process writing it (see
 /// [`abandoned`]): then the read lock on its folder, when it has one.
 pub(crate) fn gone(run: &RunEntry) -> Option<Option<std::fs::File>> {
@@ -174,10 +197,7 @@ fn list(out: &mut impl Write, runs: &[RunEntry], p: Palette) -> std::io::Result<
             id,
             r.suite.clone(),
             r.started_at.clone(),
-            match &r.damaged {
-                None => r.status.as_str().to_owned(),
-                Some(_) => format!("{} (damaged)", r.status.as_str()),
-            },
+            status_words(r),
             gate.to_owned(),
             r.rows.to_string(),
             format!("{:.1}", r.duration_s),
@@ -212,7 +232,7 @@ fn show(
     )?;
     let i = &r.info;
     let kv = [
-        ("status", r.status.as_str().to_owned()),
+        ("status", status_words(r)),
         ("started", i.started_at.clone()),
         ("ended", r.ended_at.clone().unwrap_or_else(|| "—".to_owned())),
         ("rows", r.rows.to_string()),
@@ -246,12 +266,18 @@ fn show(
         writeln!(out, "  link        {}: {}", printable(k), printable(v))?;
     }
     let Some(s) = summary else {
-        writeln!(
-            out,
-            "\n  not finished: continue it with `refscore run {} --resume {}`",
-            printable(&i.suite_path),
-            r.id
-        )?;
+        let resume = format!("`refscore run {} --resume {}`", printable(&i.suite_path), r.id);
+        if r.status != RunStatus::Running {
+            writeln!(out, "\n  not finished: continue it with {resume}")?;
+        } else if gone(r).is_some() {
+            writeln!(
+                out,
+                "\n  did not finish: its process is gone (killed or crashed); continue it with \
+                 {resume}"
+            )?;
+        } else {
+            writeln!(out, "\n  still running: its process holds its output folder")?;
+        }
         return Ok(());
     };
     writeln!(out)?;

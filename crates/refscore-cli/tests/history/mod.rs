@@ -1167,6 +1167,50 @@ fn messages_say_what_was_asked_for() {
 /// `report latest` while the latest run has not finished (another CI job
 /// is running it) names the latest run that did.
 #[test]
+fn runs_list_and_show_tell_a_run_whose_process_is_gone_from_one_going_on() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    rusqlite::Connection::open(&store)
+        .unwrap()
+        .execute(
+            "UPDATE runs SET status = 'running', summary = NULL, ended_at = NULL WHERE id = 1",
+            [],
+        )
+        .unwrap();
+    // Going on: its process holds the folder's lock (as `run` does).
+    let live = std::fs::OpenOptions::new().write(true).open(d.join("o1/results.jsonl")).unwrap();
+    live.lock().unwrap();
+    let list = at(d, &store, &["runs", "list"]);
+    assert!(stdout(&list).contains(" running "), "{}", stdout(&list));
+    assert!(!stdout(&list).contains("process gone"), "{}", stdout(&list));
+    let show = stdout(&at(d, &store, &["runs", "show", "1"]));
+    assert!(show.contains("still running: its process holds its output folder"), "{show}");
+    let json = stdout(&at(d, &store, &["runs", "list", "--format", "json"]));
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v[0]["status"], "running");
+    assert!(v[0].get("process_gone").is_none(), "{json}");
+    // Killed outright: the lock went with it.
+    drop(live);
+    let list = stdout(&at(d, &store, &["runs", "list"]));
+    assert!(list.contains("running (process gone)"), "{list}");
+    let show = stdout(&at(d, &store, &["runs", "show", "1"]));
+    assert!(show.contains("status      running (process gone)"), "{show}");
+    assert!(show.contains("did not finish: its process is gone (killed or crashed)"), "{show}");
+    assert!(show.contains("suite.yaml --resume 1`"), "{show}");
+    let json = stdout(&at(d, &store, &["runs", "list", "--format", "json"]));
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (&v[0]["status"], &v[0]["process_gone"]),
+        (&Value::from("running"), &Value::Bool(true))
+    );
+    let json = stdout(&at(d, &store, &["runs", "show", "1", "--format", "json"]));
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["run"]["process_gone"], true, "{json}");
+}
+
+#[test]
 fn report_latest_of_an_unfinished_run_names_the_latest_finished_one() {
     let (dir, store) = ten_rows_two_suites();
     let d = dir.path();

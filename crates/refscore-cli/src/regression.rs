@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use refscore::history::{Cell, Comparison, RegressionStatus};
+use refscore::history::{Cell, Comparison, RegressionStatus, evaluator_gone};
 
 use crate::color::Palette;
 use crate::table::{fmt, num, painted, printable, table};
@@ -110,6 +110,9 @@ pub(crate) fn comparison(out: &mut impl Write, c: &Comparison, p: Palette) -> st
     for e in c.evaluators.iter().filter(|e| e.note.is_some()) {
         let note = e.note.as_deref().unwrap_or_default();
         writeln!(out, "  {}: {}", printable(&e.name), printable(note))?;
+    }
+    for name in &c.evaluators_gone {
+        writeln!(out, "  {} {}", p.yellow("note:"), printable(&evaluator_gone(name)))?;
     }
     if !c.regressed_rows.is_empty() {
         writeln!(out)?;

@@ -261,6 +261,38 @@ fn a_suite_changed_since_its_baseline_is_noted() {
     assert!(text.contains("Against the baseline") && !text.contains(said), "{text}");
 }
 
+/// An evaluator of the baseline that the run no longer has (removed or
+/// renamed) is said on the console, in summary.json and in the reports:
+/// its regression check is gone with it.
+#[test]
+fn an_evaluator_gone_since_the_baseline_is_noted() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let s1 = json(&d.join("o1/summary.json"));
+    assert!(s1["comparison"].get("evaluators_gone").is_none(), "{}", s1["comparison"]);
+    let without = SUITE.replace("  - {name: distance, metric: json_distance}\n", "");
+    assert_ne!(without, SUITE);
+    write(d, "suite.yaml", &without.replace("name: fields", "name: fields2"));
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o2", "--report", "md,html"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let said = |name: &str| {
+        format!(
+            "evaluator `{name}` of the baseline is not in this run (removed from the suite, or renamed)"
+        )
+    };
+    for name in ["fields", "distance"] {
+        assert!(stdout(&o).contains(&said(name)), "{}", stdout(&o));
+    }
+    let s2 = json(&d.join("o2/summary.json"));
+    assert_eq!(s2["comparison"]["evaluators_gone"], serde_json::json!(["fields", "distance"]));
+    let md = std::fs::read_to_string(d.join("o2/report.md")).unwrap();
+    assert!(md.contains("evaluator &#96;distance&#96; of the baseline is not in this run"), "{md}");
+    let html = std::fs::read_to_string(d.join("o2/report.html")).unwrap();
+    assert!(html.contains("evaluator `distance` of the baseline is not in this run"), "{html}");
+}
+
 /// Runs recorded, none of them passed: the run is told why it has no
 /// baseline, not that there is none "yet".
 #[test]

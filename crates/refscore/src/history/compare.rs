@@ -184,6 +184,22 @@ pub struct Comparison {
     pub regressed_rows: Vec<RowDelta>,
     /// Field accuracy moves, worst first, at most [`MAX_FIELD_DELTAS`].
     pub fields: Vec<FieldDelta>,
+    /// The baseline's evaluators that this run does not have (removed
+    /// from the suite, or renamed), in the baseline's order: nothing is
+    /// compared with their scores, so no regression of theirs can fail
+    /// the gate (see [`evaluator_gone`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evaluators_gone: Vec<String>,
+}
+
+/// What the console and the reports say of an evaluator of the baseline
+/// that the run does not have ([`Comparison::evaluators_gone`]).
+pub fn evaluator_gone(name: &str) -> String {
+    format!(
+        "evaluator `{name}` of the baseline is not in this run (removed from the suite, or \
+         renamed): its scores are compared with nothing, and no regression of it can fail the \
+         gate"
+    )
 }
 
 impl Comparison {
@@ -223,6 +239,7 @@ impl Comparison {
                 .collect(),
             regressed_rows: Vec::new(),
             fields: Vec::new(),
+            evaluators_gone: Vec::new(),
         }
     }
 
@@ -361,6 +378,12 @@ impl Comparison {
             evaluators,
             regressed_rows,
             fields: field_deltas(baseline, current, &not_compared),
+            evaluators_gone: baseline
+                .evaluators
+                .iter()
+                .filter(|b| current.evaluator(&b.name).is_none())
+                .map(|b| b.name.clone())
+                .collect(),
         }
     }
 }

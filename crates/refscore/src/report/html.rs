@@ -242,6 +242,9 @@ fn comparison_view(s: &RunSummary) -> Option<ComparisonView> {
     if super::suite_changed(s) {
         baseline.push(("note", crate::history::SUITE_CHANGED.to_owned()));
     }
+    for name in &c.evaluators_gone {
+        baseline.push(("note", crate::history::evaluator_gone(name)));
+    }
     Some(ComparisonView {
         status: c.status.as_str(),
         reason: b.reason.clone(),

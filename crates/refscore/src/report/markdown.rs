@@ -280,6 +280,10 @@ fn comparison(s: &RunSummary) -> String {
     if super::suite_changed(s) {
         let _ = writeln!(t, "\n**Note:** {}.", crate::history::SUITE_CHANGED);
     }
+    for name in &c.evaluators_gone {
+        let gone = crate::history::evaluator_gone(name);
+        let _ = writeln!(t, "\n**Note:** {}.", md_text(&gone, MESSAGE_CHARS));
+    }
     for e in c.evaluators.iter().filter(|e| e.note.is_some()) {
         let _ = writeln!(
             t,

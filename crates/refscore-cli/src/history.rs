@@ -413,11 +413,17 @@ pub(crate) fn load_run(
     ))
 }
 
+/// What the comparison says of a stored baseline. One chosen by name
+/// or pinned may have failed its gate (`last_passing` never takes one):
+/// the reason then says so.
 fn stored_info(
     entry: &refscore::history::RunEntry,
     chosen_by: &str,
-    reason: String,
+    mut reason: String,
 ) -> BaselineInfo {
+    if entry.gate_passed == Some(false) {
+        reason += FAILED_GATE;
+    }
     BaselineInfo {
         run_id: Some(entry.id),
         folder: None,
@@ -430,6 +436,10 @@ fn stored_info(
         suite_hash: Some(entry.info.suite_hash.clone()).filter(|h| !h.is_empty()),
     }
 }
+
+/// Said of a baseline whose own gate failed: the run is compared with a
+/// run that did not pass.
+const FAILED_GATE: &str = "; its own gate failed";
 
 /// A baseline found: its scores, and what the comparison says of it.
 pub(crate) type Found = (RunScores, BaselineInfo);

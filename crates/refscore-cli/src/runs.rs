@@ -75,7 +75,13 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
                 let entry = store.get(id)?;
                 let what =
                     if pin { "pinned as the baseline of suite" } else { "unpinned from suite" };
-                writeln!(out, "run {id} {what} `{}`", printable(&entry.suite))?;
+                // Later runs are compared with it: say that it did not pass.
+                let failed = if pin && entry.gate_passed == Some(false) {
+                    " (its own gate failed: later runs are compared with a run that did not pass)"
+                } else {
+                    ""
+                };
+                writeln!(out, "run {id} {what} `{}`{failed}", printable(&entry.suite))?;
             }
         }
         RunsCommand::Diff(a) => {

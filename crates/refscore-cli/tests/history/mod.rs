@@ -311,11 +311,30 @@ fn a_suite_whose_gate_never_passed_is_told_so() {
         let note = &json(&d.join(out).join("summary.json"))["comparison"]["evaluators"][0]["note"];
         assert!(note.as_str().is_some_and(|n| n.contains(&want)), "{note}");
     }
+    // Named, or pinned, a run whose gate failed is a baseline: said so.
+    let o = at(d, &store, &["run", "never.yaml", "-o", "o3b", "-q", "--baseline", "1"]);
+    assert!(
+        stdout(&o)
+            .contains("Baseline run 1 (run 1, named on the command line; its own gate failed)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = at(d, &store, &["runs", "pin", "1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "(its own gate failed: later runs are compared with a run that did not pass)"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let o = at(d, &store, &["runs", "unpin", "1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     // Once one passes, the next run has it as its baseline.
     let o = at(d, &store, &["run", "suite.yaml", "-o", "o4", "-q"]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     let o = at(d, &store, &["run", "never.yaml", "-o", "o5", "-q"]);
-    assert!(stdout(&o).contains("Baseline run 4"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("Baseline run 5 (the latest completed"), "{}", stdout(&o));
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! however it ends.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
@@ -41,6 +41,39 @@ pub(crate) fn for_run(dir: &Path, inputs: &Inputs) -> anyhow::Result<File> {
             dir.display()
         ),
         Err(TryLockError::Error(e)) => unlocked(file, &path, e),
+    }
+}
+
+/// What [`for_run`] is about to create in an output folder (the folder,
+/// its `results.jsonl`), to be taken back when the run fails before it
+/// writes anything (its record refused by a store another process holds):
+/// a failed start leaves no empty folder or file behind.
+pub(crate) struct Created {
+    dir: Option<PathBuf>,
+    file: Option<PathBuf>,
+}
+
+impl Created {
+    /// What a run in `dir` would create; `fresh` when the folder was just
+    /// claimed for it (created, and empty).
+    pub(crate) fn before(dir: &Path, fresh: bool) -> Self {
+        let file = dir.join(LOCKED);
+        Created {
+            dir: (fresh || !dir.exists()).then(|| dir.to_path_buf()),
+            file: (!file.exists()).then_some(file),
+        }
+    }
+
+    /// Closes the run's `lock` and removes what it created: the file, and
+    /// the folder when nothing else is in it.
+    pub(crate) fn undo(self, lock: File) {
+        drop(lock);
+        if let Some(file) = self.file {
+            let _ = std::fs::remove_file(file);
+        }
+        if let Some(dir) = self.dir {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 }
 

@@ -201,17 +201,27 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 args.limit,
                 history::hash_threads(args.threads),
             )?;
-            let dir = match &args.output {
-                Some(dir) => dir.clone(),
-                None => claim_fresh_dir(
-                    &PathBuf::from("refscore-out").join(compact_timestamp(unix_now())),
-                )?,
+            let (dir, created) = match &args.output {
+                Some(dir) => (dir.clone(), output_lock::Created::before(dir, false)),
+                None => {
+                    let dir = claim_fresh_dir(
+                        &PathBuf::from("refscore-out").join(compact_timestamp(unix_now())),
+                    )?;
+                    let created = output_lock::Created::before(&dir, true);
+                    (dir, created)
+                }
             };
             info.output = Some(crate::history::absolute(&dir));
             let locked = output_lock::for_run(&dir, &inputs)?;
             let id = match store {
                 Some(s) => {
-                    let id = s.begin(&info, &suite.regression)?;
+                    let id = match s.begin(&info, &suite.regression) {
+                        Ok(id) => id,
+                        Err(e) => {
+                            created.undo(locked);
+                            return Err(e.into());
+                        }
+                    };
                     info.id = Some(id);
                     info.store = Some(crate::history::absolute(s.path()));
                     Some(id)

@@ -261,6 +261,44 @@ fn a_suite_changed_since_its_baseline_is_noted() {
     assert!(text.contains("Against the baseline") && !text.contains(said), "{text}");
 }
 
+/// A run whose record the store refuses (here a trigger; in life a store
+/// another process held for too long) fails before writing anything: the
+/// output folder it created for itself is taken back.
+#[test]
+fn a_run_the_store_refuses_leaves_no_empty_output_folder() {
+    let (dir, store) = ten_rows_two_suites();
+    let d = dir.path();
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    rusqlite::Connection::open(&store)
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER refuse BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+        )
+        .unwrap();
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "fresh", "-q"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("refused"), "{}", stderr(&o));
+    assert!(!d.join("fresh").exists());
+    // A folder of its own (no -o) is taken back too.
+    let o = at(d, &store, &["run", "suite.yaml", "-q"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let claimed: Vec<_> = std::fs::read_dir(d.join("refscore-out")).unwrap().collect();
+    assert!(claimed.is_empty(), "{claimed:?}");
+    // An existing folder keeps what it held; a results.jsonl it lacked is
+    // not left behind.
+    std::fs::create_dir(d.join("kept")).unwrap();
+    write(&d.join("kept"), "notes.txt", "mine");
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "kept", "-q"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(!d.join("kept/results.jsonl").exists());
+    assert_eq!(std::fs::read_to_string(d.join("kept/notes.txt")).unwrap(), "mine");
+    // The earlier run's folder is as it was.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(std::fs::metadata(d.join("o1/results.jsonl")).unwrap().len() > 0);
+}
+
 /// An evaluator of the baseline that the run no longer has (removed or
 /// renamed) is said on the console, in summary.json and in the reports:
 /// its regression check is gone with it.

@@ -711,7 +711,7 @@ impl ProgressView {
     fn line(&self, p: &Progress) -> String {
         let secs = p.elapsed.as_secs_f64().max(1e-9);
         #[allow(clippy::cast_precision_loss)]
-        let rate = p.rows_done as f64 / secs;
+        let rate = p.rows_done.saturating_sub(p.rows_resumed) as f64 / secs;
         let mut s = format!(
             "{} rows, {rate:.0} rows/s, {} failed, {:.1}s",
             p.rows_done, p.rows_failed, secs
@@ -843,5 +843,23 @@ pub(crate) fn note_workers(asked: Option<usize>, started: usize) {
             "note: --threads {asked}: {started} workers, one per core: nothing here asks an \
              LLM, so more would only add switching and memory"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rate_counts_the_rows_evaluated_not_those_a_resume_found_recorded() {
+        let view = ProgressView::new(true);
+        let p = Progress {
+            rows_done: 1_000,
+            rows_resumed: 900,
+            rows_failed: 0,
+            elapsed: Duration::from_secs(2),
+            fraction_read: None,
+        };
+        assert!(view.line(&p).starts_with("1000 rows, 50 rows/s,"), "{}", view.line(&p));
     }
 }

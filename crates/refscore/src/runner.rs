@@ -150,8 +150,12 @@ pub struct RowResult {
 /// Progress after a batch.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Progress {
-    /// Rows read and evaluated so far.
+    /// Rows read and evaluated so far (a resumed run's include those
+    /// recorded before it: [`Progress::rows_resumed`]).
     pub rows_done: u64,
+    /// Of `rows_done`, the rows a resumed run found recorded: not
+    /// evaluated in `elapsed`, so no part of its rate.
+    pub rows_resumed: u64,
     /// Of these, rows unreadable or with a failed evaluation.
     pub rows_failed: u64,
     /// Time since the start.
@@ -277,6 +281,7 @@ pub fn run_recorded(
             *r = r.saturating_sub(next_index);
         }
     }
+    let resumed_rows = next_index;
     let progress = rows.progress();
     let fast_columns = (!opts.value_reader).then(|| fast_reader_columns(suite)).flatten();
     // Rows are read on a thread of their own, handed on in chunks up to two
@@ -410,6 +415,7 @@ pub fn run_recorded(
                 let (rows_done, rows_failed) = collector.progress();
                 on_progress(&Progress {
                     rows_done,
+                    rows_resumed: resumed_rows,
                     rows_failed,
                     elapsed: start.elapsed(),
                     fraction_read: progress.fraction_read(),

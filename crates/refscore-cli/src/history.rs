@@ -176,12 +176,23 @@ pub(crate) fn run_info(
     threads: usize,
 ) -> anyhow::Result<RunInfo> {
     let mut all: BTreeMap<String, String> = suite.tags.clone();
+    let mut given = std::collections::BTreeSet::new();
     for t in tags {
         let (k, v) = t
             .split_once('=')
             .filter(|(k, _)| !k.trim().is_empty())
             .with_context(|| format!("--tag {t}: expected KEY=VALUE"))?;
-        all.insert(k.trim().to_owned(), v.to_owned());
+        let k = k.trim();
+        // A command-line tag overrides the suite's; of two on the command
+        // line, the last is kept, and said.
+        if !given.insert(k.to_owned()) {
+            eprintln!(
+                "warning: --tag {} given more than once: the last, `{}`, is kept",
+                crate::table::printable(k),
+                crate::table::printable(t)
+            );
+        }
+        all.insert(k.to_owned(), v.to_owned());
     }
     let suite_hash =
         suite.hash(threads).with_context(|| format!("reading {}", suite.path.display()))?;

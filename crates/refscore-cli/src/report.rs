@@ -23,9 +23,9 @@ pub(crate) fn summary(
     let name = suite.name.clone().unwrap_or_else(|| suite.path.display().to_string());
     writeln!(
         out,
-        "{}  {} rows in {:.2}s ({rate:.0} rows/s); {} unreadable, {} with a failed evaluation{}",
+        "{}  {} in {:.2}s ({rate:.0} rows/s); {} unreadable, {} with a failed evaluation{}",
         p.bold(&printable(&name)),
-        s.rows,
+        refscore::text::counted(s.rows, "row", "rows"),
         s.duration_s,
         s.rows_unreadable,
         s.rows_with_failures,

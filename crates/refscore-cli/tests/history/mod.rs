@@ -77,8 +77,14 @@ fn runs_are_recorded_compared_with_the_last_passing_one_and_gated() {
     write(d, "data.jsonl", &dataset(40, |_| false));
     write(d, "suite.yaml", SUITE);
     // First run: nothing to compare with.
-    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q", "--tag", "pr=7"]);
+    let args = ["run", "suite.yaml", "-o", "o1", "-q", "--tag", "pr=6", "--tag", "pr=7"];
+    let o = at(d, &store, &args);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: --tag pr given more than once: the last, `pr=7`, is kept"),
+        "{}",
+        stderr(&o)
+    );
     let s1 = json(&d.join("o1/summary.json"));
     assert_eq!(s1["comparison"]["status"], "new");
     assert_eq!(s1["comparison"]["baseline"], Value::Null);
@@ -797,7 +803,7 @@ fn the_console_shows_names_tags_and_links_escaped() {
     for o in [&first, &second] {
         let out = stdout(o);
         assert!(!raw(&out), "{out:?}");
-        assert!(out.starts_with(&format!("{name}  1 rows")), "{out}");
+        assert!(out.starts_with(&format!("{name}  1 row in")), "{out}");
     }
     assert!(stdout(&second).contains("results: o\\u{1b}[2J2/results.jsonl"), "{}", stdout(&second));
     let report = at(d, &store, &["report", "1", "-o", "r\u{1b}[2J", "--report", "md"]);

@@ -180,6 +180,12 @@ impl JsonMetric for JsonDistance {
         &self.settings
     }
 
+    /// The pre-built evaluator parses `expected` before `actual`; the
+    /// snippet, `output` before `reference`.
+    fn reference_first(&self) -> bool {
+        self.prebuilt
+    }
+
     fn undecodable(&self, reason: &str, _: Option<Node<'_>>) -> Score {
         let msg = if self.prebuilt {
             format!("Invalid JSON in {reason}")

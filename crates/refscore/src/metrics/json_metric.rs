@@ -115,6 +115,13 @@ pub(crate) trait JsonMetric: Rules + Send + Sync {
     /// Its decode, details and tally settings.
     fn settings(&self) -> &JsonSettings;
 
+    /// Whether the reference is decoded before the output, so that of two
+    /// undecodable inputs the reference is the one named (Phoenix's
+    /// pre-built evaluator parses `expected` first).
+    fn reference_first(&self) -> bool {
+        false
+    }
+
     /// The score when an input cannot be decoded (or compared): `invalid`,
     /// with the reason (naming the input) as explanation. `reference` is
     /// the decoded reference when only the output failed.
@@ -222,11 +229,27 @@ fn run<M: JsonMetric + ?Sized>(
 ) -> Result<Evaluation, EvalError> {
     let opts = &m.settings().decode;
     let mut decoded = Map::new();
+    // Decoded first by a metric that names an undecodable reference first.
+    let early = if m.reference_first() {
+        match decode_side(input.reference, opts) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                let score = m.undecodable(&format!("reference: {e}"), None);
+                return Ok(finish(score, Vec::new(), decoded));
+            }
+        }
+    } else {
+        None
+    };
     let out = match decode_side(input.output, opts) {
         Ok(d) => d,
         Err(e) => {
             let reason = format!("output: {e}");
-            let score = match decode_side(input.reference, opts) {
+            let reference = match early {
+                Some(d) => Ok(d),
+                None => decode_side(input.reference, opts),
+            };
+            let score = match reference {
                 Ok(Some((r, _, _))) => {
                     let s = m.undecodable(&reason, Some(Tree::from_value(&r).root()));
                     crate::json::drop_deep(r);
@@ -247,7 +270,7 @@ fn run<M: JsonMetric + ?Sized>(
     } else if let Some(k) = &keys.output {
         decoded.insert(String::from("output"), record_value(k));
     }
-    let refd = match decode_side(input.reference, opts) {
+    let refd = match early.map_or_else(|| decode_side(input.reference, opts), Ok) {
         Ok(d) => d,
         Err(e) => {
             release(out);

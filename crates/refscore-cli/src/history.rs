@@ -176,23 +176,25 @@ pub(crate) fn run_info(
     threads: usize,
 ) -> anyhow::Result<RunInfo> {
     let mut all: BTreeMap<String, String> = suite.tags.clone();
-    let mut given = std::collections::BTreeSet::new();
+    // A command-line tag overrides the suite's; of one key given more than
+    // once on the command line, the last is kept, and said.
+    let mut given: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
     for t in tags {
         let (k, v) = t
             .split_once('=')
             .filter(|(k, _)| !k.trim().is_empty())
             .with_context(|| format!("--tag {t}: expected KEY=VALUE"))?;
         let k = k.trim();
-        // A command-line tag overrides the suite's; of two on the command
-        // line, the last is kept, and said.
-        if !given.insert(k.to_owned()) {
-            eprintln!(
-                "warning: --tag {} given more than once: the last, `{}`, is kept",
-                crate::table::printable(k),
-                crate::table::printable(t)
-            );
-        }
+        let seen = given.entry(k).or_insert((0, t));
+        *seen = (seen.0 + 1, t);
         all.insert(k.to_owned(), v.to_owned());
+    }
+    for (k, (n, last)) in given.into_iter().filter(|(_, (n, _))| *n > 1) {
+        eprintln!(
+            "warning: --tag {} given {n} times: the last, `{}`, is kept",
+            crate::table::printable(k),
+            crate::table::printable(last)
+        );
     }
     let suite_hash =
         suite.hash(threads).with_context(|| format!("reading {}", suite.path.display()))?;
@@ -413,9 +415,10 @@ pub(crate) fn load_run(
     let entry = store.get(id)?;
     if entry.status != RunStatus::Completed {
         anyhow::bail!(
-            "{}: run {id} is {}: only a completed run can be compared",
+            "{}: run {id} is {}: {}",
             store.path().display(),
-            entry.status.as_str()
+            entry.status.as_str(),
+            refscore::history::ONLY_COMPLETED
         );
     }
     Ok((
@@ -433,7 +436,7 @@ fn stored_info(
     mut reason: String,
 ) -> BaselineInfo {
     if entry.gate_passed == Some(false) {
-        reason += FAILED_GATE;
+        reason = format!("{reason}; {GATE_FAILED}");
     }
     BaselineInfo {
         run_id: Some(entry.id),
@@ -448,9 +451,9 @@ fn stored_info(
     }
 }
 
-/// Said of a baseline whose own gate failed: the run is compared with a
-/// run that did not pass.
-const FAILED_GATE: &str = "; its own gate failed";
+/// Said of a baseline (a pinned run, one named) whose own gate failed:
+/// runs are compared with a run that did not pass.
+pub(crate) const GATE_FAILED: &str = "its own gate failed";
 
 /// A baseline found: its scores, and what the comparison says of it.
 pub(crate) type Found = (RunScores, BaselineInfo);

@@ -17,6 +17,10 @@ use crate::overwrite::Inputs;
 /// The file a folder's lock is taken on.
 const LOCKED: &str = "results.jsonl";
 
+/// Times a run tries for its folder's lock, 20 ms apart, before it is
+/// refused as taken: a look by another command holds it for far less.
+const LOOK_TRIES: u32 = 10;
+
 /// Creates `dir` (refused when it is a file, see
 /// [`refuse_non_folder`]: one of the run's `inputs` is named so) and its
 /// `results.jsonl` (without truncating it) and locks the file for this run
@@ -34,7 +38,19 @@ pub(crate) fn for_run(dir: &Path, inputs: &Inputs) -> anyhow::Result<File> {
         .truncate(false)
         .open(&path)
         .with_context(|| format!("creating {}", path.display()))?;
-    match file.try_lock() {
+    // A reader's look (`runs list` asking whether a run's process is
+    // gone) holds the lock for a moment: that is waited out.
+    let mut tries = 0;
+    let locked = loop {
+        match file.try_lock() {
+            Err(TryLockError::WouldBlock) if tries < LOOK_TRIES => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other,
+        }
+    };
+    match locked {
         Ok(()) => Ok(file),
         Err(TryLockError::WouldBlock) => anyhow::bail!(
             "another refscore run is writing to {} (or `refscore report` is reading it): wait for it to end, or choose another output folder with -o",
@@ -44,36 +60,82 @@ pub(crate) fn for_run(dir: &Path, inputs: &Inputs) -> anyhow::Result<File> {
     }
 }
 
-/// What [`for_run`] is about to create in an output folder (the folder,
-/// its `results.jsonl`), to be taken back when the run fails before it
-/// writes anything (its record refused by a store another process holds):
-/// a failed start leaves no empty folder or file behind.
+/// What [`for_run`] is about to create in an output folder (the folder
+/// and the folders above it that do not exist yet, its `results.jsonl`),
+/// to be taken back when the run fails before it writes anything (its
+/// record refused by a store another process holds): a failed start
+/// leaves no empty folder or file behind.
 pub(crate) struct Created {
-    dir: Option<PathBuf>,
+    /// Folders to create, deepest first.
+    dirs: Vec<PathBuf>,
     file: Option<PathBuf>,
 }
 
 impl Created {
     /// What a run in `dir` would create; `fresh` when the folder was just
-    /// claimed for it (created, and empty).
+    /// claimed for it (created, and empty). A path that cannot be looked
+    /// at counts as there: only what surely did not exist is taken back.
     pub(crate) fn before(dir: &Path, fresh: bool) -> Self {
+        let there = |p: &Path| {
+            std::fs::symlink_metadata(p)
+                .map_or_else(|e| e.kind() != std::io::ErrorKind::NotFound, |_| true)
+        };
         let file = dir.join(LOCKED);
-        Created {
-            dir: (fresh || !dir.exists()).then(|| dir.to_path_buf()),
-            file: (!file.exists()).then_some(file),
+        let mut dirs = Vec::new();
+        if fresh {
+            dirs.push(dir.to_path_buf());
+        } else {
+            let mut at = Some(dir);
+            while let Some(p) = at.filter(|p| !p.as_os_str().is_empty() && !there(p)) {
+                dirs.push(p.to_path_buf());
+                at = p.parent();
+            }
         }
+        Created { dirs, file: (!there(&file)).then_some(file) }
     }
 
-    /// Closes the run's `lock` and removes what it created: the file, and
-    /// the folder when nothing else is in it.
+    /// Removes what the run created, its `lock` still held while its
+    /// `results.jsonl` goes (a run that takes the folder meanwhile finds
+    /// no file of this one's), then the folders it made, deepest first,
+    /// each only when empty.
     pub(crate) fn undo(self, lock: File) {
-        drop(lock);
         if let Some(file) = self.file {
             let _ = std::fs::remove_file(file);
         }
-        if let Some(dir) = self.dir {
-            let _ = std::fs::remove_dir(dir);
+        drop(lock);
+        for dir in self.dirs {
+            if std::fs::remove_dir(dir).is_err() {
+                break;
+            }
         }
+    }
+}
+
+/// Who holds an output folder's `results.jsonl`.
+pub(crate) enum Writer {
+    /// There is no such file.
+    NoFile,
+    /// No run: the file, locked for reading.
+    Free(File),
+    /// A run writing it.
+    Held,
+    /// It cannot be told (a file system without locks, or the file cannot
+    /// be opened or locked).
+    Unknown,
+}
+
+/// Who holds `dir`'s `results.jsonl` (see [`Writer`]).
+pub(crate) fn writer(dir: &Path) -> Writer {
+    let path = dir.join(LOCKED);
+    let file = match refscore::limits::open_regular(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Writer::NoFile,
+        Err(_) => return Writer::Unknown,
+    };
+    match file.try_lock_shared() {
+        Ok(()) => Writer::Free(file),
+        Err(TryLockError::WouldBlock) => Writer::Held,
+        Err(TryLockError::Error(_)) => Writer::Unknown,
     }
 }
 

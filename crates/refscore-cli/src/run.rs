@@ -691,6 +691,10 @@ struct ProgressView {
     bar: Option<indicatif::ProgressBar>,
     plain: bool,
     last: std::sync::Mutex<Instant>,
+    /// The first progress seen: its time and share of the file read. The
+    /// ETA runs from it, so that the part a resumed run read past before
+    /// its first batch does not count as speed.
+    first: std::sync::Mutex<Option<(f64, f64)>>,
 }
 
 impl ProgressView {
@@ -705,7 +709,12 @@ impl ProgressView {
             b.enable_steady_tick(Duration::from_millis(120));
             b
         });
-        ProgressView { bar, plain: !quiet && !tty, last: std::sync::Mutex::new(Instant::now()) }
+        ProgressView {
+            bar,
+            plain: !quiet && !tty,
+            last: std::sync::Mutex::new(Instant::now()),
+            first: std::sync::Mutex::new(None),
+        }
     }
 
     fn line(&self, p: &Progress) -> String {
@@ -717,8 +726,21 @@ impl ProgressView {
             p.rows_done, p.rows_failed, secs
         );
         if let Some(frac) = p.fraction_read.filter(|f| *f > 0.0) {
-            let eta = secs * (1.0 - frac) / frac;
-            s.push_str(&format!(", {:.0}% read, ETA {eta:.0}s", frac * 100.0));
+            let mut first = self.first.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let (secs0, frac0) = *first.get_or_insert((secs, frac));
+            s.push_str(&format!(", {:.0}% read", frac * 100.0));
+            // The rate since the first progress; from 0 when a run that
+            // starts afresh has only that one.
+            let (t, f) = if frac > frac0 {
+                (secs - secs0, frac - frac0)
+            } else if p.rows_resumed == 0 {
+                (secs, frac)
+            } else {
+                (0.0, 0.0)
+            };
+            if f > 0.0 {
+                s.push_str(&format!(", ETA {:.0}s", t * (1.0 - frac) / f));
+            }
         }
         s
     }
@@ -861,5 +883,29 @@ mod tests {
             fraction_read: None,
         };
         assert!(view.line(&p).starts_with("1000 rows, 50 rows/s,"), "{}", view.line(&p));
+    }
+
+    #[test]
+    fn a_resumed_runs_eta_runs_from_its_first_progress() {
+        let view = ProgressView::new(true);
+        let at = |secs: u64, rows_done: u64, frac: f64| Progress {
+            rows_done,
+            rows_resumed: 900,
+            rows_failed: 0,
+            elapsed: Duration::from_secs(secs),
+            fraction_read: Some(frac),
+        };
+        // 90% read past in the first second: no ETA from that alone.
+        assert!(!view.line(&at(1, 910, 0.91)).contains("ETA"), "{}", view.line(&at(1, 910, 0.91)));
+        // Then 1% in 2 s: 8% left takes 16 s.
+        assert!(
+            view.line(&at(3, 920, 0.92)).ends_with("92% read, ETA 16s"),
+            "{}",
+            view.line(&at(3, 920, 0.92))
+        );
+        // A run started afresh has an ETA from its first progress on.
+        let fresh = ProgressView::new(true);
+        let p = Progress { rows_resumed: 0, ..at(2, 100, 0.25) };
+        assert!(fresh.line(&p).ends_with("25% read, ETA 6s"), "{}", fresh.line(&p));
     }
 }

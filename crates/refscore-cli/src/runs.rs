@@ -9,6 +9,7 @@ use refscore::history::{Comparison, RunEntry, RunStatus, Store};
 use crate::args::RunsCommand;
 use crate::color::Palette;
 use crate::history::{Recorded, load_run};
+use crate::output_lock::Writer;
 use crate::table::{fmt, painted, printable, table};
 
 pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
@@ -77,9 +78,12 @@ pub(crate) fn run(cmd: &RunsCommand) -> anyhow::Result<ExitCode> {
                     if pin { "pinned as the baseline of suite" } else { "unpinned from suite" };
                 // Later runs are compared with it: say that it did not pass.
                 let failed = if pin && entry.gate_passed == Some(false) {
-                    " (its own gate failed: later runs are compared with a run that did not pass)"
+                    format!(
+                        " ({}: later runs are compared with a run that did not pass)",
+                        crate::history::GATE_FAILED
+                    )
                 } else {
-                    ""
+                    String::new()
                 };
                 writeln!(out, "run {id} {what} `{}`{failed}", printable(&entry.suite))?;
             }
@@ -175,13 +179,18 @@ fn status_words(run: &RunEntry) -> String {
 }
 
 /// Whether `run` is marked `running` with no process writing it (see
-/// [`abandoned`]): then the read lock on its folder, when it has one.
+/// [`abandoned`]): then the read lock on its folder, when it has one. A
+/// folder whose lock cannot be tested counts as a run going on.
 pub(crate) fn gone(run: &RunEntry) -> Option<Option<std::fs::File>> {
     if run.status != RunStatus::Running || run.damaged.is_some() {
         return None;
     }
     let folder = run.info.output.as_deref()?;
-    crate::output_lock::for_reading(Path::new(folder)).ok()
+    match crate::output_lock::writer(Path::new(folder)) {
+        Writer::NoFile => Some(None),
+        Writer::Free(lock) => Some(Some(lock)),
+        Writer::Held | Writer::Unknown => None,
+    }
 }
 
 fn list(out: &mut impl Write, runs: &[RunEntry], p: Palette) -> std::io::Result<()> {
@@ -273,16 +282,24 @@ fn show(
     }
     let Some(s) = summary else {
         let resume = format!("`refscore run {} --resume {}`", printable(&i.suite_path), r.id);
-        if r.status != RunStatus::Running {
-            writeln!(out, "\n  not finished: continue it with {resume}")?;
-        } else if gone(r).is_some() {
-            writeln!(
+        let writer = i.output.as_deref().map(|o| crate::output_lock::writer(Path::new(o)));
+        match writer {
+            _ if r.status != RunStatus::Running => {
+                writeln!(out, "\n  not finished: continue it with {resume}")?;
+            }
+            Some(Writer::Held) => {
+                writeln!(out, "\n  still running: its process holds its output folder")?;
+            }
+            Some(Writer::NoFile | Writer::Free(_)) => writeln!(
                 out,
                 "\n  did not finish: its process is gone (killed or crashed); continue it with \
                  {resume}"
-            )?;
-        } else {
-            writeln!(out, "\n  still running: its process holds its output folder")?;
+            )?,
+            None | Some(Writer::Unknown) => writeln!(
+                out,
+                "\n  not finished: whether its process is still going cannot be told here; if \
+                 it is gone, continue it with {resume}"
+            )?,
         }
         return Ok(());
     };

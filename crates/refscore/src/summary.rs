@@ -75,9 +75,10 @@ impl RunSummary {
     pub fn from_json(text: &str) -> Result<Self, String> {
         let mut de = serde_json::Deserializer::from_str(text);
         let summary: Self = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let at_root = e.path().iter().next().is_none();
             let path = e.path().to_string();
             let inner = e.into_inner();
-            if path == "." { inner.to_string() } else { format!("`{path}`: {inner}") }
+            if at_root { inner.to_string() } else { format!("`{path}`: {inner}") }
         })?;
         de.end().map_err(|e| e.to_string())?;
         Ok(summary)

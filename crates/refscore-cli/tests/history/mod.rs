@@ -77,11 +77,12 @@ fn runs_are_recorded_compared_with_the_last_passing_one_and_gated() {
     write(d, "data.jsonl", &dataset(40, |_| false));
     write(d, "suite.yaml", SUITE);
     // First run: nothing to compare with.
-    let args = ["run", "suite.yaml", "-o", "o1", "-q", "--tag", "pr=6", "--tag", "pr=7"];
+    let args =
+        ["run", "suite.yaml", "-o", "o1", "-q", "--tag", "pr=5", "--tag", "pr=6", "--tag", "pr=7"];
     let o = at(d, &store, &args);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     assert!(
-        stderr(&o).contains("warning: --tag pr given more than once: the last, `pr=7`, is kept"),
+        stderr(&o).contains("warning: --tag pr given 3 times: the last, `pr=7`, is kept"),
         "{}",
         stderr(&o)
     );
@@ -286,6 +287,10 @@ fn a_run_the_store_refuses_leaves_no_empty_output_folder() {
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("refused"), "{}", stderr(&o));
     assert!(!d.join("fresh").exists());
+    // So are the folders above it that -o made.
+    let o = at(d, &store, &["run", "suite.yaml", "-o", "deep/er/fresh", "-q"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(!d.join("deep").exists());
     // A folder of its own (no -o) is taken back too.
     let o = at(d, &store, &["run", "suite.yaml", "-q"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
@@ -1259,8 +1264,8 @@ fn messages_say_what_was_asked_for() {
     assert!(stderr(&o).contains("rule selector `$.nothere` matched nothing"), "{}", stderr(&o));
 }
 
-/// `report latest` while the latest run has not finished (another CI job
-/// is running it) names the latest run that did.
+/// `runs list` and `runs show` tell a run whose process is gone (killed
+/// outright: its folder's lock went with it) from one going on.
 #[test]
 fn runs_list_and_show_tell_a_run_whose_process_is_gone_from_one_going_on() {
     let (dir, store) = ten_rows_two_suites();
@@ -1305,6 +1310,8 @@ fn runs_list_and_show_tell_a_run_whose_process_is_gone_from_one_going_on() {
     assert_eq!(v["run"]["process_gone"], true, "{json}");
 }
 
+/// `report latest` while the latest run has not finished (another CI job
+/// is running it) names the latest run that did.
 #[test]
 fn report_latest_of_an_unfinished_run_names_the_latest_finished_one() {
     let (dir, store) = ten_rows_two_suites();

@@ -225,7 +225,7 @@ impl<R: Read> JsonlRows<R> {
     /// holds any more, else a new one.
     fn empty_block(&mut self, capacity: usize) -> Vec<u8> {
         if let Some(i) = self.spare.iter().position(|b| Arc::strong_count(b) == 1)
-            && let Ok(mut block) = Arc::try_unwrap(self.spare.swap_remove(i))
+            && let Ok(mut block) = Arc::try_unwrap(self.spare.remove(i))
         {
             block.clear();
             block.reserve_exact(capacity);

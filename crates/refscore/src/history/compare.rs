@@ -61,6 +61,10 @@ impl BaselineInfo {
     }
 }
 
+/// Why a run that did not complete (cancelled, failed, still running) is
+/// no baseline, whether named by id or by its output folder.
+pub const ONLY_COMPLETED: &str = "only a completed run can be compared";
+
 /// What a report says of a baseline whose suite has changed since
 /// ([`BaselineInfo::suite_changed`]).
 pub const SUITE_CHANGED: &str = "the suite has changed since the baseline (its file, or a file \

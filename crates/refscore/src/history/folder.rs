@@ -87,8 +87,9 @@ pub fn read_folder(dir: &Path) -> Result<(RunScores, Option<RunInfo>), FolderErr
             &summary_path,
             None,
             format!(
-                "the run was cancelled after {}: only a completed run can be compared",
-                crate::text::counted(summary.rows, "row", "rows")
+                "the run was cancelled after {}: {}",
+                crate::text::counted(summary.rows, "row", "rows"),
+                super::ONLY_COMPLETED
             ),
         ));
     }

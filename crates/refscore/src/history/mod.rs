@@ -22,7 +22,8 @@ mod store_error;
 pub use batches::{Recorder, ResultsReader};
 pub use compare::{
     BaselineInfo, Comparison, EvaluatorComparison, FieldDelta, MAX_FIELD_DELTAS,
-    MAX_REGRESSED_ROWS, RowChange, RowCounts, RowDelta, SUITE_CHANGED, evaluator_gone,
+    MAX_REGRESSED_ROWS, ONLY_COMPLETED, RowChange, RowCounts, RowDelta, SUITE_CHANGED,
+    evaluator_gone,
 };
 pub use file_hash::{hash_file, hash_input};
 pub(crate) use folder::baseline_summary;

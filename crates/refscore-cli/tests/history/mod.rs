@@ -231,6 +231,16 @@ fn ten_rows_two_suites() -> (tempfile::TempDir, PathBuf) {
     (dir, store)
 }
 
+/// [`ten_rows_two_suites`] after one run of `suite.yaml` into `o1`, then
+/// `sql` run on its store.
+fn one_run_then(sql: &str) -> (tempfile::TempDir, PathBuf) {
+    let (dir, store) = ten_rows_two_suites();
+    let o = at(dir.path(), &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    rusqlite::Connection::open(&store).unwrap().execute_batch(sql).unwrap();
+    (dir, store)
+}
+
 /// A baseline that ran another version of the suite (its file, or a
 /// rules file it names, changed) is noted: a score may have moved with
 /// the suite, not with the outputs.
@@ -273,16 +283,10 @@ fn a_suite_changed_since_its_baseline_is_noted() {
 /// output folder it created for itself is taken back.
 #[test]
 fn a_run_the_store_refuses_leaves_no_empty_output_folder() {
-    let (dir, store) = ten_rows_two_suites();
+    let (dir, store) = one_run_then(
+        "CREATE TRIGGER refuse BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+    );
     let d = dir.path();
-    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    rusqlite::Connection::open(&store)
-        .unwrap()
-        .execute_batch(
-            "CREATE TRIGGER refuse BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'refused'); END;",
-        )
-        .unwrap();
     let o = at(d, &store, &["run", "suite.yaml", "-o", "fresh", "-q"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("refused"), "{}", stderr(&o));
@@ -1268,17 +1272,9 @@ fn messages_say_what_was_asked_for() {
 /// outright: its folder's lock went with it) from one going on.
 #[test]
 fn runs_list_and_show_tell_a_run_whose_process_is_gone_from_one_going_on() {
-    let (dir, store) = ten_rows_two_suites();
+    let (dir, store) =
+        one_run_then("UPDATE runs SET status = 'running', summary = NULL, ended_at = NULL");
     let d = dir.path();
-    let o = at(d, &store, &["run", "suite.yaml", "-o", "o1", "-q"]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    rusqlite::Connection::open(&store)
-        .unwrap()
-        .execute(
-            "UPDATE runs SET status = 'running', summary = NULL, ended_at = NULL WHERE id = 1",
-            [],
-        )
-        .unwrap();
     // Going on: its process holds the folder's lock (as `run` does).
     let live = std::fs::OpenOptions::new().write(true).open(d.join("o1/results.jsonl")).unwrap();
     live.lock().unwrap();

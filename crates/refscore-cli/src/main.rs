@@ -23,6 +23,7 @@ mod reports;
 mod run;
 mod runs;
 mod table;
+mod wait_note;
 
 use std::io::Write;
 use std::process::ExitCode;

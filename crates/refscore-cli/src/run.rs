@@ -215,7 +215,18 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             let locked = output_lock::for_run(&dir, &inputs)?;
             let id = match store {
                 Some(s) => {
-                    let id = match s.begin(&info, &suite.regression) {
+                    let waiting = crate::wait_note::WaitNote::after(
+                        STORE_WAIT_NOTE,
+                        format!(
+                            "waiting for the run store {}: another process is writing to it \
+                             (the run waits up to a minute)",
+                            s.path().display()
+                        ),
+                        args.quiet,
+                    );
+                    let begun = s.begin(&info, &suite.regression);
+                    drop(waiting);
+                    let id = match begun {
                         Ok(id) => id,
                         Err(e) => {
                             created.undo(locked);
@@ -763,6 +774,9 @@ impl ProgressView {
         }
     }
 }
+
+/// How long a run waits for the run store before it says so.
+const STORE_WAIT_NOTE: Duration = Duration::from_secs(2);
 
 /// Errors shown on the console at the end of a run (all of them are in
 /// `results.jsonl`).

@@ -278,6 +278,52 @@ fn a_suite_changed_since_its_baseline_is_noted() {
     assert!(text.contains("Against the baseline") && !text.contains(said), "{text}");
 }
 
+/// A run that waits for a store another process is writing says so
+/// after two seconds (the wait lasts up to a minute), then goes on once
+/// the store is free; `-q` says nothing.
+#[test]
+fn a_run_waiting_for_the_store_says_so() {
+    let (dir, store) = one_run_then("SELECT 1");
+    let d = dir.path();
+    for (out, quiet) in [("o2", false), ("o3", true)] {
+        let db = rusqlite::Connection::open(&store).unwrap();
+        db.execute_batch("BEGIN EXCLUSIVE; SELECT 1;").unwrap();
+        let mut args = vec!["run", "suite.yaml", "-o", out];
+        if quiet {
+            args.push("-q");
+        }
+        let mut child = spawn(d, &store, &args);
+        let mut e = String::new();
+        if quiet {
+            std::thread::sleep(std::time::Duration::from_millis(3500));
+        } else {
+            // The store is held until the run says it waits (a minute at
+            // most: the run's own bound).
+            use std::io::BufRead;
+            let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+            for line in lines.by_ref() {
+                let line = line.unwrap();
+                e += &line;
+                e.push('\n');
+                if line.contains("note: waiting for the run store") {
+                    break;
+                }
+            }
+            db.execute_batch("COMMIT").unwrap();
+            e.extend(lines.map(|l| l.unwrap() + "\n"));
+        }
+        if quiet {
+            db.execute_batch("COMMIT").unwrap();
+        }
+        let o = child.wait_with_output().unwrap();
+        e += &String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{e}");
+        let said = e.contains("note: waiting for the run store");
+        assert_eq!(said, !quiet, "{e}");
+        assert!(d.join(out).join("summary.json").exists());
+    }
+}
+
 /// A run whose record the store refuses (here a trigger; in life a store
 /// another process held for too long) fails before writing anything: the
 /// output folder it created for itself is taken back.

@@ -119,23 +119,24 @@ pub(crate) enum Writer {
     Free(File),
     /// A run writing it.
     Held,
-    /// It cannot be told (a file system without locks, or the file cannot
-    /// be opened or locked).
-    Unknown,
+    /// It cannot be told: the file could not be opened (`file` is
+    /// `None`) or locked (a file system without locks, say).
+    Unknown { file: Option<File>, error: std::io::Error },
 }
 
 /// Who holds `dir`'s `results.jsonl` (see [`Writer`]).
 pub(crate) fn writer(dir: &Path) -> Writer {
-    let path = dir.join(LOCKED);
-    let file = match refscore::limits::open_regular(&path) {
+    // Only a regular file is opened: a named pipe there would wait for a
+    // writer, forever.
+    let file = match refscore::limits::open_regular(&dir.join(LOCKED)) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Writer::NoFile,
-        Err(_) => return Writer::Unknown,
+        Err(error) => return Writer::Unknown { file: None, error },
     };
     match file.try_lock_shared() {
         Ok(()) => Writer::Free(file),
         Err(TryLockError::WouldBlock) => Writer::Held,
-        Err(TryLockError::Error(_)) => Writer::Unknown,
+        Err(TryLockError::Error(error)) => Writer::Unknown { file: Some(file), error },
     }
 }
 
@@ -143,20 +144,17 @@ pub(crate) fn writer(dir: &Path) -> Writer {
 /// long as the returned file is open; other readers may hold it too.
 pub(crate) fn for_reading(dir: &Path) -> anyhow::Result<Option<File>> {
     let path = dir.join(LOCKED);
-    // Only a regular file is opened: a named pipe there would wait for a
-    // writer, forever.
-    let file = match refscore::limits::open_regular(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("opening {}", path.display())),
-    };
-    match file.try_lock_shared() {
-        Ok(()) => Ok(Some(file)),
-        Err(TryLockError::WouldBlock) => anyhow::bail!(
+    match writer(dir) {
+        Writer::NoFile => Ok(None),
+        Writer::Free(file) => Ok(Some(file)),
+        Writer::Held => anyhow::bail!(
             "a refscore run is writing to {}: wait for it to end, then write the reports",
             dir.display()
         ),
-        Err(TryLockError::Error(e)) => unlocked(file, &path, e).map(Some),
+        Writer::Unknown { file: Some(file), error } => unlocked(file, &path, error).map(Some),
+        Writer::Unknown { file: None, error } => {
+            Err(error).with_context(|| format!("opening {}", path.display()))
+        }
     }
 }
 

@@ -702,9 +702,9 @@ struct ProgressView {
     bar: Option<indicatif::ProgressBar>,
     plain: bool,
     last: std::sync::Mutex<Instant>,
-    /// The first progress seen: its time and share of the file read. The
-    /// ETA runs from it, so that the part a resumed run read past before
-    /// its first batch does not count as speed.
+    /// The first progress seen: its time and share of the file read. A
+    /// resumed run's ETA runs from it, so that the part it read past
+    /// before its first batch does not count as speed.
     first: std::sync::Mutex<Option<(f64, f64)>>,
 }
 
@@ -740,15 +740,8 @@ impl ProgressView {
             let mut first = self.first.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let (secs0, frac0) = *first.get_or_insert((secs, frac));
             s.push_str(&format!(", {:.0}% read", frac * 100.0));
-            // The rate since the first progress; from 0 when a run that
-            // starts afresh has only that one.
-            let (t, f) = if frac > frac0 {
-                (secs - secs0, frac - frac0)
-            } else if p.rows_resumed == 0 {
-                (secs, frac)
-            } else {
-                (0.0, 0.0)
-            };
+            let (t, f) =
+                if p.rows_resumed == 0 { (secs, frac) } else { (secs - secs0, frac - frac0) };
             if f > 0.0 {
                 s.push_str(&format!(", ETA {:.0}s", t * (1.0 - frac) / f));
             }

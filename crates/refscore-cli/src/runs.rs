@@ -189,7 +189,7 @@ pub(crate) fn gone(run: &RunEntry) -> Option<Option<std::fs::File>> {
     match crate::output_lock::writer(Path::new(folder)) {
         Writer::NoFile => Some(None),
         Writer::Free(lock) => Some(Some(lock)),
-        Writer::Held | Writer::Unknown => None,
+        Writer::Held | Writer::Unknown { .. } => None,
     }
 }
 
@@ -295,7 +295,7 @@ fn show(
                 "\n  did not finish: its process is gone (killed or crashed); continue it with \
                  {resume}"
             )?,
-            None | Some(Writer::Unknown) => writeln!(
+            None | Some(Writer::Unknown { .. }) => writeln!(
                 out,
                 "\n  not finished: whether its process is still going cannot be told here; if \
                  it is gone, continue it with {resume}"

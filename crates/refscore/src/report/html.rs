@@ -169,6 +169,7 @@ pub fn render(
         title => title,
         facts => Serde(super::run_facts(summary)),
         repeated_ids => super::repeated_ids_said(summary.repeated_ids.rows),
+        rows => crate::text::counted(summary.rows, "row", "rows"),
         summary => Serde(summary),
         duration => format!("{:.2}", summary.duration_s),
         evaluators => Serde(&evaluators),

@@ -141,8 +141,11 @@ fn header(s: &RunSummary) -> String {
     let verdict = if s.gate.passed { "✅ **Gate passed**" } else { "❌ **Gate failed**" };
     let _ = writeln!(h, "{verdict}\n");
     let mut facts = vec![format!(
-        "{} rows ({} unreadable, {} with a failed evaluation) in {:.2} s",
-        s.rows, s.rows_unreadable, s.rows_with_failures, s.duration_s
+        "{} ({} unreadable, {} with a failed evaluation) in {:.2} s",
+        crate::text::counted(s.rows, "row", "rows"),
+        s.rows_unreadable,
+        s.rows_with_failures,
+        s.duration_s
     )];
     if s.cancelled {
         facts.push(String::from("**cancelled**"));

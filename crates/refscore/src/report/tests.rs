@@ -405,6 +405,20 @@ fn report_errors_say_their_cause_once_and_name_the_temporary_folder() {
 }
 
 #[test]
+fn a_run_of_one_row_says_one_row() {
+    let (_, mut summary, lines) = example_run();
+    let one = &lines[..1];
+    summary.rows = 1;
+    let md = markdown::to_string(&summary, &mut rows_of(one), &Options::default()).unwrap();
+    assert!(md.contains("\n1 row (0 unreadable"), "{md}");
+    let mut out = Vec::new();
+    html::render(&summary, &mut rows_of(one), None, &Options::default(), &mut out).unwrap();
+    let html = String::from_utf8(out).unwrap();
+    assert!(html.contains("1 row (0 unreadable"), "{html}");
+    assert!(!html.contains(" 1 rows ("));
+}
+
+#[test]
 fn one_repeated_id_is_one_row() {
     assert_eq!(repeated_ids_said(1), "1 row repeats an earlier row's id");
     assert_eq!(repeated_ids_said(2), "2 rows repeat an earlier row's id");

@@ -48,6 +48,7 @@ pub mod row_score;
 pub mod runner;
 pub mod schema;
 pub mod score;
+mod score_line;
 pub mod suite;
 pub mod summary;
 pub mod text;

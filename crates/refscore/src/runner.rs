@@ -26,6 +26,7 @@ mod batches;
 mod evaluate_row;
 mod pool;
 mod recording;
+mod result_line;
 mod standing;
 mod warnings;
 
@@ -377,9 +378,7 @@ pub fn run_recorded(
                             }
                         }
                         ev.line = match format {
-                            LineFormat::RowResult => {
-                                serde_json::to_string(&ev.result).unwrap_or_default()
-                            }
+                            LineFormat::RowResult => result_line::result_line(&ev.result),
                             LineFormat::Scores => score_lines(suite, &ev.result),
                         };
                         ev.record = Some(row_record(ev));
@@ -461,20 +460,7 @@ fn score_lines(suite: &Suite, r: &RowResult) -> String {
         if !out.is_empty() {
             out.push(b'\n');
         }
-        out.extend_from_slice(b"{\"id\":");
-        let id = out.len();
-        if serde_json::to_writer(&mut out, &r.id).is_err() {
-            out.truncate(id);
-            out.extend_from_slice(b"null");
-        }
-        let body = out.len();
-        if serde_json::to_writer(&mut out, s).is_ok() && out.len() > body + 2 {
-            // The score's own `{` becomes the comma after the id.
-            out[body] = b',';
-        } else {
-            out.truncate(body);
-            out.push(b'}');
-        }
+        crate::score_line::write_score(&mut out, Some(&r.id), s);
     };
     let invalid = |ev: &SuiteEvaluator, why: String| {
         Score::invalid(ev.name.clone(), why).with_direction(ev.direction()).with_meta("line", r.row)
@@ -491,7 +477,7 @@ fn score_lines(suite: &Suite, r: &RowResult) -> String {
         }
     }
     r.scores.iter().for_each(&mut write);
-    // serde_json writes UTF-8 only.
+    // Written from UTF-8 texts only.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 

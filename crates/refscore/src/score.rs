@@ -20,6 +20,17 @@ pub enum Direction {
     Neutral,
 }
 
+impl Direction {
+    /// The name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Maximize => "maximize",
+            Direction::Minimize => "minimize",
+            Direction::Neutral => "neutral",
+        }
+    }
+}
+
 /// Where an evaluation signal comes from.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
@@ -33,6 +44,17 @@ pub enum Kind {
     Llm,
     /// A human annotation.
     Human,
+}
+
+impl Kind {
+    /// The name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Code => "code",
+            Kind::Llm => "llm",
+            Kind::Human => "human",
+        }
+    }
 }
 
 /// One evaluation result, serialised as JSON.
@@ -119,7 +141,11 @@ impl Score {
 
     /// Serialises the score as one line of JSON.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+        let mut out = Vec::with_capacity(256);
+        crate::score_line::write_score(&mut out, None, self);
+        // Written from UTF-8 texts only.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 }
 

@@ -244,11 +244,7 @@ mod tests {
         let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
         let section = metrics_md.split("## The registry").nth(1).expect("a registry section");
         for spec in all() {
-            let direction = match spec.direction {
-                Direction::Maximize => "maximize",
-                Direction::Minimize => "minimize",
-                Direction::Neutral => "neutral",
-            };
+            let direction = spec.direction.as_str();
             let threshold = spec.threshold.map_or_else(|| String::from("none"), |t| t.to_string());
             let row = format!("{} {direction} | {threshold} |", row_prefix(spec));
             assert!(section.lines().any(|l| l.trim() == row), "docs/metrics.md lacks `{row}`");

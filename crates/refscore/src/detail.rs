@@ -309,6 +309,10 @@ pub fn truncate(text: &str) -> String {
 
 /// Cuts `text` to `chars` characters, ending with `…` when cut.
 pub fn truncate_to(text: &str, chars: usize) -> String {
+    // No more bytes than characters allowed: nothing to count.
+    if text.len() <= chars {
+        return text.to_owned();
+    }
     match text.char_indices().nth(chars) {
         None => text.to_owned(),
         Some((i, _)) => format!("{}…", &text[..i]),

@@ -104,13 +104,13 @@ pub(crate) fn detail(out: &mut Vec<u8>, d: &Detail, path: &mut String) {
 /// (a quote, a backslash, a control character), else as `serde_json`
 /// escapes it.
 pub(crate) fn text(out: &mut Vec<u8>, s: &str) {
-    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        value_json(out, s);
-    } else {
+    if crate::fast_json::plain_run(s.as_bytes(), 0) == s.len() {
         out.reserve(s.len() + 2);
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
         out.push(b'"');
+    } else {
+        value_json(out, s);
     }
 }
 

@@ -111,6 +111,17 @@ pub enum Check {
 pub const PATH_PREFIX: &str = "json_path.";
 
 impl Check {
+    /// Appends the check as it is written (see [`Check`]'s `Display`).
+    pub fn push_to(&self, out: &mut String) {
+        match self {
+            Check::Path(p) => {
+                out.push_str(PATH_PREFIX);
+                p.write_to(out);
+            }
+            Check::Name(n) => out.push_str(n),
+        }
+    }
+
     /// The path, for a path check.
     pub fn path(&self) -> Option<&JsonPath> {
         match self {
@@ -123,7 +134,11 @@ impl Check {
 impl fmt::Display for Check {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Check::Path(p) => write!(f, "{PATH_PREFIX}{p}"),
+            Check::Path(_) => {
+                let mut text = String::new();
+                self.push_to(&mut text);
+                f.write_str(&text)
+            }
             Check::Name(n) => f.write_str(n),
         }
     }
@@ -170,8 +185,7 @@ impl Serialize for Check {
             // One string, escaped once.
             Check::Path(p) => {
                 let mut text = String::with_capacity(PATH_PREFIX.len() + 8 * p.0.len() + 1);
-                text.push_str(PATH_PREFIX);
-                p.write_to(&mut text);
+                self.push_to(&mut text);
                 s.serialize_str(&text)
             }
             Check::Name(n) => s.serialize_str(n),
@@ -283,9 +297,8 @@ impl Detail {
 
     /// Appends [`Detail::line`] to `out`.
     fn push_line(&self, out: &mut String) {
-        use fmt::Write;
         out.push_str(if self.passed { "✓ " } else { "✗ " });
-        let _ = write!(out, "{}", self.check);
+        self.check.push_to(out);
         if let Some(m) = &self.message {
             out.push_str(": ");
             out.push_str(m);

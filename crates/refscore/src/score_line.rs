@@ -10,7 +10,7 @@
 
 use serde_json::ser::{CompactFormatter, Formatter};
 
-use crate::detail::{Check, Detail, PATH_PREFIX};
+use crate::detail::{Check, Detail};
 use crate::score::Score;
 
 /// Writes `score` as `serde_json::to_writer` would, with `id` (a row's)
@@ -69,10 +69,9 @@ pub(crate) fn write_score(out: &mut Vec<u8>, id: Option<&str>, score: &Score) {
 pub(crate) fn detail(out: &mut Vec<u8>, d: &Detail, path: &mut String) {
     out.extend_from_slice(b"{\"check\":");
     match &d.check {
-        Check::Path(p) => {
+        Check::Path(_) => {
             path.clear();
-            path.push_str(PATH_PREFIX);
-            p.write_to(path);
+            d.check.push_to(path);
             text(out, path);
         }
         Check::Name(n) => text(out, n),

@@ -288,3 +288,45 @@ fn an_output_folder_holding_a_device_or_a_pipe_is_refused_at_once() {
         }
     }
 }
+
+#[test]
+fn a_store_file_that_holds_nothing_yet_reads_as_a_store_with_no_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // An empty file (`touch`, or a store created and not yet written) and
+    // an SQLite file with no tables: a store before its first run.
+    let empty = d.join("empty.db");
+    std::fs::write(&empty, "").unwrap();
+    let bare = d.join("bare.db");
+    rusqlite::Connection::open(&bare).unwrap().execute_batch("PRAGMA user_version = 0").unwrap();
+    let bare_bytes = std::fs::read(&bare).unwrap();
+    for store in [&empty, &bare] {
+        let o = at(d, store, &["runs", "list"]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert!(stdout(&o).contains("no runs recorded in"), "{}", stdout(&o));
+        let o = at(d, store, &["runs", "list", "--format", "json"]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(serde_json::from_str::<Value>(&stdout(&o)).unwrap(), serde_json::json!([]));
+        for args in [vec!["runs", "show", "1"], vec!["runs", "diff", "1", "2"]] {
+            let o = at(d, store, &args);
+            assert_eq!(code(&o), 2, "{args:?}");
+            assert!(stderr(&o).contains("no run 1"), "{args:?}: {}", stderr(&o));
+        }
+    }
+    // Reading wrote nothing, to the files or beside them.
+    assert_eq!(std::fs::read(&empty).unwrap(), b"");
+    assert_eq!(std::fs::read(&bare).unwrap(), bare_bytes);
+    let mut names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["bare.db", "empty.db"]);
+    // The first run makes the empty file a store.
+    write(d, "data.jsonl", &dataset(4, |_| false));
+    write(d, "suite.yaml", SUITE);
+    let o = at(d, &empty, &["run", "suite.yaml", "-o", "out", "-q"]);
+    assert!(code(&o) <= 1, "{}", stderr(&o));
+    let o = at(d, &empty, &["runs", "list", "--format", "json"]);
+    assert_eq!(serde_json::from_str::<Value>(&stdout(&o)).unwrap().as_array().unwrap().len(), 1);
+}

@@ -158,6 +158,24 @@ fn file_identity(path: &Path) -> Option<(u64, u64)> {
     }
 }
 
+/// What a file opened for reading holds.
+enum Holds {
+    /// A store of this build's schema.
+    Store,
+    /// Nothing yet: an empty file, or an SQLite file with no tables.
+    Nothing,
+}
+
+/// A store with no runs, in memory: what a file that holds nothing yet
+/// reads as (a reading command writes nothing to it).
+fn empty_schema() -> Result<Connection, rusqlite::Error> {
+    let conn = Connection::open_in_memory()?;
+    for sql in MIGRATIONS {
+        conn.execute_batch(sql)?;
+    }
+    Ok(conn)
+}
+
 impl Store {
     /// Opens the store at `path`, creating it (and its folder) when absent.
     ///
@@ -283,7 +301,7 @@ impl Store {
         }
         .map_err(io)?;
         conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS)).map_err(io)?;
-        let store = Store {
+        let mut store = Store {
             conn,
             path: path.to_path_buf(),
             damage: Arc::default(),
@@ -295,7 +313,15 @@ impl Store {
         let opened = if flags.contains(OpenFlags::SQLITE_OPEN_READ_WRITE) {
             store.migrate()
         } else {
-            store.current()
+            match store.current() {
+                Ok(Holds::Store) => Ok(()),
+                // Read as the store it becomes at its first run: one
+                // with no runs (a command that writes creates it).
+                Ok(Holds::Nothing) => empty_schema().map(|conn| store.conn = conn).map_err(|e| {
+                    StoreError::Io { path: path.to_path_buf(), message: describe(&e) }
+                }),
+                Err(e) => Err(e),
+            }
         };
         match opened {
             Ok(()) => Ok(store),
@@ -411,27 +437,27 @@ impl Store {
     }
 
     /// Checks, without writing, that the file is a refscore store of this
-    /// build's schema.
-    fn current(&self) -> Result<(), StoreError> {
+    /// build's schema, or holds nothing yet (an empty file, or an SQLite
+    /// file with no tables: a store before its first run).
+    fn current(&self) -> Result<Holds, StoreError> {
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Deferred)
             .map_err(|e| self.io(&e))?;
         let state = self.state(&tx)?;
         tx.commit().map_err(|e| self.io(&e))?;
         let known = MIGRATIONS.len() as i64;
+        if state.version == 0 {
+            return Ok(Holds::Nothing);
+        }
         if state.version < known {
             return Err(StoreError::Io {
                 path: self.path.clone(),
-                message: if state.version == 0 {
-                    "an empty file: no run recorded yet".to_owned()
-                } else {
-                    format!(
-                        "store schema version {} is older than this refscore's ({known}), and only a command that writes (`refscore run`) brings it up to date",
-                        state.version
-                    )
-                },
+                message: format!(
+                    "store schema version {} is older than this refscore's ({known}), and only a command that writes (`refscore run`) brings it up to date",
+                    state.version
+                ),
             });
         }
-        Ok(())
+        Ok(Holds::Store)
     }
 
     /// Checks that the file is ours and brings its schema up to date.

@@ -138,15 +138,6 @@ impl Score {
     pub fn is_invalid(&self) -> bool {
         self.label.as_deref() == Some("invalid")
     }
-
-    /// Serialises the score as one line of JSON.
-    pub fn to_json(&self) -> String {
-        let mut out = Vec::with_capacity(256);
-        crate::score_line::write_score(&mut out, None, self);
-        // Written from UTF-8 texts only.
-        String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-    }
 }
 
 #[cfg(test)]

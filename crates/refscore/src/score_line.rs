@@ -13,6 +13,17 @@ use serde_json::ser::{CompactFormatter, Formatter};
 use crate::detail::{Check, Detail};
 use crate::score::Score;
 
+impl Score {
+    /// Serialises the score as one line of JSON (as `serde_json` would).
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::with_capacity(256);
+        write_score(&mut out, None, self);
+        // Written from UTF-8 texts only.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+}
+
 /// Writes `score` as `serde_json::to_writer` would, with `id` (a row's)
 /// as its first member when given.
 pub(crate) fn write_score(out: &mut Vec<u8>, id: Option<&str>, score: &Score) {
@@ -26,14 +37,8 @@ pub(crate) fn write_score(out: &mut Vec<u8>, id: Option<&str>, score: &Score) {
     text(out, &score.name);
     out.extend_from_slice(b",\"score\":");
     number(out, score.score);
-    if let Some(label) = &score.label {
-        out.extend_from_slice(b",\"label\":");
-        text(out, label);
-    }
-    if let Some(explanation) = &score.explanation {
-        out.extend_from_slice(b",\"explanation\":");
-        text(out, explanation);
-    }
+    optional_text(out, b",\"label\":", score.label.as_deref());
+    optional_text(out, b",\"explanation\":", score.explanation.as_deref());
     out.extend_from_slice(b",\"direction\":\"");
     out.extend_from_slice(score.direction.as_str().as_bytes());
     out.extend_from_slice(b"\",\"kind\":\"");
@@ -80,23 +85,23 @@ pub(crate) fn detail(out: &mut Vec<u8>, d: &Detail, path: &mut String) {
     out.extend_from_slice(b",\"outcome\":\"");
     out.extend_from_slice(d.outcome.as_str().as_bytes());
     out.push(b'"');
-    if let Some(expected) = &d.expected {
-        out.extend_from_slice(b",\"expected\":");
-        text(out, expected);
-    }
-    if let Some(actual) = &d.actual {
-        out.extend_from_slice(b",\"actual\":");
-        text(out, actual);
-    }
+    optional_text(out, b",\"expected\":", d.expected.as_deref());
+    optional_text(out, b",\"actual\":", d.actual.as_deref());
     if d.score.is_some() {
         out.extend_from_slice(b",\"score\":");
         number(out, d.score);
     }
-    if let Some(message) = &d.message {
-        out.extend_from_slice(b",\"message\":");
-        text(out, message);
-    }
+    optional_text(out, b",\"message\":", d.message.as_deref());
     out.push(b'}');
+}
+
+/// `member` (`,"name":`) and the text, when there is one: serde skips
+/// the member otherwise.
+pub(crate) fn optional_text(out: &mut Vec<u8>, member: &[u8], value: Option<&str>) {
+    if let Some(value) = value {
+        out.extend_from_slice(member);
+        text(out, value);
+    }
 }
 
 /// A JSON string, escaped as `serde_json` escapes it: runs of bytes

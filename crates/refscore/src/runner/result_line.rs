@@ -3,7 +3,7 @@
 //! [`crate::score_line`] (most of a line), the rest by `serde_json`.
 
 use super::RowResult;
-use crate::score_line::{detail, number, text, value_json, write_score};
+use crate::score_line::{detail, number, optional_text, text, value_json, write_score};
 
 /// The row's line, as `serde_json::to_string` writes it.
 pub(super) fn result_line(r: &RowResult) -> String {
@@ -29,10 +29,7 @@ pub(super) fn result_line(r: &RowResult) -> String {
         out.extend_from_slice(b",\"row_score\":");
         number(&mut out, r.row_score);
     }
-    if let Some(error) = &r.error {
-        out.extend_from_slice(b",\"error\":");
-        text(&mut out, error);
-    }
+    optional_text(&mut out, b",\"error\":", r.error.as_deref());
     if !r.metric_results.is_empty() {
         out.extend_from_slice(b",\"metric_results\":{");
         let mut path = String::new();

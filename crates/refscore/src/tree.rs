@@ -515,10 +515,11 @@ impl<'t> Node<'t> {
     }
 
     /// Whether the node nests deeper than `limit` levels (a scalar is 0
-    /// levels deep, `[1]` one). Free for trees of at most `limit` values;
-    /// else iterative, stopping at the first node past the limit.
+    /// levels deep, `[1]` one). Free for a scalar and for trees of at most
+    /// `limit` values; else iterative, stopping at the first node past the
+    /// limit.
     pub fn depth_exceeds(self, limit: usize) -> bool {
-        if self.tree.len() <= limit {
+        if self.tree.len() <= limit || !self.is_container() {
             return false;
         }
         let mut stack = vec![(self, 0usize)];

@@ -329,4 +329,20 @@ fn a_store_file_that_holds_nothing_yet_reads_as_a_store_with_no_runs() {
     assert!(code(&o) <= 1, "{}", stderr(&o));
     let o = at(d, &empty, &["runs", "list", "--format", "json"]);
     assert_eq!(serde_json::from_str::<Value>(&stdout(&o)).unwrap().as_array().unwrap().len(), 1);
+    // A store whose schema version was lost keeps its tables: damaged, not
+    // a store with no runs.
+    let lost = d.join("lost.db");
+    std::fs::copy(&empty, &lost).unwrap();
+    rusqlite::Connection::open(&lost).unwrap().execute_batch("PRAGMA user_version = 0").unwrap();
+    let before = std::fs::read(&lost).unwrap();
+    for args in [vec!["runs", "list"], vec!["run", "suite.yaml", "-o", "again", "-q"]] {
+        let o = at(d, &lost, &args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("damaged") && stderr(&o).contains("without a schema version"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(std::fs::read(&lost).unwrap(), before);
 }

@@ -115,7 +115,8 @@ pub struct RunEntry {
 
 /// What [`Store::state`] found.
 struct StoreState {
-    /// `PRAGMA user_version`: migrations applied.
+    /// `PRAGMA user_version`: migrations applied (0: the file holds no
+    /// tables yet).
     version: i64,
 }
 
@@ -205,7 +206,9 @@ impl Store {
     /// Opens an existing store. A store that cannot be written here (a
     /// read-only folder or mount: SQLite cannot create its `-shm` file
     /// beside it) is opened read-only as by [`Store::open_read_only`]: it
-    /// can be read, and a write fails with SQLite's "read-only" error.
+    /// can be read, and a write fails with SQLite's "read-only" error (a
+    /// file that holds nothing yet then reads as a store with no runs,
+    /// where nothing is found to write).
     ///
     /// # Errors
     /// No store at `path`, or as [`Store::open`].
@@ -559,6 +562,13 @@ impl Store {
         let known = MIGRATIONS.len() as i64;
         if version > known {
             return Err(StoreError::Newer { path: self.path.clone(), found: version, known });
+        }
+        if version == 0 && tables > 0 {
+            // Migrations set the version with the tables they create.
+            return Err(self.corrupt(format!(
+                "it holds {} without a schema version",
+                crate::text::counted(tables.unsigned_abs(), "table", "tables")
+            )));
         }
         Ok(StoreState { version })
     }

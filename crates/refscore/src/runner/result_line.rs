@@ -1,6 +1,6 @@
 //! A [`RowResult`] written as its line of `results.jsonl`: the bytes
-//! `serde_json` writes for it, its scores and details by
-//! [`crate::score_line`] (most of a line), the rest by `serde_json`.
+//! `serde_json` writes for it, by [`crate::score_line`]'s writers, but
+//! for `row`, `execution` and `passed` (written by `serde_json`).
 
 use super::RowResult;
 use crate::score_line::{detail, number, optional_text, text, value_json, write_score};

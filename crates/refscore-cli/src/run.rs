@@ -217,11 +217,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 Some(s) => {
                     let waiting = crate::wait_note::WaitNote::after(
                         STORE_WAIT_NOTE,
-                        format!(
-                            "waiting for the run store {}: another process is writing to it \
-                             (the run waits up to a minute)",
-                            s.path().display()
-                        ),
+                        store_wait_message(s.path()),
                         args.quiet,
                     );
                     let begun = s.begin(&info, &suite.regression);
@@ -318,7 +314,13 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         (Some(s), Some(id)) => Some(s.recorder(id)?),
         _ => None,
     };
-    let mut sink = Collect { rows: &mut rows, inner: recorder.as_mut() };
+    let waiting_note = store.as_ref().map(|s| store_wait_message(s.path()));
+    let mut sink = Collect {
+        rows: &mut rows,
+        inner: recorder.as_mut(),
+        note: waiting_note.as_deref(),
+        quiet: args.quiet,
+    };
     let mut replay = prior.into_iter().map(Ok);
     let resume = (run_id.is_some() && args.resume.is_some())
         .then_some(Resume { batches: &mut replay as &mut dyn Iterator<Item = _> });
@@ -342,7 +344,12 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     );
     progress.finish();
     // Every batch handed to the store is committed before the run's end is.
-    let recorded = recorder.as_mut().map_or(Ok(()), refscore::history::Recorder::finish);
+    let recorded = recorder.as_mut().map_or(Ok(()), |r| {
+        let _note = waiting_note
+            .clone()
+            .map(|m| crate::wait_note::WaitNote::after(STORE_WAIT_NOTE, m, args.quiet));
+        r.finish()
+    });
     let written = results.lock().unwrap_or_else(PoisonError::into_inner).take();
     let (flushed, cut) = match written {
         None => (Ok(()), false),
@@ -683,17 +690,36 @@ fn resume(
 }
 
 /// Hands batches to the store (when there is one) and keeps each row's
-/// cells for the comparison.
+/// cells for the comparison; says so when the store's writer holds the
+/// run up (see [`store_wait_message`]).
 struct Collect<'a> {
     rows: &'a mut Vec<RowScores>,
     inner: Option<&'a mut Recorder>,
+    note: Option<&'a str>,
+    quiet: bool,
 }
 
 impl BatchSink for Collect<'_> {
     fn batch(&mut self, b: BatchRecord) -> Result<(), String> {
         self.rows.extend(b.records.iter().map(|r| r.scores.clone()));
-        self.inner.as_deref_mut().map_or(Ok(()), |store| store.batch(b))
+        let (note, quiet) = (self.note, self.quiet);
+        self.inner.as_deref_mut().map_or(Ok(()), |store| {
+            store.batch_noting(b, || {
+                note.map(|m| {
+                    crate::wait_note::WaitNote::after(STORE_WAIT_NOTE, m.to_owned(), quiet)
+                })
+            })
+        })
     }
+}
+
+/// What a run says when it has waited [`STORE_WAIT_NOTE`] for the run
+/// store: for its record, a batch's rows, or its end.
+fn store_wait_message(store: &Path) -> String {
+    format!(
+        "waiting for the run store {}: another process is writing to it (the run waits up to a minute)",
+        store.display()
+    )
 }
 
 /// Progress on standard error: a bar on a terminal, a line every few

@@ -324,6 +324,105 @@ fn a_run_waiting_for_the_store_says_so() {
     }
 }
 
+/// A run whose batches wait for a store another process took after the
+/// run began says so too, whether a batch waits for room in the store
+/// writer's queue (rows still coming) or the run's end waits for its last
+/// batches to be committed; it finishes once the store is free.
+#[test]
+fn a_run_whose_batches_wait_for_the_store_says_so() {
+    use std::io::{BufRead, Write};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (dir, store) = one_run_then("SELECT 1");
+    let d = dir.path();
+    // Rows from standard input: the store is taken after the run has
+    // recorded its start, before its first batch.
+    write(
+        d,
+        "piped.yaml",
+        "name: piped\ndataset: /dev/stdin\nformat: jsonl\nid: id\nevaluators:\n  - name: m\n    metric: json_match\n",
+    );
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let running = || -> i64 {
+        db.query_row("SELECT count(*) FROM runs WHERE status = 'running'", [], |r| r.get(0))
+            .unwrap_or(0)
+    };
+    let row = |k: usize| {
+        format!("{{\"id\": \"g{k}\", \"output\": {{\"a\": {k}}}, \"reference\": {{\"a\": {k}}}}}\n")
+    };
+    // A stream's rows go to the store in a batch within 200 ms of coming:
+    // rows every 300 ms make a batch each, and the writer's queue fills.
+    for (out, rows_still_coming) in [("o2", true), ("o3", false)] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_refscore"))
+            .args(["run", "piped.yaml", "-o", out])
+            .env("REFSCORE_STORE", &store)
+            .current_dir(d)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        let start = std::time::Instant::now();
+        while running() == 0 {
+            assert!(start.elapsed() < std::time::Duration::from_secs(30), "the run never began");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        db.execute_batch("BEGIN EXCLUSIVE; SELECT 1;").unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let feeder = {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let mut sent = 0;
+                // At most 40 rows (12 s): the note comes after 4 queued
+                // batches and 2 s. One row when the rows stop coming.
+                let most = if rows_still_coming { 40 } else { 1 };
+                while sent < most && !stop.load(Ordering::Relaxed) {
+                    if stdin.write_all(row(sent).as_bytes()).is_err() {
+                        break;
+                    }
+                    sent += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                }
+                sent
+            })
+        };
+        if !rows_still_coming {
+            // One row, then the end: the run's end waits for its batch.
+            while !feeder.is_finished() {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        // The store is held until the run says it waits (a minute at most:
+        // the run's own bound).
+        let mut e = String::new();
+        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        for line in lines.by_ref() {
+            let line = line.unwrap();
+            e += &line;
+            e.push('\n');
+            if line.contains("note: waiting for the run store") {
+                break;
+            }
+        }
+        let still_coming = !feeder.is_finished();
+        db.execute_batch("COMMIT").unwrap();
+        stop.store(true, Ordering::Relaxed);
+        let sent = feeder.join().unwrap();
+        e.extend(lines.map(|l| l.unwrap() + "\n"));
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{e}");
+        assert!(e.contains("note: waiting for the run store"), "{e}");
+        // The first run said so while its rows were still coming: a
+        // batch waited, not the run's end.
+        assert_eq!(still_coming, rows_still_coming, "{e}");
+        assert_eq!(running(), 0, "{e}");
+        let done: i64 = db
+            .query_row("SELECT rows_done FROM runs ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(done, i64::try_from(sent).unwrap(), "{e}");
+    }
+}
+
 /// A run whose record the store refuses (here a trigger; in life a store
 /// another process held for too long) fails before writing anything: the
 /// output folder it created for itself is taken back.

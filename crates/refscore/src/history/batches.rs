@@ -8,7 +8,7 @@
 //! `fields` (the batch's field statistics) and `lines` (the rows' lines of
 //! `results.jsonl`).
 
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -387,14 +387,39 @@ impl Drop for Recorder {
     }
 }
 
-impl BatchSink for Recorder {
-    fn batch(&mut self, b: BatchRecord) -> Result<(), String> {
-        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(b).is_ok());
+impl Recorder {
+    /// Hands a batch to the writer, as [`BatchSink::batch`]; when the
+    /// writer is behind (its queue full: another process holds the store,
+    /// or the disk is slow), `waiting` is called before this waits for
+    /// room, and what it returns is dropped once the batch is handed over
+    /// (a note that the run waits, say).
+    ///
+    /// # Errors
+    /// The writer stopped: why.
+    pub fn batch_noting<G>(
+        &mut self,
+        b: BatchRecord,
+        waiting: impl FnOnce() -> G,
+    ) -> Result<(), String> {
+        let sent = match self.tx.as_ref().map(|tx| (tx, tx.try_send(b))) {
+            Some((_, Ok(()))) => true,
+            Some((tx, Err(TrySendError::Full(b)))) => {
+                let _note = waiting();
+                tx.send(b).is_ok()
+            }
+            _ => false,
+        };
         if sent {
             return Ok(());
         }
         // The writer stopped: say why.
         Err(self.finish().err().unwrap_or_else(|| "the store writer stopped".to_owned()))
+    }
+}
+
+impl BatchSink for Recorder {
+    fn batch(&mut self, b: BatchRecord) -> Result<(), String> {
+        self.batch_noting(b, || ())
     }
 }
 

@@ -230,10 +230,12 @@ pub(crate) fn absolute(path: &Path) -> String {
 }
 
 /// `path` relative to the current folder when it lies inside it (as a
-/// user gave it), else as it is.
+/// user gave it), else as it is. From the root folder, where every
+/// absolute path lies, a path stays absolute, as the others shown.
 pub(crate) fn shown(path: &Path) -> PathBuf {
     std::env::current_dir()
         .ok()
+        .filter(|cwd| cwd.parent().is_some())
         .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or_else(|| path.to_path_buf())

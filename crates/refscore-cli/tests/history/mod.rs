@@ -278,6 +278,24 @@ fn a_suite_changed_since_its_baseline_is_noted() {
     assert!(text.contains("Against the baseline") && !text.contains(said), "{text}");
 }
 
+/// From the root folder, where every absolute path lies, the files a run
+/// names stay absolute (as `tmp/…` they read as if from another folder).
+#[test]
+fn a_run_from_the_root_folder_names_its_files_by_absolute_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "data.jsonl", &dataset(4, |_| false));
+    write(d, "suite.yaml", SUITE);
+    let (suite, out) = (d.join("suite.yaml"), d.join("o1"));
+    let args = ["run", suite.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let o = at(Path::new("/"), &d.join("runs.db"), &args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for (what, file) in [("results", "results.jsonl"), ("summary", "summary.json")] {
+        let line = format!("{what}: {}", out.join(file).display());
+        assert!(stdout(&o).lines().any(|l| l == line), "no `{line}` in {}", stdout(&o));
+    }
+}
+
 /// A run that waits for a store another process is writing says so
 /// after two seconds (the wait lasts up to a minute), then goes on once
 /// the store is free; `-q` says nothing.

@@ -1,6 +1,7 @@
 //! Helpers shared by the fuzz targets: splitting one input into several
 //! documents, the registry's JSON metrics built once, and the check every
-//! target makes on a score (finite, never NaN or infinite).
+//! target makes on a score (finite, never NaN or infinite, and written as
+//! `serde_json` writes it).
 
 #![forbid(unsafe_code)]
 
@@ -23,13 +24,17 @@ pub fn split(bytes: &[u8], n: usize) -> Vec<&[u8]> {
     parts
 }
 
-/// Panics on a non-finite score: the property every target checks.
+/// Panics on a non-finite score, or on a score whose line (written by the
+/// library's own writer) is not what `serde_json` writes for it: the
+/// properties every target checks.
 pub fn check(evaluator: &dyn Evaluator, input: &EvalInput<'_>) {
     if let Ok(e) = evaluator.evaluate(input) {
         for s in &e.scores {
             if let Some(x) = s.score {
                 assert!(x.is_finite(), "{}: score {} is not finite", evaluator.name(), x);
             }
+            let by_serde = serde_json::to_string(s).unwrap_or_default();
+            assert_eq!(s.to_json(), by_serde, "{}: the score's line", evaluator.name());
         }
     }
 }

@@ -215,12 +215,15 @@ const SCORED: &[&str] = &[
     "exact_match",
 ];
 
+/// Every score finite and not negative, and its line (the library's own
+/// writer) what `serde_json` writes for it.
 fn check_scores(m: &dyn Evaluator, input: &EvalInput) -> TestCaseResult {
     if let Ok(e) = m.evaluate(input) {
         for s in &e.scores {
             if let Some(x) = s.score {
                 prop_assert!(x.is_finite() && x >= 0.0, "{}: {x}", s.name);
             }
+            prop_assert_eq!(s.to_json(), serde_json::to_string(s).unwrap(), "{}", s.name);
         }
     }
     Ok(())

@@ -241,6 +241,73 @@ fn an_empty_batch_recorded_by_an_older_version_does_not_block_a_resume() {
     assert_eq!(counts, [2, 1]);
 }
 
+/// A batch handed over while the writer is behind (another connection
+/// holds the store, the queue is full) runs the caller's guard, once, and
+/// keeps it until the batch is handed over; a batch with room does not.
+#[test]
+fn a_batch_that_waits_for_the_writer_runs_the_guard_until_it_is_handed_over() {
+    use crate::runner::BatchRecord;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    let s = Store::open(&path).unwrap();
+    let id = s.begin(&info("a"), &RegressionPolicy::default()).unwrap();
+    let batch = |first: u64| BatchRecord {
+        first,
+        records: vec![crate::history::RowRecord {
+            scores: crate::history::RowScores { id: format!("r{first}"), cells: Vec::new() },
+            row_score: None,
+            extra: Vec::new(),
+            unreadable: false,
+        }],
+        lines: vec![format!("{{\"id\": \"r{first}\"}}")],
+        fields: String::new(),
+    };
+    let mut r = s.recorder(id).unwrap();
+    let calls = AtomicUsize::new(0);
+    let count = || {
+        calls.fetch_add(1, Ordering::SeqCst);
+    };
+    // A first batch committed: the writer is open and idle.
+    r.batch_noting(batch(0), count).unwrap();
+    let start = std::time::Instant::now();
+    while s.prior_batches(id).unwrap().is_empty() {
+        assert!(start.elapsed() < std::time::Duration::from_secs(30));
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // Another connection takes the store for a second.
+    let holder = rusqlite::Connection::open(&path).unwrap();
+    holder.execute_batch("BEGIN EXCLUSIVE; SELECT 1;").unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        holder.execute_batch("COMMIT").unwrap();
+    });
+    // The writer takes the next batch and waits for the store; the queue
+    // holds four more.
+    r.batch_noting(batch(1), count).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for first in 2..6 {
+        r.batch_noting(batch(first), count).unwrap();
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "every batch found room");
+    let guards = std::sync::Arc::new(());
+    let held = std::sync::Arc::clone(&guards);
+    r.batch_noting(batch(6), || {
+        calls.fetch_add(1, Ordering::SeqCst);
+        held
+    })
+    .unwrap();
+    // It waited for the store, and its guard was dropped once it was
+    // handed over.
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert!(start.elapsed() >= std::time::Duration::from_secs(1));
+    assert_eq!(std::sync::Arc::strong_count(&guards), 1);
+    release.join().unwrap();
+    r.finish().unwrap();
+    let counts: Vec<usize> = s.prior_batches(id).unwrap().iter().map(|b| b.records.len()).collect();
+    assert_eq!(counts, [1; 7]);
+}
+
 /// A store of `runs` completed runs of suite `a` (gate passed), each of
 /// `batches` batches of 100 rows with two cells and a line of some 200
 /// bytes: a `batches` b-tree of several pages.

@@ -296,6 +296,25 @@ fn a_run_from_the_root_folder_names_its_files_by_absolute_paths() {
     }
 }
 
+/// The run's standard error up to the line where it says it waits for
+/// the store (or to its end), and the lines after it.
+fn stderr_until_wait_note(
+    child: &mut Child,
+) -> (String, std::io::Lines<std::io::BufReader<std::process::ChildStderr>>) {
+    use std::io::BufRead;
+    let mut e = String::new();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        e += &line;
+        e.push('\n');
+        if line.contains("note: waiting for the run store") {
+            break;
+        }
+    }
+    (e, lines)
+}
+
 /// A run that waits for a store another process is writing says so
 /// after two seconds (the wait lasts up to a minute), then goes on once
 /// the store is free; `-q` says nothing.
@@ -317,16 +336,8 @@ fn a_run_waiting_for_the_store_says_so() {
         } else {
             // The store is held until the run says it waits (a minute at
             // most: the run's own bound).
-            use std::io::BufRead;
-            let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
-            for line in lines.by_ref() {
-                let line = line.unwrap();
-                e += &line;
-                e.push('\n');
-                if line.contains("note: waiting for the run store") {
-                    break;
-                }
-            }
+            let (said, lines) = stderr_until_wait_note(&mut child);
+            e = said;
             db.execute_batch("COMMIT").unwrap();
             e.extend(lines.map(|l| l.unwrap() + "\n"));
         }
@@ -348,7 +359,7 @@ fn a_run_waiting_for_the_store_says_so() {
 /// batches to be committed; it finishes once the store is free.
 #[test]
 fn a_run_whose_batches_wait_for_the_store_says_so() {
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     use std::sync::atomic::{AtomicBool, Ordering};
     let (dir, store) = one_run_then("SELECT 1");
     let d = dir.path();
@@ -412,16 +423,7 @@ fn a_run_whose_batches_wait_for_the_store_says_so() {
         }
         // The store is held until the run says it waits (a minute at most:
         // the run's own bound).
-        let mut e = String::new();
-        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
-        for line in lines.by_ref() {
-            let line = line.unwrap();
-            e += &line;
-            e.push('\n');
-            if line.contains("note: waiting for the run store") {
-                break;
-            }
-        }
+        let (mut e, lines) = stderr_until_wait_note(&mut child);
         let still_coming = !feeder.is_finished();
         db.execute_batch("COMMIT").unwrap();
         stop.store(true, Ordering::Relaxed);

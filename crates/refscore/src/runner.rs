@@ -455,10 +455,10 @@ pub fn run_recorded(
 /// The [`LineFormat::Scores`] lines of a row, written into one buffer:
 /// each score's JSON with the row's `id` as its first member.
 fn score_lines(suite: &Suite, r: &RowResult) -> String {
-    let mut out: Vec<u8> = Vec::with_capacity(1024);
+    let mut out = String::with_capacity(1024);
     let mut write = |s: &Score| {
         if !out.is_empty() {
-            out.push(b'\n');
+            out.push('\n');
         }
         crate::score_line::write_score(&mut out, Some(&r.id), s);
     };
@@ -477,8 +477,7 @@ fn score_lines(suite: &Suite, r: &RowResult) -> String {
         }
     }
     r.scores.iter().for_each(&mut write);
-    // Written from UTF-8 texts only.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    out
 }
 
 /// Starts the worker threads of a run of `suite`: [`worker_count`] of

@@ -6,7 +6,8 @@
 //! `compare`'s score lines are most of what it writes; through
 //! `serde_json` a third of a line's cost was writing member names that
 //! never change. The property tests hold this writer to `serde_json`'s
-//! output for any score.
+//! output for any score. It writes into a `String` (every piece is UTF-8
+//! text), so a line is never checked for UTF-8 after it is written.
 
 use serde_json::ser::{CompactFormatter, Formatter};
 
@@ -16,63 +17,61 @@ use crate::score::Score;
 impl Score {
     /// Serialises the score as one line of JSON (as `serde_json` would).
     pub fn to_json(&self) -> String {
-        let mut out = Vec::with_capacity(256);
+        let mut out = String::with_capacity(256);
         write_score(&mut out, None, self);
-        // Written from UTF-8 texts only.
-        String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        out
     }
 }
 
 /// Writes `score` as `serde_json::to_writer` would, with `id` (a row's)
 /// as its first member when given.
-pub(crate) fn write_score(out: &mut Vec<u8>, id: Option<&str>, score: &Score) {
-    out.push(b'{');
+pub(crate) fn write_score(out: &mut String, id: Option<&str>, score: &Score) {
+    out.push('{');
     if let Some(id) = id {
-        out.extend_from_slice(b"\"id\":");
+        out.push_str("\"id\":");
         text(out, id);
-        out.push(b',');
+        out.push(',');
     }
-    out.extend_from_slice(b"\"name\":");
+    out.push_str("\"name\":");
     text(out, &score.name);
-    out.extend_from_slice(b",\"score\":");
+    out.push_str(",\"score\":");
     number(out, score.score);
-    optional_text(out, b",\"label\":", score.label.as_deref());
-    optional_text(out, b",\"explanation\":", score.explanation.as_deref());
-    out.extend_from_slice(b",\"direction\":\"");
-    out.extend_from_slice(score.direction.as_str().as_bytes());
-    out.extend_from_slice(b"\",\"kind\":\"");
-    out.extend_from_slice(score.kind.as_str().as_bytes());
-    out.push(b'"');
+    optional_text(out, ",\"label\":", score.label.as_deref());
+    optional_text(out, ",\"explanation\":", score.explanation.as_deref());
+    out.push_str(",\"direction\":\"");
+    out.push_str(score.direction.as_str());
+    out.push_str("\",\"kind\":\"");
+    out.push_str(score.kind.as_str());
+    out.push('"');
     if !score.metadata.is_empty() {
-        out.extend_from_slice(b",\"metadata\":{");
+        out.push_str(",\"metadata\":{");
         for (i, (key, value)) in score.metadata.iter().enumerate() {
             if i > 0 {
-                out.push(b',');
+                out.push(',');
             }
             text(out, key);
-            out.push(b':');
+            out.push(':');
             value_json(out, value);
         }
-        out.push(b'}');
+        out.push('}');
     }
     if !score.details.is_empty() {
-        out.extend_from_slice(b",\"details\":[");
+        out.push_str(",\"details\":[");
         let mut path = String::new();
         for (i, d) in score.details.iter().enumerate() {
             if i > 0 {
-                out.push(b',');
+                out.push(',');
             }
             detail(out, d, &mut path);
         }
-        out.push(b']');
+        out.push(']');
     }
-    out.push(b'}');
+    out.push('}');
 }
 
 /// One detail; `path` is room to write a path check in.
-pub(crate) fn detail(out: &mut Vec<u8>, d: &Detail, path: &mut String) {
-    out.extend_from_slice(b"{\"check\":");
+pub(crate) fn detail(out: &mut String, d: &Detail, path: &mut String) {
+    out.push_str("{\"check\":");
     match &d.check {
         Check::Path(_) => {
             path.clear();
@@ -81,75 +80,78 @@ pub(crate) fn detail(out: &mut Vec<u8>, d: &Detail, path: &mut String) {
         }
         Check::Name(n) => text(out, n),
     }
-    out.extend_from_slice(if d.passed { b",\"passed\":true" } else { b",\"passed\":false" });
-    out.extend_from_slice(b",\"outcome\":\"");
-    out.extend_from_slice(d.outcome.as_str().as_bytes());
-    out.push(b'"');
-    optional_text(out, b",\"expected\":", d.expected.as_deref());
-    optional_text(out, b",\"actual\":", d.actual.as_deref());
+    out.push_str(if d.passed { ",\"passed\":true" } else { ",\"passed\":false" });
+    out.push_str(",\"outcome\":\"");
+    out.push_str(d.outcome.as_str());
+    out.push('"');
+    optional_text(out, ",\"expected\":", d.expected.as_deref());
+    optional_text(out, ",\"actual\":", d.actual.as_deref());
     if d.score.is_some() {
-        out.extend_from_slice(b",\"score\":");
+        out.push_str(",\"score\":");
         number(out, d.score);
     }
-    optional_text(out, b",\"message\":", d.message.as_deref());
-    out.push(b'}');
+    optional_text(out, ",\"message\":", d.message.as_deref());
+    out.push('}');
 }
 
 /// `member` (`,"name":`) and the text, when there is one: serde skips
 /// the member otherwise.
-pub(crate) fn optional_text(out: &mut Vec<u8>, member: &[u8], value: Option<&str>) {
+pub(crate) fn optional_text(out: &mut String, member: &str, value: Option<&str>) {
     if let Some(value) = value {
-        out.extend_from_slice(member);
+        out.push_str(member);
         text(out, value);
     }
 }
 
 /// A JSON string, escaped as `serde_json` escapes it: runs of bytes
 /// that need no escape (found eight at a time) copied as they are.
-pub(crate) fn text(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
+pub(crate) fn text(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('"');
     let mut at = 0;
     loop {
-        let end = crate::fast_json::plain_run(bytes, at);
-        out.extend_from_slice(&bytes[at..end]);
-        let Some(&b) = bytes.get(end) else { break };
+        // Runs end at an ASCII byte: `at` and `end` are character bounds.
+        let end = crate::fast_json::plain_run(s.as_bytes(), at);
+        out.push_str(&s[at..end]);
+        let Some(&b) = s.as_bytes().get(end) else { break };
         match b {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0c => out.extend_from_slice(b"\\f"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
             _ => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[usize::from(b >> 4)]);
-                out.push(HEX[usize::from(b & 0xf)]);
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
             }
         }
         at = end + 1;
     }
-    out.push(b'"');
+    out.push('"');
 }
 
 /// A number as `serde_json` writes an `Option<f64>`: `null` for none and
 /// for what is not finite.
-pub(crate) fn number(out: &mut Vec<u8>, x: Option<f64>) {
+pub(crate) fn number(out: &mut String, x: Option<f64>) {
     match x {
         Some(x) if x.is_finite() => {
-            // Writing to a vector cannot fail.
-            let _ = CompactFormatter.write_f64(out, x);
+            // At most 24 bytes (`-1.7976931348623157e308`), all ASCII.
+            let mut digits = std::io::Cursor::new([0u8; 32]);
+            let _ = CompactFormatter.write_f64(&mut digits, x);
+            let n = usize::try_from(digits.position()).unwrap_or(0);
+            out.push_str(std::str::from_utf8(&digits.get_ref()[..n]).unwrap_or("null"));
         }
-        _ => out.extend_from_slice(b"null"),
+        _ => out.push_str("null"),
     }
 }
 
-/// Anything else, by `serde_json` (writing to a vector cannot fail).
-pub(crate) fn value_json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
-    let _ = serde_json::to_writer(&mut *out, value);
+/// Anything else, by `serde_json`.
+pub(crate) fn value_json(out: &mut String, value: &(impl serde::Serialize + ?Sized)) {
+    out.push_str(&serde_json::to_string(value).unwrap_or_else(|_| String::from("null")));
 }
 
 /// Random scores, for the property tests of what writes them.
@@ -276,9 +278,9 @@ mod tests {
     use crate::score::Direction;
 
     fn written(id: Option<&str>, s: &Score) -> String {
-        let mut out = Vec::new();
+        let mut out = String::new();
         write_score(&mut out, id, s);
-        String::from_utf8(out).unwrap()
+        out
     }
 
     /// What `serde_json` writes, with the id put first.

@@ -7,63 +7,58 @@ use crate::score_line::{detail, number, optional_text, text, value_json, write_s
 
 /// The row's line, as `serde_json::to_string` writes it.
 pub(super) fn result_line(r: &RowResult) -> String {
-    let mut out = Vec::with_capacity(2048);
-    out.extend_from_slice(b"{\"id\":");
+    let mut out = String::with_capacity(2048);
+    out.push_str("{\"id\":");
     text(&mut out, &r.id);
-    out.extend_from_slice(b",\"row\":");
+    out.push_str(",\"row\":");
     value_json(&mut out, &r.row);
-    out.extend_from_slice(b",\"scores\":[");
+    out.push_str(",\"scores\":[");
     for (i, s) in r.scores.iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            out.push(',');
         }
         write_score(&mut out, None, s);
     }
-    out.extend_from_slice(b"],\"execution\":");
+    out.push_str("],\"execution\":");
     value_json(&mut out, &r.execution);
     if !r.passed.is_empty() {
-        out.extend_from_slice(b",\"passed\":");
+        out.push_str(",\"passed\":");
         value_json(&mut out, &r.passed);
     }
     if r.row_score.is_some() {
-        out.extend_from_slice(b",\"row_score\":");
+        out.push_str(",\"row_score\":");
         number(&mut out, r.row_score);
     }
-    optional_text(&mut out, b",\"error\":", r.error.as_deref());
+    optional_text(&mut out, ",\"error\":", r.error.as_deref());
     if !r.metric_results.is_empty() {
-        out.extend_from_slice(b",\"metric_results\":{");
+        out.push_str(",\"metric_results\":{");
         let mut path = String::new();
         for (i, (name, m)) in r.metric_results.iter().enumerate() {
             if i > 0 {
-                out.push(b',');
+                out.push(',');
             }
             text(&mut out, name);
-            out.extend_from_slice(b":{\"score\":");
+            out.push_str(":{\"score\":");
             number(&mut out, m.score);
             if let Some(passed) = m.passed {
-                out.extend_from_slice(if passed {
-                    b",\"passed\":true"
-                } else {
-                    b",\"passed\":false"
-                });
+                out.push_str(if passed { ",\"passed\":true" } else { ",\"passed\":false" });
             }
             if !m.details.is_empty() {
-                out.extend_from_slice(b",\"details\":[");
+                out.push_str(",\"details\":[");
                 for (j, d) in m.details.iter().enumerate() {
                     if j > 0 {
-                        out.push(b',');
+                        out.push(',');
                     }
                     detail(&mut out, d, &mut path);
                 }
-                out.push(b']');
+                out.push(']');
             }
-            out.push(b'}');
+            out.push('}');
         }
-        out.push(b'}');
+        out.push('}');
     }
-    out.push(b'}');
-    // Written from UTF-8 texts only.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    out.push('}');
+    out
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::duplicate_keys::DuplicateKeys;
-use crate::engine::FieldTally;
+use crate::engine::FieldTallies;
 use crate::error::EvalError;
 use crate::score::{Direction, Kind, Score};
 use crate::tree::Node;
@@ -276,10 +276,7 @@ pub struct Evaluation {
     pub scores: Vec<Score>,
     /// Per-field tallies of a JSON comparison, when the evaluator was
     /// built to gather them ([`crate::metrics::BuildContext::field_tallies`]).
-    pub fields: Vec<FieldTally>,
-    /// Comparisons left out of [`Evaluation::fields`]: their paths were
-    /// too long to print (see [`crate::limits::MAX_KEPT_PATH_BYTES`]).
-    pub fields_dropped: u64,
+    pub fields: FieldTallies,
     /// How each input was decoded into JSON (input name → decision), and
     /// the keys its JSON repeated, for the execution details.
     pub decoded: Map<String, Value>,

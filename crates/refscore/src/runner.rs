@@ -582,7 +582,6 @@ fn add_fields(acc: &mut FieldStats, ev: &Evaluated) {
     for (i, tallies) in ev.tallies.iter().enumerate() {
         acc.add_tallies(i, ev.result.row, &ev.result.id, tallies);
     }
-    acc.dropped += ev.fields_dropped;
 }
 
 fn drop_item(item: Pending) {

@@ -1,6 +1,7 @@
 //! The summary of a run: statistics per evaluator, per-field accuracy and
 //! the gate's verdict.
 
+mod field_trie;
 mod fields;
 mod gate;
 mod repeated_ids;

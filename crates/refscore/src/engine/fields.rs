@@ -1,44 +1,24 @@
 //! Per-field tallies gathered during a walk: for each path with array
 //! indices as `[*]`, how its comparisons came out. Cheap enough to compute
-//! on every row of a dataset (no allocation per leaf).
+//! on every row of a dataset (no allocation per leaf, no path printed).
 
 use crate::fx::FxHashMap;
 
-use serde::Serialize;
-
 use super::Counts;
+use super::field_tallies::{FieldTallies, TalliesBuilder};
 use crate::detail::Outcome;
-use crate::limits::MAX_KEPT_PATH_BYTES;
-use crate::path::{Seg, WILDCARD, printed_len, push_seg};
-
-/// How the comparisons at one field path came out, within one document.
-///
-/// The path is kept in its printed wildcard form: it is the field's
-/// identity across rows and the key of the run's field table.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct FieldTally {
-    /// The path with indices as `[*]`: `$.line_items[*].price`.
-    pub path: String,
-    /// One verdict per comparison at this path.
-    pub counts: Counts,
-}
-
-impl FieldTally {
-    /// Whether any comparison here was not a match.
-    pub fn failed(&self) -> bool {
-        self.counts.matched < self.counts.total()
-    }
-}
+use crate::path::Seg;
 
 /// The wildcard path of the node being walked, and the tallies so far.
 ///
 /// Paths are kept as a tree of segments while walking (an array element
 /// is the segment `[*]`), so entering a node finds its path among its
 /// parent's children and counting a comparison is an index; a path is
-/// printed once, when the tallies are finished. Elements of an array are
-/// usually alike, so the child after the one entered last is tried first.
+/// copied into [`FieldTallies`] when the walk is done. Elements of an
+/// array are usually alike, so the child after the one entered last is
+/// tried first.
 #[derive(Debug)]
-pub(super) struct FieldTallies<'v> {
+pub(super) struct FieldWalk<'v> {
     /// Every path entered so far; the root `$` is the first.
     nodes: Vec<FieldNode<'v>>,
     /// The children of paths with more than [`SCAN`] children, by
@@ -50,14 +30,14 @@ pub(super) struct FieldTallies<'v> {
     counts: Vec<(u32, Counts)>,
 }
 
-/// One path of [`FieldTallies`]; a link of 0 is none (the root is no
+/// One path of [`FieldWalk`]; a link of 0 is none (the root is no
 /// one's child).
 #[derive(Debug, Clone, Copy)]
 struct FieldNode<'v> {
     parent: u32,
     /// The last segment: a key, or `None` for `[*]`.
     seg: Option<&'v str>,
-    /// Where its counts are in [`FieldTallies::counts`], once it has any.
+    /// Where its counts are in [`FieldWalk::counts`], once it has any.
     counted: Option<u32>,
     /// First and last child, in the order they were added.
     first: u32,
@@ -68,23 +48,11 @@ struct FieldNode<'v> {
     cursor: u32,
     /// How many children it has.
     kids: u32,
-    /// An upper bound on the length of its printed path (saturating).
-    bound: u32,
 }
 
 impl<'v> FieldNode<'v> {
-    fn new(parent: u32, seg: Option<&'v str>, bound: u32) -> Self {
-        FieldNode {
-            parent,
-            seg,
-            counted: None,
-            first: 0,
-            last: 0,
-            next: 0,
-            cursor: 0,
-            kids: 0,
-            bound,
-        }
+    fn new(parent: u32, seg: Option<&'v str>) -> Self {
+        FieldNode { parent, seg, counted: None, first: 0, last: 0, next: 0, cursor: 0, kids: 0 }
     }
 }
 
@@ -96,13 +64,13 @@ const SCAN: u32 = 16;
 /// paths do not grow the table several times.
 const TYPICAL_FIELDS: usize = 32;
 
-impl<'v> FieldTallies<'v> {
+impl<'v> FieldWalk<'v> {
     pub(super) fn new() -> Self {
         let mut nodes = Vec::with_capacity(2 * TYPICAL_FIELDS);
-        nodes.push(FieldNode::new(0, None, 1));
+        nodes.push(FieldNode::new(0, None));
         let mut stack = Vec::with_capacity(16);
         stack.push(0);
-        FieldTallies {
+        FieldWalk {
             nodes,
             many: FxHashMap::default(),
             stack,
@@ -158,8 +126,7 @@ impl<'v> FieldTallies<'v> {
     /// Adds a child of `parent`; its index.
     fn add(&mut self, parent: u32, seg: Option<&'v str>) -> u32 {
         let at = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
-        let above = self.node(parent).map_or(1, |p| p.bound);
-        self.nodes.push(FieldNode::new(parent, seg, above.saturating_add(seg_bound(seg))));
+        self.nodes.push(FieldNode::new(parent, seg));
         let Some(p) = self.nodes.get_mut(parent as usize) else { return at };
         let last = p.last;
         if p.first == 0 {
@@ -207,136 +174,46 @@ impl<'v> FieldTallies<'v> {
         }
     }
 
-    /// The tallies, in the order their paths were first counted, and the
-    /// comparisons of those left out: the tallies' paths print to at most
-    /// [`MAX_KEPT_PATH_BYTES`] together, the shortest kept first.
-    pub(super) fn finish(self) -> (Vec<FieldTally>, u64) {
+    /// The tallies: the paths counted and their ancestors, keys copied,
+    /// nothing printed.
+    pub(super) fn finish(self) -> FieldTallies {
         // Whether a path has counts or a descendant with counts (children
-        // come after their parents in `nodes`), and a bound on the bytes
-        // of the printed paths of both kinds: printing every wanted path
-        // once, each from its parent's, costs their sum.
+        // come after their parents in `nodes`).
         let mut wanted: Vec<bool> = self.nodes.iter().map(|n| n.counted.is_some()).collect();
-        let mut printing = 0usize;
+        let mut keys = 0usize;
         for n in (1..self.nodes.len()).rev() {
             if wanted[n] {
                 let node = &self.nodes[n];
                 wanted[node.parent as usize] = true;
-                printing = printing.saturating_add(node.bound as usize);
+                keys += node.seg.map_or(0, str::len);
             }
         }
-        if printing > MAX_KEPT_PATH_BYTES {
-            return self.finish_within_limit();
-        }
-        // Every printed path, one after another; a node's place in it,
-        // once printed (a parent is always printed before its child, and
-        // was created before it).
-        let mut printed = String::with_capacity(printing + 1);
-        printed.push('$');
-        let mut place: Vec<Option<(usize, usize)>> = vec![None; self.nodes.len()];
-        if let Some(root) = place.first_mut() {
-            *root = Some((0, 1));
-        }
+        let paths = wanted.iter().filter(|w| **w).count();
+        let mut out = TalliesBuilder::with_capacity(paths, keys);
+        // Each wanted path's index in the tallies (its parent's is set
+        // first: parents come first).
+        let mut index = vec![0u32; self.nodes.len()];
         for (n, node) in self.nodes.iter().enumerate().skip(1) {
-            let Some(Some((start, len))) = place.get(node.parent as usize).copied() else {
-                continue;
-            };
-            if !wanted[n] {
-                continue;
+            if wanted[n] {
+                index[n] = out.add(index[node.parent as usize], node.seg);
             }
-            let at = printed.len();
-            printed.extend_from_within(start..start + len);
-            push_field_seg(&mut printed, node.seg);
-            place[n] = Some((at, printed.len() - at));
         }
-        let tallies = self
-            .counts
-            .into_iter()
-            .map(|(at, counts)| {
-                let path = place
-                    .get(at as usize)
-                    .copied()
-                    .flatten()
-                    .and_then(|(start, len)| printed.get(start..start + len))
-                    .unwrap_or("$")
-                    .to_owned();
-                FieldTally { path, counts }
-            })
-            .collect();
-        (tallies, 0)
+        let mut counts = self.counts;
+        for (at, _) in &mut counts {
+            *at = index[*at as usize];
+        }
+        out.finish(counts)
     }
-
-    /// [`FieldTallies::finish`] when printing every path from its
-    /// parent's could pass the limit (a document thousands of levels
-    /// deep, or many fields under a long key): each path's exact length,
-    /// then the shortest paths that fit within [`MAX_KEPT_PATH_BYTES`]
-    /// together, each printed on its own (no path of a node without
-    /// counts is printed).
-    fn finish_within_limit(self) -> (Vec<FieldTally>, u64) {
-        let mut len = vec![1usize; self.nodes.len()];
-        for (n, node) in self.nodes.iter().enumerate().skip(1) {
-            let last = node.seg.map_or(WILDCARD.len(), |k| printed_len(Seg::Key(k)));
-            len[n] = len.get(node.parent as usize).copied().unwrap_or(1).saturating_add(last);
-        }
-        let mut order: Vec<usize> = (0..self.counts.len()).collect();
-        order.sort_by_key(|&i| len[self.counts[i].0 as usize]);
-        let mut kept = vec![false; self.counts.len()];
-        let mut used = 0usize;
-        for i in order {
-            let l = len[self.counts[i].0 as usize];
-            if used.saturating_add(l) > MAX_KEPT_PATH_BYTES {
-                break;
-            }
-            used += l;
-            kept[i] = true;
-        }
-        let mut dropped = 0;
-        let mut chain = Vec::new();
-        let mut tallies = Vec::new();
-        for ((at, counts), kept) in self.counts.iter().zip(kept) {
-            if !kept {
-                dropped += counts.total();
-                continue;
-            }
-            chain.clear();
-            let mut n = *at;
-            while n != 0 {
-                chain.push(n);
-                n = self.nodes[n as usize].parent;
-            }
-            let mut path = String::with_capacity(len[*at as usize]);
-            path.push('$');
-            for &c in chain.iter().rev() {
-                push_field_seg(&mut path, self.nodes[c as usize].seg);
-            }
-            tallies.push(FieldTally { path, counts: *counts });
-        }
-        (tallies, dropped)
-    }
-}
-
-/// Appends a field path's segment: a key, or `None` for [`WILDCARD`].
-fn push_field_seg(out: &mut String, seg: Option<&str>) {
-    match seg {
-        Some(k) => push_seg(out, Seg::Key(k)),
-        None => out.push_str(WILDCARD),
-    }
-}
-
-/// An upper bound on the printed length of a path's last segment `seg`
-/// (`None`: `[*]`), found without reading the key: a byte of a key prints
-/// as at most six (`\u0001`), and quotes and brackets add four.
-fn seg_bound(seg: Option<&str>) -> u32 {
-    let len = seg.map_or(WILDCARD.len(), |k| k.len().saturating_mul(6).saturating_add(4));
-    u32::try_from(len).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::MAX_KEPT_PATH_BYTES;
 
     #[test]
     fn paths_use_wildcards_and_tally() {
-        let mut f = FieldTallies::new();
+        let mut f = FieldWalk::new();
         f.enter(Seg::Key("items"));
         for i in 0..3 {
             f.enter(Seg::Index(i));
@@ -349,7 +226,7 @@ mod tests {
         f.record(Outcome::Missing, 0.0);
         f.leave();
         f.leave();
-        let (t, dropped) = f.finish();
+        let (t, dropped) = f.finish().to_tallies();
         assert_eq!(dropped, 0);
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].path, "$.items[*].price");
@@ -366,7 +243,7 @@ mod tests {
     #[test]
     fn many_and_varied_children_are_found_again() {
         let keys: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
-        let mut f = FieldTallies::new();
+        let mut f = FieldWalk::new();
         f.enter(Seg::Key("items"));
         for round in 0..3 {
             for (i, k) in keys.iter().enumerate() {
@@ -386,7 +263,7 @@ mod tests {
             }
         }
         f.leave();
-        let (t, dropped) = f.finish();
+        let (t, dropped) = f.finish().to_tallies();
         assert_eq!(dropped, 0);
         assert_eq!(t.len(), 40);
         for (i, tally) in t.iter().enumerate() {
@@ -401,7 +278,7 @@ mod tests {
     #[test]
     fn paths_past_the_limit_keep_the_shortest_and_count_the_rest() {
         let depth = 30_000;
-        let mut f = FieldTallies::new();
+        let mut f = FieldWalk::new();
         for _ in 0..depth {
             f.enter(Seg::Key("n"));
         }
@@ -411,7 +288,7 @@ mod tests {
             f.leave();
             f.leave();
         }
-        let (t, dropped) = f.finish();
+        let (t, dropped) = f.finish().to_tallies();
         let printed: usize = t.iter().map(|t| t.path.len()).sum();
         assert!(printed <= MAX_KEPT_PATH_BYTES, "{printed}");
         assert_eq!(t.len() as u64 + dropped, depth as u64);

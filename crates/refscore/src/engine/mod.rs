@@ -9,6 +9,7 @@
 
 mod align;
 mod equal;
+mod field_tallies;
 mod fields;
 mod identity;
 mod policy;
@@ -17,7 +18,9 @@ mod tally;
 mod walk;
 
 pub use equal::{json_equal, nodes_equal};
-pub use fields::FieldTally;
+#[cfg(test)]
+pub(crate) use field_tallies::TalliesBuilder;
+pub use field_tallies::{FieldTallies, FieldTally};
 pub use policy::{Absent, Aggregate, Align, Cost, Empty, KeySet, NodeRule, Pairing, Policy};
 pub use record::{Keep, Record};
 pub use tally::{Counts, Tally};
@@ -162,11 +165,7 @@ pub struct Comparison {
     /// Records that would have been kept past that limit.
     pub omitted: u64,
     /// Per-field tallies, when asked for.
-    pub fields: Vec<FieldTally>,
-    /// Comparisons of fields left out of [`Comparison::fields`] because
-    /// their paths, printed, would pass
-    /// [`crate::limits::MAX_KEPT_PATH_BYTES`].
-    pub fields_dropped: u64,
+    pub fields: FieldTallies,
     /// Why the score is not to be trusted: an array with more unmatched
     /// elements (or elements sharing a key) than can be paired by
     /// similarity (more than 65,536 pairs, 256 × 256, to weigh), whose

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use serde_json::{Map, Value};
 
 use super::align::{self, Pairs};
-use super::fields::FieldTallies;
+use super::fields::FieldWalk;
 use super::identity::{Identities, key_similarity};
 use super::{
     Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, NodeRule, Pairing, Record,
@@ -140,7 +140,7 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     /// kept after it).
     kept_path_bytes: usize,
     paths_full: bool,
-    fields: Option<FieldTallies<'v>>,
+    fields: Option<FieldWalk<'v>>,
     relabel: Option<Outcome>,
     element: bool,
     /// Tallies of element pairs of containers already compared in this
@@ -229,7 +229,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             omitted: 0,
             kept_path_bytes: 0,
             paths_full: false,
-            fields: fields.then(FieldTallies::new),
+            fields: fields.then(FieldWalk::new),
             relabel: None,
             element: false,
             memo: Memo::default(),
@@ -299,14 +299,13 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         self.equal_subtrees = self.counts_equal_subtrees(weights.is_some());
         let rule = self.rule();
         let tally = if rule.ignore { Tally::ZERO } else { self.walk(e, a, w, rule) };
-        let (fields, fields_dropped) = self.fields.map(FieldTallies::finish).unwrap_or_default();
+        let fields = self.fields.map(FieldWalk::finish).unwrap_or_default();
         Comparison {
             tally,
             counts: self.counts,
             records: self.records,
             omitted: self.omitted,
             fields,
-            fields_dropped,
             over_limit: self.over_limit.take(),
         }
     }

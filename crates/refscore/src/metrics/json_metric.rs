@@ -235,7 +235,7 @@ fn run<M: JsonMetric + ?Sized>(
             Ok(d) => Some(d),
             Err(e) => {
                 let score = m.undecodable(&format!("reference: {e}"), None);
-                return Ok(finish(score, Vec::new(), decoded));
+                return Ok(finish(score, engine::FieldTallies::default(), decoded));
             }
         }
     } else {
@@ -258,7 +258,7 @@ fn run<M: JsonMetric + ?Sized>(
                 Ok(None) => m.undecodable(&reason, Some(input.reference)),
                 Err(_) => m.undecodable(&reason, None),
             };
-            return Ok(finish(score, Vec::new(), decoded));
+            return Ok(finish(score, engine::FieldTallies::default(), decoded));
         }
     };
     let mut method = Method::Value;
@@ -275,7 +275,7 @@ fn run<M: JsonMetric + ?Sized>(
         Err(e) => {
             release(out);
             let score = m.undecodable(&format!("reference: {e}"), None);
-            return Ok(finish(score, Vec::new(), decoded));
+            return Ok(finish(score, engine::FieldTallies::default(), decoded));
         }
     };
     match (&refd, &keys.reference) {
@@ -312,7 +312,9 @@ fn compare_pair<M: JsonMetric + ?Sized>(
 ) -> Result<Evaluation, EvalError> {
     let replaced = match m.prepare(pair, method)? {
         Prepared::Compare => None,
-        Prepared::Score(score) => return Ok(finish(score, Vec::new(), decoded)),
+        Prepared::Score(score) => {
+            return Ok(finish(score, engine::FieldTallies::default(), decoded));
+        }
         Prepared::Replace { output, reference } => Some((output, reference)),
     };
     let trees = replaced.as_ref().map(|(o, r)| (Tree::from_value(o), Tree::from_value(r)));
@@ -335,21 +337,18 @@ fn compare_pair<M: JsonMetric + ?Sized>(
             // pair, weights past f64's range) reports no field verdicts:
             // neither details nor field statistics.
             if score.is_invalid() {
-                c.fields.clear();
-                c.fields_dropped = 0;
+                c.fields = engine::FieldTallies::default();
             } else if m.settings().keep != Keep::None {
                 score.details = details;
                 if c.omitted > 0 {
                     score.details.push(crate::metric_result::more_entry(c.omitted));
                 }
             }
-            let mut e = finish(score, c.fields, decoded);
-            e.fields_dropped = c.fields_dropped;
-            Ok(e)
+            Ok(finish(score, c.fields, decoded))
         }
         Ok(Err(reason)) => {
             let score = Score::invalid(m.spec().name, reason).with_direction(m.spec().direction);
-            Ok(finish(score, Vec::new(), decoded))
+            Ok(finish(score, engine::FieldTallies::default(), decoded))
         }
         Err(e) => Err(e),
     };
@@ -363,13 +362,13 @@ fn compare_pair<M: JsonMetric + ?Sized>(
 
 fn finish(
     mut score: Score,
-    fields: Vec<engine::FieldTally>,
+    fields: engine::FieldTallies,
     decoded: Map<String, Value>,
 ) -> Evaluation {
     if !decoded.is_empty() {
         score.metadata.insert(String::from("decode"), Value::Object(decoded.clone()));
     }
-    Evaluation { scores: vec![score], fields, decoded, ..Evaluation::default() }
+    Evaluation { scores: vec![score], fields, decoded }
 }
 
 /// Frees a decoded side without deep recursion.

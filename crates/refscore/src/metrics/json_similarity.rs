@@ -257,8 +257,7 @@ impl JsonSimilarity {
             all.counts.add(&c.counts);
             all.records.append(&mut c.records);
             all.omitted += c.omitted;
-            all.fields.append(&mut c.fields);
-            all.fields_dropped += c.fields_dropped;
+            all.fields.append(&c.fields);
         }
         Ok(all)
     }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{Execution, RowResult, Status};
 use crate::dataset::{Pending, Row};
-use crate::engine::FieldTally;
+use crate::engine::FieldTallies;
 use crate::evaluator::Evaluation;
 use crate::fast_json;
 use crate::history::RowRecord;
@@ -28,9 +28,7 @@ pub(super) struct Evaluated {
     /// Per evaluator: its outcome and the range of its scores in `result.scores`.
     pub(super) outcomes: Vec<(EvalOutcome, std::ops::Range<usize>)>,
     /// Per evaluator: the per-field tallies of its comparison.
-    pub(super) tallies: Vec<Vec<FieldTally>>,
-    /// Comparisons of the row left out of the tallies (paths too long).
-    pub(super) fields_dropped: u64,
+    pub(super) tallies: Vec<FieldTallies>,
     pub(super) unreadable: bool,
     /// What the summary needs of the row (filled after evaluation).
     pub(super) record: Option<RowRecord>,
@@ -70,7 +68,6 @@ pub(super) fn evaluate_item(
             line: String::new(),
             outcomes: Vec::new(),
             tallies: Vec::new(),
-            fields_dropped: 0,
             unreadable: true,
             record: None,
         },
@@ -210,19 +207,17 @@ fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: Option<usize>) -> 
     let mut passed = BTreeMap::new();
     let mut outcomes = Vec::with_capacity(suite.evaluators.len());
     let mut tallies = Vec::with_capacity(suite.evaluators.len());
-    let mut fields_dropped = 0;
     for ev in &suite.evaluators {
         let t0 = Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| row.evaluate(ev)));
         let duration_ms = crate::number::finite(t0.elapsed().as_secs_f64() * 1000.0);
         let mut decode = serde_json::Map::new();
-        let mut fields = Vec::new();
+        let mut fields = FieldTallies::default();
         let error = match result {
             Ok(Ok(own)) => {
                 let first = scores.len();
                 decode = own.decoded;
                 fields = own.fields;
-                fields_dropped += own.fields_dropped;
                 let outcome = add_scores(ev, own.scores, &mut scores);
                 if let (Some(t), EvalOutcome::Score(x)) = (ev.threshold, outcome) {
                     passed.insert(ev.name.clone(), passes(ev.direction(), t, x));
@@ -286,7 +281,6 @@ fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: Option<usize>) -> 
         },
         outcomes,
         tallies,
-        fields_dropped,
         unreadable: false,
         record: None,
     }

@@ -6,7 +6,8 @@ use crate::fx::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Counts, FieldTally};
+use super::field_trie::{FieldTrie, Slot};
+use crate::engine::{Counts, FieldTallies, FieldTally};
 
 /// Distinct paths tracked per evaluator; further paths are counted in
 /// `RunSummary::fields_dropped` only, so that documents with data-dependent keys
@@ -134,73 +135,168 @@ struct OwnedField {
     examples: Vec<(u64, String)>,
 }
 
+/// One evaluator's fields: the table, keyed by printed path, and the tree
+/// of paths that finds a row's fields in it without printing them.
+#[derive(Debug, Clone, Default)]
+struct Fields {
+    /// Path → index in `accs`.
+    index: FxHashMap<String, u32>,
+    accs: Vec<Acc>,
+    trie: FieldTrie,
+}
+
 /// Accumulates [`FieldStat`]s.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FieldStats {
-    /// Per evaluator index: path → accumulator.
-    fields: Vec<FxHashMap<String, Acc>>,
+    /// Per evaluator index.
+    fields: Vec<Fields>,
     /// Details whose path was not tracked (over the caps).
     pub(crate) dropped: u64,
     /// Bytes of the paths tracked, over all evaluators.
     path_bytes: usize,
 }
 
+impl Fields {
+    /// The accumulator for `path`, added unless the path is new and the
+    /// evaluator's cap of paths or the table's of path bytes (`used`) is
+    /// reached. One lookup when the path is known.
+    fn slot(&mut self, path: &str, used: &mut usize) -> Option<&mut Acc> {
+        let at = match self.index.get(path) {
+            Some(&at) => at,
+            None => {
+                if self.index.len() >= MAX_FIELDS_PER_EVALUATOR
+                    || *used + path.len() > MAX_FIELD_PATH_BYTES
+                {
+                    return None;
+                }
+                *used += path.len();
+                let at = u32::try_from(self.accs.len()).ok()?;
+                self.accs.push(Acc::default());
+                self.index.insert(path.to_owned(), at);
+                at
+            }
+        };
+        self.accs.get_mut(at as usize)
+    }
+
+    /// The accumulators with their paths.
+    fn entries(&self) -> impl Iterator<Item = (&str, &Acc)> {
+        self.index.iter().filter_map(|(p, &at)| Some((p.as_str(), self.accs.get(at as usize)?)))
+    }
+}
+
+impl Acc {
+    /// Adds one row's comparisons at the field.
+    fn add(&mut self, counts: &Counts, row: u64, row_id: &str) {
+        self.counts.add(counts);
+        self.credit += credit_units(counts.credit);
+        if counts.matched < counts.total() {
+            self.example(row, row_id);
+        }
+    }
+}
+
 impl FieldStats {
-    /// Adds the per-field tallies of one evaluation.
+    fn evaluator(&mut self, evaluator: usize) -> &mut Fields {
+        if self.fields.len() <= evaluator {
+            self.fields.resize_with(evaluator + 1, Fields::default);
+        }
+        &mut self.fields[evaluator]
+    }
+
+    /// Adds the per-field tallies of one evaluation. The row's paths are
+    /// found in the evaluator's tree of paths; a path is printed only
+    /// when the tree meets it first. A row the tree cannot take (full)
+    /// and a row whose paths print past
+    /// [`crate::limits::MAX_KEPT_PATH_BYTES`] are taken in by printed
+    /// path, within that bound, as [`FieldTallies::to_tallies`] prints.
     pub(crate) fn add_tallies(
         &mut self,
         evaluator: usize,
         row: u64,
         row_id: &str,
-        tallies: &[FieldTally],
+        tallies: &FieldTallies,
     ) {
-        for t in tallies {
-            let tracked = self.with_slot(evaluator, &t.path, |acc| {
-                acc.counts.add(&t.counts);
-                acc.credit += credit_units(t.counts.credit);
-                if t.failed() {
-                    acc.example(row, row_id);
+        if tallies.is_empty() {
+            return;
+        }
+        let used = &mut self.path_bytes;
+        let dropped = &mut self.dropped;
+        if self.fields.len() <= evaluator {
+            self.fields.resize_with(evaluator + 1, Fields::default);
+        }
+        let f = &mut self.fields[evaluator];
+        let mapped = f.trie.map(tallies)
+            && tallies
+                .counted()
+                .map(|(n, _)| f.trie.len(f.trie.node(n)))
+                .try_fold(0usize, |sum, l| sum.checked_add(l))
+                .is_some_and(|sum| sum <= crate::limits::MAX_KEPT_PATH_BYTES);
+        if !mapped {
+            let (printed, left_out) = tallies.to_tallies();
+            *dropped += left_out;
+            self.add_printed(evaluator, row, row_id, &printed);
+            return;
+        }
+        for (n, counts) in tallies.counted() {
+            let node = f.trie.node(n);
+            let slot = match f.trie.slot(node) {
+                Slot::Unknown => {
+                    let path = f.trie.printed(node);
+                    let slot = match f.slot(&path, used) {
+                        Some(_) => f.index.get(&path).map_or(Slot::Dropped, |&at| Slot::Field(at)),
+                        None => Slot::Dropped,
+                    };
+                    f.trie.set_slot(node, slot);
+                    slot
                 }
-            });
-            if !tracked {
-                self.dropped += t.counts.total();
+                known => known,
+            };
+            match slot {
+                Slot::Field(at) => {
+                    if let Some(acc) = f.accs.get_mut(at as usize) {
+                        acc.add(counts, row, row_id);
+                    }
+                }
+                _ => *dropped += counts.total(),
             }
         }
     }
 
-    /// Hands the accumulator for `path` to `f` and returns `true`, unless
-    /// the path is new and the evaluator's cap of paths or the table's of
-    /// path bytes is reached. One lookup when the path is known, as it
-    /// nearly always is.
-    fn with_slot(&mut self, evaluator: usize, path: &str, f: impl FnOnce(&mut Acc)) -> bool {
-        if self.fields.len() <= evaluator {
-            self.fields.resize_with(evaluator + 1, FxHashMap::default);
+    /// Adds per-field tallies whose paths are printed.
+    fn add_printed(&mut self, evaluator: usize, row: u64, row_id: &str, tallies: &[FieldTally]) {
+        let mut used = self.path_bytes;
+        let f = self.evaluator(evaluator);
+        let mut dropped = 0;
+        for t in tallies {
+            match f.slot(&t.path, &mut used) {
+                Some(acc) => acc.add(&t.counts, row, row_id),
+                None => dropped += t.counts.total(),
+            }
         }
-        let map = &mut self.fields[evaluator];
-        if let Some(acc) = map.get_mut(path) {
-            f(acc);
-            return true;
-        }
-        if map.len() >= MAX_FIELDS_PER_EVALUATOR
-            || self.path_bytes + path.len() > MAX_FIELD_PATH_BYTES
-        {
-            return false;
-        }
-        self.path_bytes += path.len();
-        f(map.entry(path.to_owned()).or_default());
-        true
+        self.path_bytes = used;
+        self.dropped += dropped;
     }
 
     /// Adds statistics gathered elsewhere (another thread's rows).
     pub(crate) fn merge(&mut self, other: FieldStats) {
         self.dropped += other.dropped;
-        for (ev, map) in other.fields.into_iter().enumerate() {
-            for (path, acc) in map {
+        for (ev, theirs) in other.fields.into_iter().enumerate() {
+            let mut used = self.path_bytes;
+            let mine = self.evaluator(ev);
+            let Fields { index, accs, .. } = theirs;
+            let mut accs: Vec<Option<Acc>> = accs.into_iter().map(Some).collect();
+            let mut dropped = 0;
+            for (path, at) in index {
+                let Some(acc) = accs.get_mut(at as usize).and_then(Option::take) else { continue };
                 let total = acc.counts.total();
-                if !self.with_slot(ev, &path, |mine| mine.merge(acc)) {
-                    self.dropped += total;
+                match mine.slot(&path, &mut used) {
+                    Some(m) => m.merge(acc),
+                    None => dropped += total,
                 }
             }
+            self.path_bytes = used;
+            self.dropped += dropped;
         }
     }
 
@@ -211,10 +307,10 @@ impl FieldStats {
             .fields
             .iter()
             .enumerate()
-            .flat_map(|(ev, map)| {
-                map.iter().map(move |(path, a)| SnapshotField {
+            .flat_map(|(ev, f)| {
+                f.entries().map(move |(path, a)| SnapshotField {
                     ev,
-                    path: path.as_str(),
+                    path,
                     counts: [
                         a.counts.matched,
                         a.counts.partial,
@@ -236,13 +332,13 @@ impl FieldStats {
             serde_json::from_str(text).map_err(|e| format!("stored field statistics: {e}"))?;
         let mut out = FieldStats { fields: Vec::new(), dropped: snap.dropped, path_bytes: 0 };
         for f in snap.fields {
-            if out.fields.len() <= f.ev {
-                out.fields.resize_with(f.ev + 1, FxHashMap::default);
-            }
             let [matched, partial, wrong, missing, extra] = f.counts;
             let counts = Counts { matched, partial, wrong, missing, extra, credit: 0.0 };
             out.path_bytes += f.path.len();
-            out.fields[f.ev].insert(f.path, Acc { counts, credit: f.credit, examples: f.examples });
+            let mine = out.evaluator(f.ev);
+            let at = u32::try_from(mine.accs.len()).map_err(|e| e.to_string())?;
+            mine.accs.push(Acc { counts, credit: f.credit, examples: f.examples });
+            mine.index.insert(f.path, at);
         }
         Ok(out)
     }
@@ -253,7 +349,16 @@ impl FieldStats {
             .fields
             .into_iter()
             .enumerate()
-            .flat_map(|(ev, map)| map.into_iter().map(move |(path, a)| (ev, path, a)))
+            .flat_map(|(ev, f)| {
+                let Fields { index, accs, .. } = f;
+                let mut accs: Vec<Option<Acc>> = accs.into_iter().map(Some).collect();
+                index
+                    .into_iter()
+                    .filter_map(move |(path, at)| {
+                        Some((ev, path, accs.get_mut(at as usize)?.take()?))
+                    })
+                    .collect::<Vec<_>>()
+            })
             .map(|(ev, path, a)| FieldStat {
                 evaluator: names.get(ev).cloned().unwrap_or_default(),
                 path,
@@ -285,6 +390,9 @@ impl FieldStats {
 }
 
 #[cfg(test)]
+mod tree_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::detail::Outcome;
@@ -295,7 +403,7 @@ mod tests {
         let mut t = FieldTally { path: "$.a".to_owned(), ..FieldTally::default() };
         t.counts.record(Outcome::Partial, 0.25);
         t.counts.record(Outcome::Missing, 0.0);
-        f.add_tallies(1, 7, "row-7", &[t]);
+        f.add_printed(1, 7, "row-7", &[t]);
         let back = FieldStats::from_snapshot(&f.to_snapshot()).unwrap();
         let names = ["x".to_owned(), "y".to_owned()];
         assert_eq!(back.finish(&names), f.finish(&names));
@@ -321,8 +429,8 @@ mod tests {
             tally("$.vendor", &[(Outcome::Match, 1.0)]),
             tally("$.note", &[(Outcome::Extra, 0.0)]),
         ];
-        f.add_tallies(0, 1, "r1", &row1);
-        f.add_tallies(0, 2, "r2", &row2);
+        f.add_printed(0, 1, "r1", &row1);
+        f.add_printed(0, 2, "r2", &row2);
         let out = f.finish(&["fields".to_owned()]);
         assert_eq!(out.len(), 3);
         assert_eq!(out[0].path, "$.note");
@@ -346,7 +454,7 @@ mod tests {
         let tallies: Vec<FieldTally> = (0..MAX_FIELDS_PER_EVALUATOR + 5)
             .map(|i| FieldTally { path: format!("$.k{i}"), counts })
             .collect();
-        f.add_tallies(0, 1, "r", &tallies);
+        f.add_printed(0, 1, "r", &tallies);
         // Two comparisons each of the five paths past the cap.
         assert_eq!(f.dropped, 10);
         assert_eq!(f.finish(&[]).len(), MAX_FIELDS_PER_EVALUATOR);
@@ -361,8 +469,8 @@ mod tests {
         let tallies: Vec<FieldTally> =
             (0..50).map(|i| FieldTally { path: format!("$.f{i}"), counts }).collect();
         let id = "é".repeat(100_000);
-        f.add_tallies(0, 1, &id, &tallies);
-        f.add_tallies(0, 2, "short", &tallies);
+        f.add_printed(0, 1, &id, &tallies);
+        f.add_printed(0, 2, "short", &tallies);
         for stat in f.finish(&[String::from("e")]) {
             let cut: String = id.chars().take(EXAMPLE_ID_CHARS).chain(['…']).collect();
             assert_eq!(stat.examples, [cut.as_str(), "short"]);
@@ -381,9 +489,9 @@ mod tests {
         let mut one = FieldStats::default();
         let mut merged = FieldStats::default();
         for i in 0..1_000 {
-            one.add_tallies(i % 2, i as u64, "r", &[tally(i)]);
+            one.add_printed(i % 2, i as u64, "r", &[tally(i)]);
             let mut part = FieldStats::default();
-            part.add_tallies(i % 2, i as u64, "r", &[tally(i)]);
+            part.add_printed(i % 2, i as u64, "r", &[tally(i)]);
             merged.merge(part);
         }
         let again = FieldStats::from_snapshot(&one.to_snapshot()).unwrap();

@@ -61,7 +61,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let mut fields = self.fields.as_mut();
         let paths = fields.is_some();
         let mut leaves: u64 = 0;
-        let mut count = |n: usize, fields: &mut Option<&mut FieldTallies<'v>>| {
+        let mut count = |n: usize, fields: &mut Option<&mut FieldWalk<'v>>| {
             leaves += n as u64;
             if let Some(f) = fields {
                 for _ in 0..n {

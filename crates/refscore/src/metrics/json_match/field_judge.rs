@@ -641,10 +641,9 @@ fn apply(c: &mut Comparison, rules: &CompiledRules, d: &Decision) -> Option<Json
     }
     unrecord(&mut c.counts, old);
     c.counts.record(new.outcome, new.score);
-    let field = path.wildcard();
-    if let Some(t) = c.fields.iter_mut().find(|t| t.path == field) {
-        unrecord(&mut t.counts, old);
-        t.counts.record(new.outcome, new.score);
+    if let Some(t) = c.fields.counts_at_mut(segs.iter().copied()) {
+        unrecord(t, old);
+        t.record(new.outcome, new.score);
     }
     if let Some(r) = c.records.get_mut(d.record) {
         r.outcome = new.outcome;

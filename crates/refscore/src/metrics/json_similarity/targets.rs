@@ -179,10 +179,7 @@ pub(super) fn prefix(c: &mut Comparison, segs: &[Seg<'_>]) {
         path.append(&mut r.path.0);
         r.path = JsonPath(path);
     }
-    let wildcard = JsonPath(head).wildcard();
-    for f in &mut c.fields {
-        f.path = format!("{wildcard}{}", f.path.strip_prefix('$').unwrap_or(&f.path));
-    }
+    c.fields.put_under(segs);
 }
 
 #[cfg(test)]

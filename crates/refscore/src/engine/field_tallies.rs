@@ -1,0 +1,354 @@
+//! The per-field tallies of one comparison, as a walk leaves them: the
+//! tree of the field paths that were compared (and of their ancestors),
+//! each key copied once and no path printed. A run's field table takes
+//! them in by that tree, printing only the paths it has not seen before;
+//! [`FieldTallies::to_tallies`] prints every one.
+
+use serde::Serialize;
+
+use super::Counts;
+use crate::limits::MAX_KEPT_PATH_BYTES;
+use crate::path::{Seg, WILDCARD, printed_len, push_seg};
+
+/// How the comparisons at one field path came out, within one document.
+///
+/// The path is kept in its printed wildcard form: it is the field's
+/// identity across rows and the key of the run's field table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FieldTally {
+    /// The path with indices as `[*]`: `$.line_items[*].price`.
+    pub path: String,
+    /// One verdict per comparison at this path.
+    pub counts: Counts,
+}
+
+impl FieldTally {
+    /// Whether any comparison here was not a match.
+    pub fn failed(&self) -> bool {
+        self.counts.matched < self.counts.total()
+    }
+}
+
+/// One path of [`FieldTallies`]: its parent and last segment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct PathNode {
+    parent: u32,
+    /// The last segment's key as a range of [`FieldTallies::keys`], or
+    /// `None` for `[*]` (and for the root).
+    key: Option<(u32, u32)>,
+}
+
+/// The per-field tallies of one comparison: for each path with array
+/// indices as `[*]` (`$.line_items[*].price`), how its comparisons came
+/// out, in the order the paths were first counted.
+///
+/// The paths are kept as a tree of segments, not printed: print them
+/// with [`FieldTallies::to_tallies`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FieldTallies {
+    /// The paths counted and their ancestors, each after its parent; the
+    /// root `$` is the first (when there is any).
+    nodes: Vec<PathNode>,
+    /// The keys of the paths' segments, one after another.
+    keys: String,
+    /// Per path with comparisons, first counted first: its node and counts.
+    counts: Vec<(u32, Counts)>,
+}
+
+/// Builds [`FieldTallies`] path by path, parents first.
+#[derive(Debug, Default)]
+pub(crate) struct TalliesBuilder {
+    tallies: FieldTallies,
+}
+
+impl TalliesBuilder {
+    /// Room for `paths` paths and `keys` bytes of keys.
+    pub(crate) fn with_capacity(paths: usize, keys: usize) -> Self {
+        let mut nodes = Vec::with_capacity(paths.max(1));
+        nodes.push(PathNode { parent: 0, key: None });
+        TalliesBuilder {
+            tallies: FieldTallies { nodes, keys: String::with_capacity(keys), counts: Vec::new() },
+        }
+    }
+
+    /// Adds the path `parent` + `seg` (a key, or `None` for `[*]`); its
+    /// index. The root is 0.
+    pub(crate) fn add(&mut self, parent: u32, seg: Option<&str>) -> u32 {
+        let t = &mut self.tallies;
+        let key = seg.map(|k| {
+            let start = t.keys.len();
+            t.keys.push_str(k);
+            (as_u32(start), as_u32(k.len()))
+        });
+        t.nodes.push(PathNode { parent, key });
+        as_u32(t.nodes.len() - 1)
+    }
+
+    /// Adds the paths of `t` but its root, its root's children under
+    /// `top`; path `n` of `t` becomes `n + shift`.
+    fn append_below(&mut self, top: u32, t: &FieldTallies, shift: u32) {
+        for n in 1..t.nodes.len() {
+            let p = t.parent(n);
+            let parent = if p == 0 { top } else { as_u32(p) + shift };
+            self.add(parent, t.seg(n));
+        }
+    }
+
+    /// The tallies, with `counts` (per path index, first counted first).
+    pub(crate) fn finish(self, counts: Vec<(u32, Counts)>) -> FieldTallies {
+        FieldTallies { counts, ..self.tallies }
+    }
+}
+
+/// A path segment as a field's: a key, or `None` for `[*]`.
+fn field_seg(s: Seg<'_>) -> Option<&str> {
+    match s {
+        Seg::Key(k) => Some(k),
+        _ => None,
+    }
+}
+
+/// `n` as a `u32`: the walk's paths and keys are bounded far below.
+fn as_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl FieldTallies {
+    /// Whether no field was compared.
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// The fields compared.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// The number of paths in the tree (those counted and their
+    /// ancestors, the root included).
+    pub(crate) fn paths(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The parent of path `n` (the root's is 0).
+    pub(crate) fn parent(&self, n: usize) -> usize {
+        self.nodes.get(n).map_or(0, |p| p.parent as usize)
+    }
+
+    /// The last segment of path `n`: a key, or `None` for `[*]`.
+    pub(crate) fn seg(&self, n: usize) -> Option<&str> {
+        let (start, len) = self.nodes.get(n)?.key?;
+        self.keys.get(start as usize..start as usize + len as usize)
+    }
+
+    /// The counted paths (by index), first counted first, and their counts.
+    pub(crate) fn counted(&self) -> impl Iterator<Item = (usize, &Counts)> {
+        self.counts.iter().map(|(at, c)| (*at as usize, c))
+    }
+
+    /// The printed length of path `n`'s last segment (after the root's).
+    pub(crate) fn seg_len(&self, n: usize) -> usize {
+        self.seg(n).map_or(WILDCARD.len(), |k| printed_len(Seg::Key(k)))
+    }
+
+    /// Appends path `n`'s last segment to a printed path.
+    pub(crate) fn push_seg_of(&self, out: &mut String, n: usize) {
+        match self.seg(n) {
+            Some(k) => push_seg(out, Seg::Key(k)),
+            None => out.push_str(WILDCARD),
+        }
+    }
+
+    /// The printed length of every path, by index.
+    pub(crate) fn printed_lens(&self) -> Vec<usize> {
+        let mut len = vec![1usize; self.nodes.len()];
+        for n in 1..self.nodes.len() {
+            let above = len.get(self.parent(n)).copied().unwrap_or(1);
+            len[n] = above.saturating_add(self.seg_len(n));
+        }
+        len
+    }
+
+    /// Path `n` printed (`$.items[*].price`), `len` bytes long.
+    pub(crate) fn printed(&self, n: usize, len: usize) -> String {
+        let mut chain = Vec::new();
+        let mut at = n;
+        while at != 0 {
+            chain.push(at);
+            at = self.parent(at);
+        }
+        let mut path = String::with_capacity(len);
+        path.push('$');
+        for &c in chain.iter().rev() {
+            self.push_seg_of(&mut path, c);
+        }
+        path
+    }
+
+    /// The counts at the field of `segs` (indices stand for `[*]`), if it
+    /// was counted.
+    pub fn counts_at_mut<'a>(
+        &mut self,
+        segs: impl IntoIterator<Item = Seg<'a>>,
+    ) -> Option<&mut Counts> {
+        let mut at = 0;
+        for s in segs {
+            let want = field_seg(s);
+            // Children come after their parent.
+            at = (at + 1..self.nodes.len())
+                .find(|&n| self.parent(n) == at && self.seg(n) == want)?;
+        }
+        self.counts.iter_mut().find(|(n, _)| *n as usize == at).map(|(_, c)| c)
+    }
+
+    /// Puts every path under `prefix` (indices stand for `[*]`).
+    pub fn put_under(&mut self, prefix: &[Seg<'_>]) {
+        if prefix.is_empty() || self.nodes.is_empty() {
+            return;
+        }
+        let mut b = TalliesBuilder::with_capacity(self.nodes.len() + prefix.len(), self.keys.len());
+        let mut top = 0;
+        for s in prefix {
+            top = b.add(top, field_seg(*s));
+        }
+        let shift = top;
+        b.append_below(top, self, shift);
+        let counts = self.counts.iter().map(|(n, c)| (if *n == 0 { top } else { n + shift }, *c));
+        *self = b.finish(counts.collect());
+    }
+
+    /// Adds the paths and counts of `other` (a path both count is
+    /// counted twice, as two tallies).
+    pub fn append(&mut self, other: &FieldTallies) {
+        if other.nodes.is_empty() {
+            return;
+        }
+        if self.nodes.is_empty() {
+            *self = other.clone();
+            return;
+        }
+        let shift = as_u32(self.nodes.len() - 1);
+        let mut b = TalliesBuilder { tallies: std::mem::take(self) };
+        b.append_below(0, other, shift);
+        let mut t = b.tallies;
+        t.counts
+            .extend(other.counts.iter().map(|(n, c)| (if *n == 0 { 0 } else { n + shift }, *c)));
+        *self = t;
+    }
+
+    /// The tallies with their paths printed, in the order first counted,
+    /// and the comparisons of those left out: the paths print to at most
+    /// [`MAX_KEPT_PATH_BYTES`] together, the shortest kept first (a
+    /// document thousands of levels deep with a field at every level
+    /// would otherwise print gigabytes).
+    pub fn to_tallies(&self) -> (Vec<FieldTally>, u64) {
+        let len = self.printed_lens();
+        let mut order: Vec<usize> = (0..self.counts.len()).collect();
+        order.sort_by_key(|&i| len[self.counts[i].0 as usize]);
+        let mut kept = vec![false; self.counts.len()];
+        let mut used = 0usize;
+        for i in order {
+            let l = len[self.counts[i].0 as usize];
+            if used.saturating_add(l) > MAX_KEPT_PATH_BYTES {
+                break;
+            }
+            used += l;
+            kept[i] = true;
+        }
+        let mut dropped = 0;
+        let mut tallies = Vec::new();
+        for ((at, counts), kept) in self.counted().zip(kept) {
+            if kept {
+                tallies.push(FieldTally { path: self.printed(at, len[at]), counts: *counts });
+            } else {
+                dropped += counts.total();
+            }
+        }
+        (tallies, dropped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detail::Outcome;
+
+    fn counts(outcome: Outcome) -> Counts {
+        let mut c = Counts::default();
+        c.record(outcome, 0.0);
+        c
+    }
+
+    #[test]
+    fn paths_print_from_the_tree() {
+        let mut b = TalliesBuilder::with_capacity(4, 8);
+        let items = b.add(0, Some("items"));
+        let each = b.add(items, None);
+        let price = b.add(each, Some("price"));
+        let odd = b.add(0, Some("a'b"));
+        let t = b.finish(vec![(price, counts(Outcome::Match)), (odd, counts(Outcome::Missing))]);
+        assert_eq!((t.len(), t.paths(), t.is_empty()), (2, 5, false));
+        let (printed, dropped) = t.to_tallies();
+        assert_eq!(dropped, 0);
+        let paths: Vec<&str> = printed.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["$.items[*].price", "$['a\\'b']"]);
+        assert_eq!(t.printed_lens()[price as usize], "$.items[*].price".len());
+        assert!(!printed[0].failed() && printed[1].failed());
+    }
+
+    #[test]
+    fn the_root_alone_prints_as_the_root() {
+        let b = TalliesBuilder::with_capacity(1, 0);
+        let t = b.finish(vec![(0, counts(Outcome::ValueMismatch))]);
+        assert_eq!(t.to_tallies().0[0].path, "$");
+        assert!(FieldTallies::default().to_tallies().0.is_empty());
+    }
+
+    fn two_fields() -> FieldTallies {
+        let mut b = TalliesBuilder::with_capacity(4, 8);
+        let items = b.add(0, Some("items"));
+        let each = b.add(items, None);
+        let price = b.add(each, Some("price"));
+        b.finish(vec![(price, counts(Outcome::Match)), (0, counts(Outcome::Missing))])
+    }
+
+    fn printed(t: &FieldTallies) -> Vec<(String, u64)> {
+        t.to_tallies().0.into_iter().map(|f| (f.path, f.counts.total())).collect()
+    }
+
+    #[test]
+    fn tallies_are_put_under_a_prefix() {
+        let mut t = two_fields();
+        t.put_under(&[Seg::Key("a b"), Seg::Index(4)]);
+        let want = [("$['a b'][*].items[*].price", 1), ("$['a b'][*]", 1)];
+        assert_eq!(printed(&t), want.map(|(p, n)| (p.to_owned(), n)));
+        let mut none = FieldTallies::default();
+        none.put_under(&[Seg::Key("x")]);
+        assert!(none.is_empty() && none.paths() == 0);
+    }
+
+    #[test]
+    fn appended_tallies_keep_both_sides() {
+        let mut t = FieldTallies::default();
+        t.append(&two_fields());
+        let mut other = two_fields();
+        other.put_under(&[Seg::Key("b")]);
+        t.append(&other);
+        t.append(&FieldTallies::default());
+        let want = [("$.items[*].price", 1), ("$", 1), ("$.b.items[*].price", 1), ("$.b", 1)];
+        assert_eq!(printed(&t), want.map(|(p, n)| (p.to_owned(), n)));
+    }
+
+    #[test]
+    fn counts_are_found_by_their_field() {
+        let mut t = two_fields();
+        let at = [Seg::Key("items"), Seg::Index(7), Seg::Key("price")];
+        if let Some(c) = t.counts_at_mut(at) {
+            c.record(Outcome::Missing, 0.0);
+        }
+        assert_eq!(printed(&t)[0], ("$.items[*].price".to_owned(), 2));
+        assert!(t.counts_at_mut([Seg::Key("items"), Seg::Key("price")]).is_none());
+        assert!(t.counts_at_mut([Seg::Key("items")]).is_none(), "counted below, not at");
+        assert_eq!(t.counts_at_mut([]).map(|c| c.missing), Some(1));
+    }
+}

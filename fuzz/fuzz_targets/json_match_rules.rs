@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use refscore::EvalInput;
-use refscore::metrics::{BuildContext, build};
+use refscore::metrics::build;
 use serde_json::{Map, Value};
 
 fuzz_target!(|data: &[u8]| {
@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(other) => Map::from_iter([("rules".to_owned(), other)]),
         Err(_) => return,
     };
-    let Ok(metric) = build("json_match", &rules, &BuildContext::default()) else { return };
+    let Ok(metric) = build("json_match", &rules, &refscore_fuzz::context()) else { return };
     let side = |b: &[u8]| {
         let t = refscore_fuzz::text(b);
         refscore::json::parse(&t).unwrap_or(Value::String(t))

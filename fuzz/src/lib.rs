@@ -1,7 +1,8 @@
 //! Helpers shared by the fuzz targets: splitting one input into several
-//! documents, the registry's JSON metrics built once, and the check every
-//! target makes on a score (finite, never NaN or infinite, and written as
-//! `serde_json` writes it).
+//! documents, the registry's JSON metrics built once (gathering field
+//! tallies, as a run does), and the check every target makes on a score
+//! (finite, never NaN or infinite, and written as `serde_json` writes it)
+//! and on its field tallies (printed within their bound).
 
 #![forbid(unsafe_code)]
 
@@ -36,7 +37,27 @@ pub fn check(evaluator: &dyn Evaluator, input: &EvalInput<'_>) {
             let by_serde = serde_json::to_string(s).unwrap_or_default();
             assert_eq!(s.to_json(), by_serde, "{}: the score's line", evaluator.name());
         }
+        check_fields(evaluator.name(), &e.fields);
     }
+}
+
+/// Panics unless the tallies print within their bound: every field kept
+/// when nothing is left out, each path a `$` path.
+pub fn check_fields(name: &str, fields: &refscore::engine::FieldTallies) {
+    let (printed, dropped) = fields.to_tallies();
+    let bytes: usize = printed.iter().map(|t| t.path.len()).sum();
+    assert!(bytes <= refscore::limits::MAX_KEPT_PATH_BYTES, "{name}: {bytes} bytes of paths");
+    assert!(printed.len() <= fields.len(), "{name}: more tallies printed than kept");
+    if dropped == 0 {
+        assert_eq!(printed.len(), fields.len(), "{name}: a field lost in printing");
+    }
+    assert!(printed.iter().all(|t| t.path.starts_with('$')), "{name}: a path not from the root");
+}
+
+/// How the fuzz targets build metrics: gathering field tallies, as `run`
+/// does.
+pub fn context() -> BuildContext {
+    BuildContext { field_tallies: true, ..BuildContext::default() }
 }
 
 /// Every JSON metric of the registry, built once with its default options.
@@ -46,7 +67,7 @@ pub fn json_metrics() -> &'static [Box<dyn Evaluator>] {
         registry::all()
             .iter()
             .filter(|s| s.json)
-            .filter_map(|s| build(s.name, &Map::new(), &BuildContext::default()).ok())
+            .filter_map(|s| build(s.name, &Map::new(), &context()).ok())
             .collect()
     })
 }

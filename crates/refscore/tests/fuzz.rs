@@ -229,12 +229,35 @@ fn check_scores(m: &dyn Evaluator, input: &EvalInput) -> TestCaseResult {
     Ok(())
 }
 
+/// Field tallies, as a run gathers them: printed within their bound,
+/// every field kept when nothing is left out; and gathering them changes
+/// no score.
+fn check_fields(m: &dyn Evaluator, plain: &dyn Evaluator, input: &EvalInput) -> TestCaseResult {
+    let (Ok(with), Ok(without)) = (m.evaluate(input), plain.evaluate(input)) else {
+        return Ok(());
+    };
+    prop_assert_eq!(&with.scores, &without.scores);
+    prop_assert!(without.fields.is_empty());
+    let (printed, dropped) = with.fields.to_tallies();
+    let bytes: usize = printed.iter().map(|t| t.path.len()).sum();
+    prop_assert!(bytes <= refscore::limits::MAX_KEPT_PATH_BYTES);
+    if dropped == 0 {
+        prop_assert_eq!(printed.len(), with.fields.len());
+    }
+    Ok(())
+}
+
 fn json_match_with_random_rules((rules, a, b): (Value, Value, Value)) -> TestCaseResult {
     let mut opts = Map::new();
     opts.insert("rules".into(), rules);
     let Ok(m) = build("json_match", &opts, &BuildContext::default()) else { return Ok(()) };
-    check_scores(m.as_ref(), &EvalInput::pair(a.clone(), b.clone()))?;
-    check_scores(m.as_ref(), &EvalInput::pair(b, a))
+    let run = BuildContext { field_tallies: true, ..BuildContext::default() };
+    let tallied = build("json_match", &opts, &run).expect("built without tallies, so with them");
+    for input in [EvalInput::pair(a.clone(), b.clone()), EvalInput::pair(b, a)] {
+        check_scores(m.as_ref(), &input)?;
+        check_fields(tallied.as_ref(), m.as_ref(), &input)?;
+    }
+    Ok(())
 }
 
 fn metrics_on_hostile_text((a, b): (Vec<u8>, Vec<u8>)) -> TestCaseResult {

@@ -332,23 +332,22 @@ pub fn truncate_to(text: &str, chars: usize) -> String {
     }
 }
 
-/// An explanation listing at most 10 failed details, then `+ N more`.
-pub fn failure_lines(details: &[Detail]) -> Vec<String> {
+/// Appends to an explanation one line per failed detail, at most 10 of
+/// them, then `+ N more`: each line indented by two spaces, after a line
+/// break.
+pub fn push_failure_lines(out: &mut String, details: &[Detail]) {
     const SHOWN: usize = 10;
-    let failed: Vec<&Detail> = details.iter().filter(|d| !d.passed).collect();
-    let mut lines: Vec<String> = failed
-        .iter()
-        .take(SHOWN)
-        .map(|d| {
-            let mut line = String::from("  ");
-            d.push_line(&mut line);
-            line
-        })
-        .collect();
-    if failed.len() > SHOWN {
-        lines.push(format!("  + {} more", failed.len() - SHOWN));
+    let mut failed = 0usize;
+    for d in details.iter().filter(|d| !d.passed) {
+        failed += 1;
+        if failed <= SHOWN {
+            out.push_str("\n  ");
+            d.push_line(out);
+        }
     }
-    lines
+    if failed > SHOWN {
+        out.push_str(&format!("\n  + {} more", failed - SHOWN));
+    }
 }
 
 #[cfg(test)]
@@ -368,9 +367,15 @@ mod tests {
     #[test]
     fn caps_lines_at_ten() {
         let d: Vec<Detail> = (0..13).map(|i| Detail::new(format!("c{i}"), Outcome::Fail)).collect();
-        let lines = failure_lines(&d);
-        assert_eq!(lines.len(), 11);
-        assert_eq!(lines[10], "  + 3 more");
+        let mut text = String::from("head");
+        push_failure_lines(&mut text, &d);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 12);
+        assert_eq!(lines[1], "  ✗ c0");
+        assert_eq!(lines[11], "  + 3 more");
+        let mut none = String::from("head");
+        push_failure_lines(&mut none, &d[..0]);
+        assert_eq!(none, "head");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use super::json_metric::{JsonMetric, JsonSettings, Pair, json_evaluator};
 use super::options::Opts;
 use super::registry::MetricSpec;
 use crate::decode::{DecodeOptions, Mode};
-use crate::detail::{Detail, failure_lines};
+use crate::detail::{Detail, push_failure_lines};
 use crate::engine::{
     self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Policy,
     Rules,
@@ -179,16 +179,16 @@ impl JsonMetric for JsonStructural {
 
     fn present(&self, c: &Comparison, details: &[Detail], _: Pair<'_>) -> Score {
         let score = c.tally.ratio_or(1.0);
-        let mut lines = vec![format!(
+        let mut explanation = format!(
             "Factuality score {}%: {}/{} leaf values match",
             (score * 100.0).round(),
             c.tally.matched,
             c.tally.total
-        )];
-        lines.extend(failure_lines(details));
+        );
+        push_failure_lines(&mut explanation, details);
         Score::new(SPEC.name, Some(score))
             .with_label(super::similarity_label(score))
-            .with_explanation(lines.join("\n"))
+            .with_explanation(explanation)
             .with_meta("matched", c.tally.matched)
             .with_meta("total", c.tally.total)
     }

@@ -45,7 +45,7 @@ use super::classify::{JUDGE_OPTIONS, JudgeOptions};
 use super::json_structural::JsonStructural;
 use super::options::Opts;
 use super::registry::{MetricSpec, OptionSpec, OptionType};
-use crate::detail::{Detail, Outcome, failure_lines};
+use crate::detail::{Detail, Outcome, push_failure_lines};
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 use crate::score::{Direction, Kind, Score};
@@ -598,13 +598,13 @@ impl Factuality {
         let n = details.len();
         let score = supported as f64 / n as f64;
         let pass = details.iter().all(|d| d.passed);
-        let mut lines = vec![format!(
+        let mut explanation = format!(
             "Factuality: {supported}/{n} claims supported ({contradicted} contradicted, {unverifiable} unverifiable)"
-        )];
-        lines.extend(failure_lines(&details));
+        );
+        push_failure_lines(&mut explanation, &details);
         let mut s = base
             .with_label(if pass { "pass" } else { "fail" })
-            .with_explanation(lines.join("\n"))
+            .with_explanation(explanation)
             .with_meta("claims", n)
             .with_meta("supported", supported)
             .with_meta("contradicted", contradicted)

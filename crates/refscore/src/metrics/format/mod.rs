@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use super::BuildContext;
 use super::options::Opts;
 use super::registry::{MetricSpec, OptionSpec, OptionType};
-use crate::detail::{Detail, failure_lines};
+use crate::detail::{Detail, push_failure_lines};
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 use crate::extract::{ExtractError, ExtractOptions, Extracted, Method, extract_json};
@@ -306,11 +306,11 @@ impl Evaluator for Format {
         let passed = checks.values().filter(|v| v.as_bool() == Some(true)).count();
         #[allow(clippy::cast_precision_loss)]
         let score = if enabled == 0 { 0.0 } else { passed as f64 / enabled as f64 };
-        let mut lines = vec![format!("Format: {passed}/{enabled} sub-checks passed")];
-        lines.extend(failure_lines(&details));
+        let mut explanation = format!("Format: {passed}/{enabled} sub-checks passed");
+        push_failure_lines(&mut explanation, &details);
         let mut s = Score::new(SPEC.name, Some(score))
             .with_label(if passed == enabled { "pass" } else { "fail" })
-            .with_explanation(lines.join("\n"))
+            .with_explanation(explanation)
             .with_meta("checks", Value::Object(checks))
             .with_meta("passed", passed)
             .with_meta("enabled", enabled);

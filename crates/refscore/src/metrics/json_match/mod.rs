@@ -30,7 +30,7 @@ use super::json_metric::{JsonMetric, JsonSettings, Pair, Prepared};
 use super::options::Opts;
 use super::registry::{MetricSpec, OptionSpec, OptionType};
 use crate::decode::Method;
-use crate::detail::{Detail, Outcome, failure_lines};
+use crate::detail::{Detail, Outcome, push_failure_lines};
 use crate::engine::{
     self, Absent, Aggregate, Align, Comparison, Cost, Empty, Keep, KeySet, Leaf, NodeRule, Pairing,
     Policy, Rules,
@@ -421,11 +421,10 @@ impl JsonMetric for JsonMatch {
         push_fixed3(&mut head, r);
         head.push_str(", F1 ");
         push_fixed3(&mut head, f);
-        let mut lines = vec![head];
-        lines.extend(failure_lines(details));
+        push_failure_lines(&mut head, details);
         let mut s = Score::new(SPEC.name, Some(score))
             .with_label(super::similarity_label(score))
-            .with_explanation(lines.join("\n"))
+            .with_explanation(head)
             .with_meta("precision", p)
             .with_meta("recall", r)
             .with_meta("f1", f)

@@ -89,7 +89,7 @@ use super::BuildContext;
 use super::exact_match::{normalizer_names, normalizers_option};
 use super::options::Opts;
 use super::registry::{MetricSpec, OptionSpec, OptionType};
-use crate::detail::{Detail, Outcome, failure_lines};
+use crate::detail::{Detail, Outcome, push_failure_lines};
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 use crate::normalize::{Normalizer, normalize};
@@ -611,10 +611,7 @@ impl Evaluator for PrecisionRecallFScore {
             counts.fp,
             counts.fn_
         );
-        for line in failure_lines(&details) {
-            explanation.push('\n');
-            explanation.push_str(&line);
-        }
+        push_failure_lines(&mut explanation, &details);
         let mut main = Score::new(SPEC.name, Some(f))
             .with_label(super::similarity_label(f))
             .with_explanation(explanation)

@@ -50,7 +50,7 @@ use super::classify::{JUDGE_OPTIONS, JudgeOptions};
 use super::factuality::{FALLBACK_OPTION, Fallback, JUDGE_MODE_OPTION};
 use super::options::Opts;
 use super::registry::{MetricSpec, OptionSpec, OptionType};
-use crate::detail::{Detail, Outcome, failure_lines};
+use crate::detail::{Detail, Outcome, push_failure_lines};
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, InputType};
 use crate::row_score::weighted_average;
@@ -571,15 +571,12 @@ impl Tone {
             return s;
         };
         let pass = details.iter().all(|d| d.passed);
-        let mut lines = vec![format!(
-            "Tone: {total:.2} over {} dimensions ({})",
-            items.len(),
-            parts.join(", ")
-        )];
-        lines.extend(failure_lines(&details));
+        let mut explanation =
+            format!("Tone: {total:.2} over {} dimensions ({})", items.len(), parts.join(", "));
+        push_failure_lines(&mut explanation, &details);
         let mut s = Score::new(SPEC.name, Some(total))
             .with_label(if pass { "pass" } else { "fail" })
-            .with_explanation(lines.join("\n"))
+            .with_explanation(explanation)
             .with_meta("measured", measured_meta)
             .with_meta("tolerance", self.tolerance);
         if !skipped.is_empty() {

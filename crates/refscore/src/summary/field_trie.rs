@@ -12,12 +12,6 @@ use crate::engine::FieldTallies;
 use crate::fx::{Fx, FxHashMap};
 use crate::path::{Seg, WILDCARD, printed_len, push_seg};
 
-use super::fields::{MAX_FIELD_PATH_BYTES, MAX_FIELDS_PER_EVALUATOR};
-
-/// The most paths one tree holds: room for the table's paths and their
-/// ancestors. Past it, rows with new paths are taken in by printed path.
-const MAX_NODES: usize = 4 * MAX_FIELDS_PER_EVALUATOR;
-
 /// What a path of the tree stands for in the table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Slot {
@@ -52,9 +46,13 @@ struct TrieNode {
     slot: Slot,
 }
 
-/// The tree of paths; the root `$` is node 0.
+/// The tree of paths; the root `$` is node 0. It holds at most
+/// `max_nodes` paths and `max_key_bytes` bytes of keys: past them, rows
+/// with new paths are left to the table's printed paths.
 #[derive(Debug, Clone)]
 pub(super) struct FieldTrie {
+    max_nodes: usize,
+    max_key_bytes: usize,
     nodes: Vec<TrieNode>,
     keys: String,
     /// The first child of a node (by index) whose segment has a hash.
@@ -63,10 +61,14 @@ pub(super) struct FieldTrie {
     mapped: Vec<u32>,
 }
 
-impl Default for FieldTrie {
-    fn default() -> Self {
+impl FieldTrie {
+    /// An empty tree with room for `max_nodes` paths and `max_key_bytes`
+    /// bytes of keys.
+    pub(super) fn with_room(max_nodes: usize, max_key_bytes: usize) -> Self {
         let root = TrieNode::new(0, None, 0, 1);
         FieldTrie {
+            max_nodes,
+            max_key_bytes,
             nodes: vec![root],
             keys: String::new(),
             children: FxHashMap::default(),
@@ -189,7 +191,7 @@ impl FieldTrie {
             c = self.nodes.get(c as usize).map_or(0, |x| x.alias);
         }
         let key_bytes = seg.map_or(0, str::len);
-        if self.nodes.len() >= MAX_NODES || self.keys.len() + key_bytes > MAX_FIELD_PATH_BYTES {
+        if self.nodes.len() >= self.max_nodes || self.keys.len() + key_bytes > self.max_key_bytes {
             return None;
         }
         let key = seg.map(|k| {
@@ -233,9 +235,11 @@ mod tests {
         b.finish(counts)
     }
 
+    const ROOM: usize = 1_000;
+
     #[test]
     fn paths_are_found_again_and_printed_once_known() {
-        let mut trie = FieldTrie::default();
+        let mut trie = FieldTrie::with_room(ROOM, ROOM);
         let t = tallies(&[&[Some("items"), None, Some("price")], &[Some("a b")]]);
         assert!(trie.map(&t));
         let price = trie.node(3);
@@ -256,7 +260,7 @@ mod tests {
     /// children's map (all forced into one chain here), stay apart.
     #[test]
     fn keys_that_look_or_hash_alike_stay_apart() {
-        let mut trie = FieldTrie::default();
+        let mut trie = FieldTrie::with_room(ROOM, ROOM);
         let t = tallies(&[&[None], &[Some("[*]")], &[Some("")]]);
         assert!(trie.map(&t));
         let nodes: Vec<usize> = (1..4).map(|n| trie.node(n)).collect();
@@ -264,7 +268,7 @@ mod tests {
             nodes.iter().map(|&n| trie.printed(n)).collect::<Vec<_>>(),
             ["$[*]", "$['[*]']", "$['']"]
         );
-        let mut chained = FieldTrie::default();
+        let mut chained = FieldTrie::with_room(ROOM, ROOM);
         for (i, k) in ["x", "y", "z"].into_iter().enumerate() {
             let key = Some((u32::try_from(chained.keys.len()).unwrap(), 1));
             chained.keys.push_str(k);
@@ -279,8 +283,8 @@ mod tests {
 
     #[test]
     fn a_full_tree_refuses_new_paths_and_finds_old_ones() {
-        let mut trie = FieldTrie::default();
-        let keys: Vec<String> = (0..MAX_NODES).map(|i| format!("k{i}")).collect();
+        let mut trie = FieldTrie::with_room(ROOM, ROOM * 8);
+        let keys: Vec<String> = (0..ROOM).map(|i| format!("k{i}")).collect();
         let mut refused = 0;
         for k in &keys {
             if !trie.map(&tallies(&[&[Some(k)]])) {
@@ -291,5 +295,11 @@ mod tests {
         assert_eq!(refused, 1);
         assert!(trie.map(&tallies(&[&[Some("k0")]])));
         assert!(!trie.map(&tallies(&[&[Some("new")]])));
+        // Keys past the room for keys are refused too; the wildcard has
+        // no key.
+        let mut short = FieldTrie::with_room(ROOM, 4);
+        assert!(short.map(&tallies(&[&[Some("abcd"), None]])));
+        assert!(!short.map(&tallies(&[&[Some("e")]])));
+        assert!(short.map(&tallies(&[&[None]])));
     }
 }

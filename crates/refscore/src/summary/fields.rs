@@ -137,7 +137,7 @@ struct OwnedField {
 
 /// One evaluator's fields: the table, keyed by printed path, and the tree
 /// of paths that finds a row's fields in it without printing them.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Fields {
     /// Path → index in `accs`.
     index: FxHashMap<String, u32>,
@@ -154,6 +154,18 @@ pub(crate) struct FieldStats {
     pub(crate) dropped: u64,
     /// Bytes of the paths tracked, over all evaluators.
     path_bytes: usize,
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Fields {
+            index: FxHashMap::default(),
+            accs: Vec::new(),
+            // Room for the table's paths and their ancestors, and for
+            // keys as long as the table's paths.
+            trie: FieldTrie::with_room(4 * MAX_FIELDS_PER_EVALUATOR, MAX_FIELD_PATH_BYTES),
+        }
+    }
 }
 
 impl Fields {

@@ -98,8 +98,10 @@ pub const MAX_EMBEDDED_FIELDS: usize = 4_096;
 pub const MAX_KEPT_DETAILS: usize = 10_000;
 
 /// The most bytes of printed paths one comparison of a JSON metric keeps:
-/// 1 MiB, for its details, and again for its per-field tallies (the run's
-/// field table). A detail's path is measured as printed without quotes
+/// 1 MiB, for its details, and again for the per-field tallies of one
+/// evaluation (the run's field table; for json_similarity, every target's
+/// together, each path with its target's prefix). A detail's path is
+/// measured as printed without quotes
 /// ([`crate::path::Seg::plain_len`]: a key that needs quotes prints four
 /// bytes more, and its escapes); a field's path as printed.
 ///

@@ -53,6 +53,9 @@ pub struct FieldTallies {
     keys: String,
     /// Per path with comparisons, first counted first: its node and counts.
     counts: Vec<(u32, Counts)>,
+    /// Comparisons of tallies left out when others were added to these
+    /// (past 4 GiB of keys or 2^32 paths, far beyond any row).
+    dropped: u64,
 }
 
 /// Builds [`FieldTallies`] path by path, parents first.
@@ -67,7 +70,12 @@ impl TalliesBuilder {
         let mut nodes = Vec::with_capacity(paths.max(1));
         nodes.push(PathNode { parent: 0, key: None });
         TalliesBuilder {
-            tallies: FieldTallies { nodes, keys: String::with_capacity(keys), counts: Vec::new() },
+            tallies: FieldTallies {
+                nodes,
+                keys: String::with_capacity(keys),
+                counts: Vec::new(),
+                dropped: 0,
+            },
         }
     }
 
@@ -201,11 +209,38 @@ impl FieldTallies {
         self.counts.iter_mut().find(|(n, _)| *n as usize == at).map(|(_, c)| c)
     }
 
+    /// Comparisons not in these tallies' paths: those of tallies that did
+    /// not fit when added with [`FieldTallies::append`] or put under a
+    /// prefix (past 4 GiB of keys or 2^32 paths, far beyond any row).
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// All comparisons counted, as left out.
+    fn drop_all(&mut self) {
+        let total = self.counts.iter().map(|(_, c)| c.total()).sum::<u64>();
+        let dropped = self.dropped.saturating_add(total);
+        *self = FieldTallies { dropped, ..FieldTallies::default() };
+    }
+
+    /// Whether `paths` more paths and `keys` more bytes of keys fit the
+    /// tree's 32-bit indices.
+    fn has_room(&self, paths: usize, keys: usize) -> bool {
+        let max = u32::MAX as usize;
+        self.nodes.len().saturating_add(paths) <= max && self.keys.len().saturating_add(keys) <= max
+    }
+
     /// Puts every path under `prefix` (indices stand for `[*]`).
     pub fn put_under(&mut self, prefix: &[Seg<'_>]) {
         if prefix.is_empty() || self.nodes.is_empty() {
             return;
         }
+        let prefix_keys: usize = prefix.iter().filter_map(|s| field_seg(*s)).map(str::len).sum();
+        if !self.has_room(prefix.len(), prefix_keys) {
+            self.drop_all();
+            return;
+        }
+        let dropped = self.dropped;
         let mut b = TalliesBuilder::with_capacity(self.nodes.len() + prefix.len(), self.keys.len());
         let mut top = 0;
         for s in prefix {
@@ -215,16 +250,26 @@ impl FieldTallies {
         b.append_below(top, self, shift);
         let counts = self.counts.iter().map(|(n, c)| (if *n == 0 { top } else { n + shift }, *c));
         *self = b.finish(counts.collect());
+        self.dropped = dropped;
     }
 
     /// Adds the paths and counts of `other` (a path both count is
     /// counted twice, as two tallies).
     pub fn append(&mut self, other: &FieldTallies) {
         if other.nodes.is_empty() {
+            self.dropped = self.dropped.saturating_add(other.dropped);
             return;
         }
         if self.nodes.is_empty() {
+            let dropped = self.dropped.saturating_add(other.dropped);
             *self = other.clone();
+            self.dropped = dropped;
+            return;
+        }
+        if !self.has_room(other.nodes.len(), other.keys.len()) {
+            let mut left = other.clone();
+            left.drop_all();
+            self.dropped = self.dropped.saturating_add(left.dropped);
             return;
         }
         let shift = as_u32(self.nodes.len() - 1);
@@ -233,14 +278,15 @@ impl FieldTallies {
         let mut t = b.tallies;
         t.counts
             .extend(other.counts.iter().map(|(n, c)| (if *n == 0 { 0 } else { n + shift }, *c)));
+        t.dropped = t.dropped.saturating_add(other.dropped);
         *self = t;
     }
 
     /// The tallies with their paths printed, in the order first counted,
-    /// and the comparisons of those left out: the paths print to at most
-    /// [`MAX_KEPT_PATH_BYTES`] together, the shortest kept first (a
-    /// document thousands of levels deep with a field at every level
-    /// would otherwise print gigabytes).
+    /// and the comparisons left out (with [`FieldTallies::dropped`]): the
+    /// paths print to at most [`MAX_KEPT_PATH_BYTES`] together, the
+    /// shortest kept first (a document thousands of levels deep with a
+    /// field at every level would otherwise print gigabytes).
     pub fn to_tallies(&self) -> (Vec<FieldTally>, u64) {
         let len = self.printed_lens();
         let mut order: Vec<usize> = (0..self.counts.len()).collect();
@@ -255,7 +301,7 @@ impl FieldTallies {
             used += l;
             kept[i] = true;
         }
-        let mut dropped = 0;
+        let mut dropped = self.dropped;
         let mut tallies = Vec::new();
         for ((at, counts), kept) in self.counted().zip(kept) {
             if kept {
@@ -337,6 +383,27 @@ mod tests {
         t.append(&FieldTallies::default());
         let want = [("$.items[*].price", 1), ("$", 1), ("$.b.items[*].price", 1), ("$.b", 1)];
         assert_eq!(printed(&t), want.map(|(p, n)| (p.to_owned(), n)));
+    }
+
+    /// Tallies that could not be added (past the tree's 32-bit indices)
+    /// are counted as left out, through appends and prefixes, and in
+    /// what `to_tallies` returns.
+    #[test]
+    fn tallies_left_out_are_counted() {
+        let mut left = two_fields();
+        assert!(!left.has_room(usize::MAX, 0) && !left.has_room(0, usize::MAX));
+        assert!(left.has_room(1, 1));
+        left.drop_all();
+        assert_eq!((left.is_empty(), left.dropped()), (true, 2));
+        let mut t = two_fields();
+        t.append(&left);
+        t.put_under(&[Seg::Key("p")]);
+        assert_eq!((t.len(), t.dropped()), (2, 2));
+        assert_eq!(t.to_tallies().1, 2);
+        let mut empty = FieldTallies::default();
+        empty.append(&left);
+        empty.append(&t);
+        assert_eq!((empty.len(), empty.dropped()), (2, 4));
     }
 
     #[test]

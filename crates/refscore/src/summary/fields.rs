@@ -17,7 +17,7 @@ pub const MAX_FIELDS_PER_EVALUATOR: usize = 10_000;
 /// The most bytes of paths the run's field table holds, over all its
 /// evaluators: 16 MiB. Paths are as long as their keys: 3,000 rows with a
 /// 20 KB key of their own made a 61 MB `summary.json`, and 10,000 paths of
-/// up to 1 MiB each (the most one comparison keeps) could make 10 GB.
+/// up to 1 MiB each (the most one evaluation keeps) could make 10 GB.
 /// Further paths are counted in `RunSummary::fields_dropped` only.
 pub const MAX_FIELD_PATH_BYTES: usize = 16 << 20;
 
@@ -229,6 +229,7 @@ impl FieldStats {
         row_id: &str,
         tallies: &FieldTallies,
     ) {
+        self.dropped = self.dropped.saturating_add(tallies.dropped());
         if tallies.is_empty() {
             return;
         }
@@ -245,8 +246,9 @@ impl FieldStats {
                 .try_fold(0usize, |sum, l| sum.checked_add(l))
                 .is_some_and(|sum| sum <= crate::limits::MAX_KEPT_PATH_BYTES);
         if !mapped {
+            // `to_tallies` counts `tallies.dropped()` again.
             let (printed, left_out) = tallies.to_tallies();
-            *dropped += left_out;
+            *dropped += left_out.saturating_sub(tallies.dropped());
             self.add_printed(evaluator, row, row_id, &printed);
             return;
         }

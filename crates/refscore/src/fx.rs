@@ -10,7 +10,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 /// A fast, non-cryptographic hasher.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 pub(crate) struct Fx(u64);
 
 impl Hasher for Fx {

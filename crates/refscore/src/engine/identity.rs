@@ -120,6 +120,13 @@ fn same_folded(x: &str, y: &str) -> bool {
 /// as one repeated value, so they identify nothing: no pair is made on a
 /// collision, since an agreement is checked on the texts.
 fn entry_key(field: &str, value: &str, scratch: &mut String) -> Option<u64> {
+    let mut h = Fx::default();
+    h.write(field.as_bytes());
+    // 0xff never occurs in UTF-8: it ends the field name unambiguously.
+    h.write_u8(0xff);
+    if let Some(key) = plain_key(h, value.as_bytes()) {
+        return key;
+    }
     let general;
     let text: &[u8] = if fold_into(value, scratch) {
         scratch.as_bytes()
@@ -130,12 +137,62 @@ fn entry_key(field: &str, value: &str, scratch: &mut String) -> Option<u64> {
     if text.is_empty() {
         return None;
     }
-    let mut h = Fx::default();
-    h.write(field.as_bytes());
-    // 0xff never occurs in UTF-8: it ends the field name unambiguously.
-    h.write_u8(0xff);
     h.write(text);
     Some(h.finish())
+}
+
+/// Bytes `b` in each lane of a word.
+const fn splat(b: u8) -> u64 {
+    u64::from_le_bytes([b; 8])
+}
+
+/// The key of the usual identifying text, folded and hashed eight bytes
+/// at a time, as `h.write(folded)` hashes it: printable ASCII with no
+/// space at either end and none doubled, whose folding is its lower
+/// case. `None` for any other text (left to the general path);
+/// `Some(None)` for the empty text.
+fn plain_key(mut h: Fx, text: &[u8]) -> Option<Option<u64>> {
+    const HIGH: u64 = splat(0x80);
+    const LOW: u64 = splat(0x7f);
+    if text.is_empty() {
+        return Some(None);
+    }
+    if text.first() == Some(&b' ') || text.last() == Some(&b' ') {
+        return None;
+    }
+    let mut chunks = text.chunks_exact(8);
+    // Whether the byte before the chunk was a space.
+    let mut space_before = false;
+    for c in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(c);
+        let w = u64::from_le_bytes(word);
+        // A byte of 0x80 or more, or below 0x20 (the classic test for a
+        // byte below n: exact as to whether there is any).
+        if (w | (w.wrapping_sub(splat(0x20)) & !w)) & HIGH != 0 {
+            return None;
+        }
+        // The spaces, exactly (every byte is below 0x80: no carries).
+        let x = w ^ splat(b' ');
+        let spaces = !(((x & LOW).wrapping_add(LOW)) | x) & HIGH;
+        let doubled = spaces & ((spaces << 8) | u64::from(space_before) << 7);
+        if doubled != 0 {
+            return None;
+        }
+        space_before = spaces >> 63 != 0;
+        // Upper case letters: 'A' or above and not above 'Z'.
+        let upper =
+            w.wrapping_add(splat(0x80 - b'A')) & !w.wrapping_add(splat(0x80 - b'Z' - 1)) & HIGH;
+        h.write_u64(w | (upper >> 2));
+    }
+    for &b in chunks.remainder() {
+        if !(0x20..0x80).contains(&b) || (b == b' ' && space_before) {
+            return None;
+        }
+        space_before = b == b' ';
+        h.write_u8(b.to_ascii_lowercase());
+    }
+    Some(Some(h.finish()))
 }
 
 /// [`folded`]'s ASCII path: folds ASCII text into `out` in one pass;
@@ -386,6 +443,42 @@ mod tests {
     }
 
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+
+        /// A plain text's key, folded and hashed a word at a time, is the
+        /// key of its folded text; only plain texts take that path.
+        #[test]
+        fn plain_keys_are_their_folded_texts_keys(
+            s in "[ aAzZ@\\[`{09_\t\u{7f}\u{1f}\u{e9}]{0,26}",
+        ) {
+            let folded = folded(&s);
+            let general = (!folded.is_empty()).then(|| {
+                let mut h = Fx::default();
+                h.write(b"f");
+                h.write_u8(0xff);
+                h.write(folded.as_bytes());
+                h.finish()
+            });
+            let mut h = Fx::default();
+            h.write(b"f");
+            h.write_u8(0xff);
+            let b = s.as_bytes();
+            let plain = b.iter().all(|c| (0x20..0x80).contains(c))
+                && b.first() != Some(&b' ')
+                && b.last() != Some(&b' ')
+                && !s.contains("  ");
+            match plain_key(h, b) {
+                Some(key) => {
+                    proptest::prop_assert!(plain);
+                    proptest::prop_assert_eq!(key, general);
+                }
+                None => proptest::prop_assert!(!plain),
+            }
+            proptest::prop_assert_eq!(entry_key("f", &s, &mut String::new()), general);
+        }
+    }
+
+    proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
 
         /// Two texts compared as they fold agree with their folded texts.
@@ -511,6 +604,33 @@ mod tests {
             assert_eq!(same_folded(x, y), folded(x) == folded(y), "{x:?} {y:?}");
             assert_eq!(same_folded(x, y), same, "{x:?} {y:?}");
             assert_eq!(key("f", x) == key("f", y), same, "{x:?} {y:?}");
+        }
+    }
+
+    /// Spaces at every place of a text three words long, across the
+    /// boundaries of the words it is hashed in, and capitals next to the
+    /// letters' ends: keys as the general path gives them.
+    #[test]
+    fn plain_keys_see_spaces_across_words() {
+        let general = |t: &str| {
+            let mut h = Fx::default();
+            h.write(b"f");
+            h.write_u8(0xff);
+            h.write(folded(t).as_bytes());
+            h.finish()
+        };
+        let mut h = Fx::default();
+        h.write(b"f");
+        h.write_u8(0xff);
+        for at in 1..22 {
+            let mut one: Vec<u8> = b"AZ@[azQ`{xYz0123456789_+".to_vec();
+            one[at] = b' ';
+            let text = String::from_utf8(one.clone()).unwrap();
+            assert_eq!(plain_key(h, &one), Some(Some(general(&text))), "{text:?}");
+            one[at + 1] = b' ';
+            let text = String::from_utf8(one.clone()).unwrap();
+            assert_eq!(plain_key(h, &one), None, "{text:?}");
+            assert_eq!(entry_key("f", &text, &mut String::new()), Some(general(&text)));
         }
     }
 

@@ -17,6 +17,10 @@ use std::borrow::Cow;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Number, Value};
 
+/// Members up to which [`Node::get`] looks for a key one by one rather
+/// than by binary search.
+const LINEAR_GET: usize = 8;
+
 /// One value of a [`Tree`].
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Slot<'s> {
@@ -506,7 +510,15 @@ impl<'t> Node<'t> {
     /// The member `key` of an object.
     pub fn get(self, key: &str) -> Option<Node<'t>> {
         let m = self.member_slice();
-        m.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok().map(|i| self.node(m[i].1))
+        // A few members (most objects): compared for equality, which
+        // looks at the bytes only where the lengths agree; more, by
+        // order (keys are sorted and unique).
+        let at = if m.len() <= LINEAR_GET {
+            m.iter().position(|(k, _)| k.as_ref() == key)
+        } else {
+            m.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok()
+        };
+        at.and_then(|i| m.get(i)).map(|(_, v)| self.node(*v))
     }
 
     /// Whether an object has the member `key`.
@@ -629,6 +641,27 @@ impl Serialize for Node<'_> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Objects of every size around the point where `get` stops looking
+    /// one by one: every key found with its own value, keys between,
+    /// before and after the members not found.
+    #[test]
+    fn members_are_found_by_key_in_small_and_large_objects() {
+        for n in 0..3 * LINEAR_GET {
+            let v: serde_json::Map<String, Value> =
+                (0..n).map(|i| (format!("k{:02}", 2 * i + 1), json!(i))).collect();
+            let v = Value::Object(v);
+            let t = Tree::from_value(&v);
+            for i in 0..n {
+                let got =
+                    t.root().get(&format!("k{:02}", 2 * i + 1)).and_then(|x| x.to_value().as_u64());
+                assert_eq!(got, Some(i as u64), "{n} members, key {i}");
+                assert!(t.root().get(&format!("k{:02}", 2 * i)).is_none(), "{n} members");
+            }
+            assert!(t.root().get(&format!("k{:02}", 2 * n + 1)).is_none());
+            assert!(t.root().get("k").is_none() && t.root().get("").is_none());
+        }
+    }
 
     #[test]
     fn mirrors_the_value() {

@@ -101,9 +101,11 @@ pub const MAX_KEPT_DETAILS: usize = 10_000;
 /// 1 MiB, for its details, and again for the per-field tallies of one
 /// evaluation (the run's field table; for json_similarity, every target's
 /// together, each path with its target's prefix). A detail's path is
-/// measured as printed without quotes
-/// ([`crate::path::Seg::plain_len`]: a key that needs quotes prints four
-/// bytes more, and its escapes); a field's path as printed.
+/// measured by what it holds in memory ([`crate::path::Seg::kept_len`]:
+/// each segment's own size and its key's bytes, never less than it prints
+/// in unquoted; a key that needs quotes prints four bytes more, and its
+/// escapes): measured as printed, an object nested 5,000 levels kept 26 MB
+/// of paths in memory a row. A field's path is measured as printed.
 ///
 /// A path is as long as the node is deep, and every compared leaf below a
 /// long key repeats it: a 0.9 MB row whose 20,000 differing leaves sat

@@ -397,13 +397,15 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     /// `None` once the kept records' paths would pass
     /// [`crate::limits::MAX_KEPT_PATH_BYTES`] (and for every record after
     /// that one, so that no path is measured twice). A path is measured
-    /// by [`Seg::plain_len`]: the bytes its keys and indices hold.
+    /// by what it holds in memory ([`Seg::kept_len`]), which is never less
+    /// than what it prints in unquoted.
     pub(super) fn kept_path(&mut self) -> Option<JsonPath> {
         if self.paths_full {
             return None;
         }
         let path = self.path.borrow();
-        let bytes = 1 + path.iter().map(|s| s.plain_len()).sum::<usize>();
+        let bytes =
+            std::mem::size_of::<JsonPath>() + path.iter().map(|s| s.kept_len()).sum::<usize>();
         if self.kept_path_bytes + bytes > crate::limits::MAX_KEPT_PATH_BYTES {
             self.paths_full = true;
             return None;

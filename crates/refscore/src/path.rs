@@ -21,7 +21,16 @@ pub enum Seg<'a> {
     },
 }
 
-impl Seg<'_> {
+impl<'a> Seg<'a> {
+    /// The segment as a field's: its key, or `None` for an element
+    /// (any index: [`WILDCARD`]).
+    pub fn field_key(self) -> Option<&'a str> {
+        match self {
+            Seg::Key(k) => Some(k),
+            _ => None,
+        }
+    }
+
     /// The bytes the segment takes kept in a record's path: its
     /// [`PathSeg`] and its key's bytes. At least what its printed form
     /// takes when the key needs no quotes (a key's length and its dot, an
@@ -110,10 +119,7 @@ impl JsonPath {
     pub fn wildcard(&self) -> String {
         let mut out = String::from("$");
         for s in self.segs() {
-            match s {
-                Seg::Key(_) => push_seg(&mut out, s),
-                _ => out.push_str(WILDCARD),
-            }
+            push_field_seg(&mut out, s.field_key());
         }
         out
     }
@@ -216,6 +222,45 @@ pub fn format_path(segs: &[Seg<'_>]) -> String {
 
 /// An array element's segment in a field's path: any index.
 pub const WILDCARD: &str = "[*]";
+
+/// Appends a field path's segment (see [`Seg::field_key`]): a key, or
+/// `None` for [`WILDCARD`].
+pub fn push_field_seg(out: &mut String, seg: Option<&str>) {
+    match seg {
+        Some(k) => push_seg(out, Seg::Key(k)),
+        None => out.push_str(WILDCARD),
+    }
+}
+
+/// The printed length of a field path's segment (see [`push_field_seg`]).
+pub fn field_seg_len(seg: Option<&str>) -> usize {
+    seg.map_or(WILDCARD.len(), |k| printed_len(Seg::Key(k)))
+}
+
+/// The field path of node `n` of a tree of field segments, printed
+/// (`$.items[*].price`, about `len` bytes): `parent` gives a node's
+/// parent, which comes before it (the root, 0, is `$`), and `seg` its
+/// last segment.
+pub(crate) fn field_path_of<'t>(
+    n: usize,
+    len: usize,
+    parent: impl Fn(usize) -> usize,
+    seg: impl Fn(usize) -> Option<&'t str>,
+) -> String {
+    let mut chain = Vec::new();
+    let mut at = n;
+    while at != 0 {
+        chain.push(at);
+        // A parent comes first: a tree that says otherwise ends here.
+        at = parent(at).min(at - 1);
+    }
+    let mut out = String::with_capacity(len);
+    out.push('$');
+    for &c in chain.iter().rev() {
+        push_field_seg(&mut out, seg(c));
+    }
+    out
+}
 
 /// Appends one segment to a formatted path.
 pub fn push_seg(out: &mut String, seg: Seg<'_>) {

@@ -7,8 +7,9 @@
 use serde::Serialize;
 
 use super::Counts;
+use super::{KeyRange, SegKeys};
 use crate::limits::MAX_KEPT_PATH_BYTES;
-use crate::path::{Seg, WILDCARD, printed_len, push_seg};
+use crate::path::{Seg, field_path_of, field_seg_len};
 
 /// How the comparisons at one field path came out, within one document.
 ///
@@ -33,9 +34,9 @@ impl FieldTally {
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct PathNode {
     parent: u32,
-    /// The last segment's key as a range of [`FieldTallies::keys`], or
-    /// `None` for `[*]` (and for the root).
-    key: Option<(u32, u32)>,
+    /// The last segment's key in [`FieldTallies::keys`], or `None` for
+    /// `[*]` (and for the root).
+    key: Option<KeyRange>,
 }
 
 /// The per-field tallies of one comparison: for each path with array
@@ -49,8 +50,8 @@ pub struct FieldTallies {
     /// The paths counted and their ancestors, each after its parent; the
     /// root `$` is the first (when there is any).
     nodes: Vec<PathNode>,
-    /// The keys of the paths' segments, one after another.
-    keys: String,
+    /// The keys of the paths' segments.
+    keys: SegKeys,
     /// Per path with comparisons, first counted first: its node and counts.
     counts: Vec<(u32, Counts)>,
     /// Comparisons of tallies left out when others were added to these
@@ -72,7 +73,7 @@ impl TalliesBuilder {
         TalliesBuilder {
             tallies: FieldTallies {
                 nodes,
-                keys: String::with_capacity(keys),
+                keys: SegKeys::with_capacity(keys),
                 counts: Vec::new(),
                 dropped: 0,
             },
@@ -83,11 +84,7 @@ impl TalliesBuilder {
     /// index. The root is 0.
     pub(crate) fn add(&mut self, parent: u32, seg: Option<&str>) -> u32 {
         let t = &mut self.tallies;
-        let key = seg.map(|k| {
-            let start = t.keys.len();
-            t.keys.push_str(k);
-            (as_u32(start), as_u32(k.len()))
-        });
+        let key = t.keys.push(seg);
         t.nodes.push(PathNode { parent, key });
         as_u32(t.nodes.len() - 1)
     }
@@ -105,14 +102,6 @@ impl TalliesBuilder {
     /// The tallies, with `counts` (per path index, first counted first).
     pub(crate) fn finish(self, counts: Vec<(u32, Counts)>) -> FieldTallies {
         FieldTallies { counts, ..self.tallies }
-    }
-}
-
-/// A path segment as a field's: a key, or `None` for `[*]`.
-fn field_seg(s: Seg<'_>) -> Option<&str> {
-    match s {
-        Seg::Key(k) => Some(k),
-        _ => None,
     }
 }
 
@@ -145,8 +134,7 @@ impl FieldTallies {
 
     /// The last segment of path `n`: a key, or `None` for `[*]`.
     pub(crate) fn seg(&self, n: usize) -> Option<&str> {
-        let (start, len) = self.nodes.get(n)?.key?;
-        self.keys.get(start as usize..start as usize + len as usize)
+        self.keys.get(self.nodes.get(n)?.key)
     }
 
     /// The counted paths (by index), first counted first, and their counts.
@@ -154,43 +142,19 @@ impl FieldTallies {
         self.counts.iter().map(|(at, c)| (*at as usize, c))
     }
 
-    /// The printed length of path `n`'s last segment (after the root's).
-    pub(crate) fn seg_len(&self, n: usize) -> usize {
-        self.seg(n).map_or(WILDCARD.len(), |k| printed_len(Seg::Key(k)))
-    }
-
-    /// Appends path `n`'s last segment to a printed path.
-    pub(crate) fn push_seg_of(&self, out: &mut String, n: usize) {
-        match self.seg(n) {
-            Some(k) => push_seg(out, Seg::Key(k)),
-            None => out.push_str(WILDCARD),
-        }
-    }
-
     /// The printed length of every path, by index.
     pub(crate) fn printed_lens(&self) -> Vec<usize> {
         let mut len = vec![1usize; self.nodes.len()];
         for n in 1..self.nodes.len() {
             let above = len.get(self.parent(n)).copied().unwrap_or(1);
-            len[n] = above.saturating_add(self.seg_len(n));
+            len[n] = above.saturating_add(field_seg_len(self.seg(n)));
         }
         len
     }
 
     /// Path `n` printed (`$.items[*].price`), `len` bytes long.
     pub(crate) fn printed(&self, n: usize, len: usize) -> String {
-        let mut chain = Vec::new();
-        let mut at = n;
-        while at != 0 {
-            chain.push(at);
-            at = self.parent(at);
-        }
-        let mut path = String::with_capacity(len);
-        path.push('$');
-        for &c in chain.iter().rev() {
-            self.push_seg_of(&mut path, c);
-        }
-        path
+        field_path_of(n, len, |c| self.parent(c), |c| self.seg(c))
     }
 
     /// The counts at the field of `segs` (indices stand for `[*]`), if it
@@ -201,7 +165,7 @@ impl FieldTallies {
     ) -> Option<&mut Counts> {
         let mut at = 0;
         for s in segs {
-            let want = field_seg(s);
+            let want = s.field_key();
             // Children come after their parent.
             at = (at + 1..self.nodes.len())
                 .find(|&n| self.parent(n) == at && self.seg(n) == want)?;
@@ -235,7 +199,7 @@ impl FieldTallies {
         if prefix.is_empty() || self.nodes.is_empty() {
             return;
         }
-        let prefix_keys: usize = prefix.iter().filter_map(|s| field_seg(*s)).map(str::len).sum();
+        let prefix_keys: usize = prefix.iter().filter_map(|s| s.field_key()).map(str::len).sum();
         if !self.has_room(prefix.len(), prefix_keys) {
             self.drop_all();
             return;
@@ -244,7 +208,7 @@ impl FieldTallies {
         let mut b = TalliesBuilder::with_capacity(self.nodes.len() + prefix.len(), self.keys.len());
         let mut top = 0;
         for s in prefix {
-            top = b.add(top, field_seg(*s));
+            top = b.add(top, s.field_key());
         }
         let shift = top;
         b.append_below(top, self, shift);

@@ -14,6 +14,7 @@ mod fields;
 mod identity;
 mod policy;
 mod record;
+mod seg_keys;
 mod tally;
 mod walk;
 
@@ -23,6 +24,7 @@ pub(crate) use field_tallies::TalliesBuilder;
 pub use field_tallies::{FieldTallies, FieldTally};
 pub use policy::{Absent, Aggregate, Align, Cost, Empty, KeySet, NodeRule, Pairing, Policy};
 pub use record::{Keep, Record};
+pub(crate) use seg_keys::{KeyRange, SegKeys};
 pub use tally::{Counts, Tally};
 
 use serde_json::Value;

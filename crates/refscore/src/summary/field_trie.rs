@@ -8,9 +8,9 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::engine::FieldTallies;
+use crate::engine::{FieldTallies, KeyRange, SegKeys};
 use crate::fx::{Fx, FxHashMap};
-use crate::path::{Seg, WILDCARD, printed_len, push_seg};
+use crate::path::{field_path_of, field_seg_len};
 
 /// What a path of the tree stands for in the table.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,9 +27,9 @@ pub(super) enum Slot {
 #[derive(Debug, Clone, Copy)]
 struct TrieNode {
     parent: u32,
-    /// The last segment's key as a range of [`FieldTrie::keys`]; `None`
-    /// for `[*]` and the root.
-    key: Option<(u32, u32)>,
+    /// The last segment's key in [`FieldTrie::keys`]; `None` for `[*]`
+    /// and the root.
+    key: Option<KeyRange>,
     /// The next child of the same parent whose segment hashes alike (0:
     /// none).
     alias: u32,
@@ -54,7 +54,7 @@ pub(super) struct FieldTrie {
     max_nodes: usize,
     max_key_bytes: usize,
     nodes: Vec<TrieNode>,
-    keys: String,
+    keys: SegKeys,
     /// The first child of a node (by index) whose segment has a hash.
     children: FxHashMap<(u32, u64), u32>,
     /// Per path of the tallies last mapped, its node here.
@@ -70,7 +70,7 @@ impl FieldTrie {
             max_nodes,
             max_key_bytes,
             nodes: vec![root],
-            keys: String::new(),
+            keys: SegKeys::default(),
             children: FxHashMap::default(),
             mapped: Vec::new(),
         }
@@ -78,7 +78,7 @@ impl FieldTrie {
 }
 
 impl TrieNode {
-    fn new(parent: u32, key: Option<(u32, u32)>, alias: u32, len: usize) -> Self {
+    fn new(parent: u32, key: Option<KeyRange>, alias: u32, len: usize) -> Self {
         TrieNode {
             parent,
             key,
@@ -139,27 +139,13 @@ impl FieldTrie {
     }
 
     fn seg(&self, n: usize) -> Option<&str> {
-        let (start, len) = self.nodes.get(n)?.key?;
-        self.keys.get(start as usize..start as usize + len as usize)
+        self.keys.get(self.nodes.get(n)?.key)
     }
 
     /// Node `n`'s path, printed.
     pub(super) fn printed(&self, n: usize) -> String {
-        let mut chain = Vec::new();
-        let mut at = n;
-        while at != 0 {
-            chain.push(at);
-            at = self.nodes.get(at).map_or(0, |x| x.parent as usize);
-        }
-        let mut path = String::with_capacity(self.len(n));
-        path.push('$');
-        for &c in chain.iter().rev() {
-            match self.seg(c) {
-                Some(k) => push_seg(&mut path, Seg::Key(k)),
-                None => path.push_str(WILDCARD),
-            }
-        }
-        path
+        let parent = |c: usize| self.nodes.get(c).map_or(0, |x| x.parent as usize);
+        field_path_of(n, self.len(n), parent, |c| self.seg(c))
     }
 
     /// The child of `parent` with last segment `seg`, added if new and
@@ -194,13 +180,8 @@ impl FieldTrie {
         if self.nodes.len() >= self.max_nodes || self.keys.len() + key_bytes > self.max_key_bytes {
             return None;
         }
-        let key = seg.map(|k| {
-            let start = self.keys.len();
-            self.keys.push_str(k);
-            (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(k.len()).unwrap_or(u32::MAX))
-        });
-        let last = seg.map_or(WILDCARD.len(), |k| printed_len(Seg::Key(k)));
-        let len = self.len(parent as usize).saturating_add(last);
+        let key = self.keys.push(seg);
+        let len = self.len(parent as usize).saturating_add(field_seg_len(seg));
         let at = u32::try_from(self.nodes.len()).ok()?;
         self.nodes.push(TrieNode::new(parent, key, first.unwrap_or(0), len));
         self.children.insert((parent, hash), at);
@@ -270,8 +251,7 @@ mod tests {
         );
         let mut chained = FieldTrie::with_room(ROOM, ROOM);
         for (i, k) in ["x", "y", "z"].into_iter().enumerate() {
-            let key = Some((u32::try_from(chained.keys.len()).unwrap(), 1));
-            chained.keys.push_str(k);
+            let key = chained.keys.push(Some(k));
             let alias = u32::try_from(i).unwrap();
             chained.nodes.push(TrieNode::new(0, key, alias, 3));
         }

@@ -169,31 +169,44 @@ impl Default for Fields {
 }
 
 impl Fields {
-    /// The accumulator for `path`, added unless the path is new and the
-    /// evaluator's cap of paths or the table's of path bytes (`used`) is
-    /// reached. One lookup when the path is known.
-    fn slot(&mut self, path: &str, used: &mut usize) -> Option<&mut Acc> {
-        let at = match self.index.get(path) {
-            Some(&at) => at,
-            None => {
-                if self.index.len() >= MAX_FIELDS_PER_EVALUATOR
-                    || *used + path.len() > MAX_FIELD_PATH_BYTES
-                {
-                    return None;
-                }
-                *used += path.len();
-                let at = u32::try_from(self.accs.len()).ok()?;
-                self.accs.push(Acc::default());
-                self.index.insert(path.to_owned(), at);
-                at
-            }
-        };
-        self.accs.get_mut(at as usize)
+    /// Where `path`'s accumulator is in `accs`, added unless the path is
+    /// new and the evaluator's cap of paths or the table's of path bytes
+    /// (`used`) is reached. One lookup when the path is known.
+    fn slot(&mut self, path: &str, used: &mut usize) -> Option<u32> {
+        if let Some(&at) = self.index.get(path) {
+            return Some(at);
+        }
+        if self.index.len() >= MAX_FIELDS_PER_EVALUATOR || *used + path.len() > MAX_FIELD_PATH_BYTES
+        {
+            return None;
+        }
+        let at = u32::try_from(self.accs.len()).ok()?;
+        *used += path.len();
+        self.accs.push(Acc::default());
+        self.index.insert(path.to_owned(), at);
+        Some(at)
+    }
+
+    /// Adds one row's comparisons at `path`; `false` when the path is not
+    /// tracked (see [`Fields::slot`]).
+    fn add(&mut self, path: &str, used: &mut usize, counts: &Counts, row: u64, id: &str) -> bool {
+        let slot = self.slot(path, used);
+        slot.and_then(|at| self.accs.get_mut(at as usize))
+            .map(|acc| acc.add(counts, row, id))
+            .is_some()
     }
 
     /// The accumulators with their paths.
     fn entries(&self) -> impl Iterator<Item = (&str, &Acc)> {
         self.index.iter().filter_map(|(p, &at)| Some((p.as_str(), self.accs.get(at as usize)?)))
+    }
+
+    /// The accumulators with their paths, taken.
+    fn into_entries(self) -> impl Iterator<Item = (String, Acc)> {
+        let mut accs: Vec<Option<Acc>> = self.accs.into_iter().map(Some).collect();
+        self.index
+            .into_iter()
+            .filter_map(move |(path, at)| Some((path, accs.get_mut(at as usize)?.take()?)))
     }
 }
 
@@ -233,12 +246,8 @@ impl FieldStats {
         if tallies.is_empty() {
             return;
         }
-        let used = &mut self.path_bytes;
-        let dropped = &mut self.dropped;
-        if self.fields.len() <= evaluator {
-            self.fields.resize_with(evaluator + 1, Fields::default);
-        }
-        let f = &mut self.fields[evaluator];
+        let mut used = self.path_bytes;
+        let f = self.evaluator(evaluator);
         let mapped = f.trie.map(tallies)
             && tallies
                 .counted()
@@ -248,33 +257,28 @@ impl FieldStats {
         if !mapped {
             // `to_tallies` counts `tallies.dropped()` again.
             let (printed, left_out) = tallies.to_tallies();
-            *dropped += left_out.saturating_sub(tallies.dropped());
+            self.dropped += left_out.saturating_sub(tallies.dropped());
             self.add_printed(evaluator, row, row_id, &printed);
             return;
         }
+        let mut dropped = 0;
         for (n, counts) in tallies.counted() {
             let node = f.trie.node(n);
-            let slot = match f.trie.slot(node) {
-                Slot::Unknown => {
-                    let path = f.trie.printed(node);
-                    let slot = match f.slot(&path, used) {
-                        Some(_) => f.index.get(&path).map_or(Slot::Dropped, |&at| Slot::Field(at)),
-                        None => Slot::Dropped,
-                    };
-                    f.trie.set_slot(node, slot);
-                    slot
-                }
-                known => known,
-            };
-            match slot {
+            if f.trie.slot(node) == Slot::Unknown {
+                let found = f.slot(&f.trie.printed(node), &mut used);
+                f.trie.set_slot(node, found.map_or(Slot::Dropped, Slot::Field));
+            }
+            match f.trie.slot(node) {
                 Slot::Field(at) => {
                     if let Some(acc) = f.accs.get_mut(at as usize) {
                         acc.add(counts, row, row_id);
                     }
                 }
-                _ => *dropped += counts.total(),
+                _ => dropped += counts.total(),
             }
         }
+        self.path_bytes = used;
+        self.dropped += dropped;
     }
 
     /// Adds per-field tallies whose paths are printed.
@@ -283,9 +287,8 @@ impl FieldStats {
         let f = self.evaluator(evaluator);
         let mut dropped = 0;
         for t in tallies {
-            match f.slot(&t.path, &mut used) {
-                Some(acc) => acc.add(&t.counts, row, row_id),
-                None => dropped += t.counts.total(),
+            if !f.add(&t.path, &mut used, &t.counts, row, row_id) {
+                dropped += t.counts.total();
             }
         }
         self.path_bytes = used;
@@ -298,15 +301,11 @@ impl FieldStats {
         for (ev, theirs) in other.fields.into_iter().enumerate() {
             let mut used = self.path_bytes;
             let mine = self.evaluator(ev);
-            let Fields { index, accs, .. } = theirs;
-            let mut accs: Vec<Option<Acc>> = accs.into_iter().map(Some).collect();
             let mut dropped = 0;
-            for (path, at) in index {
-                let Some(acc) = accs.get_mut(at as usize).and_then(Option::take) else { continue };
-                let total = acc.counts.total();
-                match mine.slot(&path, &mut used) {
+            for (path, acc) in theirs.into_entries() {
+                match mine.slot(&path, &mut used).and_then(|at| mine.accs.get_mut(at as usize)) {
                     Some(m) => m.merge(acc),
-                    None => dropped += total,
+                    None => dropped += acc.counts.total(),
                 }
             }
             self.path_bytes = used;
@@ -363,16 +362,7 @@ impl FieldStats {
             .fields
             .into_iter()
             .enumerate()
-            .flat_map(|(ev, f)| {
-                let Fields { index, accs, .. } = f;
-                let mut accs: Vec<Option<Acc>> = accs.into_iter().map(Some).collect();
-                index
-                    .into_iter()
-                    .filter_map(move |(path, at)| {
-                        Some((ev, path, accs.get_mut(at as usize)?.take()?))
-                    })
-                    .collect::<Vec<_>>()
-            })
+            .flat_map(|(ev, f)| f.into_entries().map(move |(path, a)| (ev, path, a)))
             .map(|(ev, path, a)| FieldStat {
                 evaluator: names.get(ev).cloned().unwrap_or_default(),
                 path,

@@ -351,6 +351,33 @@ pub fn leaves(v: &Value) -> usize {
     n
 }
 
+/// About how many bytes a value prints as in compact JSON, counted up to
+/// `cap` (the count stops there): strings and keys by their bytes and
+/// quotes, numbers as 8, separators as one each. Iterative.
+pub fn text_weight(v: &Value, cap: usize) -> usize {
+    let mut n = 0usize;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        if n >= cap {
+            break;
+        }
+        n = n.saturating_add(match v {
+            Value::Null | Value::Bool(_) => 5,
+            Value::Number(_) => 8,
+            Value::String(s) => s.len() + 3,
+            Value::Array(items) => {
+                stack.extend(items.iter());
+                2 + items.len()
+            }
+            Value::Object(map) => {
+                stack.extend(map.values());
+                2 + map.keys().map(|k| k.len() + 4).sum::<usize>()
+            }
+        });
+    }
+    n.min(cap)
+}
+
 /// Whether a value is an array or an object.
 pub fn is_container(v: &Value) -> bool {
     matches!(v, Value::Array(_) | Value::Object(_))
@@ -411,6 +438,21 @@ mod tests {
         let v = parse(&deep).unwrap();
         assert!(container_depth_exceeds(&v, 9_000));
         drop(Doc(v));
+    }
+
+    #[test]
+    fn a_values_text_weight_is_about_its_printed_length_and_stops_at_its_cap() {
+        let v = json!({"ab": "xyz", "n": [1, true, null]});
+        // 13 for the object and its keys, 6 + 5 + 8 + 5 + 5 for the rest.
+        assert_eq!(text_weight(&v, usize::MAX), 42);
+        assert_eq!(text_weight(&v, 20), 20);
+        let text = json!({"text": "x".repeat(100_000), "list": vec!["abcdefgh"; 1_000]});
+        let printed = text.to_string().len();
+        let weight = text_weight(&text, usize::MAX);
+        assert!(weight >= printed && weight < printed + printed / 10, "{weight} / {printed}");
+        let deep = parse(&format!("{}{}", "[".repeat(10_000), "]".repeat(10_000))).unwrap();
+        assert_eq!(text_weight(&deep, usize::MAX), 10_000 * 2 + 9_999);
+        drop(Doc(deep));
     }
 
     #[test]

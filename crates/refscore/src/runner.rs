@@ -22,6 +22,7 @@ use crate::score::Score;
 use crate::suite::{Suite, SuiteEvaluator};
 use crate::summary::{Collector, FieldStats, RunSummary};
 
+mod ahead;
 mod batches;
 mod evaluate_row;
 mod pool;
@@ -30,7 +31,8 @@ mod result_line;
 mod standing;
 mod warnings;
 
-use batches::{Batches, CHUNK_ROWS, SLOW_BATCH, Source};
+use ahead::Ahead;
+use batches::{Batches, CHUNK_ROWS, SLOW_BATCH, Source, Weighed, chunk_weight};
 use evaluate_row::{Evaluated, evaluate_item, fast_reader_columns};
 pub use pool::{MAX_THREADS, WORKER_STACK, worker_pool};
 pub use recording::{BatchRecord, BatchSink, PriorBatch, RecordedRun, Recording, Resume};
@@ -287,14 +289,16 @@ pub fn run_recorded(
     let fast_columns = (!opts.value_reader).then(|| fast_reader_columns(suite)).flatten();
     // Rows are read on a thread of their own, handed on in chunks up to two
     // batches ahead of the workers (reading overlaps evaluation even with
-    // one worker). The run does not wait for it once stopped: a stream (a
-    // pipe, standard input) may hold it in a read for as long as its
-    // writer is silent; it ends when that read returns.
+    // one worker), in rows and in bytes. The run does not wait for it once
+    // stopped: a stream (a pipe, standard input) may hold it in a read for
+    // as long as its writer is silent; it ends when that read returns.
     let chunk_rows = CHUNK_ROWS.min(batch_rows);
     let (tx, rx) =
-        std::sync::mpsc::sync_channel::<Vec<Pending>>((2 * batch_rows).div_ceil(chunk_rows).max(2));
+        std::sync::mpsc::sync_channel::<Vec<Weighed>>((2 * batch_rows).div_ceil(chunk_rows).max(2));
     let slow = rows.is_stream().then_some(SLOW_BATCH);
     let mut source = Source { rows, remaining, file: suite.dataset.clone(), read: next_index };
+    let ahead = Arc::new(Ahead::new(2 * crate::limits::MAX_BATCH_BYTES));
+    let reader_ahead = Arc::clone(&ahead);
     let reader = std::thread::Builder::new()
         .name(String::from("refscore-read"))
         .stack_size(READER_STACK)
@@ -302,8 +306,12 @@ pub fn run_recorded(
             loop {
                 let chunk = source.chunk(chunk_rows);
                 let last = chunk.is_empty();
+                if !reader_ahead.hold(chunk_weight(&chunk)) {
+                    chunk.into_iter().for_each(|(item, _)| drop_item(item));
+                    break;
+                }
                 if let Err(unsent) = tx.send(chunk) {
-                    unsent.0.into_iter().for_each(drop_item);
+                    unsent.0.into_iter().for_each(|(item, _)| drop_item(item));
                     break;
                 }
                 if last {
@@ -312,7 +320,8 @@ pub fn run_recorded(
             }
         })
         .map_err(|e| RunError::Threads(e.to_string()))?;
-    let mut batches = Batches { rx, rows: batch_rows, slow, left: Vec::new() };
+    let min_rows = pool.current_num_threads();
+    let mut batches = Batches { rx, rows: batch_rows, min_rows, slow, left: Vec::new(), ahead };
     let cancelled = {
         let mut cancelled = false;
         let mut evaluate_batches = || -> Result<(), RunError> {
@@ -429,9 +438,9 @@ pub fn run_recorded(
         let result = evaluate_batches();
         // Rows read ahead are freed without deep recursion; dropping the
         // receiver then stops the reader.
-        batches.left.drain(..).for_each(drop_item);
+        batches.left.drain(..).for_each(|(item, _)| drop_item(item));
         for chunk in batches.rx.try_iter() {
-            chunk.into_iter().for_each(drop_item);
+            chunk.into_iter().for_each(|(item, _)| drop_item(item));
         }
         drop(batches);
         // A reader that sent its last batch is done (or about to be).

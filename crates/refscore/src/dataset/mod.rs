@@ -235,6 +235,17 @@ pub(crate) enum Pending {
 }
 
 impl Pending {
+    /// What the row's text weighs, in bytes, counted up to `cap`: its
+    /// line's length, or about what its value prints as
+    /// ([`crate::json::text_weight`]); an error row weighs its message.
+    pub(crate) fn weight(&self, cap: usize) -> usize {
+        match self {
+            Pending::Line { bytes, .. } => bytes.len().min(cap),
+            Pending::Ready(Ok(row)) => crate::json::text_weight(&row.value, cap),
+            Pending::Ready(Err(e)) => e.message.len().min(cap),
+        }
+    }
+
     /// The parsed row, or why it is not one.
     pub(crate) fn resolve(self) -> Result<Row, RowError> {
         self.resolve_noting().map(|(row, _)| row)

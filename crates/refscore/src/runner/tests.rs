@@ -694,6 +694,28 @@ fn rows_that_ask_an_llm_are_written_sixteen_per_worker_at_a_time() {
 }
 
 #[test]
+fn rows_of_large_text_make_smaller_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = "x".repeat(1 << 20);
+    let lines: Vec<String> =
+        (0..20).map(|i| json!({"id": i, "output": 1, "pad": pad}).to_string()).collect();
+    let suite = flaky_suite(write_jsonl(dir.path(), &lines), Gate::default());
+    let progress = Mutex::new(Vec::new());
+    let opts = RunOptions { threads: Some(2), ..RunOptions::default() };
+    let mut ids = Vec::new();
+    let mut on_row = |r: &RowResult, _: &str| {
+        ids.push(r.id.clone());
+        Ok(())
+    };
+    let summary =
+        run(&suite, &opts, &mut on_row, &|p| progress.lock().unwrap().push(p.rows_done)).unwrap();
+    // Each row's line weighs a little over 1 MiB: sixteen fill a batch.
+    assert_eq!(progress.into_inner().unwrap(), vec![16, 20]);
+    assert_eq!(ids, (0..20).map(|i| i.to_string()).collect::<Vec<_>>());
+    assert_eq!(summary.rows, 20);
+}
+
+#[test]
 fn a_suite_that_asks_no_llm_gets_at_most_one_worker_per_core() {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let dir = tempfile::tempdir().unwrap();

@@ -111,6 +111,12 @@ pub fn finite(x: f64) -> f64 {
     }
 }
 
+/// Appends an integer in decimal, as `format!("{n}")` and `serde_json`
+/// write it.
+pub fn push_integer(out: &mut String, n: impl itoa::Integer) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
 /// Appends `x` with three decimals, exactly as `format!("{x:.3}")` writes
 /// it (the exact binary value rounded half to even), without the general
 /// float formatter's cost: scores, precisions and recalls are printed so
@@ -178,6 +184,20 @@ mod tests {
         let mut s = String::new();
         push_fixed3(&mut s, x);
         s
+    }
+
+    #[test]
+    fn integers_are_written_as_format_writes_them() {
+        for n in [0u64, 1, 9, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
+            let mut out = String::from("x");
+            push_integer(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
+        for n in [i64::MIN, -1, 0, 7, i64::MAX] {
+            let mut out = String::new();
+            push_integer(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
     }
 
     #[test]

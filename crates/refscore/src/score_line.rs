@@ -9,9 +9,11 @@
 //! output for any score. It writes into a `String` (every piece is UTF-8
 //! text), so a line is never checked for UTF-8 after it is written.
 
+use serde_json::Value;
 use serde_json::ser::{CompactFormatter, Formatter};
 
 use crate::detail::{Check, Detail};
+use crate::number::push_integer;
 use crate::score::Score;
 
 impl Score {
@@ -51,7 +53,7 @@ pub(crate) fn write_score(out: &mut String, id: Option<&str>, score: &Score) {
             }
             text(out, key);
             out.push(':');
-            value_json(out, value);
+            json_value(out, value);
         }
         out.push('}');
     }
@@ -149,6 +151,55 @@ pub(crate) fn number(out: &mut String, x: Option<f64>) {
     }
 }
 
+/// Containers nested deeper than this in a written value are left to
+/// `serde_json` (whose writer recurses as this one does).
+const NESTED: usize = 32;
+
+/// A JSON value, as `serde_json` writes it.
+pub(crate) fn json_value(out: &mut String, v: &Value) {
+    json_value_at(out, v, 0);
+}
+
+fn json_value_at(out: &mut String, v: &Value, depth: usize) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                push_integer(out, u);
+            } else if let Some(i) = n.as_i64() {
+                push_integer(out, i);
+            } else {
+                number(out, n.as_f64());
+            }
+        }
+        Value::String(s) => text(out, s),
+        Value::Array(items) if depth < NESTED => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_value_at(out, item, depth + 1);
+            }
+            out.push(']');
+        }
+        Value::Object(map) if depth < NESTED => {
+            out.push('{');
+            for (i, (key, value)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                text(out, key);
+                out.push(':');
+                json_value_at(out, value, depth + 1);
+            }
+            out.push('}');
+        }
+        _ => value_json(out, v),
+    }
+}
+
 /// Anything else, by `serde_json`.
 pub(crate) fn value_json(out: &mut String, value: &(impl serde::Serialize + ?Sized)) {
     out.push_str(&serde_json::to_string(value).unwrap_or_else(|_| String::from("null")));
@@ -223,6 +274,26 @@ pub(crate) mod strategies {
             })
     }
 
+    /// Any JSON value, nested up to 40 levels (past the writer's own
+    /// depth, where `serde_json` writes the rest).
+    pub(crate) fn any_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            any_text().prop_map(Value::from),
+        ];
+        leaf.prop_recursive(40, 120, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map(any_text(), inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
     pub(crate) fn any_score() -> impl Strategy<Value = Score> {
         let direction = prop_oneof![
             Just(Direction::Maximize),
@@ -236,7 +307,9 @@ pub(crate) mod strategies {
                 any::<i64>().prop_map(Value::from),
                 any::<f64>().prop_map(Value::from),
                 any_text().prop_map(Value::from),
+                any::<u64>().prop_map(Value::from),
                 Just(json!({"k": [true, null, 1.5]})),
+                any_json(),
             ],
             0..4,
         );
@@ -323,11 +396,33 @@ mod tests {
         assert_eq!(written(None, &s), by_serde(None, &s));
     }
 
+    fn value_written(v: &Value) -> String {
+        let mut out = String::new();
+        json_value(&mut out, v);
+        out
+    }
+
+    #[test]
+    fn values_nested_past_the_writers_depth_are_written_whole() {
+        for depth in [NESTED - 1, NESTED, NESTED + 1, 200] {
+            let mut v = json!({"a": [1, -2, 2.5, u64::MAX, "x\n", null, false]});
+            for i in 0..depth {
+                v = if i % 2 == 0 { json!([v, i]) } else { json!({"k": v, "i": i}) };
+            }
+            assert_eq!(value_written(&v), serde_json::to_string(&v).unwrap(), "{depth}");
+        }
+    }
+
     proptest! {
         #[test]
         fn any_score_is_written_as_serde_json_writes_it(s in any_score(), id in any_text()) {
             prop_assert_eq!(written(Some(&id), &s), by_serde(Some(&id), &s));
             prop_assert_eq!(written(None, &s), by_serde(None, &s));
+        }
+
+        #[test]
+        fn any_value_is_written_as_serde_json_writes_it(v in super::strategies::any_json()) {
+            prop_assert_eq!(value_written(&v), serde_json::to_string(&v).unwrap());
         }
     }
 }

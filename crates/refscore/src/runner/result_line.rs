@@ -1,8 +1,9 @@
 //! A [`RowResult`] written as its line of `results.jsonl`: the bytes
 //! `serde_json` writes for it, by [`crate::score_line`]'s writers, but
-//! for `row`, `execution` and `passed` (written by `serde_json`).
+//! for `execution` and `passed` (written by `serde_json`).
 
 use super::RowResult;
+use crate::number::push_integer;
 use crate::score_line::{detail, number, optional_text, text, value_json, write_score};
 
 /// The row's line, as `serde_json::to_string` writes it.
@@ -11,7 +12,7 @@ pub(super) fn result_line(r: &RowResult) -> String {
     out.push_str("{\"id\":");
     text(&mut out, &r.id);
     out.push_str(",\"row\":");
-    value_json(&mut out, &r.row);
+    push_integer(&mut out, r.row);
     out.push_str(",\"scores\":[");
     for (i, s) in r.scores.iter().enumerate() {
         if i > 0 {

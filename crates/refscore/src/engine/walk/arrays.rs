@@ -5,6 +5,7 @@
 // The walk's own types and imports: this is the rest of its `impl`.
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use crate::number::{push_fixed3, push_integer};
 
 /// What an array past a pairing bound should be given instead.
 const KEY_OR_ORDER: &str = "give the array a rule that pairs it by key (`array: by_key, keys: \
@@ -178,25 +179,36 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         ids: &Identities<'_, 'v>,
     ) -> String {
         let s = self.pair_similarity(ea, aa, i, j);
-        let mut why = match al {
+        let mut note = String::with_capacity(128);
+        note.push_str("reference element ");
+        push_integer(&mut note, i);
+        note.push_str(" paired with output element ");
+        push_integer(&mut note, j);
+        note.push_str(": similarity ");
+        push_fixed3(&mut note, s);
+        match al {
             Align::ByKey { keys, .. }
                 if keys.iter().all(|k| match (ea[i].get(k), aa[j].get(k)) {
                     (Some(x), Some(y)) => align::same_scalar(x, y),
                     _ => false,
                 }) =>
             {
-                format!("paired on key {}", keys.join(", "))
+                note.push_str(", paired on key ");
+                note.push_str(&keys.join(", "));
             }
-            Align::ByKey { keys, .. } => format!(
-                "paired though the key differs (key similarity {:.3})",
-                key_similarity(ea[i], aa[j], keys)
-            ),
-            _ => String::from("paired by similarity"),
-        };
-        if let Some(k) = ids.agree(i, j) {
-            why.push_str(&format!("; identifying field `{k}` agrees"));
+            Align::ByKey { keys, .. } => {
+                note.push_str(", paired though the key differs (key similarity ");
+                push_fixed3(&mut note, key_similarity(ea[i], aa[j], keys));
+                note.push(')');
+            }
+            _ => note.push_str(", paired by similarity"),
         }
-        format!("reference element {i} paired with output element {j}: similarity {s:.3}, {why}")
+        if let Some(k) = ids.agree(i, j) {
+            note.push_str("; identifying field `");
+            note.push_str(k);
+            note.push_str("` agrees");
+        }
+        note
     }
 
     /// The tally of a pair of array elements at the current path: in a

@@ -39,7 +39,7 @@ use crate::error::{ConfigError, EvalError};
 use crate::evaluator::{EvalInput, Evaluation, Evaluator, InputSpec, TreeInput};
 use crate::json::with_values;
 use crate::metrics::BuildContext;
-use crate::number::push_fixed3;
+use crate::number::{push_fixed3, push_integer};
 use crate::path::Seg;
 use crate::score::{Direction, Kind, Score};
 use crate::tree::{Node, Tree};
@@ -412,10 +412,17 @@ impl JsonMetric for JsonMatch {
         let score = c.tally.ratio_or(1.0);
         let k = &c.counts;
         let (p, r, f) = (k.precision(), k.recall(), k.f1());
-        let mut head = format!(
-            "{} matched, {} partial, {} wrong, {} missing, {} extra; precision ",
-            k.matched, k.partial, k.wrong, k.missing, k.extra
-        );
+        let mut head = String::with_capacity(160);
+        for (n, what) in [
+            (k.matched, " matched, "),
+            (k.partial, " partial, "),
+            (k.wrong, " wrong, "),
+            (k.missing, " missing, "),
+            (k.extra, " extra; precision "),
+        ] {
+            push_integer(&mut head, n);
+            head.push_str(what);
+        }
         push_fixed3(&mut head, p);
         head.push_str(", recall ");
         push_fixed3(&mut head, r);

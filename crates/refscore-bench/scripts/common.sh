@@ -6,7 +6,9 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 # The cargo profile the scripts build and run: `release` (what the README's
 # first command builds) unless BENCH_PROFILE names another, e.g. `wheel`.
 PROFILE=${BENCH_PROFILE:-release}
-BIN=$TARGET/$PROFILE
+# The binaries' folder; BENCH_BIN names another (with --no-build), e.g. the
+# one pgo-build.sh prints.
+BIN=${BENCH_BIN:-$TARGET/$PROFILE}
 DATA=${BENCH_DATA:-$ROOT/bench/data}
 
 note() { printf 'note: %s\n' "$*" >&2; }

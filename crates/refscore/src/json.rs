@@ -351,31 +351,52 @@ pub fn leaves(v: &Value) -> usize {
     n
 }
 
-/// About how many bytes a value prints as in compact JSON, counted up to
-/// `cap` (the count stops there): strings and keys by their bytes and
-/// quotes, numbers as 8, separators as one each. Iterative.
-pub fn text_weight(v: &Value, cap: usize) -> usize {
-    let mut n = 0usize;
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        if n >= cap {
-            break;
-        }
-        n = n.saturating_add(match v {
-            Value::Null | Value::Bool(_) => 5,
-            Value::Number(_) => 8,
-            Value::String(s) => s.len() + 3,
-            Value::Array(items) => {
-                stack.extend(items.iter());
-                2 + items.len()
-            }
-            Value::Object(map) => {
-                stack.extend(map.values());
-                2 + map.keys().map(|k| k.len() + 4).sum::<usize>()
-            }
-        });
+/// About how many bytes of memory one B-tree node of an object's members
+/// takes (up to 11 keys and values, and the node's own fields).
+const MAP_NODE_BYTES: usize = 11 * (size_of::<String>() + size_of::<Value>()) + 16;
+
+/// About how many bytes a parsed value holds in memory, counted up to
+/// `cap` (the count stops there): every value its own size, a string its
+/// bytes, an object its keys' bytes and a B-tree node per 11 members.
+/// Iterative, and holding one iterator per level of nesting, whatever
+/// the width.
+pub fn held_bytes(v: &Value, cap: usize) -> usize {
+    /// A container being counted: the children not yet counted.
+    enum Level<'a> {
+        Items(std::slice::Iter<'a, Value>),
+        Members(serde_json::map::Values<'a>),
     }
-    n.min(cap)
+    let mut n = 0usize;
+    let mut stack: Vec<Level<'_>> = Vec::new();
+    let mut next = Some(v);
+    loop {
+        if let Some(v) = next.take() {
+            n = n.saturating_add(size_of::<Value>());
+            match v {
+                Value::String(s) => n = n.saturating_add(s.len()),
+                Value::Array(items) => stack.push(Level::Items(items.iter())),
+                Value::Object(map) => {
+                    let keys = map.keys().fold(0usize, |k, key| k.saturating_add(key.len()));
+                    let nodes = map.len().div_ceil(11).saturating_mul(MAP_NODE_BYTES);
+                    n = n.saturating_add(keys).saturating_add(nodes);
+                    stack.push(Level::Members(map.values()));
+                }
+                _ => {}
+            }
+            if n >= cap {
+                return cap;
+            }
+        }
+        let Some(top) = stack.last_mut() else { break };
+        next = match top {
+            Level::Items(items) => items.next(),
+            Level::Members(values) => values.next(),
+        };
+        if next.is_none() {
+            stack.pop();
+        }
+    }
+    n
 }
 
 /// Whether a value is an array or an object.
@@ -441,18 +462,29 @@ mod tests {
     }
 
     #[test]
-    fn a_values_text_weight_is_about_its_printed_length_and_stops_at_its_cap() {
+    fn what_a_value_holds_is_counted_up_to_its_cap_at_any_depth_and_width() {
+        let value = size_of::<Value>();
         let v = json!({"ab": "xyz", "n": [1, true, null]});
-        // 13 for the object and its keys, 6 + 5 + 8 + 5 + 5 for the rest.
-        assert_eq!(text_weight(&v, usize::MAX), 42);
-        assert_eq!(text_weight(&v, 20), 20);
-        let text = json!({"text": "x".repeat(100_000), "list": vec!["abcdefgh"; 1_000]});
-        let printed = text.to_string().len();
-        let weight = text_weight(&text, usize::MAX);
-        assert!(weight >= printed && weight < printed + printed / 10, "{weight} / {printed}");
-        let deep = parse(&format!("{}{}", "[".repeat(10_000), "]".repeat(10_000))).unwrap();
-        assert_eq!(text_weight(&deep, usize::MAX), 10_000 * 2 + 9_999);
+        let want = 6 * value + MAP_NODE_BYTES + "ab".len() + "n".len() + "xyz".len();
+        assert_eq!(held_bytes(&v, usize::MAX), want);
+        assert_eq!(held_bytes(&v, 100), 100);
+        assert_eq!(held_bytes(&json!({}), usize::MAX), value);
+        let members: Map<String, Value> = (0..12).map(|i| (format!("k{i:02}"), json!(i))).collect();
+        let want = 13 * value + 2 * MAP_NODE_BYTES + 12 * 3;
+        assert_eq!(held_bytes(&Value::Object(members), usize::MAX), want);
+        // An object nested 5,000 levels holds far more than its text
+        // (`{"n":` and `,"v":1}` a level).
+        let text = format!("{}0{}", r#"{"n":"#.repeat(5_000), r#","v":1}"#.repeat(5_000));
+        let deep = parse(&text).unwrap();
+        assert!(held_bytes(&deep, usize::MAX) > 20 * text.len());
         drop(Doc(deep));
+        let deep = parse(&format!("{}{}", "[".repeat(10_000), "]".repeat(10_000))).unwrap();
+        assert_eq!(held_bytes(&deep, usize::MAX), 10_000 * value);
+        drop(Doc(deep));
+        // Wide: the count stops at the cap.
+        let wide = Value::Array(vec![json!("abcdefgh"); 100_000]);
+        assert_eq!(held_bytes(&wide, 1_000), 1_000);
+        assert_eq!(held_bytes(&wide, usize::MAX), value + 100_000 * (value + 8));
     }
 
     #[test]

@@ -41,18 +41,20 @@ pub const MAX_ROW_BYTES: usize = 64 << 20;
 /// short); a longer one is damage, refused before it is held whole.
 pub const MAX_RESULT_LINE_BYTES: usize = 4 * MAX_ROW_BYTES;
 
-/// The most row text one batch of a run holds, in bytes: 16 MiB.
+/// The most row bytes one batch of a run holds: 16 MiB.
 ///
 /// A run reads and evaluates its rows a batch at a time (at most
 /// [`crate::runner::BATCH_ROWS`] rows) and holds a batch's results until
 /// its last row is done. A row's evaluation takes several times its text
 /// in memory (an object nested 5,000 levels, 148 KB of text, about
 /// 3.4 MB), so 1,024 such rows held gigabytes at once. A batch therefore
-/// also ends once its rows' text reaches this bound and it has a row for
-/// every worker, and the reader reads at most twice this bound ahead of
-/// the batch being evaluated. Rows of a few kilobytes still make batches
-/// of 1,024. A row's text is its line's bytes (JSONL) or about what its
-/// value would print as (other formats).
+/// also ends once its rows weigh this bound and it has a row for every
+/// worker, and the reader holds at most twice this bound ahead of the
+/// batch being gathered (and the chunk of rows it is reading). Rows of a
+/// few kilobytes still make batches of 1,024. A JSONL row weighs its
+/// line's bytes (it is parsed by the workers); a row of another format is
+/// parsed as it is read, and weighs about what its value holds in memory
+/// ([`crate::json::held_bytes`]), several times its text.
 pub const MAX_BATCH_BYTES: usize = 16 << 20;
 
 /// The largest configuration file read, in bytes: 16 MiB.

@@ -32,7 +32,7 @@ mod standing;
 mod warnings;
 
 use ahead::Ahead;
-use batches::{Batches, CHUNK_ROWS, SLOW_BATCH, Source, Weighed, chunk_weight};
+use batches::{Batches, CHUNK_ROWS, READ_AHEAD_BYTES, SLOW_BATCH, Source, Weighed, chunk_weight};
 use evaluate_row::{Evaluated, evaluate_item, fast_reader_columns};
 pub use pool::{MAX_THREADS, WORKER_STACK, worker_pool};
 pub use recording::{BatchRecord, BatchSink, PriorBatch, RecordedRun, Recording, Resume};
@@ -297,7 +297,7 @@ pub fn run_recorded(
         std::sync::mpsc::sync_channel::<Vec<Weighed>>((2 * batch_rows).div_ceil(chunk_rows).max(2));
     let slow = rows.is_stream().then_some(SLOW_BATCH);
     let mut source = Source { rows, remaining, file: suite.dataset.clone(), read: next_index };
-    let ahead = Arc::new(Ahead::new(2 * crate::limits::MAX_BATCH_BYTES));
+    let ahead = Arc::new(Ahead::new(READ_AHEAD_BYTES));
     let reader_ahead = Arc::clone(&ahead);
     let reader = std::thread::Builder::new()
         .name(String::from("refscore-read"))

@@ -235,13 +235,14 @@ pub(crate) enum Pending {
 }
 
 impl Pending {
-    /// What the row's text weighs, in bytes, counted up to `cap`: its
-    /// line's length, or about what its value prints as
-    /// ([`crate::json::text_weight`]); an error row weighs its message.
+    /// What the row weighs as read, in bytes, counted up to `cap`: its
+    /// line's length (a JSONL line is parsed later, by whoever resolves
+    /// it), or about what its parsed value holds in memory
+    /// ([`crate::json::held_bytes`]); an error row weighs its message.
     pub(crate) fn weight(&self, cap: usize) -> usize {
         match self {
             Pending::Line { bytes, .. } => bytes.len().min(cap),
-            Pending::Ready(Ok(row)) => crate::json::text_weight(&row.value, cap),
+            Pending::Ready(Ok(row)) => crate::json::held_bytes(&row.value, cap),
             Pending::Ready(Err(e)) => e.message.len().min(cap),
         }
     }

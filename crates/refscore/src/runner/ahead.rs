@@ -54,6 +54,8 @@ impl Ahead {
 
     /// The run takes no more rows: a waiting reader gives up.
     pub(super) fn close(&self) {
+        // Under the lock: a reader between its check and its wait sees it.
+        let _held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
         self.closed.store(true, Ordering::Relaxed);
         self.taken.notify_all();
     }

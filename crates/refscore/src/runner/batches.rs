@@ -16,8 +16,13 @@ use crate::limits::MAX_BATCH_BYTES;
 /// ready, or past [`CHUNK_BYTES`]).
 pub(super) const CHUNK_ROWS: usize = 64;
 
-/// Row text past which a chunk is handed on with fewer rows.
+/// Row bytes past which a chunk is handed on with fewer rows.
 const CHUNK_BYTES: usize = MAX_BATCH_BYTES / 16;
+
+/// Row bytes the reader holds ahead of the batch being gathered before
+/// it waits (see [`Ahead`]): two batches' worth. Rows are weighed up to
+/// this, so that one row past it holds the reader on its own.
+pub(super) const READ_AHEAD_BYTES: usize = 2 * MAX_BATCH_BYTES;
 
 /// A row as read, and what its text weighs ([`Pending::weight`]).
 pub(super) type Weighed = (Pending, usize);
@@ -72,13 +77,13 @@ impl Source {
                         "the dataset reader failed ({why}); the rest of the dataset was not read"
                     );
                     let row = Pending::Ready(Err(dataset::row_error(&self.file, number, message)));
-                    let weight = row.weight(MAX_BATCH_BYTES);
+                    let weight = row.weight(READ_AHEAD_BYTES);
                     chunk.push((row, weight));
                     self.remaining = Some(0);
                     break;
                 }
             };
-            let weight = row.weight(MAX_BATCH_BYTES);
+            let weight = row.weight(READ_AHEAD_BYTES);
             bytes = bytes.saturating_add(weight);
             chunk.push((row, weight));
             if self.rows.would_wait() {

@@ -30,7 +30,7 @@ INSTALL=0
 TRAIN_COUNT=6000
 KEEP=0
 
-usage() { sed -n '2,21s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
+usage() { sed -n '2,22s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
 while [[ $# -gt 0 ]]; do
     case $1 in
         --profile) PGO_PROFILE=$2; shift 2 ;;

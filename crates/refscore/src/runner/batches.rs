@@ -244,6 +244,29 @@ mod tests {
     }
 
     #[test]
+    fn rows_are_weighed_up_to_the_read_ahead_bound_not_the_batch_bound() {
+        // A line past a batch's bound but within the read-ahead bound
+        // weighs all of it: two such rows do not fit under the gate.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("d.jsonl");
+        let line = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_BATCH_BYTES + (1 << 20)));
+        std::fs::write(&file, format!("{line}\n{{}}\n")).unwrap();
+        let rows = dataset::open(&file, None).unwrap();
+        let mut source = Source { rows, remaining: None, file, read: 0 };
+        let chunk = source.chunk(CHUNK_ROWS);
+        let weights: Vec<usize> = chunk.iter().map(|(_, w)| *w).collect();
+        assert_eq!(weights, vec![line.len()]);
+        assert!(2 * weights[0] > READ_AHEAD_BYTES);
+        // A parsed row weighs what its value holds, up to the same bound.
+        let big = Pending::Ready(Ok(dataset::Row {
+            number: 1,
+            value: serde_json::json!({"s": "x".repeat(READ_AHEAD_BYTES)}),
+            text_cells: false,
+        }));
+        assert_eq!(big.weight(READ_AHEAD_BYTES), READ_AHEAD_BYTES);
+    }
+
+    #[test]
     fn a_chunk_ends_once_its_rows_weigh_its_byte_bound() {
         let line = format!("{{\"pad\": \"{}\"}}", "x".repeat(CHUNK_BYTES / 4));
         let dir = tempfile::tempdir().unwrap();

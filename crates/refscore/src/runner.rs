@@ -307,11 +307,11 @@ pub fn run_recorded(
                 let chunk = source.chunk(chunk_rows);
                 let last = chunk.is_empty();
                 if !reader_ahead.hold(chunk_weight(&chunk)) {
-                    chunk.into_iter().for_each(|(item, _)| drop_item(item));
+                    drop_chunk(chunk);
                     break;
                 }
                 if let Err(unsent) = tx.send(chunk) {
-                    unsent.0.into_iter().for_each(|(item, _)| drop_item(item));
+                    drop_chunk(unsent.0);
                     break;
                 }
                 if last {
@@ -438,9 +438,9 @@ pub fn run_recorded(
         let result = evaluate_batches();
         // Rows read ahead are freed without deep recursion; dropping the
         // receiver then stops the reader.
-        batches.left.drain(..).for_each(|(item, _)| drop_item(item));
+        drop_chunk(std::mem::take(&mut batches.left));
         for chunk in batches.rx.try_iter() {
-            chunk.into_iter().for_each(|(item, _)| drop_item(item));
+            drop_chunk(chunk);
         }
         drop(batches);
         // A reader that sent its last batch is done (or about to be).
@@ -591,6 +591,11 @@ fn add_fields(acc: &mut FieldStats, ev: &Evaluated) {
     for (i, tallies) in ev.tallies.iter().enumerate() {
         acc.add_tallies(i, ev.result.row, &ev.result.id, tallies);
     }
+}
+
+/// Frees rows read ahead (see [`drop_item`]).
+fn drop_chunk(chunk: Vec<Weighed>) {
+    chunk.into_iter().for_each(|(item, _)| drop_item(item));
 }
 
 fn drop_item(item: Pending) {

@@ -2,8 +2,7 @@
 //! handed on but not yet taken into a batch weigh against a bound, and
 //! the reader waits while they are past it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 /// How long the reader waits before it checks again whether the run
@@ -16,54 +15,62 @@ pub(super) struct Ahead {
     /// Most bytes held ahead before the reader waits (one chunk may pass
     /// it: a chunk is let through whenever nothing else is held).
     limit: usize,
-    held: Mutex<usize>,
+    state: Mutex<State>,
     taken: Condvar,
-    /// Set once the run takes no more rows.
-    closed: AtomicBool,
+}
+
+/// What the reader holds ahead, and whether the run still takes rows.
+#[derive(Debug, Default)]
+struct State {
+    held: usize,
+    closed: bool,
 }
 
 impl Ahead {
     /// A bound of `limit` bytes.
     pub(super) fn new(limit: usize) -> Ahead {
-        Ahead { limit, held: Mutex::new(0), taken: Condvar::new(), closed: AtomicBool::new(false) }
+        Ahead { limit, state: Mutex::default(), taken: Condvar::new() }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Counts `bytes` as held ahead, once what is held leaves room for
     /// them (or nothing is held): false, without counting them, when the
     /// run has stopped taking rows.
     pub(super) fn hold(&self, bytes: usize) -> bool {
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.state();
         loop {
-            if self.closed.load(Ordering::Relaxed) {
+            if state.closed {
                 return false;
             }
-            if *held == 0 || held.saturating_add(bytes) <= self.limit {
-                *held = held.saturating_add(bytes);
+            if state.held == 0 || state.held.saturating_add(bytes) <= self.limit {
+                state.held = state.held.saturating_add(bytes);
                 return true;
             }
-            held = self.taken.wait_timeout(held, RECHECK).unwrap_or_else(PoisonError::into_inner).0;
+            state =
+                self.taken.wait_timeout(state, RECHECK).unwrap_or_else(PoisonError::into_inner).0;
         }
     }
 
     /// `bytes` held are taken by the run.
     pub(super) fn take(&self, bytes: usize) {
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        *held = held.saturating_sub(bytes);
+        let mut state = self.state();
+        state.held = state.held.saturating_sub(bytes);
         self.taken.notify_all();
     }
 
     /// The run takes no more rows: a waiting reader gives up.
     pub(super) fn close(&self) {
-        // Under the lock: a reader between its check and its wait sees it.
-        let _held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        self.closed.store(true, Ordering::Relaxed);
+        self.state().closed = true;
         self.taken.notify_all();
     }
 
     /// Bytes held ahead now.
     #[cfg(test)]
     pub(super) fn held(&self) -> usize {
-        *self.held.lock().unwrap_or_else(PoisonError::into_inner)
+        self.state().held
     }
 }
 

@@ -24,7 +24,7 @@ const CHUNK_BYTES: usize = MAX_BATCH_BYTES / 16;
 /// this, so that one row past it holds the reader on its own.
 pub(super) const READ_AHEAD_BYTES: usize = 2 * MAX_BATCH_BYTES;
 
-/// A row as read, and what its text weighs ([`Pending::weight`]).
+/// A row as read, and what it weighs ([`Pending::weight`]).
 pub(super) type Weighed = (Pending, usize);
 
 /// What a chunk's rows weigh together.

@@ -346,7 +346,9 @@ pub fn push_failure_lines(out: &mut String, details: &[Detail]) {
         }
     }
     if failed > SHOWN {
-        out.push_str(&format!("\n  + {} more", failed - SHOWN));
+        out.push_str("\n  + ");
+        crate::number::push_integer(out, failed - SHOWN);
+        out.push_str(" more");
     }
 }
 

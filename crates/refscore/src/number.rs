@@ -113,7 +113,7 @@ pub fn finite(x: f64) -> f64 {
 
 /// Appends an integer in decimal, as `format!("{n}")` and `serde_json`
 /// write it.
-pub fn push_integer(out: &mut String, n: impl itoa::Integer) {
+pub(crate) fn push_integer(out: &mut String, n: impl itoa::Integer) {
     out.push_str(itoa::Buffer::new().format(n));
 }
 
@@ -148,31 +148,18 @@ pub fn push_fixed3(out: &mut String, x: f64) {
     if x.is_sign_negative() {
         out.push('-');
     }
-    // At most 8e15 thousandths under the bound (16 digits): written from
-    // the right, three decimals, the point, then the integer part.
-    let mut digits = [b'0'; 24];
-    let mut n = u64::try_from(thousandths).unwrap_or(u64::MAX);
-    let mut at = digits.len();
-    let mut put = |at: &mut usize, d: u8| {
-        *at -= 1;
-        if let Some(slot) = digits.get_mut(*at) {
-            *slot = d;
-        }
-    };
-    for _ in 0..3 {
-        put(&mut at, b'0' + (n % 10) as u8);
-        n /= 10;
-    }
-    put(&mut at, b'.');
-    loop {
-        put(&mut at, b'0' + (n % 10) as u8);
-        n /= 10;
-        if n == 0 || at == 0 {
-            break;
+    // At most 8e15 thousandths under the bound: the integer part, the
+    // point, three decimals.
+    let n = u64::try_from(thousandths).unwrap_or(u64::MAX);
+    push_integer(out, n / 1000);
+    out.push('.');
+    let decimals = n % 1000;
+    for below in [100, 10] {
+        if decimals < below {
+            out.push('0');
         }
     }
-    let text = digits.get(at..).unwrap_or_default();
-    out.push_str(std::str::from_utf8(text).unwrap_or("0.000"));
+    push_integer(out, decimals);
 }
 
 #[cfg(test)]

@@ -228,7 +228,7 @@ impl<'s> Tree<'s> {
         let at = match (members.get(next), members.get(next + 1)) {
             (Some((k, _)), _) if k == key => next,
             (_, Some((k, _))) if k == key => next + 1,
-            _ if search => members.binary_search_by(|(k, _)| key_order(k, key)).ok()?,
+            _ if search => find_member(members, key)?,
             _ => return None,
         };
         *cursor = index(at + 1);
@@ -279,6 +279,17 @@ fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
     match (a.as_bytes().first(), b.as_bytes().first()) {
         (Some(x), Some(y)) if x != y => x.cmp(y),
         _ => a.cmp(b),
+    }
+}
+
+/// Where member `key` is among an object's `members` (sorted, keys
+/// unique): a few members (most objects) are compared for equality, which
+/// looks at the bytes only where the lengths agree; more, by order.
+fn find_member(members: &[(Cow<'_, str>, u32)], key: &str) -> Option<usize> {
+    if members.len() <= LINEAR_GET {
+        members.iter().position(|(k, _)| k.as_ref() == key)
+    } else {
+        members.binary_search_by(|(k, _)| key_order(k, key)).ok()
     }
 }
 
@@ -510,15 +521,7 @@ impl<'t> Node<'t> {
     /// The member `key` of an object.
     pub fn get(self, key: &str) -> Option<Node<'t>> {
         let m = self.member_slice();
-        // A few members (most objects): compared for equality, which
-        // looks at the bytes only where the lengths agree; more, by
-        // order (keys are sorted and unique).
-        let at = if m.len() <= LINEAR_GET {
-            m.iter().position(|(k, _)| k.as_ref() == key)
-        } else {
-            m.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok()
-        };
-        at.and_then(|i| m.get(i)).map(|(_, v)| self.node(*v))
+        find_member(m, key).and_then(|i| m.get(i)).map(|(_, v)| self.node(*v))
     }
 
     /// Whether an object has the member `key`.

@@ -193,8 +193,11 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                     _ => false,
                 }) =>
             {
-                note.push_str(", paired on key ");
-                note.push_str(&keys.join(", "));
+                note.push_str(", paired on key");
+                for (n, k) in keys.iter().enumerate() {
+                    note.push_str(if n == 0 { " " } else { ", " });
+                    note.push_str(k);
+                }
             }
             Align::ByKey { keys, .. } => {
                 note.push_str(", paired though the key differs (key similarity ");

@@ -43,7 +43,7 @@ pub fn check(evaluator: &dyn Evaluator, input: &EvalInput<'_>) {
 
 /// Panics unless the tallies print within their bound: every field kept
 /// when nothing is left out, each path a `$` path.
-pub fn check_fields(name: &str, fields: &refscore::engine::FieldTallies) {
+fn check_fields(name: &str, fields: &refscore::engine::FieldTallies) {
     let (printed, dropped) = fields.to_tallies();
     let bytes: usize = printed.iter().map(|t| t.path.len()).sum();
     assert!(bytes <= refscore::limits::MAX_KEPT_PATH_BYTES, "{name}: {bytes} bytes of paths");
@@ -54,20 +54,26 @@ pub fn check_fields(name: &str, fields: &refscore::engine::FieldTallies) {
     assert!(printed.iter().all(|t| t.path.starts_with('$')), "{name}: a path not from the root");
 }
 
-/// How the fuzz targets build metrics: gathering field tallies, as `run`
-/// does.
-pub fn context() -> BuildContext {
-    BuildContext { field_tallies: true, ..BuildContext::default() }
+/// The two ways the CLI builds metrics: gathering field tallies, as
+/// `run` does, and without, as `compare` does (the walk takes other paths
+/// without them).
+pub fn contexts() -> [BuildContext; 2] {
+    [BuildContext { field_tallies: true, ..BuildContext::default() }, BuildContext::default()]
 }
 
-/// Every JSON metric of the registry, built once with its default options.
+/// Every JSON metric of the registry, built once with its default
+/// options in each of [`contexts`].
 pub fn json_metrics() -> &'static [Box<dyn Evaluator>] {
     static METRICS: OnceLock<Vec<Box<dyn Evaluator>>> = OnceLock::new();
     METRICS.get_or_init(|| {
-        registry::all()
+        contexts()
             .iter()
-            .filter(|s| s.json)
-            .filter_map(|s| build(s.name, &Map::new(), &context()).ok())
+            .flat_map(|ctx| {
+                registry::all()
+                    .iter()
+                    .filter(|s| s.json)
+                    .filter_map(|s| build(s.name, &Map::new(), ctx).ok())
+            })
             .collect()
     })
 }

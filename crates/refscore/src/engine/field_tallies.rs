@@ -26,7 +26,7 @@ pub struct FieldTally {
 impl FieldTally {
     /// Whether any comparison here was not a match.
     pub fn failed(&self) -> bool {
-        self.counts.matched < self.counts.total()
+        self.counts.failed()
     }
 }
 

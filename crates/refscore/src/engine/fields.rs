@@ -88,10 +88,7 @@ impl<'v> FieldWalk<'v> {
 
     pub(super) fn enter(&mut self, seg: Seg<'v>) {
         let parent = self.current();
-        let seg = match seg {
-            Seg::Key(k) => Some(k),
-            _ => None,
-        };
+        let seg = seg.field_key();
         let at = match self.find(parent, seg) {
             Some(at) => at,
             None => self.add(parent, seg),

@@ -92,6 +92,11 @@ impl Counts {
         self.matched + self.partial + self.wrong + self.missing + self.extra
     }
 
+    /// Whether any verdict counted was not a match.
+    pub fn failed(&self) -> bool {
+        self.matched < self.total()
+    }
+
     /// Counts one verdict; a partial one earns `score` (clamped to [0, 1]).
     pub fn record(&mut self, outcome: crate::detail::Outcome, score: f64) {
         match outcome.verdict() {

@@ -1,7 +1,9 @@
 //! The field paths a field table has taken in, as a tree of segments: a
 //! row's tallies ([`FieldTallies`]) find their fields in it segment by
-//! segment, so a path is printed once, when the table first meets it,
-//! not once per row.
+//! segment, so a path is printed once per table, when the table first
+//! meets it, not once per row. A run gathers a table per worker's share
+//! of each batch and merges them by printed path: a path is printed about
+//! once per share of a batch.
 //!
 //! The tree is a cache beside the table, which is keyed by printed path:
 //! whatever the tree holds or forgets, the table comes out the same.

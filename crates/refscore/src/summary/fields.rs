@@ -215,7 +215,7 @@ impl Acc {
     fn add(&mut self, counts: &Counts, row: u64, row_id: &str) {
         self.counts.add(counts);
         self.credit += credit_units(counts.credit);
-        if counts.matched < counts.total() {
+        if counts.failed() {
             self.example(row, row_id);
         }
     }
@@ -231,7 +231,8 @@ impl FieldStats {
 
     /// Adds the per-field tallies of one evaluation. The row's paths are
     /// found in the evaluator's tree of paths; a path is printed only
-    /// when the tree meets it first. A row the tree cannot take (full)
+    /// when this table's tree meets it first (a run merges the tables of
+    /// a batch's shares by printed path). A row the tree cannot take (full)
     /// and a row whose paths print past
     /// [`crate::limits::MAX_KEPT_PATH_BYTES`] are taken in by printed
     /// path, within that bound, as [`FieldTallies::to_tallies`] prints.

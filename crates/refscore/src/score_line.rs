@@ -46,16 +46,8 @@ pub(crate) fn write_score(out: &mut String, id: Option<&str>, score: &Score) {
     out.push_str(score.kind.as_str());
     out.push('"');
     if !score.metadata.is_empty() {
-        out.push_str(",\"metadata\":{");
-        for (i, (key, value)) in score.metadata.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            text(out, key);
-            out.push(':');
-            json_value(out, value);
-        }
-        out.push('}');
+        out.push_str(",\"metadata\":");
+        json_object(out, &score.metadata);
     }
     if !score.details.is_empty() {
         out.push_str(",\"details\":[");
@@ -177,19 +169,22 @@ pub(crate) fn json_value(out: &mut String, v: &Value) {
             }
             out.push(']');
         }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (key, value)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                text(out, key);
-                out.push(':');
-                json_value(out, value);
-            }
-            out.push('}');
-        }
+        Value::Object(map) => json_object(out, map),
     });
+}
+
+/// A JSON object's members, as `serde_json` writes them.
+fn json_object(out: &mut String, map: &serde_json::Map<String, Value>) {
+    out.push('{');
+    for (i, (key, value)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        text(out, key);
+        out.push(':');
+        json_value(out, value);
+    }
+    out.push('}');
 }
 
 /// Anything else, by `serde_json`.

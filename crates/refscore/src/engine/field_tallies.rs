@@ -180,11 +180,9 @@ impl FieldTallies {
         self.dropped
     }
 
-    /// All comparisons counted, as left out.
-    fn drop_all(&mut self) {
-        let total = self.counts.iter().map(|(_, c)| c.total()).sum::<u64>();
-        let dropped = self.dropped.saturating_add(total);
-        *self = FieldTallies { dropped, ..FieldTallies::default() };
+    /// The comparisons counted at the paths (not those left out).
+    fn counted_total(&self) -> u64 {
+        self.counts.iter().map(|(_, c)| c.total()).sum::<u64>()
     }
 
     /// Whether `paths` more paths and `keys` more bytes of keys fit the
@@ -199,49 +197,52 @@ impl FieldTallies {
         if prefix.is_empty() || self.nodes.is_empty() {
             return;
         }
-        let prefix_keys: usize = prefix.iter().filter_map(|s| s.field_key()).map(str::len).sum();
-        if !self.has_room(prefix.len(), prefix_keys) {
-            self.drop_all();
-            return;
-        }
-        let dropped = self.dropped;
-        let mut b = TalliesBuilder::with_capacity(self.nodes.len() + prefix.len(), self.keys.len());
-        let mut top = 0;
-        for s in prefix {
-            top = b.add(top, s.field_key());
-        }
-        let shift = top;
-        b.append_below(top, self, shift);
-        let counts = self.counts.iter().map(|(n, c)| (if *n == 0 { top } else { n + shift }, *c));
-        *self = b.finish(counts.collect());
-        self.dropped = dropped;
+        let these = std::mem::take(self);
+        self.append_under(&these, prefix);
     }
 
     /// Adds the paths and counts of `other` (a path both count is
     /// counted twice, as two tallies).
     pub fn append(&mut self, other: &FieldTallies) {
+        self.append_under(other, &[]);
+    }
+
+    /// Adds the paths and counts of `other` put under `prefix` (indices
+    /// stand for `[*]`): what [`FieldTallies::put_under`] and then
+    /// [`FieldTallies::append`] give, with `other`'s paths copied once.
+    pub fn append_under(&mut self, other: &FieldTallies, prefix: &[Seg<'_>]) {
         if other.nodes.is_empty() {
             self.dropped = self.dropped.saturating_add(other.dropped);
             return;
         }
-        if self.nodes.is_empty() {
-            let dropped = self.dropped.saturating_add(other.dropped);
-            *self = other.clone();
-            self.dropped = dropped;
+        let prefix_keys: usize = prefix.iter().filter_map(|s| s.field_key()).map(str::len).sum();
+        let paths = other.nodes.len().saturating_add(prefix.len());
+        let keys = other.keys.len().saturating_add(prefix_keys);
+        if !other.has_room(prefix.len(), prefix_keys) || !self.has_room(paths, keys) {
+            let left = other.dropped.saturating_add(other.counted_total());
+            self.dropped = self.dropped.saturating_add(left);
             return;
         }
-        if !self.has_room(other.nodes.len(), other.keys.len()) {
-            let mut left = other.clone();
-            left.drop_all();
-            self.dropped = self.dropped.saturating_add(left.dropped);
-            return;
+        let mut b = if self.nodes.is_empty() {
+            let mut b = TalliesBuilder::with_capacity(paths, keys);
+            b.tallies.dropped = self.dropped;
+            b
+        } else {
+            let mut b = TalliesBuilder { tallies: std::mem::take(self) };
+            b.tallies.nodes.reserve(paths);
+            b
+        };
+        let mut top = 0;
+        for s in prefix {
+            top = b.add(top, s.field_key());
         }
-        let shift = as_u32(self.nodes.len() - 1);
-        let mut b = TalliesBuilder { tallies: std::mem::take(self) };
-        b.append_below(0, other, shift);
+        // Path `n` of `other` but its root becomes `n + shift`; its root
+        // becomes `top`.
+        let shift = as_u32(b.tallies.nodes.len() - 1);
+        b.append_below(top, other, shift);
         let mut t = b.tallies;
         t.counts
-            .extend(other.counts.iter().map(|(n, c)| (if *n == 0 { 0 } else { n + shift }, *c)));
+            .extend(other.counts.iter().map(|(n, c)| (if *n == 0 { top } else { n + shift }, *c)));
         t.dropped = t.dropped.saturating_add(other.dropped);
         *self = t;
     }
@@ -349,16 +350,44 @@ mod tests {
         assert_eq!(printed(&t), want.map(|(p, n)| (p.to_owned(), n)));
     }
 
+    /// `append_under` gives what a prefix and then an append give, into
+    /// tallies with paths, into empty ones (with comparisons left out
+    /// already), and with no prefix.
+    #[test]
+    fn appending_under_a_prefix_is_a_prefix_then_an_append() {
+        let left_out = FieldTallies { dropped: 3, ..FieldTallies::default() };
+        let prefixes: [&[Seg<'_>]; 3] =
+            [&[], &[Seg::Key("b")], &[Seg::Index(2), Seg::Key("c d"), Seg::Index(0)]];
+        for base in [two_fields(), FieldTallies::default(), left_out] {
+            for prefix in prefixes {
+                for other in [two_fields(), FieldTallies::default()] {
+                    let mut want = base.clone();
+                    let mut moved = other.clone();
+                    moved.put_under(prefix);
+                    want.append(&moved);
+                    let mut got = base.clone();
+                    got.append_under(&other, prefix);
+                    assert_eq!(got, want, "{prefix:?}");
+                    assert_eq!(printed(&got), printed(&want));
+                }
+            }
+        }
+        let mut t = two_fields();
+        t.append_under(&two_fields(), &[Seg::Key("x")]);
+        let want = [("$.items[*].price", 1), ("$", 1), ("$.x.items[*].price", 1), ("$.x", 1)];
+        assert_eq!(printed(&t), want.map(|(p, n)| (p.to_owned(), n)));
+    }
+
     /// Tallies that could not be added (past the tree's 32-bit indices)
     /// are counted as left out, through appends and prefixes, and in
     /// what `to_tallies` returns.
     #[test]
     fn tallies_left_out_are_counted() {
-        let mut left = two_fields();
-        assert!(!left.has_room(usize::MAX, 0) && !left.has_room(0, usize::MAX));
-        assert!(left.has_room(1, 1));
-        left.drop_all();
-        assert_eq!((left.is_empty(), left.dropped()), (true, 2));
+        let room = two_fields();
+        assert!(!room.has_room(usize::MAX, 0) && !room.has_room(0, usize::MAX));
+        assert!(room.has_room(1, 1));
+        assert_eq!(room.counted_total(), 2);
+        let left = FieldTallies { dropped: 2, ..FieldTallies::default() };
         let mut t = two_fields();
         t.append(&left);
         t.put_under(&[Seg::Key("p")]);

@@ -29,7 +29,7 @@ use crate::path::JsonPath;
 use crate::score::{Direction, Kind, Score};
 use crate::text::normalized_levenshtein;
 use crate::tree::{Node, Tree, ValueRef};
-use targets::{Targets, prefix, resolve, segments};
+use targets::{Targets, prefix_records, resolve, segments};
 
 /// The declaration of `json_similarity`.
 pub const SPEC: MetricSpec = MetricSpec {
@@ -252,12 +252,12 @@ impl JsonSimilarity {
                     c
                 }
             };
-            prefix(&mut c, &segs);
+            prefix_records(&mut c, &segs);
             all.tally += c.tally;
             all.counts.add(&c.counts);
             all.records.append(&mut c.records);
             all.omitted += c.omitted;
-            all.fields.append(&c.fields);
+            all.fields.append_under(&c.fields, &segs);
         }
         Ok(all)
     }

@@ -103,14 +103,12 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 stack.extend(v.items().map(Step::Visit));
                 stack.extend(v.entries().map(|(_, x)| Step::Visit(x)));
             } else if v.is_array() {
-                let items: Vec<Node<'v>> = v.items().collect();
-                for (i, x) in items.into_iter().enumerate().rev() {
+                for (i, x) in v.items().enumerate().rev() {
                     let seg = Seg::Pair { expected: Some(i), actual: Some(i) };
                     stack.extend([Step::Leave, Step::Visit(x), Step::Enter(seg)]);
                 }
             } else {
-                let members: Vec<(&'v str, Node<'v>)> = v.entries().collect();
-                for (k, x) in members.into_iter().rev() {
+                for (k, x) in v.entries().rev() {
                     stack.extend([Step::Leave, Step::Visit(x), Step::Enter(Seg::Key(k))]);
                 }
             }

@@ -167,9 +167,9 @@ pub(super) fn resolve<'v>(v: Node<'v>, segs: &[Seg<'_>]) -> Result<Node<'v>, Str
     Ok(cur)
 }
 
-/// Puts the records and field tallies of a target's comparison under the
-/// target's path.
-pub(super) fn prefix(c: &mut Comparison, segs: &[Seg<'_>]) {
+/// Puts the records of a target's comparison under the target's path
+/// (its field tallies are put there as they are added to the others').
+pub(super) fn prefix_records(c: &mut Comparison, segs: &[Seg<'_>]) {
     if segs.is_empty() {
         return;
     }
@@ -179,7 +179,6 @@ pub(super) fn prefix(c: &mut Comparison, segs: &[Seg<'_>]) {
         path.append(&mut r.path.0);
         r.path = JsonPath(path);
     }
-    c.fields.put_under(segs);
 }
 
 #[cfg(test)]

@@ -841,6 +841,22 @@ fn kept_path_bytes(c: &Comparison) -> usize {
     c.records.iter().map(|r| r.path.to_string().len()).sum()
 }
 
+/// What the records' paths take in memory, measured on the paths as
+/// allocated (not by the walk's own reckoning): each path's vector of
+/// segments by its capacity, and its keys' bytes.
+fn allocated_path_bytes(c: &Comparison) -> usize {
+    use crate::path::{JsonPath, PathSeg};
+    let key = |s: &PathSeg| if let PathSeg::Key(k) = s { k.len() } else { 0 };
+    c.records
+        .iter()
+        .map(|r| {
+            std::mem::size_of::<JsonPath>()
+                + r.path.0.capacity() * std::mem::size_of::<PathSeg>()
+                + r.path.0.iter().map(key).sum::<usize>()
+        })
+        .sum()
+}
+
 /// Every leaf under one long key repeats it in its path: past
 /// `MAX_KEPT_PATH_BYTES`, records are omitted and counted, and the field
 /// tallies whose paths did not fit are counted as dropped; the score and
@@ -860,6 +876,7 @@ fn paths_under_a_long_key_are_kept_within_their_byte_budget() {
     assert_eq!(c.counts.wrong, leaves);
     assert!(!c.records.is_empty() && c.records.len() < 11, "{}", c.records.len());
     assert!(kept_path_bytes(&c) <= limit);
+    assert!(allocated_path_bytes(&c) <= limit, "{}", allocated_path_bytes(&c));
     assert_eq!(c.records.len() as u64 + c.omitted, leaves);
     // Every field is tallied; printed, only those that fit are kept.
     assert_eq!(c.fields.len() as u64, leaves);
@@ -917,6 +934,8 @@ fn paths_of_a_deep_document_are_kept_within_their_byte_budget() {
         })
         .sum();
     assert!(held <= limit, "{held} bytes of paths held");
+    let allocated = allocated_path_bytes(&c);
+    assert!(allocated <= limit, "{allocated} bytes of paths allocated");
     let (fields, dropped) = c.fields.to_tallies();
     let printed: usize = fields.iter().map(|f| f.path.len()).sum();
     assert!(printed <= limit, "{printed}");

@@ -105,6 +105,10 @@ impl TalliesBuilder {
     }
 }
 
+/// Most paths, and bytes of keys, that tallies hold: their indices are
+/// 32-bit.
+const MAX_INDEX: usize = u32::MAX as usize;
+
 /// `n` as a `u32`: the walk's paths and keys are bounded far below.
 fn as_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
@@ -185,10 +189,9 @@ impl FieldTallies {
         self.counts.iter().map(|(_, c)| c.total()).sum::<u64>()
     }
 
-    /// Whether `paths` more paths and `keys` more bytes of keys fit the
-    /// tree's 32-bit indices.
-    fn has_room(&self, paths: usize, keys: usize) -> bool {
-        let max = u32::MAX as usize;
+    /// Whether `paths` more paths and `keys` more bytes of keys fit
+    /// within `max` of each ([`MAX_INDEX`]: the tree's 32-bit indices).
+    fn has_room(&self, paths: usize, keys: usize, max: usize) -> bool {
         self.nodes.len().saturating_add(paths) <= max && self.keys.len().saturating_add(keys) <= max
     }
 
@@ -211,6 +214,13 @@ impl FieldTallies {
     /// stand for `[*]`): what [`FieldTallies::put_under`] and then
     /// [`FieldTallies::append`] give, with `other`'s paths copied once.
     pub fn append_under(&mut self, other: &FieldTallies, prefix: &[Seg<'_>]) {
+        self.append_under_within(other, prefix, MAX_INDEX);
+    }
+
+    /// [`FieldTallies::append_under`], with room for at most `max` paths
+    /// and `max` bytes of keys: the comparisons of tallies that do not
+    /// fit are counted as left out.
+    fn append_under_within(&mut self, other: &FieldTallies, prefix: &[Seg<'_>], max: usize) {
         if other.nodes.is_empty() {
             self.dropped = self.dropped.saturating_add(other.dropped);
             return;
@@ -218,7 +228,8 @@ impl FieldTallies {
         let prefix_keys: usize = prefix.iter().filter_map(|s| s.field_key()).map(str::len).sum();
         let paths = other.nodes.len().saturating_add(prefix.len());
         let keys = other.keys.len().saturating_add(prefix_keys);
-        if !other.has_room(prefix.len(), prefix_keys) || !self.has_room(paths, keys) {
+        // (Room for the sum is room for the prefixed tallies too.)
+        if !self.has_room(paths, keys, max) {
             let left = other.dropped.saturating_add(other.counted_total());
             self.dropped = self.dropped.saturating_add(left);
             return;
@@ -384,9 +395,26 @@ mod tests {
     #[test]
     fn tallies_left_out_are_counted() {
         let room = two_fields();
-        assert!(!room.has_room(usize::MAX, 0) && !room.has_room(0, usize::MAX));
-        assert!(room.has_room(1, 1));
+        assert!(!room.has_room(usize::MAX, 0, MAX_INDEX));
+        assert!(!room.has_room(0, usize::MAX, MAX_INDEX));
+        assert!(room.has_room(1, 1, MAX_INDEX));
         assert_eq!(room.counted_total(), 2);
+        // Past the room, an append counts the other's comparisons (and
+        // those it had left out) as left out, and adds no path: whether
+        // the prefixed tallies do not fit (4 + 2 paths, 10 + 2 key bytes)
+        // or only the sum does not (22 key bytes); at 22 it fits (9
+        // paths: the other's root is the prefix's last).
+        let other = FieldTallies { dropped: 5, ..two_fields() };
+        let prefix = [Seg::Key("a"), Seg::Key("b")];
+        for max in [11, 21] {
+            let mut t = two_fields();
+            t.append_under_within(&other, &prefix, max);
+            assert_eq!((t.len(), t.paths(), t.dropped()), (2, 4, 7), "{max}");
+            assert_eq!(t.to_tallies().1, 7);
+        }
+        let mut t = two_fields();
+        t.append_under_within(&other, &prefix, 22);
+        assert_eq!((t.len(), t.paths(), t.dropped()), (4, 9, 5));
         let left = FieldTallies { dropped: 2, ..FieldTallies::default() };
         let mut t = two_fields();
         t.append(&left);

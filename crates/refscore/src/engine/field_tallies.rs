@@ -258,6 +258,31 @@ impl FieldTallies {
         *self = t;
     }
 
+    /// Which counted paths (in [`FieldTallies::counted`]'s order) a
+    /// printing of these tallies keeps, given each path's printed length
+    /// by index: the shortest first, while they print to at most
+    /// [`MAX_KEPT_PATH_BYTES`] together. `None` when every one is kept
+    /// (the usual row: nothing is sorted).
+    pub(crate) fn kept(&self, len: impl Fn(usize) -> usize) -> Option<Vec<bool>> {
+        let total = self.counted().try_fold(0usize, |sum, (at, _)| sum.checked_add(len(at)));
+        if total.is_some_and(|t| t <= MAX_KEPT_PATH_BYTES) {
+            return None;
+        }
+        let lens: Vec<usize> = self.counted().map(|(at, _)| len(at)).collect();
+        let mut order: Vec<usize> = (0..lens.len()).collect();
+        order.sort_by_key(|&i| lens[i]);
+        let mut kept = vec![false; lens.len()];
+        let mut used = 0usize;
+        for i in order {
+            if used.saturating_add(lens[i]) > MAX_KEPT_PATH_BYTES {
+                break;
+            }
+            used += lens[i];
+            kept[i] = true;
+        }
+        Some(kept)
+    }
+
     /// The tallies with their paths printed, in the order first counted,
     /// and the comparisons left out (with [`FieldTallies::dropped`]): the
     /// paths print to at most [`MAX_KEPT_PATH_BYTES`] together, the
@@ -265,22 +290,11 @@ impl FieldTallies {
     /// field at every level would otherwise print gigabytes).
     pub fn to_tallies(&self) -> (Vec<FieldTally>, u64) {
         let len = self.printed_lens();
-        let mut order: Vec<usize> = (0..self.counts.len()).collect();
-        order.sort_by_key(|&i| len[self.counts[i].0 as usize]);
-        let mut kept = vec![false; self.counts.len()];
-        let mut used = 0usize;
-        for i in order {
-            let l = len[self.counts[i].0 as usize];
-            if used.saturating_add(l) > MAX_KEPT_PATH_BYTES {
-                break;
-            }
-            used += l;
-            kept[i] = true;
-        }
+        let kept = self.kept(|at| len.get(at).copied().unwrap_or(0));
         let mut dropped = self.dropped;
         let mut tallies = Vec::new();
-        for ((at, counts), kept) in self.counted().zip(kept) {
-            if kept {
+        for (k, (at, counts)) in self.counted().enumerate() {
+            if kept.as_ref().is_none_or(|kept| kept.get(k) == Some(&true)) {
                 tallies.push(FieldTally { path: self.printed(at, len[at]), counts: *counts });
             } else {
                 dropped += counts.total();

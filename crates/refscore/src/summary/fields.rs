@@ -232,10 +232,11 @@ impl FieldStats {
     /// Adds the per-field tallies of one evaluation. The row's paths are
     /// found in the evaluator's tree of paths; a path is printed only
     /// when this table's tree meets it first (a run merges the tables of
-    /// a batch's shares by printed path). A row the tree cannot take (full)
-    /// and a row whose paths print past
-    /// [`crate::limits::MAX_KEPT_PATH_BYTES`] are taken in by printed
-    /// path, within that bound, as [`FieldTallies::to_tallies`] prints.
+    /// a batch's shares by printed path). Of a row whose paths print past
+    /// [`crate::limits::MAX_KEPT_PATH_BYTES`], the paths
+    /// [`FieldTallies::to_tallies`] would print are taken in, the others
+    /// counted as dropped; a row the tree cannot take (full) is taken in
+    /// by printed path.
     pub(crate) fn add_tallies(
         &mut self,
         evaluator: usize,
@@ -249,21 +250,20 @@ impl FieldStats {
         }
         let mut used = self.path_bytes;
         let f = self.evaluator(evaluator);
-        let mapped = f.trie.map(tallies)
-            && tallies
-                .counted()
-                .map(|(n, _)| f.trie.len(f.trie.node(n)))
-                .try_fold(0usize, |sum, l| sum.checked_add(l))
-                .is_some_and(|sum| sum <= crate::limits::MAX_KEPT_PATH_BYTES);
-        if !mapped {
+        if !f.trie.map(tallies) {
             // `to_tallies` counts `tallies.dropped()` again.
             let (printed, left_out) = tallies.to_tallies();
             self.dropped += left_out.saturating_sub(tallies.dropped());
             self.add_printed(evaluator, row, row_id, &printed);
             return;
         }
+        let kept = tallies.kept(|n| f.trie.len(f.trie.node(n)));
         let mut dropped = 0;
-        for (n, counts) in tallies.counted() {
+        for (k, (n, counts)) in tallies.counted().enumerate() {
+            if kept.as_ref().is_some_and(|kept| kept.get(k) != Some(&true)) {
+                dropped += counts.total();
+                continue;
+            }
             let node = f.trie.node(n);
             if f.trie.slot(node) == Slot::Unknown {
                 let found = f.slot(&f.trie.printed(node), &mut used);

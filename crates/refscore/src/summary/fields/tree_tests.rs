@@ -119,8 +119,9 @@ fn the_caps_hold_alike() {
     assert_eq!(k, Some(2));
 }
 
-/// A row whose paths print past the row's bound is taken in by printed
-/// path, within it, as its printed tallies are.
+/// A row whose paths print past the row's bound is taken in by its tree
+/// as its printed tallies are: the paths that fit within it, the
+/// shortest first, the others counted as dropped.
 #[test]
 fn a_row_past_the_print_bound_is_taken_in_as_printed() {
     let long = "q".repeat(300_000);

@@ -592,20 +592,23 @@ fn workers_that_cannot_start_under_a_memory_limit_say_why() {
 
 #[test]
 fn a_second_signal_writes_every_line_handed_over_before_exiting() {
-    // A first batch of quick rows, then rows that take seconds each: six
-    // json_match evaluators, each pairing 64 objects that all differ, each
-    // holding 32 objects that all differ, by similarity within similarity
-    // until the similarity walks' step bound (about a second each on a
-    // 2-core vCPU, in a release build; the tests' debug build takes about
-    // nine). The first signal skips the rows not yet begun but waits for
-    // the one in hand, so the second one, 2 s later, lands while it is
-    // still being evaluated (signals go on every 2 s until the run ends). The gap is well past the run's window for one
-    // stop delivered twice (250 ms, measured when the signal is handled):
-    // on a loaded machine the handler may run a few hundred milliseconds
-    // after the first signal, and a 0.6 s gap was once read as the same
-    // stop. The store is written on a thread of its own (a loaded machine
-    // may show the committed batch late): every slow row is slow, so
-    // whichever is in hand will do.
+    // A first batch of quick rows, then rows that take seconds each:
+    // twelve json_match evaluators, each pairing 64 objects that all
+    // differ, each holding 32 objects that all differ, by similarity within
+    // similarity until the similarity walks' step bound (a row takes about
+    // 5 s on a 2-core vCPU in a release build, a minute in the tests'
+    // debug build). The first signal skips the rows not yet begun but
+    // waits for the one in hand, so the second one, 2 s later, lands while
+    // it is still being evaluated (signals go on every 2 s until the run
+    // ends). The gap is well past the run's window for one stop delivered
+    // twice (250 ms, measured when the signal is handled): on a loaded
+    // machine the handler may run a few hundred milliseconds after the
+    // first signal, and a 0.6 s gap was once read as the same stop. The
+    // store is written on a thread of its own: the committed batch may
+    // show late (every slow row is slow, so whichever is in hand will do)
+    // or before the next batch has begun, so the first signal waits half
+    // a second after it shows (a signal between batches stops the run
+    // with no row in hand, before a second one comes).
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let mut text = String::new();
@@ -639,7 +642,7 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
         "suite.yaml",
         &format!(
             "dataset: slow.jsonl\nid: id\nevaluators:\n{}",
-            (1..=6)
+            (1..=12)
                 .map(|n| format!("  - name: m{n}\n    metric: json_match\n"))
                 .collect::<String>()
         ),
@@ -662,6 +665,7 @@ fn a_second_signal_writes_every_line_handed_over_before_exiting() {
     while recorded().unwrap_or(0) == 0 && start.elapsed().as_secs() < 300 {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+    std::thread::sleep(std::time::Duration::from_millis(500));
     let pid = child.id().to_string();
     // A signal every 2 s until the run ends: on a loaded machine the
     // handler can take both of the first two as one stop (they reached it

@@ -396,8 +396,10 @@ pub fn run_recorded(
                 });
                 let snapshot = if sink.is_some() { fields.to_snapshot() } else { String::new() };
                 collector.fields(fields);
-                let records: Vec<RowRecord> =
-                    evaluated.iter_mut().filter_map(|ev| ev.record.take()).collect();
+                // Every row has its record: one allocation, not a vector
+                // grown a few records at a time.
+                let mut records: Vec<RowRecord> = Vec::with_capacity(evaluated.len());
+                records.extend(evaluated.iter_mut().filter_map(|ev| ev.record.take()));
                 for (ev, r) in evaluated.iter().zip(&records) {
                     record(&mut collector, r);
                     on_row(&ev.result, &ev.line).map_err(RunError::Output)?;

@@ -208,6 +208,17 @@ fn plausible(similarity: f64, p: &Pairing, agree: impl FnOnce() -> bool) -> Opti
 /// Leaf counts of one comparison, shared by its sub-walks.
 type LeafCounts = Rc<RefCell<FxHashMap<NodeId, usize>>>;
 
+/// What a comparison's walks share: memos, the similarity walks' step
+/// count and bound, and the first reason the score is not to be trusted.
+struct Shared {
+    memo: Memo,
+    leaves: leaves::LeafMemo,
+    leaf_counts: LeafCounts,
+    steps: Rc<std::cell::Cell<u64>>,
+    budget: u64,
+    over_limit: Rc<RefCell<Option<String>>>,
+}
+
 /// Tallies of element pairs of one comparison's similarity walks, shared
 /// by its sub-walks.
 type Memo = Rc<RefCell<FxHashMap<(NodeId, NodeId), Tally>>>;
@@ -220,6 +231,28 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         null: Node<'v>,
         texts: &'v Texts<'v>,
     ) -> Self {
+        let shared = Shared {
+            memo: Memo::default(),
+            leaves: leaves::LeafMemo::default(),
+            leaf_counts: LeafCounts::default(),
+            steps: Rc::default(),
+            budget: align::MAX_SIMILARITY_STEPS,
+            over_limit: Rc::default(),
+        };
+        Walk::with_shared(m, keep, fields.then(FieldWalk::new), null, texts, shared)
+    }
+
+    /// A walk over `shared` memos and bounds (its comparison's own, or
+    /// those of the comparison that starts it).
+    fn with_shared(
+        m: &'m M,
+        keep: Keep,
+        fields: Option<FieldWalk<'v>>,
+        null: Node<'v>,
+        texts: &'v Texts<'v>,
+        shared: Shared,
+    ) -> Self {
+        let Shared { memo, leaves, leaf_counts, steps, budget, over_limit } = shared;
         Walk {
             m,
             keep,
@@ -229,21 +262,39 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             omitted: 0,
             kept_path_bytes: 0,
             paths_full: false,
-            fields: fields.then(FieldWalk::new),
+            fields,
             relabel: None,
             element: false,
-            memo: Memo::default(),
-            leaves: leaves::LeafMemo::default(),
-            leaf_counts: LeafCounts::default(),
-            steps: Rc::default(),
-            budget: align::MAX_SIMILARITY_STEPS,
-            over_limit: Rc::default(),
+            memo,
+            leaves,
+            leaf_counts,
+            steps,
+            budget,
+            over_limit,
             similarity: false,
             null,
             texts,
             depth: 0,
             equal_subtrees: false,
         }
+    }
+
+    /// A walk that gives a pair's similarity for this one: it records
+    /// nothing, and shares this comparison's memos, step count and bound,
+    /// and the first reason its score is not to be trusted (none of them
+    /// made anew for each pair weighed).
+    pub(super) fn similarity_walk(&self) -> Self {
+        let shared = Shared {
+            memo: Rc::clone(&self.memo),
+            leaves: Rc::clone(&self.leaves),
+            leaf_counts: Rc::clone(&self.leaf_counts),
+            steps: Rc::clone(&self.steps),
+            budget: self.budget,
+            over_limit: Rc::clone(&self.over_limit),
+        };
+        let mut sub = Walk::with_shared(self.m, Keep::None, None, self.null, self.texts, shared);
+        sub.similarity = true;
+        sub
     }
 
     /// Whether, under these rules, an equal subtree can be counted without

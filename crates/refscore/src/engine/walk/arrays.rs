@@ -267,14 +267,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             self.note_budget();
             return 0.0;
         }
-        let mut sub = Walk::new(self.m, Keep::None, false, self.null, self.texts);
-        sub.memo = Rc::clone(&self.memo);
-        sub.leaves = Rc::clone(&self.leaves);
-        sub.leaf_counts = Rc::clone(&self.leaf_counts);
-        sub.steps = Rc::clone(&self.steps);
-        sub.budget = self.budget;
-        sub.over_limit = Rc::clone(&self.over_limit);
-        sub.similarity = true;
+        let mut sub = self.similarity_walk();
         // The path only serves rule lookups here (no records, no tallies).
         // A similarity walk lends its own path to the walks it starts
         // (it waits for them), so nested arrays cost time and memory

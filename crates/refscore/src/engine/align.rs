@@ -398,7 +398,7 @@ fn canonical_scalar(v: Node<'_>) -> String {
 /// A structural hash of a value (key order is already canonical).
 pub(super) fn hash_value(v: Node<'_>) -> u64 {
     let mut h = Fx::default();
-    let mut stack = vec![v];
+    let mut stack: smallvec::SmallVec<[Node<'_>; 16]> = smallvec::smallvec![v];
     while let Some(v) = stack.pop() {
         match v.kind() {
             Kind::Null => 0u8.hash(&mut h),

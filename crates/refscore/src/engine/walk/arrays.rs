@@ -15,6 +15,9 @@ const KEY_OR_ORDER: &str = "give the array a rule that pairs it by key (`array: 
 const KEYS_OR_ORDER: &str = "give the array keys that tell its elements apart (`keys: [FIELD, \
                              ...]`) or compare it in order (`array: ordered`)";
 
+/// An array's elements, held inline up to a typical array's length.
+type Elements<'v> = smallvec::SmallVec<[Node<'v>; 8]>;
+
 /// Whether every element of both arrays is a number: a vector or tuple
 /// (coordinates, a blood pressure, a colour), compared by position under
 /// [`Align::Auto`].
@@ -24,8 +27,8 @@ fn numbers_only(ea: &[Node<'_>], aa: &[Node<'_>]) -> bool {
 
 impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
     pub(super) fn array(&mut self, ea: Node<'v>, aa: Node<'v>, w: W<'v>, rule: NodeRule) -> Tally {
-        let ea: &[Node<'v>] = &ea.items().collect::<Vec<_>>();
-        let aa: &[Node<'v>] = &aa.items().collect::<Vec<_>>();
+        let ea: &[Node<'v>] = &ea.items().collect::<Elements<'v>>();
+        let aa: &[Node<'v>] = &aa.items().collect::<Elements<'v>>();
         let pol = self.m.policy();
         if ea.is_empty() && aa.is_empty() {
             if pol.empty_arrays_are_a_leaf() {

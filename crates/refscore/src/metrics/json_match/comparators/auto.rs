@@ -153,7 +153,7 @@ fn strings(e: &str, a: &str, normalizers: &[Normalizer]) -> Checked {
         }
         (Err(DateError::Ambiguous), _) | (_, Err(DateError::Ambiguous)) => {
             let side = super::Side::of(calendar(x).is_err(), calendar(y).is_err());
-            let mut c: Checked = default::compare(&text(x), &text(y), &[]).into();
+            let mut c: Checked = default::strings(x, y).into();
             c.note = side.map(Note::AmbiguousDate);
             return c;
         }
@@ -183,9 +183,9 @@ fn strings(e: &str, a: &str, normalizers: &[Normalizer]) -> Checked {
     }
     if free {
         let (cx, cy) = (spacing(x, free, false), spacing(y, free, false));
-        return default::compare(&text(&free_text(&cx)), &text(&free_text(&cy)), &[]).into();
+        return default::strings(&free_text(&cx), &free_text(&cy)).into();
     }
-    default::compare(&text(x), &text(y), &[]).into()
+    default::strings(x, y).into()
 }
 
 /// `x` and `y` read as the same text (letter case, spacing, grouping), or
@@ -209,7 +209,7 @@ fn same_text(x: &str, y: &str, free: bool) -> Option<Checked> {
         // Letter case changed inside a word (`MB/s`, `Mb/s`): compared
         // as written.
         CaseReading::InsideAWord => {
-            return Some(default::compare(&text(x), &text(y), &[]).into());
+            return Some(default::strings(x, y).into());
         }
         CaseReading::Different => {}
     }
@@ -217,13 +217,9 @@ fn same_text(x: &str, y: &str, free: bool) -> Option<Checked> {
     (case_reading(&p, &q) == CaseReading::Equal).then(|| noted(Normalization::Grouping))
 }
 
-fn text(s: &str) -> Value {
-    Value::String(s.to_owned())
-}
-
 /// Free text folded for its similarity: case ignored.
-fn free_text(s: &str) -> String {
-    normalize(s, &[Normalizer::Casefold]).into_owned()
+fn free_text(s: &str) -> std::borrow::Cow<'_, str> {
+    normalize(s, &[Normalizer::Casefold])
 }
 
 /// Currency codes read around a number written as text.

@@ -31,17 +31,23 @@ pub(super) fn compare(e: &Value, a: &Value, normalizers: &[Normalizer]) -> Leaf 
             }
         }
         (Value::String(x), Value::String(y)) => {
-            let (x, y) = (normalize(x, normalizers), normalize(y, normalizers));
-            if x == y {
-                return Leaf::MATCH;
-            }
-            let s = normalized_levenshtein_at_least(&x, &y, STRING_PARTIAL_FROM);
-            if s >= STRING_PARTIAL_FROM { below_one(s) } else { Leaf::WRONG }
+            strings(&normalize(x, normalizers), &normalize(y, normalizers))
         }
         (Value::Bool(x), Value::Bool(y)) => Leaf::exact(x == y),
         (Value::Null, Value::Null) => Leaf::MATCH,
         _ => Leaf::TYPE,
     }
+}
+
+/// Two strings as the default comparator compares them once normalized:
+/// equal ones match, others with normalized Levenshtein similarity
+/// `s ≥ 0.8` get `s`, the rest are wrong.
+pub(super) fn strings(x: &str, y: &str) -> Leaf {
+    if x == y {
+        return Leaf::MATCH;
+    }
+    let s = normalized_levenshtein_at_least(x, y, STRING_PARTIAL_FROM);
+    if s >= STRING_PARTIAL_FROM { below_one(s) } else { Leaf::WRONG }
 }
 
 /// `|e − a| / |e|` computed on halves (no overflow); `None` when `e = 0`.

@@ -14,9 +14,14 @@ DATA=${BENCH_DATA:-$ROOT/bench/data}
 note() { printf 'note: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 2; }
 
-build_release() {
-    (cd "$ROOT" && cargo build --profile "$PROFILE" -p refscore-cli -p refscore-bench) >&2
+# Builds the given packages in $PROFILE: build_packages -p NAME...
+build_packages() {
+    # A build would not be what is timed: BENCH_BIN's binaries are.
+    [[ -z ${BENCH_BIN:-} ]] || die "BENCH_BIN is set: add --no-build (its binaries are timed as they are)"
+    (cd "$ROOT" && cargo build --profile "$PROFILE" "$@") >&2
 }
+
+build_release() { build_packages -p refscore-cli -p refscore-bench; }
 
 machine_info() {
     local model
@@ -39,9 +44,7 @@ timed() { timed_cpu "$@"; }
 
 # Release build of the CLI, the scripted OpenAI-compatible server and the
 # bench crate (judge-bench.sh).
-build_release_judges() {
-    (cd "$ROOT" && cargo build --profile "$PROFILE" -p refscore-cli -p refscore-scripted-llm -p refscore-bench) >&2
-}
+build_release_judges() { build_packages -p refscore-cli -p refscore-scripted-llm -p refscore-bench; }
 
 # CPU time (user + system) of a live process so far, in clock ticks; empty
 # when it is gone: proc_cpu_ticks PID.

@@ -364,7 +364,7 @@ pub fn held_bytes(v: &Value, cap: usize) -> usize {
     /// A container being counted: the children not yet counted.
     enum Level<'a> {
         Items(std::slice::Iter<'a, Value>),
-        Members(serde_json::map::Values<'a>),
+        Members(serde_json::map::Iter<'a>),
     }
     let mut n = 0usize;
     let mut stack: Vec<Level<'_>> = Vec::new();
@@ -376,10 +376,9 @@ pub fn held_bytes(v: &Value, cap: usize) -> usize {
                 Value::String(s) => n = n.saturating_add(s.len()),
                 Value::Array(items) => stack.push(Level::Items(items.iter())),
                 Value::Object(map) => {
-                    let keys = map.keys().fold(0usize, |k, key| k.saturating_add(key.len()));
                     let nodes = map.len().div_ceil(11).saturating_mul(MAP_NODE_BYTES);
-                    n = n.saturating_add(keys).saturating_add(nodes);
-                    stack.push(Level::Members(map.values()));
+                    n = n.saturating_add(nodes);
+                    stack.push(Level::Members(map.iter()));
                 }
                 _ => {}
             }
@@ -390,7 +389,11 @@ pub fn held_bytes(v: &Value, cap: usize) -> usize {
         let Some(top) = stack.last_mut() else { break };
         next = match top {
             Level::Items(items) => items.next(),
-            Level::Members(values) => values.next(),
+            // A member's key is counted as its value is reached.
+            Level::Members(members) => members.next().map(|(key, value)| {
+                n = n.saturating_add(key.len());
+                value
+            }),
         };
         if next.is_none() {
             stack.pop();

@@ -50,7 +50,9 @@ pub const MAX_RESULT_LINE_BYTES: usize = 4 * MAX_ROW_BYTES;
 /// 3.4 MB), so 1,024 such rows held gigabytes at once. A batch therefore
 /// also ends once its rows weigh this bound and it has a row for every
 /// worker, and the reader holds at most twice this bound ahead of the
-/// batch being gathered (and the chunk of rows it is reading). Rows of a
+/// batch being gathered, besides the chunk of rows it is reading and the
+/// rest of a chunk that a batch ended in the middle of (which the next
+/// batch takes first). Rows of a
 /// few kilobytes still make batches of 1,024. A JSONL row weighs its
 /// line's bytes (it is parsed by the workers); a row of another format is
 /// parsed as it is read, and weighs about what its value holds in memory

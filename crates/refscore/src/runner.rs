@@ -338,7 +338,7 @@ pub fn run_recorded(
                 let format = opts.lines;
                 let fast = fast_columns.as_ref();
                 let stop = &opts.cancel;
-                let (mut evaluated, fields, stopped) = pool.install(|| {
+                let (mut evaluated, records, fields, stopped) = pool.install(|| {
                     // Evaluation, field statistics and serialisation all run
                     // on the workers; this thread only writes. A stop asked
                     // for during the batch skips the rows not yet begun: the
@@ -380,26 +380,27 @@ pub fn run_recorded(
                             a.merge(b);
                             a
                         });
-                    evaluated.par_iter_mut().for_each(|ev| {
-                        if !keep_passed {
-                            for s in &mut ev.result.scores {
-                                s.details.retain(|d| !d.passed);
+                    // Each row's line and record, made on the workers; the
+                    // records come back in row order, one allocation.
+                    let records: Vec<RowRecord> = evaluated
+                        .par_iter_mut()
+                        .map(|ev| {
+                            if !keep_passed {
+                                for s in &mut ev.result.scores {
+                                    s.details.retain(|d| !d.passed);
+                                }
                             }
-                        }
-                        ev.line = match format {
-                            LineFormat::RowResult => result_line::result_line(&ev.result),
-                            LineFormat::Scores => score_lines(suite, &ev.result),
-                        };
-                        ev.record = Some(row_record(ev));
-                    });
-                    (evaluated, fields, stopped)
+                            ev.line = match format {
+                                LineFormat::RowResult => result_line::result_line(&ev.result),
+                                LineFormat::Scores => score_lines(suite, &ev.result),
+                            };
+                            row_record(ev)
+                        })
+                        .collect();
+                    (evaluated, records, fields, stopped)
                 });
                 let snapshot = if sink.is_some() { fields.to_snapshot() } else { String::new() };
                 collector.fields(fields);
-                // Every row has its record: one allocation, not a vector
-                // grown a few records at a time.
-                let mut records: Vec<RowRecord> = Vec::with_capacity(evaluated.len());
-                records.extend(evaluated.iter_mut().filter_map(|ev| ev.record.take()));
                 for (ev, r) in evaluated.iter().zip(&records) {
                     record(&mut collector, r);
                     on_row(&ev.result, &ev.line).map_err(RunError::Output)?;

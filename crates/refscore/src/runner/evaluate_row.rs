@@ -13,7 +13,6 @@ use crate::dataset::{Pending, Row};
 use crate::engine::FieldTallies;
 use crate::evaluator::Evaluation;
 use crate::fast_json;
-use crate::history::RowRecord;
 use crate::metric_result::MetricResult;
 use crate::score::Score;
 use crate::suite::{Suite, SuiteEvaluator};
@@ -30,8 +29,6 @@ pub(super) struct Evaluated {
     /// Per evaluator: the per-field tallies of its comparison.
     pub(super) tallies: Vec<FieldTallies>,
     pub(super) unreadable: bool,
-    /// What the summary needs of the row (filled after evaluation).
-    pub(super) record: Option<RowRecord>,
 }
 
 impl Evaluated {
@@ -69,7 +66,6 @@ pub(super) fn evaluate_item(
             outcomes: Vec::new(),
             tallies: Vec::new(),
             unreadable: true,
-            record: None,
         },
         Ok((row, line)) => {
             // A line that repeated keys is read into a tree as well, to
@@ -282,7 +278,6 @@ fn evaluate_row(suite: &Suite, row: RowView<'_>, max_details: Option<usize>) -> 
         outcomes,
         tallies,
         unreadable: false,
-        record: None,
     }
 }
 

@@ -117,8 +117,8 @@ fn numbers(x: Num, y: Num) -> Checked {
     if x.whole && y.whole {
         return Leaf::WRONG.into();
     }
-    match (x.amount.to_number().map(Value::Number), y.amount.to_number().map(Value::Number)) {
-        (Some(p), Some(q)) => match default::compare(&p, &q, &[]) {
+    match (x.amount.to_number(), y.amount.to_number()) {
+        (Some(p), Some(q)) => match default::numbers(&p, &q) {
             Leaf::MATCH => super::below_one(1.0).into(),
             leaf => leaf.into(),
         },

@@ -1,6 +1,6 @@
 //! The default comparator, used where no rule names one.
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use super::numeric::ROUNDING;
 use super::{Normalizer, below_one, normalize};
@@ -20,22 +20,26 @@ pub const STRING_PARTIAL_FROM: f64 = 0.8;
 /// everything else is a value or type mismatch.
 pub(super) fn compare(e: &Value, a: &Value, normalizers: &[Normalizer]) -> Leaf {
     match (e, a) {
-        (Value::Number(x), Value::Number(y)) => {
-            if exact_eq(x, y) {
-                return Leaf::MATCH;
-            }
-            let (fe, fa) = (to_f64(x), to_f64(y));
-            match relative_difference(fe, fa) {
-                Some(d) if d <= NUMBER_PARTIAL_WITHIN * (1.0 + ROUNDING) => below_one(1.0 - d),
-                _ => Leaf::WRONG,
-            }
-        }
+        (Value::Number(x), Value::Number(y)) => numbers(x, y),
         (Value::String(x), Value::String(y)) => {
             strings(&normalize(x, normalizers), &normalize(y, normalizers))
         }
         (Value::Bool(x), Value::Bool(y)) => Leaf::exact(x == y),
         (Value::Null, Value::Null) => Leaf::MATCH,
         _ => Leaf::TYPE,
+    }
+}
+
+/// Two numbers as the default comparator compares them: equal by value
+/// match, within 1 % of the expected value get `1 − |e−a|/|e|`, others
+/// are wrong.
+pub(super) fn numbers(x: &Number, y: &Number) -> Leaf {
+    if exact_eq(x, y) {
+        return Leaf::MATCH;
+    }
+    match relative_difference(to_f64(x), to_f64(y)) {
+        Some(d) if d <= NUMBER_PARTIAL_WITHIN * (1.0 + ROUNDING) => below_one(1.0 - d),
+        _ => Leaf::WRONG,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Helpers shared by the fuzz targets: splitting one input into several
-//! documents, the registry's JSON metrics built once (gathering field
-//! tallies, as a run does), and the check every target makes on a score
+//! documents, the registry's JSON metrics built once in each of the ways
+//! the CLI builds them (with field tallies, as `run` does, and without,
+//! as `compare` does), and the check every target makes on a score
 //! (finite, never NaN or infinite, and written as `serde_json` writes it)
 //! and on its field tallies (printed within their bound).
 

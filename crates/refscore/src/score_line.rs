@@ -397,6 +397,16 @@ mod tests {
             }
             assert_eq!(value_written(&v), serde_json::to_string(&v).unwrap(), "{depth}");
         }
+        // Deeper than any thread's stack would take by plain recursion:
+        // the writer grows its stack as it goes.
+        let depth = 100_000;
+        let mut v = json!(1);
+        for _ in 0..depth {
+            v = Value::Array(vec![v]);
+        }
+        let want = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(value_written(&v) == want, "a {depth}-deep array");
+        crate::json::drop_deep(v);
     }
 
     proptest! {

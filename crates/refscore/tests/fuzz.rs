@@ -239,9 +239,9 @@ fn check_evaluation(e: &Evaluation) -> TestCaseResult {
 /// every field kept when nothing is left out; and gathering them changes
 /// no score (`without` is the evaluation of the same input without them).
 fn check_fields(m: &dyn Evaluator, without: &Evaluation, input: &EvalInput) -> TestCaseResult {
-    let Ok(with) = m.evaluate(input) else {
-        return Ok(());
-    };
+    let with = m.evaluate(input);
+    prop_assert!(with.is_ok(), "fails only with field tallies: {:?}", with.err());
+    let Ok(with) = with else { return Ok(()) };
     prop_assert_eq!(&with.scores, &without.scores);
     prop_assert!(without.fields.is_empty());
     let (printed, dropped) = with.fields.to_tallies();

@@ -90,11 +90,21 @@ fn check(m: &dyn Evaluator, input: &EvalInput<'_>) -> Result<(), Failed> {
     }
 }
 
+/// The two ways the CLI builds metrics, as the fuzz targets build them:
+/// gathering field tallies (`run`) and without (`compare`).
+fn contexts() -> [BuildContext; 2] {
+    [BuildContext { field_tallies: true, ..BuildContext::default() }, BuildContext::default()]
+}
+
 fn json_metrics() -> Vec<Box<dyn Evaluator>> {
-    registry::all()
+    contexts()
         .iter()
-        .filter(|s| s.json)
-        .filter_map(|s| build(s.name, &Map::new(), &BuildContext::default()).ok())
+        .flat_map(|ctx| {
+            registry::all()
+                .iter()
+                .filter(|s| s.json)
+                .filter_map(|s| build(s.name, &Map::new(), ctx).ok())
+        })
         .collect()
 }
 
@@ -117,11 +127,14 @@ fn json_match_rules(data: &[u8]) -> Result<(), Failed> {
         Ok(other) => Map::from_iter([("rules".to_owned(), other)]),
         Err(_) => return Ok(()),
     };
-    let Ok(m) = build("json_match", &rules, &BuildContext::default()) else { return Ok(()) };
     let side = |b: &[u8]| refscore::json::parse(&text(b)).unwrap_or_else(|_| text_value(b));
     let (a, b) = (side(parts[1]), side(parts[2]));
-    check(m.as_ref(), &EvalInput::pair(a.clone(), b.clone()))?;
-    check(m.as_ref(), &EvalInput::pair(b, a))
+    for ctx in contexts() {
+        let Ok(m) = build("json_match", &rules, &ctx) else { return Ok(()) };
+        check(m.as_ref(), &EvalInput::pair(a.clone(), b.clone()))?;
+        check(m.as_ref(), &EvalInput::pair(b.clone(), a.clone()))?;
+    }
+    Ok(())
 }
 
 fn stream(data: &[u8], format: DatasetFormat) -> Result<(), Failed> {

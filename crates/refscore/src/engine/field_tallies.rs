@@ -397,10 +397,17 @@ mod tests {
                 }
             }
         }
+        // `put_under` and `append` are `append_under` too: the paths are
+        // pinned as printed, not only held to the two-step result.
         let mut t = two_fields();
         t.append_under(&two_fields(), &[Seg::Key("x")]);
         let want = [("$.items[*].price", 1), ("$", 1), ("$.x.items[*].price", 1), ("$.x", 1)];
         assert_eq!(printed(&t), want.map(|(p, n)| (p.to_owned(), n)));
+        let mut t = FieldTallies { dropped: 3, ..FieldTallies::default() };
+        t.append_under(&two_fields(), &[Seg::Index(2), Seg::Key("c d"), Seg::Index(0)]);
+        let want = [("$[*]['c d'][*].items[*].price", 1), ("$[*]['c d'][*]", 1)];
+        assert_eq!(printed(&t), want.map(|(p, n)| (p.to_owned(), n)));
+        assert_eq!((t.dropped(), t.to_tallies().1), (3, 3));
     }
 
     /// Tallies that could not be added (past the tree's 32-bit indices)

@@ -16,6 +16,10 @@ const PARALLEL_FROM: u64 = 4 << 20;
 /// The bytes read and hashed at once when hashing on several threads.
 const BLOCK: usize = 8 << 20;
 
+/// The bytes read and hashed at once on one thread: enough for BLAKE3's
+/// SIMD lanes, small enough to stay in cache.
+const ONE_THREAD_BLOCK: usize = 1 << 20;
+
 /// BLAKE3 of a file's bytes, hex. With `threads` above 1, a file of 4 MiB
 /// or more is hashed on that many threads.
 ///
@@ -31,22 +35,21 @@ pub fn hash_file(path: &Path, threads: usize) -> std::io::Result<String> {
             .thread_name(|i| format!("refscore-hash-{i}"))
             .build()
     });
-    // A pool that cannot start leaves the hash to this thread.
-    match pool.and_then(Result::ok) {
-        None => {
-            hasher.update_reader(std::io::BufReader::with_capacity(1 << 20, file))?;
+    // A pool that cannot start leaves the hash to this thread. The file
+    // is read straight into one block (a buffered reader in between copied
+    // every byte twice: a 177 MB dataset took 45 ms on one thread, 40 now).
+    let pool = pool.and_then(Result::ok);
+    let mut block = vec![0_u8; if pool.is_some() { BLOCK } else { ONE_THREAD_BLOCK }];
+    loop {
+        let n = fill(&mut file, &mut block)?;
+        if n == 0 {
+            break;
         }
-        Some(pool) => {
-            let mut block = vec![0_u8; BLOCK];
-            loop {
-                let n = fill(&mut file, &mut block)?;
-                if n == 0 {
-                    break;
-                }
-                let bytes = block.get(..n).unwrap_or_default();
-                pool.install(|| hasher.update_rayon(bytes));
-            }
-        }
+        let bytes = block.get(..n).unwrap_or_default();
+        match &pool {
+            Some(pool) => pool.install(|| hasher.update_rayon(bytes)),
+            None => hasher.update(bytes),
+        };
     }
     Ok(hasher.finalize().to_hex().to_string())
 }

@@ -1,7 +1,9 @@
 //! The crate's fast hash for in-memory maps: the multiply-rotate scheme of
-//! Firefox's FxHash. Not for anything an attacker could flood: keys are
-//! the engine's own (node ids, paths, folded values); a collision only
-//! costs an equality check.
+//! Firefox's FxHash, with the high half of each product folded into its
+//! low half for the words of a text. Not for anything an attacker could flood: keys are the
+//! engine's own (node ids, paths, folded values); a collision costs an
+//! equality check, or (for an identifying field's key) the identification
+//! of the two elements.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -23,10 +25,10 @@ impl Hasher for Fx {
         for c in &mut chunks {
             let mut word = [0u8; 8];
             word.copy_from_slice(c);
-            self.add(u64::from_le_bytes(word));
+            self.add_text(u64::from_le_bytes(word));
         }
         for &b in chunks.remainder() {
-            self.add(u64::from(b));
+            self.add_text(u64::from(b));
         }
     }
 
@@ -54,7 +56,25 @@ impl Hasher for Fx {
 
 impl Fx {
     fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        self.0 = Self::mixed(self.0, word);
+    }
+
+    fn mixed(state: u64, word: u64) -> u64 {
+        (state.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
+    }
+
+    /// Adds one word (eight bytes, or one byte at the end) of a text, as
+    /// [`Hasher::write`] does. A product's bits depend only on the bits
+    /// below them: without the fold of its high half into its low half,
+    /// two words differing in their top byte left states differing in a
+    /// few bits, which the next byte added could cancel. Identifiers
+    /// differing in two digits collided so (`SKU-00414` with `SKU-00499`:
+    /// 27,530 of 200,000 such keys), and an identifying field whose key
+    /// collides identifies nothing. Whole words (numbers, node ids) are
+    /// added without the fold: a collision there costs an equality check.
+    pub(crate) fn add_text(&mut self, word: u64) {
+        let x = Self::mixed(self.0, word);
+        self.0 = x ^ (x >> 32);
     }
 }
 
@@ -76,6 +96,28 @@ mod tests {
         let low: std::collections::HashSet<u64> =
             (0..4096u32).map(|i| hash(hash(f64::from(i).to_bits())) & 0xFFF).collect();
         assert!(low.len() > 2_000, "only {} distinct low 12 bits of 4096", low.len());
+    }
+
+    /// Identifiers of the usual shapes, numbered in sequence, hash apart
+    /// (before the fold, 27,530 of the first kind collided, 65,816 of the
+    /// second, 54,000 of the third).
+    #[test]
+    fn numbered_identifiers_do_not_collide() {
+        let shapes: [fn(u32) -> String; 5] = [
+            |i| format!("SKU-{i:05}"),
+            |i| format!("Widget model {i}"),
+            |i| format!("{i:012}"),
+            |i| format!("user{i}@example.com"),
+            |i| format!("00000000-0000-0000-0000-{i:012}"),
+        ];
+        for (n, shape) in shapes.iter().enumerate() {
+            let mut seen = std::collections::HashSet::new();
+            for i in 0..200_000 {
+                let mut h = Fx::default();
+                h.write(shape(i).as_bytes());
+                assert!(seen.insert(h.finish()), "shape {n}: {} collides", shape(i));
+            }
+        }
     }
 
     #[test]

@@ -206,12 +206,20 @@ pub(super) const MAX_SIMILARITY_STEPS: u64 = 1 << 21;
 /// weight or `None` for a pair that cannot be made (unpaired elements are
 /// missing or extra).
 ///
+/// When the elements left after equal ones are too many to weigh every
+/// pair, those that `identify` pairs (a reference index to the output
+/// index sharing an identifying field with it; `None` for none) pair so
+/// first, in linear time, and the rest are weighed if they now fit: the
+/// pairs `weigh` prefers anyway (it gives an identified pair 1 more).
+///
 /// # Errors
-/// More than [`MAX_SIMILARITY_PAIRS`] pairs of unmatched elements to weigh.
+/// More than [`MAX_SIMILARITY_PAIRS`] pairs of unmatched elements to weigh,
+/// after identified elements paired.
 pub(super) fn assignment(
     e: &[Node<'_>],
     a: &[Node<'_>],
     weigh: &dyn Fn(usize, usize) -> Option<f64>,
+    identify: &dyn Fn(usize) -> Option<usize>,
 ) -> Result<Pairs, Oversized> {
     let mut pairs = Pairs::with_capacity(e.len().max(a.len()));
     let mut used = vec![false; a.len()];
@@ -254,7 +262,18 @@ pub(super) fn assignment(
             None => rest_e.push(i),
         }
     }
-    let rest_a: Vec<usize> = (0..a.len()).filter(|&j| !used[j]).collect();
+    let mut rest_a: Vec<usize> = (0..a.len()).filter(|&j| !used[j]).collect();
+    if rest_e.len().saturating_mul(rest_a.len()) > MAX_SIMILARITY_PAIRS {
+        rest_e.retain(|&i| match identify(i) {
+            Some(j) if !used[j] => {
+                used[j] = true;
+                pairs.push((Some(i), Some(j)));
+                false
+            }
+            _ => true,
+        });
+        rest_a.retain(|&j| !used[j]);
+    }
     if rest_e.len().saturating_mul(rest_a.len()) > MAX_SIMILARITY_PAIRS {
         let unmatched = (rest_e.len(), rest_a.len());
         let missing: Pairs = rest_e.iter().skip(rest_a.len()).map(|&i| (Some(i), None)).collect();
@@ -460,9 +479,9 @@ mod tests {
         let a = [json!("c"), json!("x"), json!("a")];
         nodes!(e, a);
         let sim = |i, j| if i == 1 && j == 1 { 0.6 } else { 0.0 };
-        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.5)).unwrap();
+        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.5), &|_| None).unwrap();
         assert_eq!(p, vec![(Some(0), Some(2)), (Some(1), Some(1)), (Some(2), Some(0))]);
-        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.7)).unwrap();
+        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.7), &|_| None).unwrap();
         assert!(p.contains(&(Some(1), None)) && p.contains(&(None, Some(1))));
     }
 
@@ -471,7 +490,8 @@ mod tests {
         let e = [json!(1), json!(2), json!(3)];
         let a = [json!(4)];
         nodes!(e, a);
-        let p = assignment(&e, &a, &|i, _| viable(if i == 2 { 0.9 } else { 0.1 }, 0.0)).unwrap();
+        let p = assignment(&e, &a, &|i, _| viable(if i == 2 { 0.9 } else { 0.1 }, 0.0), &|_| None)
+            .unwrap();
         assert!(p.contains(&(Some(2), Some(0))));
         assert_eq!(p.len(), 3);
     }
@@ -499,7 +519,7 @@ mod tests {
             (0, 0) => Some(0.1),
             _ => None,
         };
-        let p = assignment(&e, &a, &weigh).unwrap();
+        let p = assignment(&e, &a, &weigh, &|_| None).unwrap();
         assert!(p.contains(&(Some(0), Some(0))), "{p:?}");
     }
 }

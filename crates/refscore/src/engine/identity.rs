@@ -183,14 +183,14 @@ fn plain_key(mut h: Fx, text: &[u8]) -> Option<Option<u64>> {
         // Upper case letters: 'A' or above and not above 'Z'.
         let upper =
             w.wrapping_add(splat(0x80 - b'A')) & !w.wrapping_add(splat(0x80 - b'Z' - 1)) & HIGH;
-        h.write_u64(w | (upper >> 2));
+        h.add_text(w | (upper >> 2));
     }
     for &b in chunks.remainder() {
         if !(0x20..0x80).contains(&b) || (b == b' ' && space_before) {
             return None;
         }
         space_before = b == b' ';
-        h.write_u8(b.to_ascii_lowercase());
+        h.add_text(u64::from(b.to_ascii_lowercase()));
     }
     Some(Some(h.finish()))
 }
@@ -293,6 +293,32 @@ impl<'a, 'v> Identities<'a, 'v> {
             });
             (ids_e.get(&key) == Some(&Some(i)) && ids_a.get(&key) == Some(&Some(j)))
                 .then_some(field)
+        })
+    }
+
+    /// The output element that reference element `i` shares an
+    /// identifying field with, if any: the first such field by name (as
+    /// [`Identities::agree`] reads them) names it. Linear in the arrays'
+    /// length for each field read, whatever the number of pairs: the
+    /// pairing of arrays too large to weigh every pair reads this.
+    pub(super) fn identify(&self, i: usize) -> Option<usize> {
+        let x = *self.e.get(i)?;
+        let mut scratch = String::new();
+        x.entries().find_map(|(field, xv)| {
+            let xt = xv.as_str()?;
+            let key = entry_key(field, xt, &mut scratch)?;
+            let mut fields = self.fields.borrow_mut();
+            let (ids_e, ids_a) = fields.entry(field).or_insert_with(|| {
+                (field_ids(self.e, field, &mut scratch), field_ids(self.a, field, &mut scratch))
+            });
+            if ids_e.get(&key) != Some(&Some(i)) {
+                return None;
+            }
+            let j = (*ids_a.get(&key)?)?;
+            // One key for texts that fold alike, and (rarely) for two that
+            // do not: the texts themselves decide.
+            let yt = self.a.get(j)?.get(field)?.as_str()?;
+            same_folded(xt, yt).then_some(j)
         })
     }
 }
@@ -534,6 +560,30 @@ mod tests {
                     None
                 };
                 proptest::prop_assert_eq!(ids.agree(i, j).map(str::to_owned), want, "{} {}", i, j);
+            }
+        }
+
+        /// A reference element is identified with the output element it
+        /// agrees with on the first identifying field by name, if any.
+        #[test]
+        fn an_element_is_identified_as_defined(
+            e in proptest::collection::vec(element(), 0..6),
+            a in proptest::collection::vec(element(), 0..6),
+        ) {
+            let (ve, va) = (Value::Array(e.clone()), Value::Array(a.clone()));
+            let (te, ta) = (node(&ve), node(&va));
+            let (ne, na): (Vec<Node<'_>>, Vec<Node<'_>>) =
+                (te.root().items().collect(), ta.root().items().collect());
+            let ids = Identities::new(&ne, &na);
+            for i in 0..=e.len() {
+                // Of the output elements agreeing with `i`, the one whose
+                // field comes first by name (at most one per field).
+                let want = (0..a.len())
+                    .filter(|_| i < e.len())
+                    .filter_map(|j| Some((agree_by_definition(&e, &a, i, j)?, j)))
+                    .min()
+                    .map(|(_, j)| j);
+                proptest::prop_assert_eq!(ids.identify(i), want, "{}", i);
             }
         }
     }

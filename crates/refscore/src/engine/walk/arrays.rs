@@ -132,12 +132,20 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         ids: &Identities<'_, 'v>,
     ) -> Pairs {
         let paired = match pairing {
-            None => align::assignment(ea, aa, &|i, j| {
-                align::viable(self.pair_similarity(ea, aa, i, j), 1.0)
-            }),
-            Some(p) => align::assignment(ea, aa, &|i, j| {
-                plausible(self.pair_similarity(ea, aa, i, j), &p, || ids.agree(i, j).is_some())
-            }),
+            None => align::assignment(
+                ea,
+                aa,
+                &|i, j| align::viable(self.pair_similarity(ea, aa, i, j), 1.0),
+                &|_| None,
+            ),
+            Some(p) => align::assignment(
+                ea,
+                aa,
+                &|i, j| {
+                    plausible(self.pair_similarity(ea, aa, i, j), &p, || ids.agree(i, j).is_some())
+                },
+                &|i| if p.identity { ids.identify(i) } else { None },
+            ),
         };
         paired.unwrap_or_else(|over| self.oversized(over))
     }
@@ -149,7 +157,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let which = if over.keyed {
             "elements that share a key (or that no key paired)"
         } else {
-            "elements without an equal one"
+            "elements that neither an equal one nor an identifying field paired"
         };
         let advice = if over.keyed { KEYS_OR_ORDER } else { KEY_OR_ORDER };
         self.note_over_limit(|path| {

@@ -687,6 +687,75 @@ fn arrays_too_large_to_pair_by_similarity_say_so_and_pair_by_position() {
     assert_eq!(c.over_limit, None);
 }
 
+/// Identifiers numbered in sequence identify their elements: `SKU-00414`
+/// and `SKU-00499` once hashed alike, so that neither identified its item,
+/// and two items with two of three fields wrong were missing and extra.
+#[test]
+fn numbered_identifiers_identify_their_elements() {
+    let pairing = Pairing { min_similarity: 0.5, identity: true };
+    let rules = Exact(Policy { align: Align::Assignment(pairing), ..sum() });
+    let e = json!([{"sku": "SKU-00414", "a": 1, "b": 2}, {"sku": "SKU-00499", "a": 3, "b": 4}]);
+    let a = json!([{"sku": "SKU-00499", "a": 5, "b": 6}, {"sku": "SKU-00414", "a": 7, "b": 8}]);
+    let c = compare(&rules, &e, &a, None, Keep::None, false);
+    assert_eq!((c.counts.matched, c.counts.wrong, c.counts.missing), (2, 4, 0));
+}
+
+/// Past the limit, elements that share an identifying field pair on it (in
+/// linear time) and only the rest must fit the limit: 400 reordered line
+/// items, each with one wrong field, score as 400 items with one wrong
+/// field each, not as an invalid score paired by position.
+#[test]
+fn arrays_too_large_to_weigh_pair_first_on_identifying_fields() {
+    let rules = |identity: bool| {
+        let pairing = Pairing { min_similarity: 0.5, identity };
+        Exact(Policy { align: Align::Assignment(pairing), ..sum() })
+    };
+    // Item `i`: an identifying `sku` (or none), a quantity and a price.
+    let item = |i: usize, sku: bool, qty: usize| -> Value {
+        let mut v = json!({"qty": qty, "price": i * 3});
+        if sku {
+            v["sku"] = json!(format!("SKU-{i:04}"));
+        }
+        v
+    };
+    // The output holds the items in reverse, every quantity one more;
+    // `plain` items (at the end of the reference) carry no sku.
+    let sides = |n: usize, plain: usize| -> (Value, Value) {
+        let e: Vec<Value> = (0..n).map(|i| item(i, i < n - plain, i)).collect();
+        let a: Vec<Value> = (0..n).rev().map(|i| item(i, i < n - plain, i + 1)).collect();
+        (json!({ "items": e }), json!({ "items": a }))
+    };
+    let (e, a) = sides(400, 0);
+    let c = compare(&rules(true), &e, &a, None, Keep::None, false);
+    assert_eq!(c.over_limit, None);
+    // Every sku and price matches, every quantity is wrong: each item was
+    // paired with its own.
+    assert_eq!((c.counts.matched, c.counts.wrong), (800, 400));
+    // Ten items without a sku are left over: 10 × 10 pairs are weighed
+    // (each half like its own, by price, and half like the next, by
+    // quantity: one field matched and one wrong either way).
+    let (e, a) = sides(400, 10);
+    let c = compare(&rules(true), &e, &a, None, Keep::None, false);
+    assert_eq!(c.over_limit, None);
+    assert_eq!((c.counts.matched, c.counts.wrong), (390 + 400, 400));
+    // 257 items without one are still too many: the score says so, with
+    // the count of those left.
+    let (e, a) = sides(400, 257);
+    let c = compare(&rules(true), &e, &a, None, Keep::None, false);
+    let why = c.over_limit.expect("over the limit");
+    assert!(
+        why.starts_with(
+            "the array at $.items has 257 reference and 257 output elements that neither an \
+             equal one nor an identifying field paired"
+        ),
+        "{why}"
+    );
+    // Without identity pairing, the limit holds as before.
+    let (e, a) = sides(400, 0);
+    let c = compare(&rules(false), &e, &a, None, Keep::None, false);
+    assert!(c.over_limit.expect("over the limit").contains("400 reference and 400 output"));
+}
+
 #[test]
 fn nested_arrays_paired_by_similarity_cost_time_linear_in_depth() {
     // Each level's pairing asks for the similarity of the pair below

@@ -252,10 +252,17 @@ fn field_ids(items: &[Node<'_>], field: &str, scratch: &mut String) -> FieldIds 
 
 /// Which reference and output elements share an identifying field.
 ///
+/// The most fields one array's identities read: each costs a pass over
+/// both arrays, so that elements each with a field of its own (asked about
+/// by [`Identities::identify`] one after the other) would cost the square
+/// of the array's length.
+const MAX_FIELDS_READ: usize = 64;
+
 /// Read per field as pairs ask for it: a field's values are folded once,
 /// on both sides, the first time a pair agreeing on it is asked about (an
 /// array with one differing pair reads one or two fields, not every field
-/// of every element).
+/// of every element), up to [`MAX_FIELDS_READ`] fields; a field asked
+/// about past those identifies nothing.
 pub(super) struct Identities<'a, 'v> {
     e: &'a [Node<'v>],
     a: &'a [Node<'v>],
@@ -287,13 +294,33 @@ impl<'a, 'v> Identities<'a, 'v> {
             }
             // Texts that fold alike have one key.
             let key = entry_key(field, xt, &mut scratch)?;
-            let mut fields = self.fields.borrow_mut();
-            let (ids_e, ids_a) = fields.entry(field).or_insert_with(|| {
-                (field_ids(self.e, field, &mut scratch), field_ids(self.a, field, &mut scratch))
-            });
-            (ids_e.get(&key) == Some(&Some(i)) && ids_a.get(&key) == Some(&Some(j)))
-                .then_some(field)
+            self.read(field, &mut scratch, |ids_e, ids_a| {
+                ids_e.get(&key) == Some(&Some(i)) && ids_a.get(&key) == Some(&Some(j))
+            })?
+            .then_some(field)
         })
+    }
+
+    /// `f` of the reference and the output elements by their value of
+    /// `field`, read now if it was not; `None` when it was not and
+    /// [`MAX_FIELDS_READ`] fields were.
+    fn read<R>(
+        &self,
+        field: &'v str,
+        scratch: &mut String,
+        f: impl FnOnce(&FieldIds, &FieldIds) -> R,
+    ) -> Option<R> {
+        use std::collections::hash_map::Entry;
+        let mut fields = self.fields.borrow_mut();
+        let full = fields.len() >= MAX_FIELDS_READ;
+        let (ids_e, ids_a) = match fields.entry(field) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(_) if full => return None,
+            Entry::Vacant(v) => {
+                v.insert((field_ids(self.e, field, scratch), field_ids(self.a, field, scratch)))
+            }
+        };
+        Some(f(ids_e, ids_a))
     }
 
     /// The output element that reference element `i` shares an
@@ -307,14 +334,14 @@ impl<'a, 'v> Identities<'a, 'v> {
         x.entries().find_map(|(field, xv)| {
             let xt = xv.as_str()?;
             let key = entry_key(field, xt, &mut scratch)?;
-            let mut fields = self.fields.borrow_mut();
-            let (ids_e, ids_a) = fields.entry(field).or_insert_with(|| {
-                (field_ids(self.e, field, &mut scratch), field_ids(self.a, field, &mut scratch))
-            });
-            if ids_e.get(&key) != Some(&Some(i)) {
-                return None;
-            }
-            let j = (*ids_a.get(&key)?)?;
+            // The output element holding the key alone, if `i` holds it
+            // alone among the reference elements.
+            let j = self
+                .read(field, &mut scratch, |ids_e, ids_a| match ids_e.get(&key) {
+                    Some(&Some(holder)) if holder == i => ids_a.get(&key).copied().flatten(),
+                    _ => None,
+                })
+                .flatten()?;
             // One key for texts that fold alike, and (rarely) for two that
             // do not: the texts themselves decide.
             let yt = self.a.get(j)?.get(field)?.as_str()?;
@@ -696,6 +723,29 @@ mod tests {
         assert_eq!(ids.agree(0, 1), Some("name"));
         assert_eq!(ids.agree(0, 0), None);
         assert_eq!(ids.agree(2, 0), None);
+    }
+
+    /// Elements each with a field of its own: identifying them one after
+    /// the other reads at most [`MAX_FIELDS_READ`] fields, not a field (a
+    /// pass over both arrays) per element.
+    #[test]
+    fn the_fields_an_array_reads_are_bounded() {
+        let one = |i: usize| {
+            let mut m = serde_json::Map::new();
+            m.insert(format!("f{i:03}"), json!(format!("v{i}")));
+            Value::Object(m)
+        };
+        let side = Value::Array((0..200).map(one).collect());
+        let t = node(&side);
+        let items: Vec<Node<'_>> = t.root().items().collect();
+        let ids = Identities::new(&items, &items);
+        let found = (0..200).filter(|&i| ids.identify(i) == Some(i)).count();
+        assert_eq!(found, MAX_FIELDS_READ);
+        assert_eq!(ids.fields.borrow().len(), MAX_FIELDS_READ);
+        // The fields read still identify; the others identify nothing.
+        assert_eq!(ids.identify(0), Some(0));
+        assert_eq!(ids.agree(0, 0), Some("f000"));
+        assert_eq!(ids.agree(150, 150), None);
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! The crate's fast hash for in-memory maps: the multiply-rotate scheme of
 //! Firefox's FxHash, with the high half of each product folded into its
-//! low half for the words of a text. Not for anything an attacker could flood: keys are the
-//! engine's own (node ids, paths, folded values); a collision costs an
-//! equality check, or (for an identifying field's key) the identification
-//! of the two elements.
+//! low half for the words of a text. Not for anything an attacker could
+//! flood: keys are the engine's own (node ids, paths, folded values); a
+//! collision costs an equality check, or (for an identifying field's key)
+//! the identification of the two elements.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -99,8 +99,10 @@ mod tests {
     }
 
     /// Identifiers of the usual shapes, numbered in sequence, hash apart
-    /// (before the fold, 27,530 of the first kind collided, 65,816 of the
-    /// second, 54,000 of the third).
+    /// (before the fold, hashed as here, 26,968 of the first kind
+    /// collided, 69,704 of the second, 47,200 of the third; as keys of an
+    /// identifying field, with its name before them, the counts differ:
+    /// 27,530 under `sku` for the first).
     #[test]
     fn numbered_identifiers_do_not_collide() {
         let shapes: [fn(u32) -> String; 5] = [

@@ -110,7 +110,7 @@ pub(super) fn by_key(
     let pairs = finish(pairs, missing, &used);
     match over {
         None => Ok(pairs),
-        Some(unmatched) => Err(Oversized { pairs, unmatched, keyed: true }),
+        Some(unmatched) => Err(Oversized { pairs, unmatched, keyed: true, identified: false }),
     }
 }
 
@@ -191,6 +191,9 @@ pub(super) struct Oversized {
     /// Whether the elements were those sharing a key (or left without a
     /// partner by key) of an array paired by key.
     pub(super) keyed: bool,
+    /// Whether elements sharing an identifying field were paired first
+    /// (those counted in `unmatched` are the rest).
+    pub(super) identified: bool,
 }
 
 /// Most steps (node pairs compared) the similarity walks of one
@@ -209,8 +212,9 @@ pub(super) const MAX_SIMILARITY_STEPS: u64 = 1 << 21;
 /// When the elements left after equal ones are too many to weigh every
 /// pair, those that `identify` pairs (a reference index to the output
 /// index sharing an identifying field with it; `None` for none) pair so
-/// first, in linear time, and the rest are weighed if they now fit: the
-/// pairs `weigh` prefers anyway (it gives an identified pair 1 more).
+/// first, in linear time, and the rest are weighed if they now fit. Such
+/// a pair is the one `weigh` would most often prefer too (it weighs an
+/// identified pair 1 more), but not always: here it comes first.
 ///
 /// # Errors
 /// More than [`MAX_SIMILARITY_PAIRS`] pairs of unmatched elements to weigh,
@@ -219,7 +223,7 @@ pub(super) fn assignment(
     e: &[Node<'_>],
     a: &[Node<'_>],
     weigh: &dyn Fn(usize, usize) -> Option<f64>,
-    identify: &dyn Fn(usize) -> Option<usize>,
+    identify: Option<&dyn Fn(usize) -> Option<usize>>,
 ) -> Result<Pairs, Oversized> {
     let mut pairs = Pairs::with_capacity(e.len().max(a.len()));
     let mut used = vec![false; a.len()];
@@ -263,7 +267,9 @@ pub(super) fn assignment(
         }
     }
     let mut rest_a: Vec<usize> = (0..a.len()).filter(|&j| !used[j]).collect();
-    if rest_e.len().saturating_mul(rest_a.len()) > MAX_SIMILARITY_PAIRS {
+    if let Some(identify) = identify
+        && rest_e.len().saturating_mul(rest_a.len()) > MAX_SIMILARITY_PAIRS
+    {
         rest_e.retain(|&i| match identify(i) {
             Some(j) if !used[j] => {
                 used[j] = true;
@@ -285,6 +291,7 @@ pub(super) fn assignment(
             pairs: finish_sorted(pairs, missing, &used),
             unmatched,
             keyed: false,
+            identified: identify.is_some(),
         });
     }
     let mut paired_e = vec![None; e.len()];
@@ -479,9 +486,9 @@ mod tests {
         let a = [json!("c"), json!("x"), json!("a")];
         nodes!(e, a);
         let sim = |i, j| if i == 1 && j == 1 { 0.6 } else { 0.0 };
-        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.5), &|_| None).unwrap();
+        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.5), None).unwrap();
         assert_eq!(p, vec![(Some(0), Some(2)), (Some(1), Some(1)), (Some(2), Some(0))]);
-        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.7), &|_| None).unwrap();
+        let p = assignment(&e, &a, &|i, j| viable(sim(i, j), 0.7), None).unwrap();
         assert!(p.contains(&(Some(1), None)) && p.contains(&(None, Some(1))));
     }
 
@@ -490,8 +497,8 @@ mod tests {
         let e = [json!(1), json!(2), json!(3)];
         let a = [json!(4)];
         nodes!(e, a);
-        let p = assignment(&e, &a, &|i, _| viable(if i == 2 { 0.9 } else { 0.1 }, 0.0), &|_| None)
-            .unwrap();
+        let p =
+            assignment(&e, &a, &|i, _| viable(if i == 2 { 0.9 } else { 0.1 }, 0.0), None).unwrap();
         assert!(p.contains(&(Some(2), Some(0))));
         assert_eq!(p.len(), 3);
     }
@@ -519,7 +526,7 @@ mod tests {
             (0, 0) => Some(0.1),
             _ => None,
         };
-        let p = assignment(&e, &a, &weigh, &|_| None).unwrap();
+        let p = assignment(&e, &a, &weigh, None).unwrap();
         assert!(p.contains(&(Some(0), Some(0))), "{p:?}");
     }
 }

@@ -250,32 +250,74 @@ fn field_ids(items: &[Node<'_>], field: &str, scratch: &mut String) -> FieldIds 
     seen
 }
 
+/// The most element values one array's identities read, in all its
+/// fields: each field read is a pass over both arrays, so that elements
+/// each with a field of its own, asked about one after the other, would
+/// cost the square of the array's length. An array may always read
+/// [`MIN_FIELDS_READ`] fields.
+const MAX_VALUES_READ: usize = 1 << 20;
+
+/// The fields any array may read, however long.
+const MIN_FIELDS_READ: usize = 64;
+
 /// Which reference and output elements share an identifying field.
 ///
-/// The most fields one array's identities read: each costs a pass over
-/// both arrays, so that elements each with a field of its own (asked about
-/// by [`Identities::identify`] one after the other) would cost the square
-/// of the array's length.
-const MAX_FIELDS_READ: usize = 64;
-
 /// Read per field as pairs ask for it: a field's values are folded once,
 /// on both sides, the first time a pair agreeing on it is asked about (an
 /// array with one differing pair reads one or two fields, not every field
-/// of every element), up to [`MAX_FIELDS_READ`] fields; a field asked
-/// about past those identifies nothing.
+/// of every element), up to [`MAX_VALUES_READ`] values in all (and at
+/// least [`MIN_FIELDS_READ`] fields); a field asked about past those
+/// identifies nothing, and [`Identities::exhausted`] says so.
 pub(super) struct Identities<'a, 'v> {
     e: &'a [Node<'v>],
     a: &'a [Node<'v>],
     /// Per field read so far: the reference and the output elements by
     /// their value of it.
     fields: RefCell<FxMap<&'v str, (FieldIds, FieldIds)>>,
+    /// The most fields read.
+    max_fields: usize,
+    /// Whether a field was asked about past `max_fields`.
+    exhausted: std::cell::Cell<bool>,
+    /// Whether [`Identities::identify`] identified an element.
+    identified: std::cell::Cell<bool>,
 }
 
 impl<'a, 'v> Identities<'a, 'v> {
     /// The identifying fields of two arrays' object elements (nothing is
     /// read until [`Identities::agree`] asks).
     pub(super) fn new(e: &'a [Node<'v>], a: &'a [Node<'v>]) -> Self {
-        Identities { e, a, fields: RefCell::default() }
+        Self::reading(e, a, MAX_VALUES_READ)
+    }
+
+    /// [`Identities::new`], reading at most `values` element values.
+    fn reading(e: &'a [Node<'v>], a: &'a [Node<'v>], values: usize) -> Self {
+        let per_field = e.len().saturating_add(a.len()).max(1);
+        Identities {
+            e,
+            a,
+            fields: RefCell::default(),
+            max_fields: (values / per_field).max(MIN_FIELDS_READ),
+            exhausted: std::cell::Cell::new(false),
+            identified: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Whether [`Identities::identify`] identified an element: only the
+    /// pairing of an array too large to weigh every pair asks it.
+    pub(super) fn identified(&self) -> bool {
+        self.identified.get()
+    }
+
+    /// The most fields these arrays read for identification.
+    pub(super) fn max_fields(&self) -> usize {
+        self.max_fields
+    }
+
+    /// Whether a field was asked about past [`Identities::max_fields`]
+    /// (and identified nothing): what was identified then depends on the
+    /// order of the questions, and the comparison is not to be trusted.
+    pub(super) fn exhausted(&self) -> bool {
+        self.exhausted.get()
     }
 
     /// The identifying field reference element `i` and output element `j`
@@ -288,39 +330,11 @@ impl<'a, 'v> Identities<'a, 'v> {
         // Members come sorted by key: the first that identifies is the one.
         x.entries().find_map(|(field, xv)| {
             let xt = xv.as_str()?;
+            // A field the two differ on is not read.
             let yt = y.get(field)?.as_str()?;
-            if !same_folded(xt, yt) {
-                return None;
-            }
-            // Texts that fold alike have one key.
-            let key = entry_key(field, xt, &mut scratch)?;
-            self.read(field, &mut scratch, |ids_e, ids_a| {
-                ids_e.get(&key) == Some(&Some(i)) && ids_a.get(&key) == Some(&Some(j))
-            })?
-            .then_some(field)
+            (same_folded(xt, yt) && self.partner(i, field, xt, &mut scratch) == Some(j))
+                .then_some(field)
         })
-    }
-
-    /// `f` of the reference and the output elements by their value of
-    /// `field`, read now if it was not; `None` when it was not and
-    /// [`MAX_FIELDS_READ`] fields were.
-    fn read<R>(
-        &self,
-        field: &'v str,
-        scratch: &mut String,
-        f: impl FnOnce(&FieldIds, &FieldIds) -> R,
-    ) -> Option<R> {
-        use std::collections::hash_map::Entry;
-        let mut fields = self.fields.borrow_mut();
-        let full = fields.len() >= MAX_FIELDS_READ;
-        let (ids_e, ids_a) = match fields.entry(field) {
-            Entry::Occupied(o) => o.into_mut(),
-            Entry::Vacant(_) if full => return None,
-            Entry::Vacant(v) => {
-                v.insert((field_ids(self.e, field, scratch), field_ids(self.a, field, scratch)))
-            }
-        };
-        Some(f(ids_e, ids_a))
     }
 
     /// The output element that reference element `i` shares an
@@ -331,22 +345,50 @@ impl<'a, 'v> Identities<'a, 'v> {
     pub(super) fn identify(&self, i: usize) -> Option<usize> {
         let x = *self.e.get(i)?;
         let mut scratch = String::new();
-        x.entries().find_map(|(field, xv)| {
-            let xt = xv.as_str()?;
-            let key = entry_key(field, xt, &mut scratch)?;
-            // The output element holding the key alone, if `i` holds it
-            // alone among the reference elements.
-            let j = self
-                .read(field, &mut scratch, |ids_e, ids_a| match ids_e.get(&key) {
-                    Some(&Some(holder)) if holder == i => ids_a.get(&key).copied().flatten(),
-                    _ => None,
-                })
-                .flatten()?;
-            // One key for texts that fold alike, and (rarely) for two that
-            // do not: the texts themselves decide.
-            let yt = self.a.get(j)?.get(field)?.as_str()?;
-            same_folded(xt, yt).then_some(j)
-        })
+        let j =
+            x.entries().find_map(|(field, xv)| self.partner(i, field, xv.as_str()?, &mut scratch));
+        self.identified.set(self.identified.get() || j.is_some());
+        j
+    }
+
+    /// The output element holding the value `xt` of `field` that reference
+    /// element `i` holds, when each is the only element of its side holding
+    /// it (folded, not empty).
+    fn partner(&self, i: usize, field: &'v str, xt: &str, scratch: &mut String) -> Option<usize> {
+        let key = entry_key(field, xt, scratch)?;
+        let j = self.read(field, scratch, |ids_e, ids_a| match ids_e.get(&key) {
+            Some(&Some(holder)) if holder == i => ids_a.get(&key).copied().flatten(),
+            _ => None,
+        })??;
+        // One key for texts that fold alike, and (rarely) for two that do
+        // not: the texts themselves decide.
+        let yt = self.a.get(j)?.get(field)?.as_str()?;
+        same_folded(xt, yt).then_some(j)
+    }
+
+    /// `f` of the reference and the output elements by their value of
+    /// `field`, read now if it was not; `None` when it was not and
+    /// [`Identities::max_fields`] fields were.
+    fn read<R>(
+        &self,
+        field: &'v str,
+        scratch: &mut String,
+        f: impl FnOnce(&FieldIds, &FieldIds) -> R,
+    ) -> Option<R> {
+        use std::collections::hash_map::Entry;
+        let mut fields = self.fields.borrow_mut();
+        let full = fields.len() >= self.max_fields;
+        let (ids_e, ids_a) = match fields.entry(field) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(_) if full => {
+                self.exhausted.set(true);
+                return None;
+            }
+            Entry::Vacant(v) => {
+                v.insert((field_ids(self.e, field, scratch), field_ids(self.a, field, scratch)))
+            }
+        };
+        Some(f(ids_e, ids_a))
     }
 }
 
@@ -726,8 +768,9 @@ mod tests {
     }
 
     /// Elements each with a field of its own: identifying them one after
-    /// the other reads at most [`MAX_FIELDS_READ`] fields, not a field (a
-    /// pass over both arrays) per element.
+    /// the other reads at most the fields the bound on values allows (at
+    /// least [`MIN_FIELDS_READ`]), not a field (a pass over both arrays)
+    /// per element, and says so.
     #[test]
     fn the_fields_an_array_reads_are_bounded() {
         let one = |i: usize| {
@@ -738,14 +781,24 @@ mod tests {
         let side = Value::Array((0..200).map(one).collect());
         let t = node(&side);
         let items: Vec<Node<'_>> = t.root().items().collect();
+        // 400 values a field: the real bound reads every one of 200 fields.
         let ids = Identities::new(&items, &items);
+        assert!((0..200).all(|i| ids.identify(i) == Some(i)));
+        assert!(!ids.exhausted());
+        // A bound of 100 values reads the least any array may: 64 fields.
+        let ids = Identities::reading(&items, &items, 100);
+        assert_eq!(ids.max_fields(), MIN_FIELDS_READ);
         let found = (0..200).filter(|&i| ids.identify(i) == Some(i)).count();
-        assert_eq!(found, MAX_FIELDS_READ);
-        assert_eq!(ids.fields.borrow().len(), MAX_FIELDS_READ);
+        assert_eq!(found, MIN_FIELDS_READ);
+        assert_eq!(ids.fields.borrow().len(), MIN_FIELDS_READ);
+        assert!(ids.exhausted());
         // The fields read still identify; the others identify nothing.
         assert_eq!(ids.identify(0), Some(0));
         assert_eq!(ids.agree(0, 0), Some("f000"));
         assert_eq!(ids.agree(150, 150), None);
+        // 1,000 values of 8 a field: 125 fields.
+        let few: Vec<Node<'_>> = items.iter().copied().take(4).collect();
+        assert_eq!(Identities::reading(&few, &few, 1_000).max_fields(), 125);
     }
 
     #[test]

@@ -20,6 +20,11 @@ const BLOCK: usize = 8 << 20;
 /// SIMD lanes, small enough to stay in cache.
 const ONE_THREAD_BLOCK: usize = 1 << 20;
 
+/// The smallest block: a file that says it is shorter (a suite) takes a
+/// block of its length, but not below this, so that one that reports 0
+/// bytes or grows is not read a few bytes at a time.
+const LEAST_BLOCK: usize = 64 << 10;
+
 /// BLAKE3 of a file's bytes, hex. With `threads` above 1, a file of 4 MiB
 /// or more is hashed on that many threads.
 ///
@@ -28,7 +33,10 @@ const ONE_THREAD_BLOCK: usize = 1 << 20;
 pub fn hash_file(path: &Path, threads: usize) -> std::io::Result<String> {
     let mut file = crate::limits::open_regular(path)?;
     let mut hasher = blake3::Hasher::new();
-    let large = file.metadata().is_ok_and(|m| m.len() >= PARALLEL_FROM);
+    // The file's length as it was opened (a file that grows is read to its
+    // end all the same: the block only sizes the reads).
+    let len = file.metadata().ok().map(|m| m.len());
+    let large = len.is_some_and(|n| n >= PARALLEL_FROM);
     let pool = (threads > 1 && large).then(|| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -39,7 +47,9 @@ pub fn hash_file(path: &Path, threads: usize) -> std::io::Result<String> {
     // is read straight into one block (a buffered reader in between copied
     // every byte twice: a 177 MB dataset took 45 ms on one thread, 40 now).
     let pool = pool.and_then(Result::ok);
-    let mut block = vec![0_u8; if pool.is_some() { BLOCK } else { ONE_THREAD_BLOCK }];
+    let most = if pool.is_some() { BLOCK } else { ONE_THREAD_BLOCK };
+    let size = len.and_then(|n| usize::try_from(n).ok()).map_or(most, |n| n.saturating_add(1));
+    let mut block = vec![0_u8; size.clamp(LEAST_BLOCK, most)];
     loop {
         let n = fill(&mut file, &mut block)?;
         if n == 0 {

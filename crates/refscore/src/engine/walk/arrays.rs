@@ -117,6 +117,16 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             }
             self.leave();
         }
+        if ids.exhausted() {
+            let (n, m, most) = (ea.len(), aa.len(), ids.max_fields());
+            self.note_over_limit(|path| {
+                format!(
+                    "the array at {path} has {n} reference and {m} output elements, whose \
+                     pairing asked about more than {most} fields for identifying fields (each \
+                     field read is a pass over both sides); {KEY_OR_ORDER}"
+                )
+            });
+        }
         self.element = was_element;
         acc.finish(false)
     }
@@ -131,12 +141,13 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         pairing: Option<Pairing>,
         ids: &Identities<'_, 'v>,
     ) -> Pairs {
+        let identify = |i| ids.identify(i);
         let paired = match pairing {
             None => align::assignment(
                 ea,
                 aa,
                 &|i, j| align::viable(self.pair_similarity(ea, aa, i, j), 1.0),
-                &|_| None,
+                None,
             ),
             Some(p) => align::assignment(
                 ea,
@@ -144,7 +155,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 &|i, j| {
                     plausible(self.pair_similarity(ea, aa, i, j), &p, || ids.agree(i, j).is_some())
                 },
-                &|i| if p.identity { ids.identify(i) } else { None },
+                p.identity.then_some(&identify),
             ),
         };
         paired.unwrap_or_else(|over| self.oversized(over))
@@ -156,8 +167,10 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
         let (n, m) = over.unmatched;
         let which = if over.keyed {
             "elements that share a key (or that no key paired)"
-        } else {
+        } else if over.identified {
             "elements that neither an equal one nor an identifying field paired"
+        } else {
+            "elements without an equal one"
         };
         let advice = if over.keyed { KEYS_OR_ORDER } else { KEY_OR_ORDER };
         self.note_over_limit(|path| {
@@ -214,6 +227,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
                 note.push_str(", paired though the key differs (key similarity ");
                 push_fixed3(&mut note, key_similarity(ea[i], aa[j], keys));
                 note.push(')');
+            }
+            _ if ids.identified() && ids.identify(i) == Some(j) => {
+                note.push_str(", paired on an identifying field (too many elements to weigh)");
             }
             _ => note.push_str(", paired by similarity"),
         }

@@ -750,10 +750,91 @@ fn arrays_too_large_to_weigh_pair_first_on_identifying_fields() {
         ),
         "{why}"
     );
-    // Without identity pairing, the limit holds as before.
+    // Without identity pairing, the limit holds as before, and the
+    // message names no identifying field.
     let (e, a) = sides(400, 0);
     let c = compare(&rules(false), &e, &a, None, Keep::None, false);
-    assert!(c.over_limit.expect("over the limit").contains("400 reference and 400 output"));
+    let why = c.over_limit.expect("over the limit");
+    assert!(why.contains("400 reference and 400 output"), "{why}");
+    assert!(why.contains("400 output elements without an equal one: pairing"), "{why}");
+}
+
+/// [`Exact`] that notes why array elements were paired.
+struct Paired(Policy);
+
+impl Rules for Paired {
+    fn policy(&self) -> &Policy {
+        &self.0
+    }
+
+    fn leaf(&self, e: Node<'_>, a: Node<'_>, _: &NodeRule) -> Leaf {
+        crate::json::with_values(e, a, exact_leaf)
+    }
+
+    fn report_pairs(&self) -> bool {
+        true
+    }
+}
+
+/// A pair made on its identifying field because its array was too large
+/// to weigh says so; under the limit, the same pair was weighed.
+#[test]
+fn pairs_made_on_an_identifying_field_past_the_limit_say_so() {
+    let pairing = Pairing { min_similarity: 0.5, identity: true };
+    let m = Paired(Policy { align: Align::Assignment(pairing), ..sum() });
+    let item = |i: usize, qty: usize| json!({"sku": format!("SKU-{i:04}"), "qty": qty});
+    let first_note = |n: usize| {
+        let e: Vec<Value> = (0..n).map(|i| item(i, i)).collect();
+        let a: Vec<Value> = (0..n).rev().map(|i| item(i, i + 1)).collect();
+        let c = compare(&m, &json!(e), &json!(a), None, Keep::Failed, false);
+        assert_eq!(c.over_limit, None);
+        c.records.iter().find_map(|r| r.note.clone()).expect("a pair's note")
+    };
+    let head = "reference element 0 paired with output element";
+    assert_eq!(
+        first_note(300),
+        format!(
+            "{head} 299: similarity 0.500, paired on an identifying field (too many elements \
+             to weigh); identifying field `sku` agrees"
+        )
+    );
+    assert_eq!(
+        first_note(200),
+        format!(
+            "{head} 199: similarity 0.500, paired by similarity; identifying field `sku` agrees"
+        )
+    );
+}
+
+/// An array whose pairing asks about more fields than it may read for
+/// identifying fields gives no score to trust, and says why.
+#[test]
+fn an_array_asking_about_too_many_fields_says_so() {
+    let pairing = Pairing { min_similarity: 0.5, identity: true };
+    let rules = Exact(Policy { align: Align::Assignment(pairing), ..sum() });
+    // 8,000 equal elements, then 200 each with a field of its own that
+    // agrees (and one that does not): 40,000 pairs weighed, each pair
+    // that agrees reading its own field, past the 64 that 16,400
+    // elements may read.
+    let side = |x: u64| -> Value {
+        let mut v: Vec<Value> = (0..8_000).map(|i| json!(i)).collect();
+        for i in 0..200 {
+            let mut m = serde_json::Map::new();
+            m.insert(format!("f{i:03}"), json!(format!("v{i}")));
+            m.insert("x".into(), json!(x));
+            v.push(Value::Object(m));
+        }
+        Value::Array(v)
+    };
+    let c = compare(&rules, &side(1), &side(2), None, Keep::None, false);
+    let why = c.over_limit.expect("over the limit");
+    assert!(
+        why.starts_with(
+            "the array at $ has 8200 reference and 8200 output elements, whose pairing asked \
+             about more than 64 fields"
+        ),
+        "{why}"
+    );
 }
 
 #[test]

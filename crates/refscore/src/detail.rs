@@ -332,22 +332,108 @@ pub fn truncate_to(text: &str, chars: usize) -> String {
     }
 }
 
+/// `x` as text (its `Display`) when it is at most `chars` characters long;
+/// `None` when it is longer. Writing stops at the first character past
+/// the limit, so a large value costs no more than the part of it that
+/// would be shown.
+pub fn display_within(x: &(impl fmt::Display + ?Sized), chars: usize) -> Option<String> {
+    let (text, longer) = first_chars(x, chars);
+    (!longer).then_some(text)
+}
+
+/// `x` as text (its `Display`), cut to `chars` characters and ending with
+/// `…` when cut; as [`display_within`], a large value costs no more than
+/// its shown part.
+pub fn display_cut(x: &(impl fmt::Display + ?Sized), chars: usize) -> String {
+    let (mut text, longer) = first_chars(x, chars);
+    if longer {
+        text.push('…');
+    }
+    text
+}
+
+/// The first `chars` characters of `x`'s text, and whether it has more.
+fn first_chars(x: &(impl fmt::Display + ?Sized), chars: usize) -> (String, bool) {
+    /// Keeps the first `left` characters written; the write of one more
+    /// fails, which ends the `Display` (a value's writer stops there).
+    struct Prefix {
+        out: String,
+        left: usize,
+        longer: bool,
+    }
+    impl fmt::Write for Prefix {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            let mut chars = s.char_indices();
+            match chars.nth(self.left) {
+                None => {
+                    self.left -= s.chars().count();
+                    self.out.push_str(s);
+                    Ok(())
+                }
+                Some((at, _)) => {
+                    self.out.push_str(&s[..at]);
+                    self.left = 0;
+                    self.longer = true;
+                    Err(fmt::Error)
+                }
+            }
+        }
+    }
+    let mut w = Prefix { out: String::new(), left: chars, longer: false };
+    // An error is either the cut or the value's own (then its text so far).
+    let _ = fmt::write(&mut w, format_args!("{x}"));
+    (w.out, w.longer)
+}
+
+/// The `check` of the entry that stands for the details not listed starts
+/// with this (`+ 3 more`).
+pub const MORE_PREFIX: &str = "+ ";
+
+/// The N of a `+ N more` entry.
+pub(crate) fn more_count(d: &Detail) -> u64 {
+    let n = d.check.to_string();
+    n.trim_start_matches(MORE_PREFIX).trim_end_matches(" more").parse().unwrap_or(0)
+}
+
+/// Whether a detail is the `+ N more` entry closing a list.
+pub fn is_more_entry(d: &Detail) -> bool {
+    d.outcome == Outcome::Fail
+        && d.expected.is_none()
+        && d.check.path().is_none()
+        && d.check.to_string().starts_with(MORE_PREFIX)
+        && d.check.to_string().ends_with(" more")
+}
+
+/// The entry standing for `n` details not listed.
+pub fn more_entry(n: u64) -> Detail {
+    Detail::new(format!("{MORE_PREFIX}{n} more"), Outcome::Fail)
+        .message(format!("{n} more failed details not listed"))
+}
+
 /// Appends to an explanation one line per failed detail, at most 10 of
 /// them, then `+ N more`: each line indented by two spaces, after a line
-/// break.
+/// break. A `+ N more` entry among the details counts as the N details it
+/// stands for.
 pub fn push_failure_lines(out: &mut String, details: &[Detail]) {
     const SHOWN: usize = 10;
     let mut failed = 0usize;
+    // A `+ N more` entry stands for N failed details not kept.
+    let mut kept_out = 0u64;
     for d in details.iter().filter(|d| !d.passed) {
+        if is_more_entry(d) {
+            kept_out += more_count(d);
+            continue;
+        }
         failed += 1;
         if failed <= SHOWN {
             out.push_str("\n  ");
             d.push_line(out);
         }
     }
-    if failed > SHOWN {
+    let more = (failed.saturating_sub(SHOWN) as u64).saturating_add(kept_out);
+    if more > 0 {
         out.push_str("\n  + ");
-        crate::number::push_integer(out, failed - SHOWN);
+        crate::number::push_integer(out, more);
         out.push_str(" more");
     }
 }
@@ -364,6 +450,26 @@ mod tests {
         assert!(t.ends_with('…'));
         assert_eq!(truncate("short"), "short");
         assert_eq!(truncate(&"x".repeat(80)), "x".repeat(80));
+    }
+
+    /// A value's text is cut as [`truncate_to`] cuts it, and writing it
+    /// stops past the cut: a 100,000-deep array, which `serde_json` would
+    /// write by recursing as deep, is shown by its first characters.
+    #[test]
+    fn display_is_cut_while_written() {
+        for (text, chars) in [("", 0), ("abc", 3), ("abcd", 3), ("ééé", 2), ("日本語テキスト", 4)]
+        {
+            assert_eq!(display_cut(text, chars), truncate_to(text, chars), "{text} {chars}");
+            let fits = text.chars().count() <= chars;
+            assert_eq!(display_within(text, chars), fits.then(|| text.to_owned()));
+        }
+        let deep: serde_json::Value =
+            (0..100_000).fold(serde_json::json!(1), |v, _| serde_json::Value::Array(vec![v]));
+        assert_eq!(display_cut(&deep, 5), "[[[[[…");
+        assert_eq!(display_within(&deep, 5), None);
+        crate::json::drop_deep(deep);
+        let v = serde_json::json!({"a": [1, "é"]});
+        assert_eq!(display_within(&v, 80).as_deref(), Some(r#"{"a":[1,"é"]}"#));
     }
 
     #[test]

@@ -5,15 +5,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::detail::{Detail, Outcome};
+use crate::detail::{Detail, more_count};
+pub use crate::detail::{MORE_PREFIX, is_more_entry, more_entry};
 use crate::score::Score;
 
 /// Failed details listed per evaluator and row unless the run says otherwise.
 pub const DEFAULT_MAX_DETAILS: usize = 10;
-
-/// The `check` of the entry that stands for the details not listed starts
-/// with this (`+ 3 more`).
-pub const MORE_PREFIX: &str = "+ ";
 
 /// What one evaluator came to on one row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -63,25 +60,33 @@ impl MetricResult {
     }
 }
 
-/// The N of a `+ N more` entry.
-fn more_count(d: &Detail) -> u64 {
-    let n = d.check.to_string();
-    n.trim_start_matches(MORE_PREFIX).trim_end_matches(" more").parse().unwrap_or(0)
+/// Details made by `detail` of the first `max` of `items`, and how many
+/// items followed (counted, not made): for a metric keeping at most
+/// [`crate::limits::MAX_KEPT_DETAILS`], closed by [`more_entry`].
+pub fn first_details<T>(
+    items: impl Iterator<Item = T>,
+    max: usize,
+    detail: impl FnMut(T) -> Detail,
+) -> (Vec<Detail>, u64) {
+    let (kept, more) = capped(items, max);
+    (kept.into_iter().map(detail).collect(), more)
 }
 
-/// Whether a detail is the `+ N more` entry closing a list.
-pub fn is_more_entry(d: &Detail) -> bool {
-    d.outcome == Outcome::Fail
-        && d.expected.is_none()
-        && d.check.path().is_none()
-        && d.check.to_string().starts_with(MORE_PREFIX)
-        && d.check.to_string().ends_with(" more")
-}
-
-/// The entry standing for `n` details not listed.
-pub fn more_entry(n: u64) -> Detail {
-    Detail::new(format!("{MORE_PREFIX}{n} more"), Outcome::Fail)
-        .message(format!("{n} more failed details not listed"))
+/// Gathers the `+ N more` entries of `details` (one per part of a metric
+/// that kept only some of its details) into one, closing the list, where
+/// [`MetricResult::from_scores`] reads it.
+pub fn close_more(details: &mut Vec<Detail>) {
+    let mut more = 0u64;
+    details.retain(|d| {
+        let entry = is_more_entry(d);
+        if entry {
+            more += more_count(d);
+        }
+        !entry
+    });
+    if more > 0 {
+        details.push(more_entry(more));
+    }
 }
 
 /// The first `max` items and how many followed.
@@ -101,6 +106,7 @@ fn capped<T>(items: impl Iterator<Item = T>, max: usize) -> (Vec<T>, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detail::Outcome;
 
     fn score_with(n: usize) -> Score {
         let mut s = Score::new("fields", Some(0.5));

@@ -29,7 +29,7 @@ pub use tally::{Counts, Tally};
 
 use serde_json::Value;
 
-use crate::detail::Outcome;
+use crate::detail::{Detail, Outcome, more_entry};
 use crate::path::Seg;
 use crate::tree::{Node, Tree};
 
@@ -174,6 +174,20 @@ pub struct Comparison {
     /// rest was paired by position; or similarity walks past their bound
     /// of steps.
     pub over_limit: Option<String>,
+}
+
+impl Comparison {
+    /// The kept records as details, taken out of the comparison, closed by
+    /// one `+ N more` entry for the records not kept (which explanations
+    /// count as N).
+    pub fn take_details(&mut self) -> Vec<Detail> {
+        let mut details: Vec<Detail> =
+            std::mem::take(&mut self.records).into_iter().map(Record::into_detail).collect();
+        if self.omitted > 0 {
+            details.push(more_entry(self.omitted));
+        }
+        details
+    }
 }
 
 /// Compares `actual` with `expected` under `rules`.

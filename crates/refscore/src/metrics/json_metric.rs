@@ -328,10 +328,7 @@ fn compare_pair<M: JsonMetric + ?Sized>(
     });
     let result = match compared {
         Ok(Ok(mut c)) => {
-            let details: Vec<Detail> = std::mem::take(&mut c.records)
-                .into_iter()
-                .map(engine::Record::into_detail)
-                .collect();
+            let details = c.take_details();
             let mut score = m.present(&c, &details, pair);
             // A comparison the metric calls invalid (an array too large to
             // pair, weights past f64's range) reports no field verdicts:
@@ -340,9 +337,6 @@ fn compare_pair<M: JsonMetric + ?Sized>(
                 c.fields = engine::FieldTallies::default();
             } else if m.settings().keep != Keep::None {
                 score.details = details;
-                if c.omitted > 0 {
-                    score.details.push(crate::metric_result::more_entry(c.omitted));
-                }
             }
             Ok(finish(score, c.fields, decoded))
         }

@@ -99,10 +99,8 @@ impl JsonStructural {
 
     /// Scores two parsed documents, with every mismatch as a detail.
     pub fn score_values(&self, output: &Value, reference: &Value) -> Score {
-        let c = engine::compare(self, reference, output, None, Keep::Failed, false);
-        let mut c = c;
-        let details: Vec<Detail> =
-            std::mem::take(&mut c.records).into_iter().map(engine::Record::into_detail).collect();
+        let mut c = engine::compare(self, reference, output, None, Keep::Failed, false);
+        let details = c.take_details();
         let (o, r) = (Tree::from_value(output), Tree::from_value(reference));
         let pair = Pair { output: o.root(), reference: r.root() };
         let mut s = self.present(&c, &details, pair);
@@ -233,6 +231,22 @@ mod tests {
         // -0.0 too, "1" and true are not.
         assert_eq!(score(json!([1, 0, "1", true]), json!([1.0, -0.0, "1", true])), 1.0);
         assert_eq!(score(json!(["1"]), json!([1])), 0.0);
+    }
+
+    /// Past the details kept, the explanation's `+ N more` counts every
+    /// failed leaf, those not kept too.
+    #[test]
+    fn explanation_counts_the_details_not_kept() {
+        use crate::limits::MAX_KEPT_DETAILS;
+        let n = MAX_KEPT_DETAILS + 25;
+        let o: serde_json::Map<String, Value> =
+            (0..n).map(|i| (format!("k{i}"), json!(i))).collect();
+        let r: serde_json::Map<String, Value> =
+            (0..n).map(|i| (format!("k{i}"), json!(i + 1))).collect();
+        let s = JsonStructural::default().score_values(&Value::Object(o), &Value::Object(r));
+        assert_eq!(s.details.len(), MAX_KEPT_DETAILS + 1);
+        let expl = s.explanation.unwrap();
+        assert!(expl.ends_with(&format!("\n  + {} more", n - 10)), "{}", &expl[expl.len() - 40..]);
     }
 
     #[test]

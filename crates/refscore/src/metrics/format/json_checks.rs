@@ -7,10 +7,12 @@ use serde_json::Value;
 
 use super::schema_infer::infer_schema;
 use super::{Doc, Setting, bad};
-use crate::detail::{Detail, Outcome};
+use crate::detail::{DETAIL_TEXT_LIMIT, Detail, Outcome, display_cut, display_within};
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::EvalInput;
 use crate::extract::{ExtractError, ExtractOptions, extract_json};
+use crate::limits::MAX_KEPT_DETAILS;
+use crate::metric_result::{first_details, more_entry};
 use crate::metrics::BuildContext;
 use crate::metrics::options::Opts;
 
@@ -258,17 +260,12 @@ fn validate(validator: &Validator, instance: &Value, origin: &str) -> Vec<Detail
         ))];
     }
     let details: Vec<Detail> = on_stack(deep, || {
-        validator
-            .iter_errors(instance)
-            .map(|err| {
-                let path = err.instance_path().as_str();
-                let at = if path.is_empty() { "/" } else { path };
-                Detail::new("format.json_schema", Outcome::Fail)
-                    .expected(format!("{} at {}", err.kind().keyword(), err.schema_path().as_str()))
-                    .actual(crate::json::compact(err.instance()))
-                    .message(format!("{at}: {err}"))
-            })
-            .collect()
+        let (mut details, more) =
+            first_details(validator.iter_errors(instance), MAX_KEPT_DETAILS, violation);
+        if more > 0 {
+            details.push(more_entry(more));
+        }
+        details
     });
     if details.is_empty() {
         vec![
@@ -278,6 +275,33 @@ fn validate(validator: &Validator, instance: &Value, origin: &str) -> Vec<Detail
     } else {
         details
     }
+}
+
+/// Longest message of a violation, in characters: past it, the value in
+/// the message is shown cut, as in `actual`.
+const MESSAGE_CHARS: usize = 1_000;
+
+/// One violation as a detail. The validator's message holds the whole
+/// value that broke the rule (an 8 MB document failing `type` at its root
+/// made an 8 MB message); a message past [`MESSAGE_CHARS`] shows the value
+/// as `actual` does, cut to [`DETAIL_TEXT_LIMIT`] characters.
+fn violation(err: jsonschema::ValidationError<'_>) -> Detail {
+    let path = err.instance_path().as_str();
+    let at = if path.is_empty() { "/" } else { path };
+    let value = err.instance();
+    let shown = display_cut(value, DETAIL_TEXT_LIMIT);
+    // A long text of a deep value is summarised, as everywhere else.
+    let actual = if shown.ends_with('…') && crate::json::container_depth_exceeds(value, 64) {
+        crate::json::compact(value)
+    } else {
+        shown
+    };
+    let message = display_within(&err, MESSAGE_CHARS)
+        .unwrap_or_else(|| display_cut(&err.masked_with(actual.as_str()), MESSAGE_CHARS));
+    Detail::new("format.json_schema", Outcome::Fail)
+        .expected(format!("{} at {}", err.kind().keyword(), err.schema_path().as_str()))
+        .message(format!("{at}: {message}"))
+        .actual(actual)
 }
 
 #[cfg(test)]

@@ -20,6 +20,8 @@ use serde_json::Value;
 use super::{Setting, bad};
 use crate::detail::{Detail, Outcome};
 use crate::error::ConfigError;
+use crate::limits::MAX_KEPT_DETAILS;
+use crate::metric_result::{first_details, more_entry};
 use crate::metrics::options::Opts;
 
 /// The rule names, in report order.
@@ -85,22 +87,24 @@ impl Markdown {
         Ok(Some(Markdown { rules }))
     }
 
-    /// One passing detail per clean rule, one failing detail per violation.
+    /// One passing detail per clean rule, one failing detail per violation
+    /// (at most [`MAX_KEPT_DETAILS`] per rule, then a `+ N more` entry).
     pub(super) fn check(&self, text: &str) -> Vec<Detail> {
         let violations = scan(text);
         let mut out = Vec::new();
         for rule in &self.rules {
             let check = format!("format.markdown_structure.{rule}");
-            let mut any = false;
-            for v in violations.iter().filter(|v| v.rule == *rule) {
-                any = true;
-                out.push(
-                    Detail::new(check.clone(), Outcome::Fail)
-                        .message(format!("line {}: {}", v.line, v.message)),
-                );
-            }
-            if !any {
+            let found = violations.iter().filter(|v| v.rule == *rule);
+            let (details, more) = first_details(found, MAX_KEPT_DETAILS, |v| {
+                Detail::new(check.clone(), Outcome::Fail)
+                    .message(format!("line {}: {}", v.line, v.message))
+            });
+            if details.is_empty() {
                 out.push(Detail::new(check, Outcome::Pass));
+            }
+            out.extend(details);
+            if more > 0 {
+                out.push(more_entry(more));
             }
         }
         out

@@ -306,6 +306,9 @@ impl Evaluator for Format {
         let passed = checks.values().filter(|v| v.as_bool() == Some(true)).count();
         #[allow(clippy::cast_precision_loss)]
         let score = if enabled == 0 { 0.0 } else { passed as f64 / enabled as f64 };
+        // Sub-checks past their limit of details each closed them with a
+        // `+ N more` entry: one closes the score's.
+        crate::metric_result::close_more(&mut details);
         let mut explanation = format!("Format: {passed}/{enabled} sub-checks passed");
         push_failure_lines(&mut explanation, &details);
         let mut s = Score::new(SPEC.name, Some(score))

@@ -143,6 +143,63 @@ fn markdown_and_explanation_cap() {
     assert!(s.details.iter().all(|d| d.check == "format.markdown_structure.headings"));
 }
 
+/// Violations past the details a score keeps are counted, not kept: one
+/// `+ N more` entry closes the details, and the explanation counts them.
+#[test]
+fn details_past_the_limit_are_counted_not_kept() {
+    use crate::limits::MAX_KEPT_DETAILS;
+    use crate::metric_result::is_more_entry;
+    let n = MAX_KEPT_DETAILS + 30;
+    let items: Vec<Value> = (0..n).map(|i| json!({"i": i})).collect();
+    let s = run(
+        json!({"json_schema": {"schema": {"type": "array", "items": {"type": "string"}}},
+               "markdown_structure": {"rules": ["tables"]}}),
+        EvalInput::new().with("output", json!(items)),
+    );
+    assert_eq!(s.details.len(), MAX_KEPT_DETAILS + 2, "a pass for the tables and one entry");
+    let last = s.details.last().unwrap();
+    assert!(is_more_entry(last), "{last:?}");
+    assert_eq!(last.check.to_string(), "+ 30 more");
+    assert!(s.explanation.unwrap().ends_with(&format!("  + {} more", n - 10)));
+    assert_eq!(s.details.iter().filter(|d| is_more_entry(d)).count(), 1);
+    // Two rules past the limit: one entry for both, last.
+    let text =
+        format!("| a | b |\n|---|---|\n{}\n{}", "| 1 | 2 | 3 |\n".repeat(n), "# H\n".repeat(n + 1));
+    let s = run(
+        json!({"markdown_structure": {"rules": ["tables", "headings"]}}),
+        EvalInput::new().with("output", json!(text)),
+    );
+    assert_eq!(s.details.len(), 2 * MAX_KEPT_DETAILS + 1);
+    assert_eq!(s.details.last().unwrap().check.to_string(), "+ 60 more");
+    assert_eq!(s.details.iter().filter(|d| is_more_entry(d)).count(), 1);
+    assert!(s.explanation.unwrap().ends_with(&format!("  + {} more", 2 * n - 10)));
+}
+
+/// A violation's message does not repeat a large value whole: it shows
+/// it cut, as `actual` does; a short value's message is the validator's.
+#[test]
+fn schema_messages_show_large_values_cut() {
+    let big: serde_json::Map<String, Value> =
+        (0..5_000).map(|i| (format!("key{i:05}"), json!("v".repeat(50)))).collect();
+    let s = run(
+        json!({"json_schema": {"schema": {"type": "array"}}}),
+        EvalInput::new().with("output", Value::Object(big)),
+    );
+    let d = &s.details[0];
+    let message = d.message.as_deref().unwrap();
+    assert!(message.len() < 300, "{} bytes", message.len());
+    assert!(message.starts_with("/: {\"key00000\":\"vvv"), "{message}");
+    assert!(message.ends_with("… is not of type \"array\""), "{message}");
+    let actual = d.actual.as_deref().unwrap();
+    assert_eq!(actual.chars().count(), crate::detail::DETAIL_TEXT_LIMIT + 1);
+    let s = run(
+        json!({"json_schema": {"schema": {"type": "object", "required": ["x"]}}}),
+        EvalInput::new().with("output", json!({"a": 1, "b": 2})),
+    );
+    assert_eq!(s.details[0].message.as_deref(), Some("/: \"x\" is a required property"));
+    assert_eq!(s.details[0].actual.as_deref(), Some(r#"{"a":1,"b":2}"#));
+}
+
 proptest::proptest! {
     #[test]
     fn any_text_scores_without_panic(text in "[#\\-*+|`~ 1.)\\n\\t=:a{}\\[\\]\"é\\\\]{0,80}") {

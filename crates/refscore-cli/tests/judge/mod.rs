@@ -439,6 +439,15 @@ fn ctrl_c_stops_waiting_for_slow_judges_and_keeps_what_is_done() {
     assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
     let s = summary(dir.path());
     assert_eq!(s["cancelled"], true, "{s}");
+    // Given up at the stop, the two judgements are no failures of the
+    // judge (nor evaluations); their requests count.
+    let j = &s["judges"][0];
+    assert_eq!(
+        (j["evaluations"].as_u64(), j["requests"].as_u64(), j["failures"].as_u64()),
+        (Some(1), Some(3), Some(0)),
+        "{j}"
+    );
+    assert!(stdout(&o).contains("✓ max_judge_failures <= 0 (actual 0)"), "{}", stdout(&o));
     let r = results(dir.path());
     assert_eq!(r[0]["scores"][0]["label"], "polite", "the finished judgement is kept");
     // The rows whose requests were given up are not recorded as failed:

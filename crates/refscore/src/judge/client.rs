@@ -457,8 +457,7 @@ impl Judge {
             .exchange(body, &mut record, &|_: &Reply| Ok(()))
             .map(|((), reply)| reply)
             .map_err(|e| e.into_judge_error(self));
-        record.failed = result.is_err();
-        record.unsent = matches!(result, Err(JudgeError::Cancelled { .. }));
+        record.ended(result.is_err(), result.as_ref().err());
         self.usage.record(caller, record);
         result
     }

@@ -44,6 +44,23 @@ pub(crate) struct CallRecord {
     /// The run was stopped before the judgement's first request
     /// ([`super::JudgeError::Cancelled`]): no evaluation, no failure.
     pub(crate) unsent: bool,
+    /// The run was stopped with the judgement's request sent and
+    /// unanswered ([`super::JudgeError::GivenUp`]): its requests count,
+    /// but it is neither an evaluation nor a failure (its row is left to a
+    /// resume, which asks again).
+    pub(crate) given_up: bool,
+}
+
+impl CallRecord {
+    /// Settles how the judgement ended: `failed`, unless `cause` says the
+    /// run stopped it ([`super::JudgeError::Cancelled`] before its first
+    /// request, [`super::JudgeError::GivenUp`] after), which is no failure
+    /// of the judge.
+    pub(crate) fn ended(&mut self, failed: bool, cause: Option<&super::JudgeError>) {
+        self.unsent = matches!(cause, Some(super::JudgeError::Cancelled { .. }));
+        self.given_up = matches!(cause, Some(super::JudgeError::GivenUp { .. }));
+        self.failed = failed && !self.unsent && !self.given_up;
+    }
 }
 
 impl Usage {
@@ -55,9 +72,12 @@ impl Usage {
         }
         let mut map = self.by_caller.lock().unwrap_or_else(PoisonError::into_inner);
         let t = map.entry(caller.to_owned()).or_default();
-        t.evaluations = t.evaluations.saturating_add(1);
         t.requests = t.requests.saturating_add(c.requests);
         t.retries = t.retries.saturating_add(c.retries);
+        if c.given_up {
+            return;
+        }
+        t.evaluations = t.evaluations.saturating_add(1);
         t.failures = t.failures.saturating_add(u64::from(c.failed));
         t.cache_hits = t.cache_hits.saturating_add(u64::from(c.cache_hit));
         t.prompt_tokens = t.prompt_tokens.saturating_add(c.prompt_tokens);
@@ -185,6 +205,14 @@ mod tests {
             );
         }
         u.record("ev", CallRecord { cache_hit: true, ..CallRecord::default() });
+        // Stopped before a request: nothing; given up after two: requests.
+        let mut stopped = CallRecord::default();
+        stopped.ended(true, Some(&super::super::JudgeError::Cancelled { judge: "j".into() }));
+        u.record("ev", stopped);
+        let mut given_up = CallRecord { requests: 2, retries: 1, ..CallRecord::default() };
+        given_up.ended(true, Some(&super::super::JudgeError::GivenUp { judge: "j".into() }));
+        assert!(!given_up.failed);
+        u.record("ev", given_up);
         u.record(
             "ev",
             CallRecord { requests: 3, retries: 2, failed: true, ..CallRecord::default() },
@@ -193,7 +221,7 @@ mod tests {
         let r = &u.report("j", "m", Some(prices), &[])[0];
         assert_eq!(
             (r.evaluations, r.requests, r.retries, r.failures, r.cache_hits),
-            (102, 103, 2, 1, 1)
+            (102, 105, 3, 1, 1)
         );
         assert_eq!((r.prompt_tokens, r.completion_tokens), (1000, 200));
         assert_eq!((r.latency_p50_ms, r.latency_p95_ms), (Some(50.0), Some(95.0)));

@@ -98,8 +98,11 @@ impl Judge {
                 }
             }
         };
-        record.failed = result.is_err();
-        record.unsent = matches!(result, Err(AskError::Request(JudgeError::Cancelled { .. })));
+        let cause = match &result {
+            Err(AskError::Request(e)) => Some(e),
+            _ => None,
+        };
+        record.ended(result.is_err(), cause);
         self.usage.record(caller, record);
         result
     }

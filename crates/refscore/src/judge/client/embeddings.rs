@@ -70,10 +70,7 @@ impl Judge {
         });
         match &result {
             Ok(e) => record.prompt_tokens = e.prompt_tokens,
-            Err(e) => {
-                record.failed = true;
-                record.unsent = matches!(e, JudgeError::Cancelled { .. });
-            }
+            Err(e) => record.ended(true, Some(e)),
         }
         self.usage.record(caller, record);
         result

@@ -118,6 +118,27 @@ def test_duplicate_names_and_non_frames_are_refused():
     assert [s and s["score"] for s in scores] == [16.0, 8.0, None, None]
 
 
+def test_sync_python_evaluators_reach_the_concurrency_asked_for():
+    # 40 synchronous evaluations must be in flight at once for any to pass
+    # the barrier: more than the loop's default pool ever holds
+    # (min(32, cores + 4) threads), so the frame runs them on its own.
+    n = 40
+    barrier = threading.Barrier(n, timeout=20)
+
+    @create_evaluator(name="together")
+    def together(output: str) -> float:
+        barrier.wait()
+        return 1.0
+
+    df = pd.DataFrame({"output": ["x"] * n})
+    out = asyncio.run(async_evaluate_dataframe(df, [together], concurrency=n))
+    details = out["together_execution_details"].tolist()
+    assert [d["status"] for d in details] == ["completed"] * n, details[0]
+    # The pool is the frame's alone: an evaluator awaited outside a frame
+    # runs on the loop's default pool again.
+    assert refscore._evaluator.evaluation_threads.get() is None
+
+
 def test_async_concurrency_is_bounded():
     in_flight = 0
     peak = 0

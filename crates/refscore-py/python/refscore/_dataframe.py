@@ -12,6 +12,7 @@ import re
 import sys
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterator, Optional, Sequence
 
 from . import _refscore
@@ -32,6 +33,7 @@ from ._evaluator import (
     MetricEvaluator,
     call_source,
     check_threads,
+    evaluation_threads,
     is_missing,
 )
 from ._interrupt import _CtrlC, _done_first, _wind_down
@@ -788,7 +790,16 @@ async def async_evaluate_dataframe(
                 # The built-in rows not yet started are not started.
                 stop.stop()
 
-    rows = asyncio.gather(*(one(i, ev, row) for ev in python for i, row in enumerate(records or [])))
+    # Synchronous Python evaluations run on a pool of `slots` threads of
+    # their own (the loop's default pool would cap them at its size, six
+    # on two cores, whatever `concurrency` says); the rows' tasks take the
+    # pool from their context, copied as they are made.
+    pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="refscore-eval") if python else None
+    token = evaluation_threads.set(pool)
+    try:
+        rows = asyncio.gather(*(one(i, ev, row) for ev in python for i, row in enumerate(records or [])))
+    finally:
+        evaluation_threads.reset(token)
     ctrl_c = _CtrlC(asyncio.get_running_loop())
     try:
         ctrl_c.install()
@@ -816,6 +827,9 @@ async def async_evaluate_dataframe(
     finally:
         ctrl_c.remove()
         bar.close()
+        if pool is not None:
+            # A thread still running a user's function is not waited for.
+            pool.shutdown(wait=False, cancel_futures=True)
     if halted():
         results.did_not_run([ev.name for ev in order])
     return _output(dataframe, kind, results, order)

@@ -4,12 +4,15 @@ turned into evaluators, and input mapping."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
+import functools
 import decimal
 import inspect
 import math
 import numbers
 import sys
+from concurrent.futures import Executor
 from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
 from . import _refscore
@@ -28,6 +31,28 @@ def _callable_label(name: str) -> str:
     """How an error names the value an input's mapping function returned
     (kept under an internal key the user never wrote)."""
     return f"input `{name}` (the value its function returned)"
+
+
+# The threads a synchronous evaluation awaited from a coroutine runs on:
+# the loop's default executor (``asyncio.to_thread``) unless a caller that
+# promised more evaluations at once set its own pool here (a frame's
+# ``concurrency``: the default executor has min(32, cores + 4) threads, six
+# on two cores, whatever the frame asked for).
+evaluation_threads: contextvars.ContextVar[Optional[Executor]] = contextvars.ContextVar(
+    "refscore_evaluation_threads", default=None
+)
+
+
+async def in_thread(func: Callable[..., Any], *args: Any) -> Any:
+    """``func(*args)`` on a worker thread, with this context's variables,
+    as ``asyncio.to_thread`` runs it; on :data:`evaluation_threads` when
+    set."""
+    pool = evaluation_threads.get()
+    if pool is None:
+        return await asyncio.to_thread(func, *args)
+    context = contextvars.copy_context()
+    call = functools.partial(context.run, func, *args)
+    return await asyncio.get_running_loop().run_in_executor(pool, call)
 
 
 class Evaluator:
@@ -280,7 +305,7 @@ class Evaluator:
         raise NotImplementedError
 
     async def _async_evaluate(self, inputs: dict[str, Any]) -> list[Score]:
-        return await asyncio.to_thread(self._evaluate, inputs)
+        return await in_thread(self._evaluate, inputs)
 
     def describe(self) -> dict[str, Any]:
         """Name, kind, direction, input schema (JSON Schema) and mapping."""
@@ -507,7 +532,7 @@ class MetricEvaluator(Evaluator):
         instead of holding the loop's shutdown until it ends."""
         stop = _refscore.Stop()
         try:
-            return await asyncio.to_thread(self._evaluate_row, eval_input, input_mapping, stop)
+            return await in_thread(self._evaluate_row, eval_input, input_mapping, stop)
         except BaseException:
             stop.stop()
             raise
@@ -744,7 +769,7 @@ class FunctionEvaluator(Evaluator):
     async def _async_evaluate(self, inputs: dict[str, Any]) -> list[Score]:
         if self.is_async:
             return to_scores(await self.func(**inputs), self)
-        return await asyncio.to_thread(self._evaluate, inputs)
+        return await in_thread(self._evaluate, inputs)
 
     def __reduce__(self) -> Any:
         """Pickles as the function, the evaluator's settings and its

@@ -25,7 +25,13 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let options = options(args, spec)?;
-    let ctx = BuildContext { base_dir: std::env::current_dir().ok(), ..BuildContext::default() };
+    let ctx = BuildContext {
+        base_dir: std::env::current_dir().ok(),
+        define_judge: Some(
+            "`compare` has none: score it with `refscore run` and a suite that sets `judge: {model: ...}` (see docs/judges.md)",
+        ),
+        ..BuildContext::default()
+    };
     let metric = metrics::build(&args.metric, &options, &ctx)?;
     // `--all`, or `--opt details=all`: the passed details the metric
     // reports are kept on every score line, as for one pair.

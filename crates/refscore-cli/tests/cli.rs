@@ -160,6 +160,26 @@ fn compare_refuses_an_llm_metric_and_says_where_judges_are_set() {
             "{e}"
         );
     }
+    // A metric that needs a judge only under some options says so too,
+    // not "add one to the suite" (there is none).
+    let o = refscore_stdin(
+        &[
+            "compare",
+            "-m",
+            "factuality",
+            "--opt",
+            "depth=deep",
+            "--opt",
+            "fallback=fail",
+            "--pairs",
+            "-",
+        ],
+        "{\"output\":\"x\",\"reference\":\"y\"}\n",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("`fail` needs a judge, and none is defined: `compare` has none"), "{e}");
+    assert!(!e.contains("to the suite"), "{e}");
 }
 
 #[test]

@@ -127,6 +127,9 @@ impl MetricEvaluator {
                 judges: Arc::clone(&judges),
                 evaluator: Some(name.clone()),
                 files: Arc::default(),
+                define_judge: Some(
+                    "pass the judge's settings to the metric (`judge={\"model\": ...}`)",
+                ),
             };
             let built = metrics::build(metric, &options, &ctx)
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;

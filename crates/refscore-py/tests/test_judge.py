@@ -360,8 +360,10 @@ def test_an_unreachable_judge_raises_connection_error_naming_the_address_never_i
     [details] = out["verdict_execution_details"].tolist()
     assert details["status"] == "failed" and address in details["error"], details
     # Other failed judgements stay ValueError: a judge that is not defined.
-    with pytest.raises(ValueError, match="judge `default` is not defined"):
+    with pytest.raises(ValueError, match="judge `default` is not defined") as e:
         refscore.metrics.hallucination().evaluate({"input": "q", "context": "c", "output": "a"})
+    # ... and says how to give one in Python, not in a suite there is none of.
+    assert 'judge={"model": ...}' in str(e.value) and "suite" not in str(e.value), e.value
 
 
 def test_inline_judge_settings_are_named_judge_in_errors_not_judges_default():

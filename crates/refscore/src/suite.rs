@@ -294,6 +294,7 @@ fn build(
         judges: Arc::clone(&judges),
         evaluator: None,
         files: Arc::default(),
+        define_judge: None,
     };
     let mut evaluators: Vec<SuiteEvaluator> = Vec::new();
     for (i, e) in raw.evaluators.into_iter().enumerate() {

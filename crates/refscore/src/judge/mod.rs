@@ -191,20 +191,16 @@ impl Judges {
         }
     }
 
-    /// The judge named `name`.
+    /// The judge named `name` (a metric asks through
+    /// [`crate::metrics::BuildContext::judge`], which says how to define
+    /// one when there is none).
     ///
     /// # Errors
     /// No such judge; the message lists the known ones.
     pub fn get(&self, name: &str) -> Result<Arc<Judge>, String> {
         self.judges.get(name).cloned().ok_or_else(|| {
-            if self.judges.is_empty() {
-                format!(
-                    "judge `{name}` is not defined: add `judge: {{model: ...}}` (or `judges:`) to the suite"
-                )
-            } else {
-                let known: Vec<&str> = self.judges.keys().map(String::as_str).collect();
-                format!("judge `{name}` is not defined (judges: {})", known.join(", "))
-            }
+            let known: Vec<&str> = self.judges.keys().map(String::as_str).collect();
+            format!("judge `{name}` is not defined (judges: {})", known.join(", "))
         })
     }
 

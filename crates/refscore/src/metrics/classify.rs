@@ -226,7 +226,7 @@ pub(crate) struct JudgeOptions {
 impl JudgeOptions {
     pub(crate) fn read(o: &Opts<'_>, ctx: &BuildContext) -> Result<Self, ConfigError> {
         let name = o.string("judge")?.unwrap_or_else(|| DEFAULT_JUDGE.to_owned());
-        let judge = ctx.judges.get(&name).map_err(|m| o.error("judge", m))?;
+        let judge = ctx.judge(&name).map_err(|m| o.error("judge", m))?;
         let mode =
             match o.choice("mode", &["auto", "tools", "json_schema", "text"], "auto")?.as_str() {
                 "tools" => Some(StructuredMode::Tools),
@@ -273,7 +273,7 @@ impl JudgeOptions {
         if !wanted || ctx.judges.is_empty() {
             return Ok(None);
         }
-        let judge = ctx.judges.get(&name).map_err(|m| o.error("judge", m))?;
+        let judge = ctx.judge(&name).map_err(|m| o.error("judge", m))?;
         Ok(Some(JudgeOptions { judge, explanation, mode, system }))
     }
 }

@@ -75,9 +75,30 @@ pub struct BuildContext {
     /// [`BuildContext::resolve`] resolved it: a suite records them, so
     /// that what a run records of its configuration covers them too.
     pub files: Arc<std::sync::Mutex<Vec<PathBuf>>>,
+    /// How a judge is defined where the metric is built, for the error of
+    /// a metric that needs one when there is none: `None` is a suite's
+    /// words (add `judge: {model: ...}` or `judges:` to the suite).
+    pub define_judge: Option<&'static str>,
 }
 
 impl BuildContext {
+    /// The judge named `name`.
+    ///
+    /// # Errors
+    /// No such judge: the message lists the known ones, or, when there are
+    /// none, says how to define one ([`BuildContext::define_judge`]).
+    pub fn judge(&self, name: &str) -> Result<Arc<crate::judge::Judge>, String> {
+        if self.judges.is_empty() {
+            return Err(format!("judge `{name}` is not defined: {}", self.how_to_define_judge()));
+        }
+        self.judges.get(name)
+    }
+
+    /// What to do when a metric needs a judge and none is defined.
+    pub fn how_to_define_judge(&self) -> &'static str {
+        self.define_judge.unwrap_or("add `judge: {model: ...}` (or `judges:`) to the suite")
+    }
+
     /// Resolves a path from the options against [`BuildContext::base_dir`]
     /// and notes it in [`BuildContext::files`].
     pub fn resolve(&self, path: &str) -> PathBuf {

@@ -79,7 +79,7 @@ impl SemanticSimilarity {
     ) -> Result<Self, ConfigError> {
         let o = Opts::for_metric(&SPEC, options)?;
         let name = o.string("judge")?.unwrap_or_else(|| DEFAULT_JUDGE.to_owned());
-        let judge = ctx.judges.get(&name).map_err(|m| o.error("judge", m))?;
+        let judge = ctx.judge(&name).map_err(|m| o.error("judge", m))?;
         Ok(SemanticSimilarity {
             judge,
             caller: ctx.evaluator.clone().unwrap_or_else(|| SPEC.name.to_owned()),

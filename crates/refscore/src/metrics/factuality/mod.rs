@@ -150,7 +150,10 @@ impl Fallback {
         if f == Fallback::Fail && needs_judge && ctx.judges.is_empty() {
             return Err(o.error(
                 "fallback",
-                "`fail` needs a judge, and the suite has none: add `judge: {model: ...}` (or `judges:`) to the suite, or use `fallback: heuristic`",
+                format!(
+                    "`fail` needs a judge, and none is defined: {}, or use `fallback: heuristic`",
+                    ctx.how_to_define_judge()
+                ),
             ));
         }
         Ok(f)

@@ -258,9 +258,8 @@ impl FieldJudges {
         if !rules.has_field_judges() {
             return Ok(None);
         }
-        let get = |name: &str, origin: &str| {
-            ctx.judges.get(name).map_err(|m| ConfigError::invalid(origin, m))
-        };
+        let get =
+            |name: &str, origin: &str| ctx.judge(name).map_err(|m| ConfigError::invalid(origin, m));
         let embedders = rules
             .embeddings
             .iter()

@@ -129,11 +129,13 @@ fn one(metric: &dyn Evaluator, args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let input = EvalInput::pair(Value::String(output), Value::String(reference));
     // An input the metric cannot use (an empty file, say) fails the pair,
     // as it fails a line of --pairs: exit 1, not a usage error.
+    // The files, named as given (`-` is standard input).
+    let pair = format!("output {}, reference {}", out_path.display(), ref_path.display());
     let evaluation = match metric.evaluate(&input) {
         Ok(evaluation) => evaluation,
         Err(e) => {
             eprintln!("refscore: {}: {e}", metric.name());
-            eprintln!("refscore: the pair could not be scored");
+            eprintln!("refscore: the pair ({pair}) could not be scored");
             return Ok(ExitCode::from(1));
         }
     };
@@ -148,7 +150,7 @@ fn one(metric: &dyn Evaluator, args: &CompareArgs) -> anyhow::Result<ExitCode> {
     // As with --pairs: an output that could not be scored fails the command.
     if evaluation.main().is_none_or(|s| s.score.is_none()) {
         drop(out);
-        eprintln!("refscore: the pair could not be scored (see its `invalid` score)");
+        eprintln!("refscore: the pair ({pair}) could not be scored (see its `invalid` score)");
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

@@ -200,7 +200,14 @@ fn compare_of_text_that_is_not_json_is_invalid_and_exits_1_as_with_pairs() {
     let bad = write(dir.path(), "bad.json", "{\"a\": ");
     let o = refscore(&["compare", "--json", &bad, PAIR[1]]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    assert!(stderr(&o).contains("could not be scored"), "{}", stderr(&o));
+    let named = format!("the pair (output {bad}, reference {}) could not be scored", PAIR[1]);
+    assert!(stderr(&o).contains(&named), "{}", stderr(&o));
+    // An input the metric refuses outright (an empty file) names them too.
+    let empty = write(dir.path(), "empty.json", "");
+    let refused = refscore(&["compare", PAIR[0], &empty]);
+    assert_eq!(code(&refused), 1, "{}", stderr(&refused));
+    let named = format!("the pair (output {}, reference {empty}) could not be scored", PAIR[0]);
+    assert!(stderr(&refused).contains(&named), "{}", stderr(&refused));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert!(v["score"].is_null());
     assert_eq!(v["label"], "invalid");

@@ -118,6 +118,22 @@ def test_duplicate_names_and_non_frames_are_refused():
     assert [s and s["score"] for s in scores] == [16.0, 8.0, None, None]
 
 
+def test_columns_labelled_by_numbers_are_listed_and_explained():
+    df = pd.DataFrame({0: ["a", "b"], 1: ["a", "c"]})
+    em = refscore.metrics.exact_match().bind({"output": "0", "reference": "1"})
+    with pytest.warns(UserWarning) as caught:
+        evaluate_dataframe(df, [em])
+    text = str(caught[0].message)
+    assert "(the frame's columns: 0, 1; labels that are not strings (0, 1)" in text, text
+    assert "df.columns = df.columns.map(str)" in text, text
+    # Renamed as it says, the same mapping reads them.
+    df.columns = df.columns.map(str)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = evaluate_dataframe(df, [em])
+    assert [s["score"] for s in out["exact_match_score"]] == [1.0, 0.0]
+
+
 def test_sync_python_evaluators_reach_the_concurrency_asked_for():
     # 40 synchronous evaluations must be in flight at once for any to pass
     # the barrier: more than the loop's default pool ever holds

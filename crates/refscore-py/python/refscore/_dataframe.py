@@ -484,7 +484,15 @@ def _warn_missing_inputs(columns: list[Any], evaluators: Sequence[Evaluator]) ->
     holds, before any row runs: the rows still run and each fails on it
     (the frame completes, as phoenix-evals' does), but a frame of ``None``
     scores no longer comes back unexplained."""
-    listed = shown_columns([c for c in columns if isinstance(c, str)])
+    listed = shown_columns([c if isinstance(c, str) else repr(c) for c in columns])
+    # A mapping names a column by a string: a label that is not one (a
+    # frame built from lists has 0, 1, ...) is read by a callable only.
+    unnamed = [repr(c) for c in columns if not isinstance(c, str)]
+    if unnamed:
+        listed += (
+            f"; labels that are not strings ({shown_columns(unnamed)}) are read only by a callable"
+            " mapping: rename them with `df.columns = df.columns.map(str)`"
+        )
     for ev, name, source in missing_inputs(columns, evaluators):
         if source is None:
             also = " (nor `expected`)" if name == "reference" else ""

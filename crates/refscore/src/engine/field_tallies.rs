@@ -377,21 +377,34 @@ mod tests {
 
     /// `append_under` gives what a prefix and then an append give, into
     /// tallies with paths, into empty ones (with comparisons left out
-    /// already), and with no prefix.
+    /// already), and with no prefix; and, independently of both, the
+    /// base's paths and the other's printed under the prefix as written.
     #[test]
     fn appending_under_a_prefix_is_a_prefix_then_an_append() {
         let left_out = FieldTallies { dropped: 3, ..FieldTallies::default() };
-        let prefixes: [&[Seg<'_>]; 3] =
-            [&[], &[Seg::Key("b")], &[Seg::Index(2), Seg::Key("c d"), Seg::Index(0)]];
+        let prefixes: [(&[Seg<'_>], &str); 3] = [
+            (&[], "$"),
+            (&[Seg::Key("b")], "$.b"),
+            (&[Seg::Index(2), Seg::Key("c d"), Seg::Index(0)], "$[*]['c d'][*]"),
+        ];
         for base in [two_fields(), FieldTallies::default(), left_out] {
-            for prefix in prefixes {
+            for (prefix, head) in prefixes {
                 for other in [two_fields(), FieldTallies::default()] {
+                    let mut got = base.clone();
+                    got.append_under(&other, prefix);
+                    let mut model = printed(&base);
+                    model.extend(
+                        printed(&other).into_iter().map(|(p, n)| (format!("{head}{}", &p[1..]), n)),
+                    );
+                    let mut printed_got = printed(&got);
+                    printed_got.sort();
+                    model.sort();
+                    assert_eq!(printed_got, model, "{prefix:?}");
+                    assert_eq!(got.dropped(), base.dropped() + other.dropped());
                     let mut want = base.clone();
                     let mut moved = other.clone();
                     moved.put_under(prefix);
                     want.append(&moved);
-                    let mut got = base.clone();
-                    got.append_under(&other, prefix);
                     assert_eq!(got, want, "{prefix:?}");
                     assert_eq!(printed(&got), printed(&want));
                 }

@@ -16,6 +16,14 @@ import refscore
 import refscore.ray
 
 
+def test_arguments_are_checked_when_called():
+    suite = refscore.Suite([refscore.metrics.json_distance()])
+    with pytest.raises(ValueError, match="threads"):
+        refscore.ray.score(object(), suite, threads=-1)
+    with pytest.raises(TypeError, match="batch_format"):
+        refscore.ray.score(object(), suite, batch_format="pandas")
+
+
 def test_score_a_ray_dataset():
     import pyarrow as pa
 

@@ -44,6 +44,40 @@ def test_score_a_spark_dataframe(spark):
             assert r["json_distance"] is None and "reference" in r["json_distance_error"]
 
 
+def test_variant_columns_are_scored_as_their_json(spark):
+    from pyspark.sql import functions as F
+
+    if not hasattr(F, "parse_json"):
+        pytest.skip("VARIANT needs Spark 4")
+    rows = [(0, '{"a": 1, "b": [1, 2]}', '{"a": 1, "b": [1, 2]}'), (1, '{"a": 2}', '{"a": 1}')]
+    base = spark.createDataFrame(rows, "id long, output string, expected string")
+    df = base.select("id", F.parse_json("output").alias("output"), "expected")
+    scored = refscore.spark.score(df, refscore.Suite([refscore.metrics.json_distance()]))
+    assert scored.columns == ["id", "output", "expected", "json_distance", "json_distance_label",
+                              "json_distance_explanation", "json_distance_error"]
+    got = {r["id"]: r for r in scored.collect()}
+    # Read as its binary encoding, the VARIANT differed from every text.
+    assert got[0]["json_distance"] == 0.0 and got[0]["json_distance_error"] is None, got[0]
+    assert got[1]["json_distance"] == 1.0, got[1]
+    assert scored.schema["output"].dataType == df.schema["output"].dataType
+    # Both sides VARIANT, and the frame's own columns left out.
+    both = base.select("id", F.parse_json("output").alias("output"), F.parse_json("expected").alias("expected"))
+    only = refscore.spark.score(both, refscore.Suite([refscore.metrics.json_distance()]), keep_columns=False)
+    assert only.columns[0] == "json_distance"
+    assert sorted(r["json_distance"] for r in only.collect()) == [0.0, 1.0]
+
+
+def test_what_can_be_checked_is_checked_before_any_row_runs(spark):
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([("a", "a")], "output string, expected string")
+    suite = refscore.Suite([refscore.metrics.json_distance()])
+    with pytest.raises(ValueError, match="result column `json_distance` would replace"):
+        refscore.spark.score(df.withColumn("json_distance", F.lit(1.0)), suite)
+    with pytest.raises(ValueError, match="threads"):
+        refscore.spark.score(df, suite, threads=-1)
+
+
 def test_the_guides_spark_block_runs_as_pasted(tmp_path):
     """docs/python.md's Spark block, run as a user pastes it: in a venv
     not activated (`PYSPARK_PYTHON` unset and the venv's interpreter not

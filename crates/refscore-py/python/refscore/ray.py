@@ -10,20 +10,28 @@ Example::
     scored = refscore.ray.score(ds, suite)
     print(scored.mean("json_distance"))
 
-Each batch is scored in Rust in a Ray task; ``threads`` (default 1: Ray
-gives each task one CPU) sets the Rust threads per task. Other keyword
-arguments go to ``map_batches`` (``batch_size``, ``concurrency``, ...).
+Each batch is scored in Rust in a Ray task; ``threads`` (default: the
+suite's own, else 1, since Ray gives each task one CPU) sets the Rust
+threads per task. Other keyword arguments go to ``map_batches``
+(``batch_size``, ``concurrency``, ...; ``batch_format`` is ``pyarrow``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
+from ._evaluator import check_threads
 from ._suite import Suite
 
 
-def score(ds: Any, suite: Suite, *, keep_columns: bool = True, threads: int = 1, **map_batches_args: Any) -> Any:
-    """``ds`` with the suite's result columns (see :class:`refscore.Suite`)."""
+def score(ds: Any, suite: Suite, *, keep_columns: bool = True, threads: Optional[int] = None, **map_batches_args: Any) -> Any:
+    """``ds`` with the suite's result columns (see :class:`refscore.Suite`).
+    ``threads`` is checked here (``ValueError``), not in the tasks."""
+    if "batch_format" in map_batches_args:
+        raise TypeError("refscore.ray.score reads Arrow batches: batch_format is `pyarrow` and cannot be given")
+    threads = check_threads(threads)
+    if threads is None:
+        threads = suite.threads if suite.threads is not None else 1
 
     def score_table(table: Any) -> Any:
         return suite.score_table(table, keep_columns=keep_columns, threads=threads)

@@ -7,8 +7,9 @@
 //! to their JSON forms; binary cells are read as the UTF-8 text they
 //! hold, as Python `bytes` are; dictionary-encoded columns are decoded; other
 //! types (dates, decimals, ...) are cast to text, timestamps with a time
-//! zone as UTC text (`...Z`), and what no cast takes (maps, fixed-size
-//! binary) is read as Arrow displays it. A column that cannot be read
+//! zone as UTC text (`...Z`), maps as objects (keys as text), and what no
+//! cast takes (fixed-size binary, a map keyed by a list) is read as Arrow
+//! displays it. A column that cannot be read
 //! fails its rows, not the batch.
 //!
 //! The result batch holds the input columns (the same buffers, not
@@ -260,6 +261,11 @@ fn column_values(array: &dyn Array, bad: &mut Vec<BadCell>) -> Result<Vec<Value>
                 })
                 .collect()
         }
+        DataType::Map(_, _) => match maps(array.as_map(), bad)? {
+            Some(values) => values,
+            None => displayed(array)
+                .map_err(|e| format!("type {} cannot be read: {e}", array.data_type()))?,
+        },
         DataType::Dictionary(_, value_type) => {
             let plain = arrow::compute::cast(array, value_type).map_err(|e| e.to_string())?;
             column_values(plain.as_ref(), bad)?
@@ -289,6 +295,60 @@ fn column_values(array: &dyn Array, bad: &mut Vec<BadCell>) -> Result<Vec<Value>
             Err(_) => displayed(array).map_err(|e| format!("type {other} cannot be read: {e}"))?,
         },
     })
+}
+
+/// A map column's cells as JSON objects, keys as text (a string, or a
+/// number's or a boolean's text, as Spark's `to_json` writes them; of a
+/// key repeated, the last); `None` when a key is of another type (the
+/// column is then read as Arrow displays it).
+fn maps(a: &arrow::array::MapArray, bad: &mut Vec<BadCell>) -> Result<Option<Vec<Value>>, String> {
+    let keys = column_values(a.keys().as_ref(), &mut Vec::new())?;
+    let mut names = Vec::with_capacity(keys.len());
+    for k in keys {
+        names.push(match k {
+            Value::String(s) => s,
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            _ => return Ok(None),
+        });
+    }
+    let mut inner = Vec::new();
+    let values = column_values(a.values().as_ref(), &mut inner)?;
+    let offsets = a.value_offsets();
+    let entries = |i: usize| {
+        let at = |j: usize| offsets.get(j).and_then(|&o| usize::try_from(o).ok()).unwrap_or(0);
+        at(i)..at(i + 1)
+    };
+    // A value with no JSON form is named by its row and its key.
+    for cell in inner {
+        let row = offsets
+            .partition_point(|&o| usize::try_from(o).is_ok_and(|o| o <= cell.row))
+            .saturating_sub(1);
+        // (Entries outside a sliced array's rows belong to none of them.)
+        if row >= a.len() || a.is_null(row) || !entries(row).contains(&cell.row) {
+            continue;
+        }
+        let mut path = String::new();
+        refscore::path::push_seg(&mut path, refscore::path::Seg::Key(&names[cell.row]));
+        path.push_str(&cell.path);
+        bad.push(BadCell { row, path, why: cell.why });
+    }
+    Ok(Some(
+        (0..a.len())
+            .map(|i| {
+                if a.is_null(i) {
+                    return Value::Null;
+                }
+                let mut map = Map::new();
+                for j in entries(i) {
+                    if let (Some(k), Some(v)) = (names.get(j), values.get(j)) {
+                        map.insert(k.clone(), v.clone());
+                    }
+                }
+                Value::Object(map)
+            })
+            .collect(),
+    ))
 }
 
 /// Cells as the text Arrow displays them (maps, fixed-size binary, ...):

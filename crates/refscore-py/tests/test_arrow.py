@@ -119,6 +119,29 @@ def test_columns_read_with_types_rust_cannot_cast_are_text_or_fail_by_row():
             assert out.column("exact_match").to_pylist() == [0.0], name
 
 
+def test_map_columns_are_read_as_objects():
+    # As Spark's from_json(..., "map<string,long>") gives them: an object
+    # per cell, keys as text (Spark's to_json writes number keys so too).
+    s = Suite([refscore.metrics.json_distance()])
+    maps = pa.array([[("a", 1), ("b", 2)], None, [("a", 1)], []], pa.map_(pa.string(), pa.int64()))
+    batch = pa.record_batch({"output": maps, "expected": ['{"a": 1, "b": 2}', '{"a": 1}', '{"a": 2}', "{}"]})
+    out = s.score_batch(batch)
+    assert out.column("json_distance").to_pylist() == [0.0, None, 1.0, 0.0]
+    assert "output" in out.column("json_distance_error").to_pylist()[1]
+    numbered = pa.array([[(1, "x"), (2, "y")]], pa.map_(pa.int64(), pa.string()))
+    out = s.score_batch(pa.record_batch({"output": numbered, "expected": ['{"1": "x", "2": "y"}']}))
+    assert out.column("json_distance").to_pylist() == [0.0]
+    # A sliced batch reads its own rows; a value with no JSON form is
+    # named by its row and key.
+    floats = pa.array([[("k", 1.0)], [("k", float("inf")), ("j", 2.0)]], pa.map_(pa.string(), pa.float64()))
+    batch = pa.record_batch({"output": floats, "expected": ['{"k": 1}', '{"k": 1}']})
+    out = s.score_batch(batch)
+    assert out.column("json_distance").to_pylist()[0] == 0.0
+    assert out.column("json_distance_error").to_pylist()[1] == "row 1: column `output`, at $.k: inf has no JSON form"
+    out = s.score_batch(batch.slice(1, 1))
+    assert out.column("json_distance_error").to_pylist() == ["row 0: column `output`, at $.k: inf has no JSON form"]
+
+
 def test_read_columns_nested_too_deep_raise_a_clear_value_error():
     ty, v = pa.int64(), 1
     for _ in range(1000):

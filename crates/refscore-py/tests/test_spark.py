@@ -67,6 +67,27 @@ def test_variant_columns_are_scored_as_their_json(spark):
     assert sorted(r["json_distance"] for r in only.collect()) == [0.0, 1.0]
 
 
+def test_column_names_spark_cannot_resolve_in_map_in_arrow_are_scored(spark):
+    # Spark's own mapInArrow refuses an input column whose name holds a
+    # dot (`a`.`b` cannot be resolved), and one whose name is held twice.
+    df = spark.createDataFrame(
+        [(1, '{"a": 1}', '{"a": 1}', "x", "y"), (2, '{"a": 2}', '{"a": 1}', "x", "y")],
+        "id long, `model.output` string, expected string, note string, note2 string",
+    )
+    suite = refscore.Suite([refscore.metrics.json_distance().bind({"output": "model.output"})])
+    scored = refscore.spark.score(df, suite)
+    assert scored.columns[:3] == ["id", "model.output", "expected"]
+    rows = sorted(scored.collect(), key=lambda r: r["id"])
+    assert [r["json_distance"] for r in rows] == [0.0, 1.0]
+    assert rows[0][1] == '{"a": 1}'
+    # A name held twice: read in, but mapInArrow cannot return it.
+    twice = df.toDF("id", "model.output", "expected", "note", "note")
+    only = refscore.spark.score(twice, suite, keep_columns=False)
+    assert sorted(r["json_distance"] for r in only.collect()) == [0.0, 1.0]
+    with pytest.raises(ValueError, match=r"holds columns of one name twice \(note\)"):
+        refscore.spark.score(twice, suite)
+
+
 def test_what_can_be_checked_is_checked_before_any_row_runs(spark):
     from pyspark.sql import functions as F
 

@@ -23,7 +23,9 @@ core) sets the Rust threads per task.
 
 A ``VARIANT`` column the suite reads (Spark 4's ``parse_json``) reaches
 Arrow as its binary encoding; it is scored as the JSON text Spark's
-``to_json`` gives it, and passed through as it was.
+``to_json`` gives it, and passed through as it was. Column names holding
+a dot, which Spark's ``mapInArrow`` cannot resolve, are renamed by
+position on the way in and named again on the way out.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from ._columns import check_result_names, check_unique, read_columns
 from ._evaluator import check_threads
 from ._suite import Suite
 
+#: Prefix of the frame's columns, renamed by position, while scoring.
+_COLUMN = "__refscore_column__"
 #: Prefix of the columns holding a VARIANT column's JSON text while scoring.
 _JSON_OF = "__refscore_json__"
 
@@ -53,7 +57,8 @@ def score(df: Any, suite: Suite, *, keep_columns: bool = True, threads: Optional
     computed lazily by ``df.mapInArrow``. What can be checked before any
     row runs is checked here, with ``ValueError`` (``threads``, a column
     read whose name the frame holds twice, an input column named like a
-    result column), not in the executors."""
+    result column, and with ``keep_columns`` any name held twice, which
+    mapInArrow cannot return), not in the executors."""
     threads = check_threads(threads)
     if threads is None:
         threads = suite.threads if suite.threads is not None else 1
@@ -62,38 +67,49 @@ def score(df: Any, suite: Suite, *, keep_columns: bool = True, threads: Optional
     check_unique(names, read)
     if keep_columns:
         check_result_names(names, [n for n, _ in suite.result_columns()])
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(
+                f"the frame holds columns of one name twice ({', '.join(twice)}): Spark's mapInArrow cannot"
+                " return them; rename them, or pass keep_columns=False"
+            )
     schema = output_schema(df, suite, keep_columns=keep_columns)
-    variants = [f.name for f in df.schema.fields if f.name in read and _is_variant(f.dataType)]
-    if not variants:
-
-        def score_partition(batches: Any) -> Any:
-            for batch in batches:
-                yield suite.score_batch(batch, keep_columns=keep_columns, threads=threads)
-
-        return df.mapInArrow(score_partition, schema)
-
+    # The frame reaches mapInArrow with its columns renamed by position:
+    # Spark's own mapInArrow cannot resolve a name holding a dot (nor one
+    # held twice, which keep_columns=False allows), and the batches get
+    # their names back before scoring.
+    # Each VARIANT column read gets a JSON-text twin, scored in its place.
     from pyspark.sql import functions as F
 
-    # Each VARIANT column read gets a JSON-text twin, scored under its
-    # name; the twins are dropped and the frame's own columns kept.
-    twins = {name: f"{_JSON_OF}{name}" for name in variants}
-    with_twins = df.select("*", *[F.to_json(F.col(f"`{n}`")).alias(t) for n, t in twins.items()])
+    safe = [f"{_COLUMN}{i}" for i in range(len(names))]
+    twins = {
+        names[i]: f"{_JSON_OF}{i}"
+        for i, f in enumerate(df.schema.fields)
+        if names[i] in read and _is_variant(f.dataType)
+    }
+    prepared = df.toDF(*safe)
+    if twins:
+        prepared = prepared.select(
+            "*", *[F.to_json(F.col(safe[names.index(n)])).alias(t) for n, t in twins.items()]
+        )
 
-    def score_twins(batches: Any) -> Any:
+    def score_partition(batches: Any) -> Any:
         import pyarrow as pa
 
         for batch in batches:
-            own = [n for n in batch.schema.names if not n.startswith(_JSON_OF)]
+            columns = dict(zip(batch.schema.names, batch.columns))
+            own = [columns[s] for s in safe]
             scored = pa.RecordBatch.from_arrays(
-                [batch.column(twins.get(n, n)) for n in own],
-                names=own,
+                [columns[twins[n]] if n in twins else c for n, c in zip(names, own)], names=names
             )
             out = suite.score_batch(scored, keep_columns=False, threads=threads)
-            kept = [batch.column(n) for n in own] if keep_columns else []
-            fields = [batch.schema.field(n) for n in own] if keep_columns else []
-            yield pa.RecordBatch.from_arrays(kept + out.columns, schema=pa.schema(fields + list(out.schema)))
+            if not keep_columns:
+                yield out
+                continue
+            fields = [batch.schema.field(s).with_name(n) for s, n in zip(safe, names)]
+            yield pa.RecordBatch.from_arrays(own + out.columns, schema=pa.schema(fields + list(out.schema)))
 
-    return with_twins.mapInArrow(score_twins, schema)
+    return prepared.mapInArrow(score_partition, schema)
 
 
 def _is_variant(t: Any) -> bool:

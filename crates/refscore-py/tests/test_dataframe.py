@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import sys
 import threading
 import time
 import warnings
@@ -147,12 +148,45 @@ def test_sync_python_evaluators_reach_the_concurrency_asked_for():
         return 1.0
 
     df = pd.DataFrame({"output": ["x"] * n})
-    out = asyncio.run(async_evaluate_dataframe(df, [together], concurrency=n))
+
+    async def frame_then_outside():
+        out = await async_evaluate_dataframe(df, [together], concurrency=n)
+        # The pool is the frame's alone: in the same task, after it, an
+        # evaluation awaited runs on the loop's default pool again.
+        return out, refscore._evaluator.evaluation_threads.get()
+
+    out, after = asyncio.run(frame_then_outside())
     details = out["together_execution_details"].tolist()
     assert [d["status"] for d in details] == ["completed"] * n, details[0]
-    # The pool is the frame's alone: an evaluator awaited outside a frame
-    # runs on the loop's default pool again.
-    assert refscore._evaluator.evaluation_threads.get() is None
+    assert after is None
+
+
+def test_a_sync_evaluator_running_a_loop_of_its_own_does_not_wait_for_the_frames_threads():
+    # Its inner evaluation must not queue behind the one thread it holds.
+    import subprocess
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import asyncio
+        import pandas as pd
+        import refscore
+        from refscore import create_evaluator, async_evaluate_dataframe
+
+        inner = refscore.metrics.exact_match()
+
+        @create_evaluator(name="nested")
+        def nested(output: str, expected: str) -> float:
+            return asyncio.run(inner.async_evaluate({"output": output, "expected": expected}))[0].score
+
+        df = pd.DataFrame({"output": ["a", "b"], "expected": ["a", "a"]})
+        out = asyncio.run(async_evaluate_dataframe(df, [nested], concurrency=1))
+        print([s["score"] for s in out["nested_score"]])
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[1.0, 0.0]", done.stdout
 
 
 def test_async_concurrency_is_bounded():

@@ -12,7 +12,6 @@ import re
 import sys
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterator, Optional, Sequence
 
 from . import _refscore
@@ -33,6 +32,7 @@ from ._evaluator import (
     MetricEvaluator,
     call_source,
     check_threads,
+    EvaluationThreads,
     evaluation_threads,
     is_missing,
 )
@@ -802,7 +802,7 @@ async def async_evaluate_dataframe(
     # their own (the loop's default pool would cap them at its size, six
     # on two cores, whatever `concurrency` says); the rows' tasks take the
     # pool from their context, copied as they are made.
-    pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="refscore-eval") if python else None
+    pool = EvaluationThreads(slots) if python else None
     token = evaluation_threads.set(pool)
     try:
         rows = asyncio.gather(*(one(i, ev, row) for ev in python for i, row in enumerate(records or [])))
@@ -836,8 +836,7 @@ async def async_evaluate_dataframe(
         ctrl_c.remove()
         bar.close()
         if pool is not None:
-            # A thread still running a user's function is not waited for.
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.close()
     if halted():
         results.did_not_run([ev.name for ev in order])
     return _output(dataframe, kind, results, order)

@@ -12,7 +12,7 @@ import inspect
 import math
 import numbers
 import sys
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
 from . import _refscore
@@ -33,12 +33,28 @@ def _callable_label(name: str) -> str:
     return f"input `{name}` (the value its function returned)"
 
 
-# The threads a synchronous evaluation awaited from a coroutine runs on:
-# the loop's default executor (``asyncio.to_thread``) unless a caller that
-# promised more evaluations at once set its own pool here (a frame's
-# ``concurrency``: the default executor has min(32, cores + 4) threads, six
-# on two cores, whatever the frame asked for).
-evaluation_threads: contextvars.ContextVar[Optional[Executor]] = contextvars.ContextVar(
+class EvaluationThreads:
+    """A pool of threads for the synchronous evaluations one call awaits
+    on one event loop (a frame's ``concurrency``: the loop's default pool
+    has min(32, cores + 4) threads, six on two cores, whatever the frame
+    asked for)."""
+
+    def __init__(self, threads: int) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.pool: Executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="refscore-eval")
+        self.open = True
+
+    def close(self) -> None:
+        """Takes no more work; a thread still running a user's function is
+        not waited for."""
+        self.open = False
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+# The pool a synchronous evaluation awaited from a coroutine runs on: the
+# loop's default executor (``asyncio.to_thread``) unless a caller set its
+# own here, for its loop.
+evaluation_threads: contextvars.ContextVar[Optional[EvaluationThreads]] = contextvars.ContextVar(
     "refscore_evaluation_threads", default=None
 )
 
@@ -46,13 +62,17 @@ evaluation_threads: contextvars.ContextVar[Optional[Executor]] = contextvars.Con
 async def in_thread(func: Callable[..., Any], *args: Any) -> Any:
     """``func(*args)`` on a worker thread, with this context's variables,
     as ``asyncio.to_thread`` runs it; on :data:`evaluation_threads` when
-    set."""
-    pool = evaluation_threads.get()
-    if pool is None:
+    set for this loop and still open. The function itself runs without
+    it: an evaluation that runs a loop of its own (``asyncio.run`` inside
+    a synchronous evaluator) or a frame of its own does not queue behind
+    the threads it holds."""
+    threads = evaluation_threads.get()
+    if threads is None or not threads.open or threads.loop is not asyncio.get_running_loop():
         return await asyncio.to_thread(func, *args)
     context = contextvars.copy_context()
+    context.run(evaluation_threads.set, None)
     call = functools.partial(context.run, func, *args)
-    return await asyncio.get_running_loop().run_in_executor(pool, call)
+    return await threads.loop.run_in_executor(threads.pool, call)
 
 
 class Evaluator:

@@ -65,6 +65,10 @@ def test_variant_columns_are_scored_as_their_json(spark):
     only = refscore.spark.score(both, refscore.Suite([refscore.metrics.json_distance()]), keep_columns=False)
     assert only.columns[0] == "json_distance"
     assert sorted(r["json_distance"] for r in only.collect()) == [0.0, 1.0]
+    # A VARIANT inside a column read would reach Rust as bytes: refused.
+    nested = base.select("id", F.struct(F.parse_json("output").alias("v")).alias("output"), "expected")
+    with pytest.raises(ValueError, match="column `output` holds a VARIANT inside it"):
+        refscore.spark.score(nested, refscore.Suite([refscore.metrics.json_distance()]))
 
 
 def test_column_names_spark_cannot_resolve_in_map_in_arrow_are_scored(spark):

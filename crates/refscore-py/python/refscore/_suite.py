@@ -111,11 +111,20 @@ class Suite:
             # No column read: the rows still count (each fails on its missing inputs).
             sub = pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], names=["__refscore_rows__"])
         # Only the columns read reach Rust; an input not found lists them all.
-        out = _refscore.score_arrow(self._pairs, sub, threads or self.threads, False, list(names))
+        out = _refscore.score_arrow(self._pairs, sub, self.threads if threads is None else threads, False, list(names))
         if not keep_columns:
             return out
         schema = pa.schema(list(batch.schema) + list(out.schema), metadata=batch.schema.metadata)
         return pa.RecordBatch.from_arrays(batch.columns + out.columns, schema=schema)
+
+    def task_threads(self, threads: Any) -> int:
+        """The Rust threads of one Spark or Ray task: ``threads`` (checked:
+        ``ValueError``), else the suite's own, else 1 (the cluster already
+        runs one task per core)."""
+        threads = check_threads(threads)
+        if threads is None:
+            return self.threads if self.threads is not None else 1
+        return threads
 
     def score_batches(
         self, batches: Iterable[Any], *, keep_columns: bool = True, threads: Optional[int] = None

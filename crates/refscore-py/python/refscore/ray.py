@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ._evaluator import check_threads
 from ._suite import Suite
 
 
@@ -29,9 +28,7 @@ def score(ds: Any, suite: Suite, *, keep_columns: bool = True, threads: Optional
     ``threads`` is checked here (``ValueError``), not in the tasks."""
     if "batch_format" in map_batches_args:
         raise TypeError("refscore.ray.score reads Arrow batches: batch_format is `pyarrow` and cannot be given")
-    threads = check_threads(threads)
-    if threads is None:
-        threads = suite.threads if suite.threads is not None else 1
+    threads = suite.task_threads(threads)
 
     def score_table(table: Any) -> Any:
         return suite.score_table(table, keep_columns=keep_columns, threads=threads)

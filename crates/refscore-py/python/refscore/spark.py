@@ -23,7 +23,9 @@ core) sets the Rust threads per task.
 
 A ``VARIANT`` column the suite reads (Spark 4's ``parse_json``) reaches
 Arrow as its binary encoding; it is scored as the JSON text Spark's
-``to_json`` gives it, and passed through as it was. Column names holding
+``to_json`` gives it, and passed through as it was. A column read that
+holds a VARIANT inside it (a struct's field, an array's element) is
+refused with ``ValueError``: select that part with ``to_json`` first. Column names holding
 a dot, which Spark's ``mapInArrow`` cannot resolve, are renamed by
 position on the way in and named again on the way out.
 """
@@ -33,7 +35,6 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ._columns import check_result_names, check_unique, read_columns
-from ._evaluator import check_threads
 from ._suite import Suite
 
 #: Prefix of the frame's columns, renamed by position, while scoring.
@@ -59,9 +60,7 @@ def score(df: Any, suite: Suite, *, keep_columns: bool = True, threads: Optional
     read whose name the frame holds twice, an input column named like a
     result column, and with ``keep_columns`` any name held twice, which
     mapInArrow cannot return), not in the executors."""
-    threads = check_threads(threads)
-    if threads is None:
-        threads = suite.threads if suite.threads is not None else 1
+    threads = suite.task_threads(threads)
     names = list(df.columns)
     read = read_columns(names, suite.evaluators)
     check_unique(names, read)
@@ -87,6 +86,12 @@ def score(df: Any, suite: Suite, *, keep_columns: bool = True, threads: Optional
         for i, f in enumerate(df.schema.fields)
         if names[i] in read and _is_variant(f.dataType)
     }
+    for i, f in enumerate(df.schema.fields):
+        if names[i] in read and names[i] not in twins and _holds_variant(f.dataType):
+            raise ValueError(
+                f"column `{names[i]}` holds a VARIANT inside it, which Spark hands over as its binary"
+                f" encoding: select that part as JSON text first (`to_json`)"
+            )
     prepared = df.toDF(*safe)
     if twins:
         prepared = prepared.select(
@@ -118,3 +123,25 @@ def _is_variant(t: Any) -> bool:
 
     variant = getattr(types, "VariantType", None)
     return variant is not None and isinstance(t, variant)
+
+
+def _holds_variant(t: Any) -> bool:
+    """Whether a Spark type is or holds ``VARIANT`` (Spark 4; none before),
+    at any depth (a struct's field, an array's or a map's element)."""
+    from pyspark.sql import types
+
+    variant = getattr(types, "VariantType", None)
+    if variant is None:
+        return False
+    stack = [t]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, variant):
+            return True
+        if isinstance(t, types.StructType):
+            stack.extend(f.dataType for f in t.fields)
+        elif isinstance(t, types.ArrayType):
+            stack.append(t.elementType)
+        elif isinstance(t, types.MapType):
+            stack.extend([t.keyType, t.valueType])
+    return False

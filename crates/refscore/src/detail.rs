@@ -38,6 +38,12 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Whether a detail of this outcome passed: a match, a passed check,
+    /// a supported claim.
+    pub fn passes(self) -> bool {
+        matches!(self, Outcome::Match | Outcome::Pass | Outcome::Supported)
+    }
+
     /// The snake_case name used in JSON.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -244,7 +250,7 @@ impl Detail {
     pub fn new(check: impl Into<Check>, outcome: Outcome) -> Self {
         Detail {
             check: check.into(),
-            passed: matches!(outcome, Outcome::Match | Outcome::Pass | Outcome::Supported),
+            passed: outcome.passes(),
             outcome,
             expected: None,
             actual: None,
@@ -408,6 +414,14 @@ pub fn is_more_entry(d: &Detail) -> bool {
 pub fn more_entry(n: u64) -> Detail {
     Detail::new(format!("{MORE_PREFIX}{n} more"), Outcome::Fail)
         .message(format!("{n} more failed details not listed"))
+}
+
+/// Closes `details` with one `+ N more` entry standing for `more` failed
+/// details not kept, when there are any.
+pub fn close_with_more(details: &mut Vec<Detail>, more: u64) {
+    if more > 0 {
+        details.push(more_entry(more));
+    }
 }
 
 /// Appends to an explanation one line per failed detail, at most 10 of

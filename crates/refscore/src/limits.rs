@@ -105,7 +105,10 @@ pub const MAX_FIELD_JUDGEMENTS: usize = 100;
 /// [`MAX_FIELD_JUDGEMENTS`], and are counted in `judge_skipped`.
 pub const MAX_EMBEDDED_FIELDS: usize = 4_096;
 
-/// The most details one comparison of a JSON metric keeps: 10,000.
+/// The most details one comparison of a JSON metric keeps: 10,000; and
+/// the most failed details `format` keeps of its `json_schema` sub-check
+/// and of each Markdown rule (a `format` score keeps at most this many per
+/// such part).
 ///
 /// A detail holds its path and both values shown as text, some hundreds of
 /// bytes: two 57 MB arrays of numbers that differ everywhere made 3.3

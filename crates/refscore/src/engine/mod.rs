@@ -29,7 +29,7 @@ pub use tally::{Counts, Tally};
 
 use serde_json::Value;
 
-use crate::detail::{Detail, Outcome, more_entry};
+use crate::detail::{Detail, Outcome, close_with_more};
 use crate::path::Seg;
 use crate::tree::{Node, Tree};
 
@@ -166,6 +166,9 @@ pub struct Comparison {
     pub records: Vec<Record>,
     /// Records that would have been kept past that limit.
     pub omitted: u64,
+    /// Of [`Comparison::omitted`], the failed ones (not a match): what a
+    /// closing `+ N more` detail counts.
+    pub omitted_failed: u64,
     /// Per-field tallies, when asked for.
     pub fields: FieldTallies,
     /// Why the score is not to be trusted: an array with more unmatched
@@ -178,14 +181,12 @@ pub struct Comparison {
 
 impl Comparison {
     /// The kept records as details, taken out of the comparison, closed by
-    /// one `+ N more` entry for the records not kept (which explanations
-    /// count as N).
+    /// one `+ N more` entry for the failed records not kept (which
+    /// explanations count as N).
     pub fn take_details(&mut self) -> Vec<Detail> {
         let mut details: Vec<Detail> =
             std::mem::take(&mut self.records).into_iter().map(Record::into_detail).collect();
-        if self.omitted > 0 {
-            details.push(more_entry(self.omitted));
-        }
+        close_with_more(&mut details, self.omitted_failed);
         details
     }
 }

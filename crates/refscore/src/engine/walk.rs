@@ -135,6 +135,8 @@ pub(super) struct Walk<'m, 'v, M: Rules + ?Sized> {
     /// Records not kept: past [`crate::limits::MAX_KEPT_DETAILS`] or
     /// [`crate::limits::MAX_KEPT_PATH_BYTES`].
     omitted: u64,
+    /// Of them, the failed ones.
+    omitted_failed: u64,
     /// Printed bytes of the kept records' paths, and whether one did not
     /// fit within [`crate::limits::MAX_KEPT_PATH_BYTES`] (no record is
     /// kept after it).
@@ -260,6 +262,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             counts: Counts::default(),
             records: Vec::new(),
             omitted: 0,
+            omitted_failed: 0,
             kept_path_bytes: 0,
             paths_full: false,
             fields,
@@ -356,6 +359,7 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             counts: self.counts,
             records: self.records,
             omitted: self.omitted,
+            omitted_failed: self.omitted_failed,
             fields,
             over_limit: self.over_limit.take(),
         }
@@ -441,6 +445,9 @@ impl<'m, 'v, M: Rules + ?Sized> Walk<'m, 'v, M> {
             });
         } else {
             self.omitted += 1;
+            if !outcome.passes() {
+                self.omitted_failed += 1;
+            }
         }
     }
 

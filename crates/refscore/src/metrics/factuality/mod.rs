@@ -151,7 +151,7 @@ impl Fallback {
             return Err(o.error(
                 "fallback",
                 format!(
-                    "`fail` needs a judge, and none is defined: {}, or use `fallback: heuristic`",
+                    "`fail` needs a judge, and none is defined: {}, or set `fallback` to `heuristic`",
                     ctx.how_to_define_judge()
                 ),
             ));

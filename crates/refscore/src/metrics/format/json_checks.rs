@@ -7,12 +7,14 @@ use serde_json::Value;
 
 use super::schema_infer::infer_schema;
 use super::{Doc, Setting, bad};
-use crate::detail::{DETAIL_TEXT_LIMIT, Detail, Outcome, display_cut, display_within};
+use crate::detail::{
+    DETAIL_TEXT_LIMIT, Detail, Outcome, close_with_more, display_cut, display_within,
+};
 use crate::error::{ConfigError, EvalError};
 use crate::evaluator::EvalInput;
 use crate::extract::{ExtractError, ExtractOptions, extract_json};
 use crate::limits::MAX_KEPT_DETAILS;
-use crate::metric_result::{first_details, more_entry};
+use crate::metric_result::first_details;
 use crate::metrics::BuildContext;
 use crate::metrics::options::Opts;
 
@@ -262,9 +264,7 @@ fn validate(validator: &Validator, instance: &Value, origin: &str) -> Vec<Detail
     let details: Vec<Detail> = on_stack(deep, || {
         let (mut details, more) =
             first_details(validator.iter_errors(instance), MAX_KEPT_DETAILS, violation);
-        if more > 0 {
-            details.push(more_entry(more));
-        }
+        close_with_more(&mut details, more);
         details
     });
     if details.is_empty() {

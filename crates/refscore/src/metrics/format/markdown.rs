@@ -18,10 +18,10 @@
 use serde_json::Value;
 
 use super::{Setting, bad};
-use crate::detail::{Detail, Outcome};
+use crate::detail::{Detail, Outcome, close_with_more};
 use crate::error::ConfigError;
 use crate::limits::MAX_KEPT_DETAILS;
-use crate::metric_result::{first_details, more_entry};
+use crate::metric_result::first_details;
 use crate::metrics::options::Opts;
 
 /// The rule names, in report order.
@@ -103,9 +103,7 @@ impl Markdown {
                 out.push(Detail::new(check, Outcome::Pass));
             }
             out.extend(details);
-            if more > 0 {
-                out.push(more_entry(more));
-            }
+            close_with_more(&mut out, more);
         }
         out
     }

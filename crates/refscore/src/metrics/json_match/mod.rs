@@ -631,7 +631,12 @@ impl JsonMetric for Judging<'_> {
             self.judges.settle(&self.m.rules, &mut c, r, o)
         });
         match keep {
-            Keep::None => c.records.clear(),
+            Keep::None => {
+                // Nothing is reported: nor the records past the limit.
+                c.records.clear();
+                c.omitted = 0;
+                c.omitted_failed = 0;
+            }
             Keep::Failed => c.records.retain(|r| r.outcome != Outcome::Match),
             Keep::All => {}
         }

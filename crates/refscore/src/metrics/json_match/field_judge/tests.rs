@@ -351,3 +351,51 @@ fn field_judgements_per_document_are_bounded() {
     assert_eq!(c.counts.wrong as usize, n + e - 2 * over);
     assert_eq!(c.counts.partial as usize, 2 * over);
 }
+
+/// Past the details kept, the records a metric did not keep are counted
+/// only when they failed, and not at all when no detail is reported: with
+/// field judges and `details: none` the walk keeps the failed records for
+/// the judges, and its count of those past the limit is dropped with them.
+#[test]
+fn records_not_kept_are_counted_only_when_failed_and_reported() {
+    use crate::limits::MAX_KEPT_DETAILS;
+    use crate::metric_result::is_more_entry;
+    let n = MAX_KEPT_DETAILS + 30;
+    let reference: Map<String, serde_json::Value> =
+        (0..n).map(|i| (format!("k{i:05}"), json!(i))).collect();
+    let mut output = reference.clone();
+    for i in 0..5 {
+        output.insert(format!("k{i:05}"), json!(-1));
+    }
+    let pair = EvalInput::pair(
+        serde_json::Value::Object(output.clone()),
+        serde_json::Value::Object(reference.clone()),
+    );
+    // details: all keeps 10,000 of them, 5 failed: nothing failed is left.
+    let mut o = Map::new();
+    o.insert("details".into(), json!("all"));
+    let m = JsonMatch::from_options(&o, &BuildContext::default()).unwrap();
+    let s = m.compute(&pair).unwrap().scores.remove(0);
+    assert_eq!(s.details.len(), MAX_KEPT_DETAILS);
+    assert!(!s.details.iter().any(is_more_entry));
+    assert!(!s.explanation.unwrap().contains("more"));
+    // All wrong: the 30 past the limit are one closing entry.
+    let wrong: Map<String, serde_json::Value> =
+        (0..n).map(|i| (format!("k{i:05}"), json!(-1))).collect();
+    let all_wrong = EvalInput::pair(
+        serde_json::Value::Object(wrong.clone()),
+        serde_json::Value::Object(reference.clone()),
+    );
+    let s = m.compute(&all_wrong).unwrap().scores.remove(0);
+    assert_eq!(s.details.last().map(|d| d.check.to_string()).as_deref(), Some("+ 30 more"));
+    // Field judges and details: none: no detail, no entry, no tail.
+    o.insert("details".into(), json!("none"));
+    o.insert(
+        "rules".into(),
+        json!({"rules": [{"path": "$.unused", "judge": "default", "criterion": "same?"}]}),
+    );
+    let m = JsonMatch::from_options(&o, &unreachable()).unwrap();
+    let s = m.compute(&all_wrong).unwrap().scores.remove(0);
+    assert!(s.details.is_empty(), "{:?}", s.details.last());
+    assert!(!s.explanation.unwrap().contains("more"));
+}

@@ -173,6 +173,10 @@ impl JudgeError {
     pub fn is_rejection(&self) -> bool {
         match self {
             JudgeError::Status { status, body, .. } => {
+                // An unknown model is refused in every mode alike.
+                if *status == 400 && status::model_refused(body) {
+                    return false;
+                }
                 (matches!(status, 400 | 422 | 501) && !status::generation_failed(*status, body))
                     || status::cannot_do_mode(*status, body)
             }

@@ -68,11 +68,15 @@ impl Exchange {
                     resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
                 };
                 // OpenAI and Azure also say it in milliseconds; that one is
-                // more precise when both are given.
+                // more precise when both are given. LiteLLM's proxy passes
+                // the provider's on as `llm_provider-retry-after`.
                 let retry_after = header("retry-after-ms")
                     .as_deref()
                     .and_then(parse_retry_after_ms)
-                    .or_else(|| header("retry-after").as_deref().and_then(parse_retry_after));
+                    .or_else(|| header("retry-after").as_deref().and_then(parse_retry_after))
+                    .or_else(|| {
+                        header("llm_provider-retry-after").as_deref().and_then(parse_retry_after)
+                    });
                 let location = resp
                     .headers()
                     .get("location")

@@ -199,8 +199,12 @@ impl Judges {
     /// No such judge; the message lists the known ones.
     pub fn get(&self, name: &str) -> Result<Arc<Judge>, String> {
         self.judges.get(name).cloned().ok_or_else(|| {
-            let known: Vec<&str> = self.judges.keys().map(String::as_str).collect();
-            format!("judge `{name}` is not defined (judges: {})", known.join(", "))
+            if self.judges.is_empty() {
+                format!("judge `{name}` is not defined, and there is no judge")
+            } else {
+                let known: Vec<&str> = self.judges.keys().map(String::as_str).collect();
+                format!("judge `{name}` is not defined (judges: {})", known.join(", "))
+            }
         })
     }
 

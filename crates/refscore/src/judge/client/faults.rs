@@ -271,6 +271,22 @@ fn a_501_to_tools_falls_back_at_once_and_is_not_retried() {
     assert_eq!(seen.lock().unwrap().len(), 2, "one 501, no retry, then the next mode");
 }
 
+/// A model LiteLLM's proxy does not know is a 400 in every mode: one
+/// request, not one per mode, and the error names the judge's `model`.
+#[test]
+fn a_model_a_proxy_refuses_with_400_is_named_and_not_tried_in_every_mode() {
+    let refusal = r#"{"error":{"message":"/chat/completions: Invalid model name passed in model=judge-model. Call `/v1/models` to view available models for your key.","type":"invalid_request_error","param":"model","code":"400"}}"#;
+    let (base, seen) = serve(move |_| vec![http("400 Bad Request", "", refusal); 3]);
+    let j = judge(&base);
+    let Err(AskError::Request(e)) = j.ask("ev", None, |_| Map::new(), |r| Ok(r.message.clone()))
+    else {
+        panic!("the request should fail")
+    };
+    let text = e.to_string();
+    assert!(text.contains("the model `m` was not found on the server"), "{text}");
+    assert_eq!(seen.lock().unwrap().len(), 1, "{text}");
+}
+
 /// How long a judgement took whose first answer is `first` (a 429) and
 /// whose second is a verdict; asserts the two requests.
 fn retried_after(first: String) -> std::time::Duration {
@@ -293,6 +309,14 @@ fn retry_after_ms_is_honoured() {
     // The millisecond header wins over `Retry-After: 0` (and over the
     // 125-250 ms backoff): a lower bound, whatever the machine's load.
     assert!(waited >= std::time::Duration::from_millis(1150), "{waited:?}");
+}
+
+#[test]
+fn a_retry_after_a_proxy_passed_on_is_honoured() {
+    // LiteLLM's proxy gives the provider's `Retry-After` under its own name.
+    let waited =
+        retried_after(http("429 Too Many Requests", "llm_provider-retry-after: 1\r\n", "{}"));
+    assert!(waited >= std::time::Duration::from_millis(950), "{waited:?}");
 }
 
 #[test]

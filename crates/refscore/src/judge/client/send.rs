@@ -219,16 +219,8 @@ impl Judge {
     /// setting; empty for the others.
     fn hint(&self, status: u16, text: &str, endpoint: &str, url: &str, body: &Value) -> String {
         match status {
-            404 if status::model_not_found(text) => {
-                let model = body.get("model").and_then(Value::as_str).unwrap_or_default();
-                let setting = if endpoint == "embeddings" { "embedding_model" } else { "model" };
-                // Azure serves a deployment, named in the address.
-                let what = if status::deployment_not_found(text) { "deployment" } else { "model" };
-                format!(
-                    " (the {what} `{}` was not found on the server: check the judge's {setting})",
-                    self.redactor.text(model)
-                )
-            }
+            404 if status::model_not_found(text) => self.model_hint(text, endpoint, body),
+            400 if status::model_refused(text) => self.model_hint(text, endpoint, body),
             // The server cannot do the mode asked: the next is tried.
             404 if status::cannot_do_mode(status, text) => String::new(),
             404 => {
@@ -249,6 +241,18 @@ impl Judge {
             },
             _ => String::new(),
         }
+    }
+
+    /// The hint of a reply saying the model is not known.
+    fn model_hint(&self, text: &str, endpoint: &str, body: &Value) -> String {
+        let model = body.get("model").and_then(Value::as_str).unwrap_or_default();
+        let setting = if endpoint == "embeddings" { "embedding_model" } else { "model" };
+        // Azure serves a deployment, named in the address.
+        let what = if status::deployment_not_found(text) { "deployment" } else { "model" };
+        format!(
+            " (the {what} `{}` was not found on the server: check the judge's {setting})",
+            self.redactor.text(model)
+        )
     }
 
     /// A 2xx reply that cannot be read.

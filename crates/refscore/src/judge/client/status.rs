@@ -134,6 +134,16 @@ pub(super) fn model_not_found(body: &str) -> bool {
                 .any(|w| text.contains(w))
 }
 
+/// Whether a 400 says the model is not known, in the words of servers
+/// that refuse an unknown model with 400: LiteLLM's proxy (`Invalid model
+/// name passed in model=x`), or OpenAI's `model_not_found` code. Narrower
+/// than [`model_not_found`]: a 400 that refuses a mode often names the
+/// model too (`tools are not supported for this model`).
+pub(super) fn model_refused(body: &str) -> bool {
+    let text = said(body);
+    text.contains("invalid model name") || text.contains("model_not_found")
+}
+
 /// Whether a 404 says that an Azure deployment does not exist.
 pub(super) fn deployment_not_found(body: &str) -> bool {
     said(body).contains("deploymentnotfound")
@@ -238,6 +248,11 @@ mod tests {
         assert!(model_not_found(azure) && deployment_not_found(azure));
         assert!(!deployment_not_found(r#"{"error":{"code":"model_not_found"}}"#));
         assert!(!model_not_found(r#"{"detail":"Not Found"}"#));
+        let litellm = r#"{"error":{"message":"/chat/completions: Invalid model name passed in model=gpt-4o-typo. Call `/v1/models` to view available models for your key.","type":"invalid_request_error","param":"model","code":"400"}}"#;
+        assert!(model_refused(litellm));
+        assert!(!model_refused(
+            r#"{"error":{"message":"tools are not supported for this model"}}"#
+        ));
         assert!(!model_not_found("404 page not found"));
         let e = in_body_error(
             r#"{"choices":[{"finish_reason":"error","error":{"code":502,"message":"Provider returned error","metadata":{"provider_name":"Fireworks"}},"message":{"role":"assistant","content":""}}]}"#,

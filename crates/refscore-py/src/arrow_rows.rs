@@ -7,8 +7,8 @@
 //! to their JSON forms; binary cells are read as the UTF-8 text they
 //! hold, as Python `bytes` are; dictionary-encoded columns are decoded; other
 //! types (dates, decimals, ...) are cast to text, timestamps with a time
-//! zone as UTC text (`...Z`), maps as objects (keys as text), and what no
-//! cast takes (fixed-size binary, a map keyed by a list) is read as Arrow
+//! zone as UTC text (`...Z`), maps as objects (keys as text, as a Parquet
+//! dataset's), and what no cast takes (fixed-size binary) is read as Arrow
 //! displays it. A column that cannot be read
 //! fails its rows, not the batch.
 //!
@@ -261,11 +261,7 @@ fn column_values(array: &dyn Array, bad: &mut Vec<BadCell>) -> Result<Vec<Value>
                 })
                 .collect()
         }
-        DataType::Map(_, _) => match maps(array.as_map(), bad)? {
-            Some(values) => values,
-            None => displayed(array)
-                .map_err(|e| format!("type {} cannot be read: {e}", array.data_type()))?,
-        },
+        DataType::Map(_, _) => maps(array.as_map(), bad)?,
         DataType::Dictionary(_, value_type) => {
             let plain = arrow::compute::cast(array, value_type).map_err(|e| e.to_string())?;
             column_values(plain.as_ref(), bad)?
@@ -297,21 +293,13 @@ fn column_values(array: &dyn Array, bad: &mut Vec<BadCell>) -> Result<Vec<Value>
     })
 }
 
-/// A map column's cells as JSON objects, keys as text (a string, or a
-/// number's or a boolean's text, as Spark's `to_json` writes them; of a
-/// key repeated, the last); `None` when a key is of another type (the
-/// column is then read as Arrow displays it).
-fn maps(a: &arrow::array::MapArray, bad: &mut Vec<BadCell>) -> Result<Option<Vec<Value>>, String> {
+/// A map column's cells as JSON objects, keys as text as a Parquet
+/// dataset's maps have them ([`refscore::json::display`]: a string as it
+/// is, any other key as its JSON text, as Spark's `to_json` writes number
+/// keys; of a key repeated, the last).
+fn maps(a: &arrow::array::MapArray, bad: &mut Vec<BadCell>) -> Result<Vec<Value>, String> {
     let keys = column_values(a.keys().as_ref(), &mut Vec::new())?;
-    let mut names = Vec::with_capacity(keys.len());
-    for k in keys {
-        names.push(match k {
-            Value::String(s) => s,
-            Value::Number(n) => n.to_string(),
-            Value::Bool(b) => b.to_string(),
-            _ => return Ok(None),
-        });
-    }
+    let names: Vec<String> = keys.iter().map(refscore::json::display).collect();
     let mut inner = Vec::new();
     let values = column_values(a.values().as_ref(), &mut inner)?;
     let offsets = a.value_offsets();
@@ -333,22 +321,20 @@ fn maps(a: &arrow::array::MapArray, bad: &mut Vec<BadCell>) -> Result<Option<Vec
         path.push_str(&cell.path);
         bad.push(BadCell { row, path, why: cell.why });
     }
-    Ok(Some(
-        (0..a.len())
-            .map(|i| {
-                if a.is_null(i) {
-                    return Value::Null;
+    Ok((0..a.len())
+        .map(|i| {
+            if a.is_null(i) {
+                return Value::Null;
+            }
+            let mut map = Map::new();
+            for j in entries(i) {
+                if let (Some(k), Some(v)) = (names.get(j), values.get(j)) {
+                    map.insert(k.clone(), v.clone());
                 }
-                let mut map = Map::new();
-                for j in entries(i) {
-                    if let (Some(k), Some(v)) = (names.get(j), values.get(j)) {
-                        map.insert(k.clone(), v.clone());
-                    }
-                }
-                Value::Object(map)
-            })
-            .collect(),
-    ))
+            }
+            Value::Object(map)
+        })
+        .collect())
 }
 
 /// Cells as the text Arrow displays them (maps, fixed-size binary, ...):

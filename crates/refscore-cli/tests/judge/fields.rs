@@ -228,6 +228,13 @@ fn an_embedding_rule_and_semantic_similarity() {
     assert_eq!(sim(0)["kind"], "llm");
     assert_eq!(sim(0)["metadata"]["model"], "embed-model");
     assert_eq!(sim(0)["metadata"]["cached"], false);
+    // The accounting names the model the embedding requests named, not
+    // the judge's chat model.
+    let s = summary(dir.path());
+    let rows = s["judges"].as_array().unwrap();
+    assert!(!rows.is_empty() && rows.iter().all(|j| j["model"] == "embed-model"), "{rows:?}");
+    let requests: u64 = rows.iter().map(|j| j["requests"].as_u64().unwrap()).sum();
+    assert_eq!(requests, 4, "{rows:?}");
 
     // A rerun: every vector from the cache.
     let o = run(dir.path(), &["--all-details"]);

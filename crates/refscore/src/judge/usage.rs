@@ -23,10 +23,12 @@ struct Tally {
     seen: u64,
 }
 
-/// Per-evaluator counters of one judge; safe to update from many threads.
+/// Per-evaluator counters of one judge, apart for each model an
+/// evaluator's embedding requests named (`None`: the judge's chat model);
+/// safe to update from many threads.
 #[derive(Debug, Default)]
 pub(crate) struct Usage {
-    by_caller: Mutex<BTreeMap<String, Tally>>,
+    by_caller: Mutex<BTreeMap<(String, Option<String>), Tally>>,
 }
 
 /// What happened to one judgement ([`super::Judge::ask`], [`super::Judge::chat`],
@@ -67,11 +69,17 @@ impl Usage {
     /// Counts one judgement. Every count saturates: whatever token counts
     /// a server reports, a total never wraps (nor panics).
     pub(crate) fn record(&self, caller: &str, c: CallRecord) {
+        self.record_for(caller, None, c);
+    }
+
+    /// [`Usage::record`], for a judgement that named `model` (an
+    /// embedding request): reported apart, under that model.
+    pub(crate) fn record_for(&self, caller: &str, model: Option<&str>, c: CallRecord) {
         if c.unsent {
             return;
         }
         let mut map = self.by_caller.lock().unwrap_or_else(PoisonError::into_inner);
-        let t = map.entry(caller.to_owned()).or_default();
+        let t = map.entry((caller.to_owned(), model.map(str::to_owned))).or_default();
         t.requests = t.requests.saturating_add(c.requests);
         t.retries = t.retries.saturating_add(c.retries);
         if c.given_up {
@@ -103,7 +111,7 @@ impl Usage {
     ) -> Vec<JudgeUsage> {
         let map = self.by_caller.lock().unwrap_or_else(PoisonError::into_inner);
         map.iter()
-            .map(|(caller, t)| {
+            .map(|((caller, named), t)| {
                 let mut l = t.latencies_ms.clone();
                 l.sort_by(f64::total_cmp);
                 #[allow(clippy::cast_precision_loss)]
@@ -116,7 +124,7 @@ impl Usage {
                 });
                 JudgeUsage {
                     judge: judge.to_owned(),
-                    model: model.to_owned(),
+                    model: named.clone().unwrap_or_else(|| model.to_owned()),
                     evaluator: caller.clone(),
                     evaluations: t.evaluations,
                     requests: t.requests,
@@ -217,6 +225,19 @@ mod tests {
             "ev",
             CallRecord { requests: 3, retries: 2, failed: true, ..CallRecord::default() },
         );
+        // Embedding requests naming another model: a row of their own.
+        u.record_for(
+            "ev",
+            Some("emb"),
+            CallRecord { requests: 1, prompt_tokens: 7, ..CallRecord::default() },
+        );
+        let rows = u.report("j", "m", None, &[]);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (rows[1].model.as_str(), rows[1].requests, rows[1].prompt_tokens),
+            ("emb", 1, 7)
+        );
+        u.by_caller.lock().unwrap().retain(|(_, model), _| model.is_none());
         let prices = super::super::Prices { prompt: 1.0, completion: 2.0 };
         let r = &u.report("j", "m", Some(prices), &[])[0];
         assert_eq!(

@@ -52,7 +52,8 @@ impl Judge {
             && let Ok(Value::Array(stored)) = serde_json::from_str::<Value>(&text)
             && let Ok(vectors) = self.vectors(stored.iter(), inputs.len(), &text)
         {
-            self.usage.record(caller, CallRecord { cache_hit: true, ..CallRecord::default() });
+            let hit = CallRecord { cache_hit: true, ..CallRecord::default() };
+            self.usage.record_for(caller, self.other_model(&model), hit);
             return Ok(Embeddings { vectors, model, prompt_tokens: 0, cached: true });
         }
         let mut record = CallRecord::default();
@@ -72,8 +73,14 @@ impl Judge {
             Ok(e) => record.prompt_tokens = e.prompt_tokens,
             Err(e) => record.ended(true, Some(e)),
         }
-        self.usage.record(caller, record);
+        self.usage.record_for(caller, self.other_model(&model), record);
         result
+    }
+
+    /// `model` when it is not the judge's chat model: its requests are
+    /// reported apart, under it.
+    fn other_model<'m>(&self, model: &'m str) -> Option<&'m str> {
+        (model != self.config.model).then_some(model)
     }
 
     /// The vectors and prompt tokens of an embeddings reply body: `data`

@@ -57,8 +57,15 @@ impl Judge {
             return Ok(Embeddings { vectors, model, prompt_tokens: 0, cached: true });
         }
         let mut record = CallRecord::default();
+        let mut billed = 0;
         let result = self.send("embeddings", &body, &mut record).and_then(|text| {
-            let (vectors, prompt_tokens) = self.parse_embeddings(&text, inputs.len())?;
+            let (vectors, prompt_tokens) =
+                self.parse_embeddings(&text, inputs.len()).inspect_err(|_| {
+                    // A reply that cannot be used was still billed.
+                    billed = serde_json::from_str::<Value>(&text).map_or(0, |v| {
+                        token_count(v.get("usage").and_then(|u| u.get("prompt_tokens")))
+                    });
+                })?;
             if let (Some(c), Some(k)) = (cache, &key) {
                 // f32 → f64 is exact, and so is the f64 text: the vectors
                 // read back are the ones received.
@@ -71,7 +78,10 @@ impl Judge {
         });
         match &result {
             Ok(e) => record.prompt_tokens = e.prompt_tokens,
-            Err(e) => record.ended(true, Some(e)),
+            Err(e) => {
+                record.prompt_tokens = billed;
+                record.ended(true, Some(e));
+            }
         }
         self.usage.record_for(caller, self.other_model(&model), record);
         result

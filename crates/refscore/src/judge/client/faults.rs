@@ -287,6 +287,19 @@ fn a_model_a_proxy_refuses_with_400_is_named_and_not_tried_in_every_mode() {
     assert_eq!(seen.lock().unwrap().len(), 1, "{text}");
 }
 
+/// An embeddings reply that cannot be used was still billed: its prompt
+/// tokens count, with the failure.
+#[test]
+fn a_malformed_embeddings_reply_keeps_its_tokens() {
+    let reply = r#"{"data": [{"index": 0, "embedding": [1, 0]}], "usage": {"prompt_tokens": 10}}"#;
+    let (base, _) = serve(move |_| vec![http("200 OK", "", reply)]);
+    let j = judge(&base);
+    let e = j.embeddings("ev", None, &["a", "b"]).unwrap_err().to_string();
+    assert!(e.contains("1 embedding(s) for 2 input(s)"), "{e}");
+    let u = &j.usage()[0];
+    assert_eq!((u.requests, u.failures, u.prompt_tokens), (1, 1, 10), "{u:?}");
+}
+
 /// How long a judgement took whose first answer is `first` (a 429) and
 /// whose second is a verdict; asserts the two requests.
 fn retried_after(first: String) -> std::time::Duration {

@@ -695,10 +695,17 @@ mod tests {
         assert_eq!(got.vectors, vec![vec![1.0, 0.25], vec![0.5, 2.0]]);
         assert!(got.cached);
         assert_eq!(got.model, "embed-model");
-        // Another model is another request.
+        // Another model is another request, accounted under that model.
         assert!(j.embed("ev", Some("other"), &["a", "b"]).is_err());
-        let u = &j.usage()[0];
-        assert_eq!((u.evaluations, u.requests, u.failures, u.cache_hits), (3, 2, 2, 1));
+        let rows: Vec<_> = j
+            .usage()
+            .into_iter()
+            .map(|u| (u.model, u.evaluations, u.requests, u.failures, u.cache_hits))
+            .collect();
+        assert_eq!(
+            rows,
+            [(String::from("embed-model"), 2, 1, 1, 1), (String::from("other"), 1, 1, 1, 0)]
+        );
     }
 
     #[test]
